@@ -1,0 +1,56 @@
+/** `npm run bench`: the figures the issues ask for, measured on this machine, printed as a table. */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { MemoryFileSystem } from '../src/core/fs';
+import { checkManifest, validateManifestText } from '../src/core/manifest';
+import { FULL_MANIFEST } from '../src/core/manifest/__fixtures__/cases';
+import { median, percentile, printTable, time, type Row } from './stats';
+
+const ROOT = join(import.meta.dirname, '..');
+const rows: Row[] = [];
+
+// Manifest validation: the first call compiles the JSON Schema; later calls reuse it.
+const manifestText = JSON.stringify(
+  { format: 'platform.application-source.v0', name: 'bench-app', entrypoints: { client: 'src/client/main.tsx', server: 'src/server/index.ts' }, ...FULL_MANIFEST },
+  null,
+  2,
+);
+const cold = time(() => validateManifestText(manifestText));
+rows.push({ name: 'manifest validation, first call (compiles the schema)', value: cold, unit: 'ms' });
+const warm: number[] = [];
+for (let i = 0; i < 2000; i++) warm.push(time(() => validateManifestText(manifestText)));
+rows.push({ name: 'manifest validation, warm (full manifest) p50', value: median(warm), unit: 'ms' });
+rows.push({ name: 'manifest validation, warm p95', value: percentile(warm, 95), unit: 'ms' });
+
+const broken = manifestText.replace('"name"', '"nmae"').replace('"type": "string"', '"type": "strin"').replace('"ref"', '"reff"');
+const brokenTimes: number[] = [];
+for (let i = 0; i < 500; i++) brokenTimes.push(time(() => validateManifestText(broken)));
+rows.push({ name: 'manifest validation, warm, with errors p50', value: median(brokenTimes), unit: 'ms' });
+
+const files = new MemoryFileSystem({ 'app.manifest.json': manifestText, 'src/client/main.tsx': '', 'src/server/index.ts': '', 'public/favicon.svg': '' });
+const checks: number[] = [];
+for (let i = 0; i < 500; i++) {
+  const start = performance.now();
+  await checkManifest(files);
+  checks.push(performance.now() - start);
+}
+rows.push({ name: 'checkManifest over MemoryFileSystem p50', value: median(checks), unit: 'ms' });
+
+// The CLI as a process: Node start, tsx, the core, one check.
+const work = mkdtempSync(join(tmpdir(), 'platform-bench-'));
+for (const [path, text] of Object.entries({ 'app.manifest.json': manifestText, 'src/client/main.tsx': '', 'src/server/index.ts': '', 'public/favicon.svg': '' })) {
+  mkdirSync(dirname(join(work, path)), { recursive: true });
+  writeFileSync(join(work, path), text);
+}
+const cli: number[] = [];
+for (let i = 0; i < 7; i++) cli.push(time(() => execFileSync(process.execPath, [join(ROOT, 'bin/platform.mjs'), 'check', '--json', work])));
+const bare: number[] = [];
+for (let i = 0; i < 7; i++) bare.push(time(() => execFileSync(process.execPath, ['-e', '0'])));
+rmSync(work, { recursive: true, force: true });
+rows.push({ name: '`platform check --json` wall time p50 (process)', value: median(cli), unit: 'ms' });
+rows.push({ name: 'baseline: `node -e 0` wall time p50', value: median(bare), unit: 'ms' });
+rows.push({ name: 'CLI check / bare node start', value: median(cli) / median(bare), unit: 'x' });
+
+printTable('Foundation: manifest and CLI', rows);

@@ -1,0 +1,5 @@
+/** Writes docs/diagnostics.md from the catalogue. */
+import { writeFileSync } from 'node:fs';
+import { catalogueMarkdown } from '../src/core/diagnostics/catalogue-doc';
+
+writeFileSync(new URL('../docs/diagnostics.md', import.meta.url), catalogueMarkdown());

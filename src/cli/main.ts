@@ -1,0 +1,37 @@
+/** The Node entry of the `platform` command: runs the core's command line over the real file system. */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { runCommandLine } from '../core/commands';
+import { NodeFileSystem } from '../adapters/node/node-file-system';
+
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+export interface CliIo {
+  cwd: string;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
+const processIo: CliIo = { cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr };
+
+/** Runs the CLI and returns its exit status. A crash is DG0000 on stderr, the one code outside an envelope. */
+export async function main(args: string[], io: CliIo = processIo): Promise<number> {
+  const { cwd, stdout, stderr } = io;
+  try {
+    const result = await runCommandLine(args, {
+      version: version(),
+      project: (directory) => new NodeFileSystem(resolve(cwd, directory)),
+    });
+    if (result.output) stdout.write(`${result.output}\n`);
+    return result.exitCode;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const crash = { code: 'DG0000', severity: 'error', message: `platform crashed before producing a result: ${message}` };
+    stderr.write(args.includes('--json') ? `${JSON.stringify(crash)}\n` : `error DG0000: ${crash.message}\n`);
+    if (error instanceof Error && error.stack && process.env.PLATFORM_DEBUG) stderr.write(`${error.stack}\n`);
+    return 1;
+  }
+}

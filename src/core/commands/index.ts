@@ -1,0 +1,78 @@
+/** Every command, and one entry point from an argument vector to an envelope, text and exit status. */
+import { diagnostic, envelope, exitStatus, type CommandEnvelope } from '../diagnostics';
+import { didYouMean } from '../text/suggest';
+import { GLOBAL_OPTIONS, parseArguments } from './argv';
+import { check } from './check';
+import { explain } from './explain';
+import { formatEnvelope } from './format';
+import type { CommandDefinition, CommandHost } from './types';
+
+export type { CommandDefinition, CommandHost, Invocation, OptionSpec, PositionalSpec } from './types';
+export { parseArguments } from './argv';
+export { formatDiagnostic, formatEnvelope } from './format';
+
+export const commands: ReadonlyArray<CommandDefinition<any>> = [check, explain];
+
+/** Commands the specification names that this version does not implement yet: DG0001 says so plainly. */
+export const PLANNED_COMMANDS = [
+  'new', 'init', 'build', 'test', 'dev', 'preview', 'deploy', 'promote', 'rollback', 'deployments', 'link', 'env',
+  'disable', 'enable', 'delete', 'domains', 'token', 'auth', 'state', 'export', 'import', 'inspect', 'logs', 'db',
+  'doctor', 'agent', 'actions', 'tunnel',
+] as const;
+
+export interface CommandOutcome {
+  envelope: CommandEnvelope;
+  /** What to print: the JSON envelope with `--json`, readable text otherwise. */
+  output: string;
+  exitCode: 0 | 1 | 2;
+}
+
+function usage(command: CommandDefinition): string {
+  const args = command.positionals.map((p) => (p.required ? `<${p.name}>` : `[${p.name}]`));
+  const lines = [`Usage: platform ${[command.name, ...args].join(' ')} [options]`, '', command.summary];
+  const options = { ...command.options, ...GLOBAL_OPTIONS };
+  lines.push('', 'Options:');
+  for (const [name, spec] of Object.entries(options)) {
+    const left = `  --${name}${spec.type === 'string' ? ` ${spec.valueName ?? '<value>'}` : ''}`;
+    lines.push(`${left.padEnd(26)}${spec.description}`);
+  }
+  return lines.join('\n');
+}
+
+export function helpText(version: string): string {
+  const lines = [`platform ${version}: check, build, test and deploy applications on the platform.`, '', 'Usage: platform <command> [options]', '', 'Commands:'];
+  for (const command of commands) lines.push(`  ${command.name.padEnd(14)}${command.summary}`);
+  lines.push('', 'Every command accepts --json (one platform.command.v0 envelope) and --help.', 'Explain any diagnostic code with: platform diagnostics <code>');
+  return lines.join('\n');
+}
+
+function outcome(value: CommandEnvelope, json: boolean, body = ''): CommandOutcome {
+  return { envelope: value, output: json ? JSON.stringify(value, null, 2) : formatEnvelope(value, body), exitCode: exitStatus(value) };
+}
+
+/** Runs `platform <args…>` against a host. Never throws for bad input; only a crash in a command escapes. */
+export async function runCommandLine(args: readonly string[], host: CommandHost): Promise<CommandOutcome> {
+  const json = args.includes('--json');
+  const [name, ...rest] = args;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    const topic = name === 'help' ? commands.find((c) => c.name === rest[0]) : undefined;
+    return outcome(envelope('help', []), json, topic ? usage(topic) : helpText(host.version));
+  }
+  if (name === '--version' || name === '-v') {
+    return outcome(envelope('version', [], { version: host.version }), json, host.version);
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command) {
+    const planned = (PLANNED_COMMANDS as readonly string[]).includes(name);
+    const message = planned ? `platform ${name} is not implemented in this version.` : `Unknown command "${name}".`;
+    const hint = planned ? 'Run `platform help` to see the commands this version has.' : (didYouMean(name, [...commands.map((c) => c.name), ...PLANNED_COMMANDS]) ?? 'Run `platform help` to list the commands.');
+    return outcome(envelope(name, [diagnostic('DG0001', message, { hint })]), json);
+  }
+  const parsed = parseArguments(rest, command.options, command.positionals);
+  if (!parsed.ok) {
+    return outcome(envelope(command.name, parsed.diagnostics), json, `\n${usage(command)}`);
+  }
+  if (parsed.invocation.options.help) return outcome(envelope(command.name, []), json, usage(command));
+  const value = await command.run(parsed.invocation, host);
+  return outcome(value, json, command.text?.(value) ?? '');
+}

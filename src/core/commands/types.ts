@@ -1,0 +1,39 @@
+/** What a command is: its arguments, and a function from an invocation and a host to an envelope. */
+import type { CommandEnvelope } from '../diagnostics';
+import type { FileSystem } from '../fs';
+
+export interface OptionSpec {
+  type: 'boolean' | 'string';
+  description: string;
+  /** Shown in usage for string options, e.g. `<id>`. */
+  valueName?: string;
+}
+
+export interface PositionalSpec {
+  name: string;
+  required: boolean;
+  description: string;
+}
+
+export interface Invocation {
+  positionals: string[];
+  options: Record<string, string | boolean | undefined>;
+}
+
+/** What a host (Node CLI, browser terminal) gives a command. */
+export interface CommandHost {
+  /** The project directory named on the command line, as a file system rooted there. */
+  project(directory: string): FileSystem;
+  /** The version of the toolchain, for `--version` and reports. */
+  version: string;
+}
+
+export interface CommandDefinition<Result = unknown> {
+  name: string;
+  summary: string;
+  positionals: PositionalSpec[];
+  options: Record<string, OptionSpec>;
+  run(invocation: Invocation, host: CommandHost): Promise<CommandEnvelope<Result>>;
+  /** Human-readable text for a successful result; diagnostics are printed around it by the shared formatter. */
+  text?(envelope: CommandEnvelope<Result>): string;
+}

@@ -1,0 +1,6 @@
+/** The playground's entry on the main thread. */
+import { render } from 'preact';
+import { App } from './app';
+import './styles.css';
+
+render(<App />, document.getElementById('app')!);
