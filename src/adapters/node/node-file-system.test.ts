@@ -1,0 +1,42 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NodeFileSystem } from './node-file-system';
+
+let base: string;
+let fs: NodeFileSystem;
+
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'platform-fs-'));
+  mkdirSync(join(base, 'app/src'), { recursive: true });
+  writeFileSync(join(base, 'app/src/a.ts'), 'a');
+  writeFileSync(join(base, 'secret.txt'), 'secret');
+  symlinkSync(join(base, 'secret.txt'), join(base, 'app/src/link.txt'));
+  symlinkSync(join(base, 'app/src/a.ts'), join(base, 'app/inside.ts'));
+  fs = new NodeFileSystem(join(base, 'app'));
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+describe('NodeFileSystem', () => {
+  it('reads, stats and lists inside its root', async () => {
+    expect(await fs.readText('src/a.ts')).toBe('a');
+    expect(await fs.stat('src')).toBe('directory');
+    expect(await fs.stat('src/a.ts')).toBe('file');
+    expect(await fs.readDir('src')).toEqual(['a.ts', 'link.txt']);
+    expect(await fs.readText('inside.ts')).toBe('a');
+  });
+
+  it('refuses to leave its root by .. or through a link', async () => {
+    expect(await fs.readText('../secret.txt')).toBeUndefined();
+    expect(await fs.readText('src/link.txt')).toBeUndefined();
+    expect(await fs.stat('src/link.txt')).toBeUndefined();
+    expect(await fs.readText('/etc/hostname')).toBeUndefined();
+  });
+
+  it('answers undefined for what is not there', async () => {
+    expect(await fs.readText('src/missing.ts')).toBeUndefined();
+    expect(await fs.stat('nowhere')).toBeUndefined();
+    expect(await fs.readDir('nowhere')).toEqual([]);
+  });
+});
