@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manifestCases } from '../core/manifest/__fixtures__/cases';
+import { nodeCompiler } from '../adapters/node/compiler';
+import type { Compiler } from '../core/build/build';
 import { main } from './main';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -21,10 +23,13 @@ function materialize(name: string, files: Record<string, string>): string {
   return dir;
 }
 
+let shared: Compiler | undefined;
+const compiler = async () => (shared ??= nodeCompiler());
+
 async function run(args: string[], cwd = work) {
   let stdout = '';
   let stderr = '';
-  const code = await main(args, { cwd, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } });
+  const code = await main(args, { cwd, compiler, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } });
   return { code, stdout, stderr };
 }
 
@@ -61,7 +66,7 @@ describe('the platform command line', () => {
     const dir = materialize('cwd', manifestCases[0]!.files);
     const { code, stdout } = await run(['check'], dir);
     expect(code).toBe(0);
-    expect(stdout).toBe('✓ todo-app: manifest checked, no errors.\n');
+    expect(stdout).toBe('✓ todo-app: manifest, module graphs, server definition, types checked (0 queries, 0 mutations, 0 endpoints), no errors.\n');
   });
 
   it('says which directory has no manifest', async () => {
@@ -146,7 +151,13 @@ describe('bin/platform.mjs, as a process', () => {
     const dir = materialize('bin-valid', manifestCases[1]!.files);
     const { code, stdout } = await spawn(['check', '--json', dir]);
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toEqual({ protocol: 'platform.command.v0', command: 'check', ok: true, diagnostics: [], result: { name: 'todo-app', checked: ['manifest'] } });
+    expect(JSON.parse(stdout)).toEqual({
+      protocol: 'platform.command.v0',
+      command: 'check',
+      ok: true,
+      diagnostics: [],
+      result: { name: 'todo-app', checked: ['manifest', 'module graphs', 'server definition', 'types'], operations: { queries: 0, mutations: 0, endpoints: 0 } },
+    });
   });
 
   it('prints the code for a broken app and exits 1', async () => {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runCommandLine } from '../core/commands';
 import { NodeFileSystem } from '../adapters/node/node-file-system';
+import type { Compiler } from '../core/build/build';
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -13,6 +14,8 @@ export interface CliIo {
   cwd: string;
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
+  /** The compiler to use; by default one is made on first use. Tests share one across invocations. */
+  compiler?: () => Promise<Compiler>;
 }
 
 const processIo: CliIo = { cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr };
@@ -21,9 +24,12 @@ const processIo: CliIo = { cwd: process.cwd(), stdout: process.stdout, stderr: p
 export async function main(args: string[], io: CliIo = processIo): Promise<number> {
   const { cwd, stdout, stderr } = io;
   try {
+    let compiler: Compiler | undefined;
     const result = await runCommandLine(args, {
       version: version(),
       project: (directory) => new NodeFileSystem(resolve(cwd, directory)),
+      // Loaded on first use: TypeScript and esbuild are not needed to explain a code.
+      compiler: io.compiler ?? (async () => (compiler ??= (await import('../adapters/node/compiler')).nodeCompiler())),
     });
     if (result.output) stdout.write(`${result.output}\n`);
     return result.exitCode;

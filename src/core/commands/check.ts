@@ -1,28 +1,42 @@
-/** `platform check [directory]`: validates the project without running anything. */
+/** `platform check [directory]`: everything that needs no bundling, without running anything. */
+import { analyzeProject } from '../analyze/analyze';
 import { envelope } from '../diagnostics';
-import { checkManifest } from '../manifest';
+import { missingManifest } from './project-directory';
 import type { CommandDefinition } from './types';
 
 export interface CheckResult {
   name: string;
   /** What was checked, in order. */
   checked: string[];
+  operations: { queries: number; mutations: number; endpoints: number };
 }
 
 export const check: CommandDefinition<CheckResult> = {
   name: 'check',
-  summary: 'Validate the manifest and the project without running anything.',
+  summary: 'Validate the manifest, both source graphs, the server definition and the types, without running anything.',
   positionals: [{ name: 'directory', required: false, description: 'The project directory (default: the current directory).' }],
   options: {},
   async run(invocation, host) {
     const directory = invocation.positionals[0] ?? '.';
-    const { manifest, diagnostics } = await checkManifest(host.project(directory));
-    for (const d of diagnostics) {
-      if (d.code === 'DG1001') d.message = `No app.manifest.json in ${directory === '.' ? 'the current directory' : directory}.`;
-    }
-    return envelope('check', diagnostics, manifest ? { name: manifest.name, checked: ['manifest'] } : undefined);
+    const fs = host.project(directory);
+    // Without a manifest there is nothing to compile, and no compiler is loaded.
+    const missing = await missingManifest(fs, directory);
+    if (missing) return envelope('check', missing);
+    const compiler = await host.compiler();
+    const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: compiler.typecheck, installUnavailable: compiler.installUnavailable });
+    const ops = analysis.operations;
+    const result = analysis.manifest
+      ? {
+          name: analysis.manifest.name,
+          checked: ['manifest', 'module graphs', 'server definition', 'types'],
+          operations: { queries: ops?.queries.length ?? 0, mutations: ops?.mutations.length ?? 0, endpoints: ops?.endpoints.length ?? 0 },
+        }
+      : undefined;
+    return envelope('check', analysis.diagnostics, result);
   },
-  text(result) {
-    return result.result ? `✓ ${result.result.name}: ${result.result.checked.join(', ')} checked, no errors.` : '';
+  text({ result, ok }) {
+    if (!result || !ok) return '';
+    const { queries, mutations, endpoints } = result.operations;
+    return `✓ ${result.name}: ${result.checked.join(', ')} checked (${queries} queries, ${mutations} mutations, ${endpoints} endpoints), no errors.`;
   },
 };

@@ -1,6 +1,7 @@
 /** What a command is: its arguments, and a function from an invocation and a host to an envelope. */
 import type { CommandEnvelope } from '../diagnostics';
-import type { FileSystem } from '../fs';
+import type { Compiler } from '../build/build';
+import type { WritableFileSystem } from '../fs';
 
 export interface OptionSpec {
   type: 'boolean' | 'string';
@@ -23,7 +24,9 @@ export interface Invocation {
 /** What a host (Node CLI, browser terminal) gives a command. */
 export interface CommandHost {
   /** The project directory named on the command line, as a file system rooted there. */
-  project(directory: string): FileSystem;
+  project(directory: string): WritableFileSystem;
+  /** The compiler (esbuild, the platform Library, a type-check session), made on first use. */
+  compiler(): Promise<Compiler>;
   /** The version of the toolchain, for `--version` and reports. */
   version: string;
 }

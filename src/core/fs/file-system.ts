@@ -5,10 +5,18 @@ export type EntryKind = 'file' | 'directory';
 export interface FileSystem {
   /** The UTF-8 text of a file, or undefined when no file is at the path. */
   readText(path: string): Promise<string | undefined>;
+  /** The bytes of a file, or undefined when no file is at the path. */
+  readBytes(path: string): Promise<Uint8Array | undefined>;
   /** What is at the path, or undefined when nothing is. */
   stat(path: string): Promise<EntryKind | undefined>;
   /** The names (not paths) directly inside a directory, sorted; empty when it is not a directory. */
   readDir(path: string): Promise<string[]>;
+}
+
+/** A FileSystem that can also write (the build's `.platform/` output). */
+export interface WritableFileSystem extends FileSystem {
+  /** Writes a file, creating its folders. */
+  writeFile(path: string, data: string | Uint8Array): Promise<void>;
 }
 
 /**

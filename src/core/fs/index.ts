@@ -1,3 +1,3 @@
 /** Project file access behind one interface, with an in-memory implementation. */
-export { normalizeProjectPath, type EntryKind, type FileSystem } from './file-system';
+export { normalizeProjectPath, type EntryKind, type FileSystem, type WritableFileSystem } from './file-system';
 export { MemoryFileSystem } from './memory-file-system';

@@ -1,14 +1,17 @@
 /** A FileSystem over a map of project-relative paths to text: the playground's projects and the tests' fixtures. */
-import { normalizeProjectPath, type EntryKind, type FileSystem } from './file-system';
+import { normalizeProjectPath, type EntryKind, type WritableFileSystem } from './file-system';
 
-export class MemoryFileSystem implements FileSystem {
-  readonly #files = new Map<string, string>();
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
-  constructor(files: Record<string, string> = {}) {
+export class MemoryFileSystem implements WritableFileSystem {
+  readonly #files = new Map<string, string | Uint8Array>();
+
+  constructor(files: Record<string, string | Uint8Array> = {}) {
     for (const [path, text] of Object.entries(files)) this.write(path, text);
   }
 
-  write(path: string, text: string): void {
+  write(path: string, text: string | Uint8Array): void {
     const normal = normalizeProjectPath(path);
     if (normal === undefined || normal === '') throw new Error(`Not a project-relative file path: ${path}`);
     this.#files.set(normal, text);
@@ -19,14 +22,25 @@ export class MemoryFileSystem implements FileSystem {
     if (normal !== undefined) this.#files.delete(normal);
   }
 
+  async writeFile(path: string, data: string | Uint8Array): Promise<void> {
+    this.write(path, data);
+  }
+
   /** Every file, keyed by path, in path order. */
-  entries(): Array<[string, string]> {
+  entries(): Array<[string, string | Uint8Array]> {
     return [...this.#files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   async readText(path: string): Promise<string | undefined> {
     const normal = normalizeProjectPath(path);
-    return normal === undefined ? undefined : this.#files.get(normal);
+    const data = normal === undefined ? undefined : this.#files.get(normal);
+    return typeof data === 'string' || data === undefined ? data : decoder.decode(data);
+  }
+
+  async readBytes(path: string): Promise<Uint8Array | undefined> {
+    const normal = normalizeProjectPath(path);
+    const data = normal === undefined ? undefined : this.#files.get(normal);
+    return typeof data === 'string' ? encoder.encode(data) : data;
   }
 
   async stat(path: string): Promise<EntryKind | undefined> {

@@ -40,6 +40,13 @@ describe('validateManifestText', () => {
     expect(unknown?.span).toEqual({ line: 3, column: 3, length: 6 });
   });
 
+  it('accepts untypedDependencies as a list of unique package names', () => {
+    const base = { format: 'platform.application-source.v0', name: 'app', entrypoints: { client: 'c.tsx', server: 's.ts' } };
+    expect(validateManifestText(JSON.stringify({ ...base, untypedDependencies: ['left-pad', '@scope/pkg'] })).diagnostics).toEqual([]);
+    const duplicate = validateManifestText(JSON.stringify({ ...base, untypedDependencies: ['a', 'a'] })).diagnostics;
+    expect(duplicate.map((d) => d.code)).toEqual(['DG1002']);
+  });
+
   it('handles an empty file', () => {
     const { diagnostics } = validateManifestText('');
     expect(diagnostics).toHaveLength(1);

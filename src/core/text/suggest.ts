@@ -29,8 +29,9 @@ export function closest(word: string, candidates: Iterable<string>): string | un
   let best: string | undefined;
   let bestDistance = Infinity;
   const list = [...candidates];
-  // A word that is the start of exactly one candidate ("index" for "indexes") is a truncation.
-  const extended = list.filter((c) => c !== word && lower.length >= 3 && c.toLowerCase().startsWith(lower));
+  // A word that is the start or the end of exactly one candidate ("index" for "indexes", "policies"
+  // for "authPolicies") is a truncation.
+  const extended = list.filter((c) => c !== word && lower.length >= 3 && (c.toLowerCase().startsWith(lower) || c.toLowerCase().endsWith(lower)));
   if (extended.length === 1) return extended[0];
   for (const candidate of list) {
     if (candidate === word) continue;

@@ -26,9 +26,10 @@ export interface ManifestCase {
   expected: Expected[];
 }
 
+/** The smallest valid app sources, so the valid fixtures pass a full `platform check` too. */
 const SOURCES = {
   'src/client/main.tsx': 'export {};\n',
-  'src/server/index.ts': 'export {};\n',
+  'src/server/index.ts': "import { defineServer } from 'platform/server';\n\nexport default defineServer({});\n",
 };
 
 const BASE = {
@@ -87,7 +88,6 @@ export const FULL_MANIFEST = {
   storage: { maxObjectBytes: 1048576, readBytes: 134217728, writeBytes: 1 },
   client: { runtime: { provider: 'preact', source: 'platform' } },
   budgets: { queryRows: 10000, mutationWrites: 1000, requestBytes: 4194304, responseBytes: 1, clientBundleBytes: 10485760, liveConnections: 0, streamedBytes: 67108864 },
-  untypedDependencies: ['left-pad'],
 };
 
 export const manifestCases: ManifestCase[] = [

@@ -1,0 +1,10 @@
+/** The compiler in Node: native esbuild, the Library from this checkout, and a type-check session. */
+import * as esbuild from 'esbuild';
+import type { Compiler } from '../../core/build/build';
+import { TypeCheckSession } from '../../core/build/typecheck';
+import { nodeLibrary } from './library';
+
+export function nodeCompiler(): Compiler {
+  const library = nodeLibrary();
+  return { esbuild, library, typecheck: new TypeCheckSession(library) };
+}

@@ -1,0 +1,95 @@
+/** `check` without bundling: manifest, module graphs, dependencies, server definition, generated types, type check. */
+import { hasErrors, type Diagnostic } from '../diagnostics';
+import type { FileSystem } from '../fs';
+import { checkManifest, MANIFEST_FILE, type Manifest } from '../manifest';
+import type { Library } from '../build/library';
+import type { TypeCheckSession } from '../build/typecheck';
+import { APP_TYPES_FILE, generateAppTypes, generateUntypedDeclarations, UNTYPED_FILE } from './app-types';
+import { attribute, contractBreakers, locationKey } from './attribution';
+import { checkDependencies } from './dependencies';
+import { buildModuleGraph, readPackageJson, type ModuleGraph } from './graph';
+import { parse } from './imports';
+import { listFiles, openProject, type Project } from './project';
+import { readServerDefinition, type OperationTable } from './server-definition';
+
+export interface AnalyzeOptions {
+  library: Library;
+  /** A warm type-check session to reuse; a fresh one is made when absent. Omit checking with `typecheck: false`. */
+  typecheck: TypeCheckSession | false;
+  /** Why npm packages cannot be installed in this host (the browser), for DG1208. */
+  installUnavailable?: string;
+}
+
+export interface Analysis {
+  manifest?: Manifest;
+  project?: Project;
+  graph?: ModuleGraph;
+  operations?: OperationTable;
+  /** Generated files (project-relative path → text) the build writes under `.platform/`. */
+  generated: Map<string, string>;
+  /** Project source files the analysis read (project-relative path → text). */
+  sources: Map<string, string>;
+  diagnostics: Diagnostic[];
+}
+
+const SOURCE = /\.(tsx?|jsx?|mjs|cjs|json)$/;
+
+export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): Promise<Analysis> {
+  const generated = new Map<string, string>();
+  const sources = new Map<string, string>();
+  const { manifest, diagnostics: manifestDiagnostics } = await checkManifest(fs);
+  const diagnostics: Diagnostic[] = [...manifestDiagnostics];
+  if (!manifest) return { generated, sources, diagnostics };
+
+  const project = await openProject(fs, manifest);
+  const packageJson = await readPackageJson(project);
+  const graph = await buildModuleGraph(project, packageJson);
+  diagnostics.push(...graph.diagnostics);
+  const manifestText = (await fs.readText(MANIFEST_FILE)) ?? '';
+  diagnostics.push(...(await checkDependencies(fs, packageJson, manifest.untypedDependencies ?? [], manifestText, { rendererVersion: options.library.rendererVersion, installUnavailable: options.installUnavailable })));
+
+  const serverSource = graph.sources.get(project.serverEntry) ?? parse(project.serverEntry, (await fs.readText(project.serverEntry)) ?? '');
+  const server = readServerDefinition(serverSource);
+  diagnostics.push(...server.diagnostics);
+  generated.set(APP_TYPES_FILE, generateAppTypes(manifest, server.table, project.serverEntry));
+  if (manifest.untypedDependencies?.length) generated.set(UNTYPED_FILE, generateUntypedDeclarations(manifest.untypedDependencies));
+
+  for (const path of await listFiles(fs, '')) {
+    if (!SOURCE.test(path)) continue;
+    const text = await fs.readText(path);
+    if (text !== undefined) sources.set(path, text);
+  }
+
+  if (options.typecheck !== false) {
+    const session = options.typecheck;
+    const files = new Map(sources);
+    for (const [path, text] of generated) files.set(path, text);
+    session.sync(files);
+    const reachable = [...new Set([...graph.zones.client, ...graph.zones.server, ...graph.zones.test])];
+    diagnostics.push(...withoutEchoes(session.check(reachable), diagnostics));
+
+    const serverFiles = new Set(graph.zones.server);
+    const consumers = reachable.filter((f) => !serverFiles.has(f));
+    const consumerErrors = diagnostics.some((d) => d.code === 'DG1205' && d.file !== undefined && consumers.includes(d.file));
+    const permissive = new Set<string>();
+    if (consumerErrors && contractBreakers(diagnostics, serverFiles).length) {
+      // Check the client and the tests once more against a permissive contract, then restore the real one.
+      session.sync(new Map([...files, [APP_TYPES_FILE, generateAppTypes(manifest, server.table, project.serverEntry, 'permissive')]]));
+      for (const d of session.check(consumers)) permissive.add(locationKey(d));
+      session.sync(files);
+    }
+    attribute(diagnostics, serverFiles, new Set(consumers), permissive);
+  }
+  return { manifest, project, graph, operations: server.table, generated, sources, diagnostics };
+}
+
+/**
+ * Type errors at the exact place another error already stands (an import the graph refused, a key the
+ * definition refused) restate it: the more specific code is kept.
+ */
+function withoutEchoes(typeErrors: Diagnostic[], others: readonly Diagnostic[]): Diagnostic[] {
+  const taken = new Set(others.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.span?.line}:${d.span?.column}`));
+  return typeErrors.filter((d) => !taken.has(`${d.file}:${d.span?.line}:${d.span?.column}`));
+}
+
+export { hasErrors };

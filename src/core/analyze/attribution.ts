@@ -1,0 +1,33 @@
+/**
+ * Repair order: server errors that break the generated contract are `primary`; the client and test
+ * type errors they cause carry `causedBy`. Which consumer errors the contract caused is measured, not
+ * guessed: they are the ones that disappear when the client and tests are checked against a
+ * permissive contract (any operation name, any result).
+ */
+import type { Diagnostic } from '../diagnostics';
+
+const at = (d: Diagnostic) => `${d.file}:${d.span?.line}:${d.span?.column}`;
+
+/** Server diagnostics that can break the contract: the definition's (DG1300 to DG1304) and the server zone's type errors. */
+export function contractBreakers(diagnostics: readonly Diagnostic[], serverFiles: ReadonlySet<string>): Diagnostic[] {
+  return diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined && serverFiles.has(d.file) && (/^DG130[0-4]$/.test(d.code) || d.code === 'DG1205'));
+}
+
+/**
+ * Marks primaries and consequences. `permissive` holds the locations of the consumer errors that remain
+ * under a permissive contract; every other consumer type error was caused by the contract.
+ */
+export function attribute(diagnostics: Diagnostic[], serverFiles: ReadonlySet<string>, consumerFiles: ReadonlySet<string>, permissive: ReadonlySet<string>): void {
+  const breakers = contractBreakers(diagnostics, serverFiles);
+  const consequences = diagnostics.filter((d) => d.code === 'DG1205' && d.file !== undefined && consumerFiles.has(d.file) && !permissive.has(at(d)));
+  // The definition's own errors always change the contract; server type errors count only when something broke.
+  const definition = breakers.filter((d) => d.code !== 'DG1205');
+  const primaries = definition.length ? definition : consequences.length ? breakers : [];
+  if (primaries.length === 0) return;
+  for (const d of primaries) d.primary = true;
+  if (consequences.length === 0) return;
+  const cause = [...primaries].sort((a, b) => (a.span?.line ?? 0) - (b.span?.line ?? 0) || (a.span?.column ?? 0) - (b.span?.column ?? 0))[0]!.code;
+  for (const d of consequences) d.causedBy = cause;
+}
+
+export { at as locationKey };

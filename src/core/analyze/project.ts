@@ -1,0 +1,72 @@
+/** An app project as the compiler sees it: its manifest, its entrypoints, its zones and its test files. */
+import type { FileSystem } from '../fs';
+import { normalizeProjectPath } from '../fs';
+import type { Manifest } from '../manifest';
+
+export type Zone = 'client' | 'server' | 'test';
+export type Owner = Zone | 'shared' | 'unowned';
+
+export const SHARED_ROOT = 'src/shared';
+export const TESTS_ROOT = 'tests';
+
+export interface Project {
+  fs: FileSystem;
+  manifest: Manifest;
+  clientEntry: string;
+  serverEntry: string;
+  /** `tests/**\/*.test.ts`, sorted. */
+  testFiles: string[];
+  /** The folder each zone owns, when its entrypoint's folder can be told apart from the other's. */
+  zoneRoots: Partial<Record<Zone, string>>;
+}
+
+function dirname(path: string): string {
+  const index = path.lastIndexOf('/');
+  return index < 0 ? '' : path.slice(0, index);
+}
+
+function within(path: string, root: string): boolean {
+  return root !== '' && (path === root || path.startsWith(`${root}/`));
+}
+
+/** Every file under a folder, recursively, sorted; `node_modules` and dot-folders are skipped. */
+export async function listFiles(fs: FileSystem, root: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string) => {
+    for (const name of await fs.readDir(dir)) {
+      if (name === 'node_modules' || name.startsWith('.')) continue;
+      const path = dir ? `${dir}/${name}` : name;
+      const kind = await fs.stat(path);
+      if (kind === 'directory') await walk(path);
+      else if (kind === 'file') out.push(path);
+    }
+  };
+  if ((await fs.stat(root)) === 'directory') await walk(root);
+  return out.sort();
+}
+
+export async function openProject(fs: FileSystem, manifest: Manifest): Promise<Project> {
+  const clientEntry = normalizeProjectPath(manifest.entrypoints.client) ?? manifest.entrypoints.client;
+  const serverEntry = normalizeProjectPath(manifest.entrypoints.server) ?? manifest.entrypoints.server;
+  const testFiles = (await listFiles(fs, TESTS_ROOT)).filter((f) => /\.test\.tsx?$/.test(f));
+  // An entrypoint's folder is its zone's own only when it holds neither the other entrypoint nor shared code.
+  const zoneRoots: Partial<Record<Zone, string>> = {};
+  const clientDir = dirname(clientEntry);
+  const serverDir = dirname(serverEntry);
+  if (clientDir && !within(serverEntry, clientDir) && !within(SHARED_ROOT, clientDir) && !within(TESTS_ROOT, clientDir)) zoneRoots.client = clientDir;
+  if (serverDir && !within(clientEntry, serverDir) && !within(SHARED_ROOT, serverDir) && !within(TESTS_ROOT, serverDir)) zoneRoots.server = serverDir;
+  zoneRoots.test = TESTS_ROOT;
+  return { fs, manifest, clientEntry, serverEntry, testFiles, zoneRoots };
+}
+
+/** Which zone a file belongs to by where it lives. */
+export function ownerOf(project: Project, path: string): Owner {
+  if (within(path, SHARED_ROOT)) return 'shared';
+  for (const zone of ['test', 'client', 'server'] as const) {
+    const root = project.zoneRoots[zone];
+    if (root !== undefined && within(path, root)) return zone;
+  }
+  if (path === project.clientEntry) return 'client';
+  if (path === project.serverEntry) return 'server';
+  return 'unowned';
+}

@@ -1,0 +1,58 @@
+/** `build`: analysis, bundling, then a content-addressed artifact written under `.platform/` and verified. */
+import { analyzeProject, type Analysis } from '../analyze/analyze';
+import { hasErrors, type Diagnostic } from '../diagnostics';
+import type { WritableFileSystem } from '../fs';
+import ts from 'typescript';
+import { hashSources, makeArtifact, verifyLatest, writeArtifact, type ArtifactRecord } from './artifact';
+import { bundleProject } from './bundle';
+import type { EsbuildApi } from './esbuild-types';
+import type { Library } from './library';
+import type { TypeCheckSession } from './typecheck';
+
+/** What a host gives the compiler: an esbuild, the platform Library and a type-check session. */
+export interface Compiler {
+  esbuild: EsbuildApi;
+  library: Library;
+  typecheck: TypeCheckSession;
+  /** Why npm packages cannot be installed in this host, for DG1208. */
+  installUnavailable?: string;
+}
+
+export interface BuildOutcome {
+  analysis: Analysis;
+  id?: string;
+  record?: ArtifactRecord;
+  files?: Map<string, Uint8Array>;
+  sizes?: { clientBytes: number; appShareBytes: number };
+  diagnostics: Diagnostic[];
+}
+
+/** Analyses and bundles a project, and makes its artifact (in memory). */
+export async function compileProject(fs: WritableFileSystem, compiler: Compiler): Promise<BuildOutcome> {
+  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: compiler.typecheck, installUnavailable: compiler.installUnavailable });
+  const diagnostics = [...analysis.diagnostics];
+  if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) return { analysis, diagnostics };
+  const bundle = await bundleProject(compiler.esbuild, compiler.library, analysis.project);
+  diagnostics.push(...bundle.diagnostics);
+  if (hasErrors(diagnostics)) return { analysis, diagnostics, sizes: bundle.sizes };
+  const { id, record } = makeArtifact(
+    {
+      name: analysis.manifest.name,
+      manifest: analysis.manifest,
+      contract: analysis.operations,
+      toolchain: { platform: compiler.library.toolchainVersion, preact: compiler.library.rendererVersion, typescript: ts.version, esbuild: compiler.esbuild.version },
+    },
+    bundle.files,
+  );
+  return { analysis, id, record, files: bundle.files, sizes: bundle.sizes, diagnostics };
+}
+
+/** `platform build`: compile, write the artifact and the generated types, then verify what was written. */
+export async function buildProject(fs: WritableFileSystem, compiler: Compiler): Promise<BuildOutcome> {
+  const outcome = await compileProject(fs, compiler);
+  for (const [path, text] of outcome.analysis.generated) await fs.writeFile(path, text);
+  if (!outcome.id || !outcome.record || !outcome.files) return outcome;
+  await writeArtifact(fs, outcome.id, outcome.record, outcome.files, await hashSources(fs));
+  const verification = await verifyLatest(fs);
+  return { ...outcome, diagnostics: [...outcome.diagnostics, ...verification.diagnostics] };
+}

@@ -1,0 +1,259 @@
+/**
+ * Bundles an analysed app with an injected esbuild (native or wasm): the client (minified, Preact from
+ * the platform), the server and each test file. Every file comes through one plugin from the project's
+ * FileSystem and the platform Library, so both esbuilds see exactly the same inputs.
+ */
+import { diagnostic, type Diagnostic } from '../diagnostics';
+import type { FileSystem } from '../fs';
+import { normalizeProjectPath } from '../fs';
+import { resolveRelative } from '../analyze/graph';
+import { assetKind, isNodeBuiltin, PLATFORM_MODULES, RENDERER_ENTRYPOINTS } from '../analyze/packages';
+import { listFiles, type Project } from '../analyze/project';
+import type { EsbuildApi, Message, Metafile, Plugin } from './esbuild-types';
+import { PLATFORM_MODULES_ROOT, type Library } from './library';
+import { resolvePackage } from './resolve-package';
+
+export const KIB = 1024;
+export const MIB = 1024 * 1024;
+export const MODULE_LIMIT = 10 * MIB;
+export const ASSET_LIMIT = 25 * MIB;
+export const CLIENT_BUNDLE_DEFAULT = 1024 * KIB;
+export const APP_SHARE_ADVISORY = 400 * KIB;
+/** Where the hosted app serves the client bundle: under a reserved prefix, so it never collides with public/. */
+export const CLIENT_ASSET_PREFIX = '/_platform/app';
+export const RESERVED_PREFIXES = ['_platform/', '__platform/', '_xa/'];
+
+const encoder = new TextEncoder();
+
+export interface BundleResult {
+  /** Artifact-relative path → bytes. */
+  files: Map<string, Uint8Array>;
+  sizes: { clientBytes: number; appShareBytes: number };
+  diagnostics: Diagnostic[];
+}
+
+type BuildTarget = 'client' | 'server' | 'test';
+
+function loaderFor(path: string): 'ts' | 'tsx' | 'js' | 'jsx' | 'json' | 'css' | 'file' | 'text' {
+  if (path.endsWith('.tsx')) return 'tsx';
+  if (path.endsWith('.ts') || path.endsWith('.mts') || path.endsWith('.cts')) return 'ts';
+  if (path.endsWith('.jsx')) return 'jsx';
+  if (/\.[cm]?js$/.test(path)) return 'js';
+  if (path.endsWith('.json')) return 'json';
+  if (path.endsWith('.css')) return 'css';
+  if (assetKind(path)) return 'file';
+  return 'text';
+}
+
+/** The file a renderer entrypoint names in the platform's Preact, from its package.json exports. */
+function rendererFile(library: Library, specifier: string): string | undefined {
+  const pkg = JSON.parse(library.files.get(`${PLATFORM_MODULES_ROOT}/preact/package.json`)!) as { exports: Record<string, { default?: string }> };
+  const key = specifier === 'preact' ? '.' : `./${specifier.slice('preact/'.length)}`;
+  const target = pkg.exports[key]?.default;
+  return target ? `${PLATFORM_MODULES_ROOT}/preact/${target.replace(/^\.\//, '')}` : undefined;
+}
+
+function libraryRelative(library: Library, importer: string, specifier: string): string | undefined {
+  const base = importer.slice(0, importer.lastIndexOf('/'));
+  const parts: string[] = [];
+  for (const segment of `${base}/${specifier}`.split('/')) {
+    if (segment === '..') parts.pop();
+    else if (segment && segment !== '.') parts.push(segment);
+  }
+  const joined = `/${parts.join('/')}`;
+  return ['', '.ts', '.mjs', '.js'].map((ext) => joined + ext).find((candidate) => library.files.has(candidate));
+}
+
+interface PluginState {
+  builtinsFromDependencies: Array<{ specifier: string; importer: string }>;
+}
+
+function platformPlugin(fs: FileSystem, library: Library, target: BuildTarget, state: PluginState): Plugin {
+  return {
+    name: 'platform',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind === 'entry-point') return { path: args.path, namespace: 'app' };
+        const specifier = args.path;
+        if (args.namespace === 'lib') {
+          if (specifier.startsWith('.')) {
+            const path = libraryRelative(library, args.importer, specifier);
+            return path ? { path, namespace: 'lib' } : { errors: [{ text: `Cannot resolve ${specifier} in the platform library` }] };
+          }
+        } else if (specifier.startsWith('.')) {
+          const resolved = await resolveRelative({ fs }, args.importer, specifier);
+          if (resolved.path) return { path: resolved.path, namespace: 'app' };
+          return { errors: [{ text: `Could not resolve "${specifier}"` }] };
+        }
+        if (specifier.startsWith('/')) return { errors: [{ text: `Could not resolve "${specifier}"` }] };
+        if (specifier === PLATFORM_MODULES[target as keyof typeof PLATFORM_MODULES] || (args.namespace === 'lib' && specifier.startsWith('platform/'))) {
+          return { path: `${PLATFORM_MODULES_ROOT}/${specifier}.ts`, namespace: 'lib' };
+        }
+        if ((target === 'client' || args.namespace === 'lib') && (RENDERER_ENTRYPOINTS as readonly string[]).includes(specifier)) {
+          const path = rendererFile(library, specifier);
+          if (path) return { path, namespace: 'lib' };
+        }
+        if (isNodeBuiltin(specifier)) {
+          if (args.importer.startsWith('node_modules/')) state.builtinsFromDependencies.push({ specifier, importer: args.importer });
+          return { errors: [{ text: `"${specifier}" is a server-runtime built-in module` }] };
+        }
+        const path = await resolvePackage(fs, specifier);
+        return path ? { path, namespace: 'app' } : { errors: [{ text: `Could not resolve "${specifier}"` }] };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'app' }, async (args) => {
+        const contents = await fs.readBytes(args.path);
+        if (contents === undefined) return { errors: [{ text: `Cannot read ${args.path}` }] };
+        return { contents, loader: loaderFor(args.path) };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'lib' }, (args) => {
+        const contents = library.files.get(args.path);
+        if (contents === undefined) return { errors: [{ text: `The platform library has no ${args.path}` }] };
+        return { contents, loader: loaderFor(args.path) };
+      });
+    },
+  };
+}
+
+function messageToDiagnostic(message: Message, target: BuildTarget): Diagnostic {
+  const location = message.location;
+  // esbuild names a file of a plugin namespace `<namespace>:<path>`.
+  const file = location?.file.startsWith('app:') ? normalizeProjectPath(location.file.slice('app:'.length)) : undefined;
+  return diagnostic('DG1501', `Bundling the ${target} failed: ${message.text}`, {
+    file,
+    span: file && location ? { line: location.line, column: location.column + 1, ...(location.length ? { length: location.length } : {}) } : undefined,
+    hint: message.notes[0]?.text,
+  });
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** The document at `/`: the client bundle, the manifest's title, language, description and favicon. */
+export function generateIndexHtml(project: Project, hasCss: boolean): string {
+  const app = project.manifest.app ?? {};
+  const head = [
+    '<meta charset="utf-8" />',
+    '<meta name="viewport" content="width=device-width, initial-scale=1" />',
+    `<title>${escapeHtml(app.title ?? project.manifest.name)}</title>`,
+    app.description ? `<meta name="description" content="${escapeHtml(app.description)}" />` : '',
+    app.favicon ? `<link rel="icon" href="${escapeHtml(app.favicon)}" />` : '',
+    hasCss ? `<link rel="stylesheet" href="${CLIENT_ASSET_PREFIX}/app.css" />` : '',
+    `<script type="module" src="${CLIENT_ASSET_PREFIX}/app.js"></script>`,
+  ].filter(Boolean);
+  return `<!doctype html>\n<html lang="${escapeHtml(app.language ?? 'en')}">\n  <head>\n    ${head.join('\n    ')}\n  </head>\n  <body>\n    <div id="app"></div>\n  </body>\n</html>\n`;
+}
+
+export async function bundleProject(esbuild: EsbuildApi, library: Library, project: Project): Promise<BundleResult> {
+  const { fs } = project;
+  const files = new Map<string, Uint8Array>();
+  const diagnostics: Diagnostic[] = [];
+  const state: PluginState = { builtinsFromDependencies: [] };
+  let clientMeta: Metafile | undefined;
+
+  const run = async (target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, outdir: string) => {
+    const client = target === 'client';
+    try {
+      const result = await esbuild.build({
+        entryPoints,
+        bundle: true,
+        write: false,
+        // Fixed, so metafile keys and source-map paths are the same on every host.
+        absWorkingDir: '/',
+        outdir: `/out/${outdir}`,
+        assetNames: 'assets/[name]-[hash]',
+        ...(client ? { publicPath: CLIENT_ASSET_PREFIX } : {}),
+        format: 'esm',
+        platform: client ? 'browser' : 'neutral',
+        target: 'es2022',
+        minify: client,
+        jsx: 'automatic',
+        jsxImportSource: 'preact',
+        sourcemap: 'external',
+        sourcesContent: !client,
+        metafile: true,
+        legalComments: 'none',
+        charset: 'utf8',
+        logLevel: 'silent',
+        define: { 'process.env.NODE_ENV': '"production"' },
+        plugins: [platformPlugin(fs, library, target, state)],
+      });
+      for (const output of result.outputFiles) files.set(output.path.slice('/out/'.length), output.contents);
+      if (client) clientMeta = result.metafile;
+      for (const warning of result.warnings) if (warning.text.includes('DG')) diagnostics.push(messageToDiagnostic(warning, target));
+    } catch (error) {
+      const failure = error as { errors?: Message[] };
+      const messages = failure.errors ?? [];
+      if (!messages.length) throw error;
+      for (const message of messages) {
+        const builtin = state.builtinsFromDependencies.find((b) => message.text.includes(`"${b.specifier}"`));
+        if (builtin) {
+          diagnostics.push(diagnostic('DG1502', `The dependency file ${builtin.importer} imports the server-runtime built-in "${builtin.specifier}".`, { hint: 'Choose a package that runs in browsers and workers, or one with a browser build.' }));
+        } else {
+          diagnostics.push(messageToDiagnostic(message, target));
+        }
+      }
+    }
+  };
+
+  const stem = (path: string) => path.replace(/\.[^./]+$/, '');
+  await run('client', [{ in: project.clientEntry, out: 'app' }], 'client');
+  await run('server', [{ in: project.serverEntry, out: 'index' }], 'server');
+  if (project.testFiles.length) await run('test', project.testFiles.map((f) => ({ in: f, out: stem(f.slice('tests/'.length)) })), 'tests');
+
+  // Public files: served at /, so they may not claim the generated document or a reserved prefix.
+  for (const path of await listFiles(fs, 'public')) {
+    const served = path.slice('public/'.length);
+    const bytes = (await fs.readBytes(path)) ?? new Uint8Array();
+    if (served === 'index.html') {
+      diagnostics.push(diagnostic('DG1402', 'public/index.html collides with the generated document at /index.html.', { file: path, hint: 'Remove public/index.html: the platform generates the document from the manifest (app.title, app.language, app.description, app.favicon).' }));
+      continue;
+    }
+    const reserved = RESERVED_PREFIXES.find((prefix) => served.startsWith(prefix));
+    if (reserved) {
+      diagnostics.push(diagnostic('DG1403', `${path} claims the reserved path /${reserved}.`, { file: path, hint: 'Paths under /_platform/, /__platform/ and /_xa/ belong to the platform: move the file.' }));
+      continue;
+    }
+    if (bytes.byteLength > ASSET_LIMIT) {
+      diagnostics.push(diagnostic('DG1401', `${path} is ${bytes.byteLength} bytes, over the 25 MiB asset limit.`, { file: path, hint: 'Store large files with ctx.storage instead of shipping them as assets.' }));
+      continue;
+    }
+    files.set(`public/${served}`, bytes);
+  }
+
+  const clientJs = files.get('client/app.js');
+  const clientCss = files.get('client/app.css');
+  if (clientJs) files.set('client/index.html', encoder.encode(generateIndexHtml(project, clientCss !== undefined)));
+  for (const [path, bytes] of files) {
+    if (/\.(m?js|css)$/.test(path) && bytes.byteLength > MODULE_LIMIT) {
+      diagnostics.push(diagnostic('DG1401', `The compiled module ${path} is ${bytes.byteLength} bytes, over the 10 MiB limit.`, { hint: 'Split the code or drop large dependencies.' }));
+    }
+  }
+
+  const clientBytes = (clientJs?.byteLength ?? 0) + (clientCss?.byteLength ?? 0);
+  let appShareBytes = 0;
+  const output = clientMeta?.outputs['out/client/app.js'];
+  if (output) {
+    const renderers: string[] = [];
+    for (const [input, info] of Object.entries(output.inputs)) {
+      if (!input.startsWith('lib:')) appShareBytes += info.bytesInOutput;
+      const match = /^app:node_modules\/(preact|react|react-dom)\//.exec(input);
+      if (match && !renderers.includes(match[1]!)) renderers.push(match[1]!);
+    }
+    for (const renderer of renderers) {
+      diagnostics.push(
+        diagnostic('DG1503', renderer === 'preact' ? 'The client bundle would contain a second copy of Preact, from the app\'s node_modules.' : `The client bundle would contain ${renderer}, a renderer this application did not select.`, {
+          hint: 'Remove the dependency that brings it in, or choose one built for Preact; the platform supplies the renderer.',
+        }),
+      );
+    }
+  }
+  const budget = project.manifest.budgets?.clientBundleBytes ?? CLIENT_BUNDLE_DEFAULT;
+  if (clientJs && clientBytes > budget) {
+    diagnostics.push(diagnostic('DG1405', `The minified client bundle is ${clientBytes} bytes, over its budget of ${budget} bytes.`, { file: project.clientEntry, hint: 'Remove large dependencies or assets from the client, or raise budgets.clientBundleBytes (up to 10485760).' }));
+  }
+  if (appShareBytes > APP_SHARE_ADVISORY) {
+    diagnostics.push(diagnostic('DG1406', `The application's own share of the client bundle is ${appShareBytes} bytes, over the 400 KiB advisory tier.`, { file: project.clientEntry, hint: 'Consider trimming dependencies or splitting rarely used screens.' }));
+  }
+  return { files, sizes: { clientBytes, appShareBytes }, diagnostics };
+}

@@ -1,0 +1,9 @@
+/** The part of esbuild's API the compiler uses: native esbuild and esbuild-wasm both provide it. */
+import type { BuildOptions, BuildResult, Metafile, Message, OutputFile, Plugin, PluginBuild } from 'esbuild';
+
+export type { BuildOptions, BuildResult, Message, Metafile, OutputFile, Plugin, PluginBuild };
+
+export interface EsbuildApi {
+  build<Options extends BuildOptions>(options: Options): Promise<BuildResult<Options>>;
+  version: string;
+}

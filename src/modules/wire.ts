@@ -1,0 +1,269 @@
+// The wire format shared by the client, the test module and the runtime: JSON with `$date`, `$bytes`
+// and `$escape` tags, plus the runtime error value a failed call rejects with.
+
+import type { JsonValue, RuntimeErrorShape } from './types';
+
+/** The `protocol` of a runtime error body. */
+export const RUNTIME_PROTOCOL = 'platform.runtime.v0';
+
+const ENCODABLE = 'only null, booleans, numbers, strings, Dates, Uint8Arrays, arrays and plain objects travel on the wire';
+
+/**
+ * Encodes a value into its JSON form: a Date becomes `{"$date": ISO}`, a Uint8Array `{"$bytes": base64}`,
+ * an object whose only key starts with `$` is wrapped as `{"$escape": {...}}`, and undefined object
+ * properties are dropped. Throws a TypeError naming the path of anything else (functions, symbols,
+ * bigints, Map, Set, class instances, cycles, array holes). Numbers pass as they are; JSON turns a
+ * non-finite number into null, and the runtime's input validation refuses NaN and Infinity.
+ *
+ * @example
+ * encodeValue({ due: new Date(0) }); // { due: { $date: '1970-01-01T00:00:00.000Z' } }
+ */
+export function encodeValue(value: unknown): JsonValue | undefined {
+  if (value === undefined) return undefined;
+  return encodeAt(value, '$', []);
+}
+
+/**
+ * Decodes the JSON form produced by `encodeValue`. Throws a TypeError naming the path of a malformed tag.
+ *
+ * @example
+ * decodeValue({ $bytes: 'AQI=' }); // Uint8Array [1, 2]
+ */
+export function decodeValue(json: unknown): unknown {
+  return decodeAt(json, '$');
+}
+
+/**
+ * `JSON.stringify` of `encodeValue(value)`. A bare `undefined` has no JSON form and is refused;
+ * send it as an absent property (`{ result: undefined }` encodes as `{}`).
+ *
+ * @example
+ * encodeJson({ input: { at: new Date(0) } }); // '{"input":{"at":{"$date":"1970-01-01T00:00:00.000Z"}}}'
+ */
+export function encodeJson(value: unknown): string {
+  const encoded = encodeValue(value);
+  if (encoded === undefined) throw new TypeError('Cannot encode undefined at $: it has no JSON form; leave the property out instead.');
+  return JSON.stringify(encoded);
+}
+
+/**
+ * `decodeValue(JSON.parse(text))`.
+ *
+ * @example
+ * decodeJson('{"$date":"1970-01-01T00:00:00.000Z"}'); // Date(0)
+ */
+export function decodeJson(text: string): unknown {
+  return decodeAt(JSON.parse(text) as unknown, '$');
+}
+
+function encodeAt(value: unknown, path: string, parents: object[]): JsonValue {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return value;
+    case 'undefined':
+      throw new TypeError(`Cannot encode undefined at ${path}: ${ENCODABLE}; an array cannot hold undefined.`);
+    case 'function':
+    case 'symbol':
+    case 'bigint':
+      throw new TypeError(`Cannot encode a ${typeof value} at ${path}: ${ENCODABLE}.`);
+  }
+  if (value === null) return null;
+  const object = value as object;
+  const tag = Object.prototype.toString.call(object);
+  if (tag === '[object Date]') {
+    const time = (object as Date).getTime();
+    if (Number.isNaN(time)) throw new TypeError(`Cannot encode an invalid Date at ${path}.`);
+    return { $date: new Date(time).toISOString() };
+  }
+  if (tag === '[object Uint8Array]') return { $bytes: bytesToBase64(object as Uint8Array) };
+  if (parents.includes(object)) throw new TypeError(`Cannot encode a circular reference at ${path}.`);
+  parents.push(object);
+  try {
+    if (Array.isArray(object)) {
+      const items: JsonValue[] = [];
+      for (let index = 0; index < object.length; index += 1) {
+        const itemPath = `${path}[${index}]`;
+        if (!(index in object)) throw new TypeError(`Cannot encode an array hole at ${itemPath}: ${ENCODABLE}.`);
+        items.push(encodeAt(object[index] as unknown, itemPath, parents));
+      }
+      return items;
+    }
+    if (!isPlainObject(object)) {
+      throw new TypeError(`Cannot encode ${describeInstance(object)} at ${path}: ${ENCODABLE}; copy the plain fields into an object.`);
+    }
+    const out: { [key: string]: JsonValue } = {};
+    const keys: string[] = [];
+    for (const key of Object.keys(object)) {
+      const item = (object as Record<string, unknown>)[key];
+      if (item === undefined) continue;
+      define(out, key, encodeAt(item, childPath(path, key), parents));
+      keys.push(key);
+    }
+    return keys.length === 1 && keys[0]!.startsWith('$') ? { $escape: out } : out;
+  } finally {
+    parents.pop();
+  }
+}
+
+function decodeAt(json: unknown, path: string): unknown {
+  if (json === null || typeof json !== 'object') return json;
+  if (Array.isArray(json)) return json.map((item, index) => decodeAt(item as unknown, `${path}[${index}]`));
+  const record = json as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length === 1) {
+    const key = keys[0]!;
+    const tagged = record[key];
+    if (key === '$date') {
+      const date = typeof tagged === 'string' ? new Date(tagged) : undefined;
+      if (date === undefined || Number.isNaN(date.getTime())) {
+        throw new TypeError(`Cannot decode $date at ${path}: expected an ISO 8601 string.`);
+      }
+      return date;
+    }
+    if (key === '$bytes') {
+      if (typeof tagged !== 'string') throw new TypeError(`Cannot decode $bytes at ${path}: expected a base64 string.`);
+      try {
+        return base64ToBytes(tagged);
+      } catch {
+        throw new TypeError(`Cannot decode $bytes at ${path}: not valid base64.`);
+      }
+    }
+    if (key === '$escape') {
+      if (tagged === null || typeof tagged !== 'object' || Array.isArray(tagged)) {
+        throw new TypeError(`Cannot decode $escape at ${path}: expected an object.`);
+      }
+      return decodeFields(tagged as Record<string, unknown>, path);
+    }
+  }
+  return decodeFields(record, path);
+}
+
+function decodeFields(record: Record<string, unknown>, path: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) define(out, key, decodeAt(record[key], childPath(path, key)));
+  return out;
+}
+
+// Assigning `__proto__` would set the prototype instead of creating a property.
+function define(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value) as object | null;
+  // Another realm's Object.prototype also has a null prototype.
+  return proto === null || Object.getPrototypeOf(proto) === null;
+}
+
+function describeInstance(value: object): string {
+  const tag = Object.prototype.toString.call(value).slice(8, -1);
+  if (tag !== 'Object') return `a ${tag}`;
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' ? `an instance of ${name}` : 'a class instance';
+}
+
+function childPath(path: string, key: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+const CHUNK = 0x8000;
+
+/** Base64 of bytes, without Node's Buffer (btoa exists in browsers, workers and Node 20). */
+export function bytesToBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let start = 0; start < bytes.length; start += CHUNK) {
+    binary += String.fromCharCode(...bytes.subarray(start, start + CHUNK));
+  }
+  return btoa(binary);
+}
+
+/** Bytes of a base64 string; throws on malformed input. */
+export function base64ToBytes(base64: string): Uint8Array {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);
+  return bytes;
+}
+
+const RUNTIME_ERROR_BRAND = Symbol.for('platform.RuntimeError');
+
+/**
+ * What a failed query, mutation or endpoint call rejects with. Recognise it with `isRuntimeError`,
+ * which checks a brand rather than `instanceof`, so it works across bundles, workers and frames.
+ *
+ * @example
+ * try { await mutation('todos.add', { title: '' }); }
+ * catch (error) { if (isRuntimeError(error)) console.log(error.code, error.errorId); }
+ */
+export class RuntimeError extends Error implements RuntimeErrorShape {
+  readonly status: number;
+  readonly code: string;
+  readonly errorId: string;
+
+  constructor(shape: RuntimeErrorShape) {
+    super(shape.message);
+    this.name = 'RuntimeError';
+    this.status = shape.status;
+    this.code = shape.code;
+    this.errorId = shape.errorId;
+    Object.defineProperty(this, RUNTIME_ERROR_BRAND, { value: true });
+  }
+
+  toJSON(): RuntimeErrorShape {
+    return { status: this.status, code: this.code, message: this.message, errorId: this.errorId };
+  }
+}
+
+/**
+ * True for a `RuntimeError` from any copy of this module (checked by brand).
+ *
+ * @example
+ * if (isRuntimeError(error) && error.code === 'operation_failed') showMessage(error.message);
+ */
+export function isRuntimeError(value: unknown): value is RuntimeError {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[RUNTIME_ERROR_BRAND] === true;
+}
+
+/** True for anything carrying `status`, `code`, `message` and `errorId` (a runtime error in any form). */
+export function hasRuntimeErrorShape(value: unknown): value is RuntimeErrorShape {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return (
+    typeof candidate.status === 'number' &&
+    typeof candidate.code === 'string' &&
+    typeof candidate.message === 'string' &&
+    typeof candidate.errorId === 'string'
+  );
+}
+
+/** The plain `{ status, code, message, errorId }` of a runtime error in any form. */
+export function runtimeErrorShape(error: RuntimeErrorShape): RuntimeErrorShape {
+  return { status: error.status, code: error.code, message: error.message, errorId: error.errorId };
+}
+
+/**
+ * The body of a runtime error response:
+ * `{"protocol": "platform.runtime.v0", "error": {"code", "message", "errorId"}}`.
+ */
+export type RuntimeErrorBody = {
+  protocol: typeof RUNTIME_PROTOCOL;
+  error: { code: string; message: string; errorId: string };
+};
+
+/** The error body for a failure (the status travels as the HTTP status). */
+export function runtimeErrorBody(error: RuntimeErrorShape): RuntimeErrorBody {
+  return { protocol: RUNTIME_PROTOCOL, error: { code: error.code, message: error.message, errorId: error.errorId } };
+}
+
+/** The `RuntimeError` for an HTTP status and a parsed body, or undefined when the body is not a runtime error body. */
+export function runtimeErrorFromBody(status: number, body: unknown): RuntimeError | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { protocol, error } = body as { protocol?: unknown; error?: unknown };
+  if (protocol !== RUNTIME_PROTOCOL || typeof error !== 'object' || error === null) return undefined;
+  const { code, message, errorId } = error as Record<string, unknown>;
+  if (typeof code !== 'string' || typeof message !== 'string') return undefined;
+  return new RuntimeError({ status, code, message, errorId: typeof errorId === 'string' ? errorId : '' });
+}
