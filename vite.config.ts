@@ -1,8 +1,32 @@
-import { defineConfig } from 'vite';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin } from 'vite';
+import { nodeLibrary } from './src/adapters/node/library.ts';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * `virtual:platform-library`: the files the compiler worker gives every app (platform modules, Preact,
+ * TypeScript's libs), assembled by the same code the CLI uses, so nothing is fetched from a CDN.
+ */
+function platformLibrary(): Plugin {
+  const id = 'virtual:platform-library';
+  return {
+    name: 'platform-library',
+    resolveId: (source) => (source === id ? `\0${id}` : undefined),
+    load(loaded) {
+      if (loaded !== `\0${id}`) return undefined;
+      for (const name of ['types', 'wire', 'server', 'client', 'test']) this.addWatchFile(`${root}src/modules/${name}.ts`);
+      const library = nodeLibrary(root);
+      return `export default ${JSON.stringify({ files: [...library.files], rendererVersion: library.rendererVersion, toolchainVersion: library.toolchainVersion })};`;
+    },
+  };
+}
 
 // The playground. Preact's automatic JSX runtime comes from tsconfig.base.json (jsxImportSource).
 export default defineConfig({
+  plugins: [platformLibrary()],
   server: { port: 5173, strictPort: false },
   preview: { port: 4173, strictPort: true },
-  build: { target: 'es2022', sourcemap: true },
+  build: { target: 'es2022', sourcemap: true, chunkSizeWarningLimit: 8192 },
+  worker: { format: 'es', plugins: () => [platformLibrary()] },
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseApp, CLIENT } from '../core/analyze/__fixtures__/base-app';
 import { manifestCases } from '../core/manifest/__fixtures__/cases';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
@@ -135,6 +136,46 @@ describe('the platform command line', () => {
   });
 });
 
+describe('platform check and build on an app', () => {
+  it('checks the whole app: graphs, definition and types', async () => {
+    const dir = materialize('app-check', baseApp());
+    const { code, stdout } = await run(['check', dir]);
+    expect(code).toBe(0);
+    expect(stdout).toBe('✓ todo-app: manifest, module graphs, server definition, types checked (1 queries, 1 mutations, 1 endpoints), no errors.\n');
+  });
+
+  it('prints a type error with its location and the checker code', async () => {
+    const dir = materialize('app-typo', { ...baseApp(), 'src/client/main.tsx': CLIENT.replace("useQuery('todos.list'", "useQuery('todos.lisst'") });
+    const { code, stdout } = await run(['check', dir]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^src\/client\/main\.tsx:7:29: error DG1205: TS2345 Argument of type '"todos\.lisst"' is not assignable/m);
+  });
+
+  it('builds an artifact, then verifies it, then reports it stale after an edit', async () => {
+    const dir = materialize('app-build', baseApp());
+    const built = await run(['build', '--json', dir]);
+    expect(built.code).toBe(0);
+    const envelope = JSON.parse(built.stdout);
+    expect(envelope).toMatchObject({ command: 'build', ok: true, diagnostics: [], result: { files: 8 } });
+    expect(envelope.result.artifactId).toMatch(/^sha256:[0-9a-f]{64}$/);
+
+    const verified = await run(['build', '--verify', '--json', dir]);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, result: { artifactId: envelope.result.artifactId } });
+
+    writeFileSync(join(dir, 'src/client/main.tsx'), CLIENT.replace('Add</button>', 'Add it</button>'));
+    const stale = await run(['build', '--verify', dir]);
+    expect(stale.code).toBe(1);
+    expect(stale.stdout).toContain('error DG1705: The latest build is stale: src/client/main.tsx changed since it was built.');
+  });
+
+  it('refuses to verify when nothing was built', async () => {
+    const dir = materialize('app-unbuilt', baseApp());
+    const { code, stdout } = await run(['build', '--verify', '--json', dir]);
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout).diagnostics[0].code).toBe('DG1700');
+  });
+});
+
 describe('bin/platform.mjs, as a process', () => {
   const exec = promisify(execFile);
   const spawn = async (args: string[]) => {
@@ -165,6 +206,13 @@ describe('bin/platform.mjs, as a process', () => {
     const { code, stdout } = await spawn(['check', '--json', dir]);
     expect(code).toBe(1);
     expect(JSON.parse(stdout).diagnostics.map((d: { code: string }) => d.code)).toEqual(['DG1003']);
+  });
+
+  it('builds an app from a cold start', async () => {
+    const dir = materialize('bin-build', baseApp());
+    const { code, stdout } = await spawn(['build', dir]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^✓ built sha256:[0-9a-f]{64} \(8 files, client [\d.]+ KiB\)\n$/);
   });
 
   it('exits 2 for a bad invocation', async () => {

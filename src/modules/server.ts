@@ -475,20 +475,26 @@ export type ServerDefinition = {
 
 type ServerKey = keyof ServerDefinition;
 
-/** The policies a table admits: decided by whether its row has `ownerId` / `workspaceId` strings. */
-type PolicyFor<T extends string> = string extends TableName
-  ? Policy
+/**
+ * What a table must declare for the policy put on it: `ownedTable()` a required string `ownerId`,
+ * `workspaceTable()` a required string `workspaceId`. Only the policy actually used is checked, so
+ * the error names exactly what is missing.
+ */
+type PolicyCheck<T extends string, Used> = string extends TableName
+  ? unknown
   : T extends TableName
-    ?
-        | (App['tables'][T]['row'] extends { ownerId: string }
-            ? OwnedTablePolicy
-            : `ownedTable() needs a required string field ownerId on table ${T}`)
-        | (App['tables'][T]['row'] extends { workspaceId: string }
-            ? WorkspaceTablePolicy
-            : `workspaceTable() needs a required string field workspaceId on table ${T}`)
+    ? Used extends OwnedTablePolicy
+      ? App['tables'][T]['row'] extends { ownerId: string }
+        ? unknown
+        : `ownedTable() needs a required string field ownerId on table ${T}`
+      : Used extends WorkspaceTablePolicy
+        ? App['tables'][T]['row'] extends { workspaceId: string }
+          ? unknown
+          : `workspaceTable() needs a required string field workspaceId on table ${T}`
+        : unknown
     : `authPolicies names ${T}, which is not a table declared in app.manifest.json`;
 
-type PolicyChecks<P> = { [T in keyof P]: PolicyFor<T & string> };
+type PolicyChecks<P> = { [T in keyof P]: PolicyCheck<T & string, P[T]> };
 
 type EndpointChecks<E> = {
   [K in keyof E]: E[K] extends { readonly [routeTag]: infer Route }

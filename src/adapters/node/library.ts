@@ -2,18 +2,16 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { assembleLibrary, MODULE_FILES, type Library } from '../../core/build/library';
+import { assembleLibrary, MODULE_FILES, type Library } from '../../core/build/library.ts';
 
-const require = createRequire(import.meta.url);
-const ROOT = join(import.meta.dirname, '../../..');
+const CHECKOUT = join(import.meta.dirname, '../../..');
 let cached: Library | undefined;
 
-function packageRoot(name: string): string {
-  return dirname(require.resolve(`${name}/package.json`));
-}
-
-export function nodeLibrary(): Library {
-  if (cached) return cached;
+/** The Library of the checkout at `root` (this one by default): also what the playground's build embeds. */
+export function nodeLibrary(root: string = CHECKOUT): Library {
+  if (cached && root === CHECKOUT) return cached;
+  const require = createRequire(join(root, 'package.json'));
+  const packageRoot = (name: string) => dirname(require.resolve(`${name}/package.json`));
   const roots: Record<string, string> = { preact: packageRoot('preact'), typescript: packageRoot('typescript') };
   const readPackageFile = (path: string) => {
     const [name, ...rest] = path.split('/');
@@ -23,8 +21,9 @@ export function nodeLibrary(): Library {
       return undefined;
     }
   };
-  const moduleSources = Object.fromEntries(MODULE_FILES.map((name) => [name, readFileSync(join(ROOT, 'src/modules', name), 'utf8')])) as Record<(typeof MODULE_FILES)[number], string>;
-  const toolchainVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-  cached = assembleLibrary({ readPackageFile, moduleSources, toolchainVersion });
-  return cached;
+  const moduleSources = Object.fromEntries(MODULE_FILES.map((name) => [name, readFileSync(join(root, 'src/modules', name), 'utf8')])) as Record<(typeof MODULE_FILES)[number], string>;
+  const toolchainVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  const library = assembleLibrary({ readPackageFile, moduleSources, toolchainVersion });
+  if (root === CHECKOUT) cached = library;
+  return library;
 }

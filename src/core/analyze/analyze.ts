@@ -18,6 +18,19 @@ export interface AnalyzeOptions {
   typecheck: TypeCheckSession | false;
   /** Why npm packages cannot be installed in this host (the browser), for DG1208. */
   installUnavailable?: string;
+  /** A file to type-check first and time on its own: the one being edited. */
+  focus?: string;
+  /** The host's clock in milliseconds, for timings (the core has no clock of its own). */
+  now?: () => number;
+}
+
+export interface AnalysisTimings {
+  /** Manifest, graphs, dependencies, server definition, generated types. */
+  analyze: number;
+  /** Type-checking the focus file alone, right after the edit (0 without a focus). */
+  focusCheck: number;
+  /** Type-checking every reachable file, the focus file included. */
+  typecheck: number;
 }
 
 export interface Analysis {
@@ -30,16 +43,20 @@ export interface Analysis {
   /** Project source files the analysis read (project-relative path → text). */
   sources: Map<string, string>;
   diagnostics: Diagnostic[];
+  timings: AnalysisTimings;
 }
 
 const SOURCE = /\.(tsx?|jsx?|mjs|cjs|json)$/;
 
 export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): Promise<Analysis> {
+  const now = options.now ?? (() => 0);
+  const started = now();
+  const timings: AnalysisTimings = { analyze: 0, focusCheck: 0, typecheck: 0 };
   const generated = new Map<string, string>();
   const sources = new Map<string, string>();
   const { manifest, diagnostics: manifestDiagnostics } = await checkManifest(fs);
   const diagnostics: Diagnostic[] = [...manifestDiagnostics];
-  if (!manifest) return { generated, sources, diagnostics };
+  if (!manifest) return { generated, sources, diagnostics, timings: { ...timings, analyze: now() - started } };
 
   const project = await openProject(fs, manifest);
   const packageJson = await readPackageJson(project);
@@ -60,13 +77,23 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     if (text !== undefined) sources.set(path, text);
   }
 
+  timings.analyze = now() - started;
+
   if (options.typecheck !== false) {
+    const checking = now();
     const session = options.typecheck;
     const files = new Map(sources);
     for (const [path, text] of generated) files.set(path, text);
     session.sync(files);
     const reachable = [...new Set([...graph.zones.client, ...graph.zones.server, ...graph.zones.test])];
-    diagnostics.push(...withoutEchoes(session.check(reachable), diagnostics));
+    const focus = options.focus !== undefined && reachable.includes(options.focus) ? options.focus : undefined;
+    const typeErrors: Diagnostic[] = [];
+    if (focus !== undefined) {
+      typeErrors.push(...session.check([focus]));
+      timings.focusCheck = now() - checking;
+    }
+    typeErrors.push(...session.check(reachable.filter((f) => f !== focus)));
+    diagnostics.push(...withoutEchoes(typeErrors, diagnostics));
 
     const serverFiles = new Set(graph.zones.server);
     const consumers = reachable.filter((f) => !serverFiles.has(f));
@@ -79,8 +106,9 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
       session.sync(files);
     }
     attribute(diagnostics, serverFiles, new Set(consumers), permissive);
+    timings.typecheck = now() - checking;
   }
-  return { manifest, project, graph, operations: server.table, generated, sources, diagnostics };
+  return { manifest, project, graph, operations: server.table, generated, sources, diagnostics, timings };
 }
 
 /**

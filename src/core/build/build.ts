@@ -16,6 +16,8 @@ export interface Compiler {
   typecheck: TypeCheckSession;
   /** Why npm packages cannot be installed in this host, for DG1208. */
   installUnavailable?: string;
+  /** The host's clock in milliseconds, for timings. */
+  now?: () => number;
 }
 
 export interface BuildOutcome {
@@ -25,16 +27,21 @@ export interface BuildOutcome {
   files?: Map<string, Uint8Array>;
   sizes?: { clientBytes: number; appShareBytes: number };
   diagnostics: Diagnostic[];
+  /** Milliseconds spent bundling (0 when bundling did not run). */
+  bundleTime: number;
 }
 
 /** Analyses and bundles a project, and makes its artifact (in memory). */
-export async function compileProject(fs: WritableFileSystem, compiler: Compiler): Promise<BuildOutcome> {
-  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: compiler.typecheck, installUnavailable: compiler.installUnavailable });
+export async function compileProject(fs: WritableFileSystem, compiler: Compiler, options: { focus?: string } = {}): Promise<BuildOutcome> {
+  const now = compiler.now ?? (() => 0);
+  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now });
   const diagnostics = [...analysis.diagnostics];
-  if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) return { analysis, diagnostics };
+  if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) return { analysis, diagnostics, bundleTime: 0 };
+  const bundling = now();
   const bundle = await bundleProject(compiler.esbuild, compiler.library, analysis.project);
+  const bundleTime = now() - bundling;
   diagnostics.push(...bundle.diagnostics);
-  if (hasErrors(diagnostics)) return { analysis, diagnostics, sizes: bundle.sizes };
+  if (hasErrors(diagnostics)) return { analysis, diagnostics, sizes: bundle.sizes, bundleTime };
   const { id, record } = makeArtifact(
     {
       name: analysis.manifest.name,
@@ -44,7 +51,7 @@ export async function compileProject(fs: WritableFileSystem, compiler: Compiler)
     },
     bundle.files,
   );
-  return { analysis, id, record, files: bundle.files, sizes: bundle.sizes, diagnostics };
+  return { analysis, id, record, files: bundle.files, sizes: bundle.sizes, diagnostics, bundleTime };
 }
 
 /** `platform build`: compile, write the artifact and the generated types, then verify what was written. */

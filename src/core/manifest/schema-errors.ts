@@ -1,6 +1,6 @@
 /** Validates a manifest value against the JSON Schema and turns ajv's errors into DG1002/DG1003 diagnostics. */
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
-import schema from '../../../public/app.manifest.schema.json';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import schema from '../../../public/app.manifest.schema.json' with { type: 'json' };
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import { didYouMean } from '../text/suggest';
 import { formatPath, type JsonDocument, type JsonPath } from './json-document';
