@@ -2,12 +2,19 @@ import { expect, test } from '@playwright/test';
 import { nodeCompiler } from '../src/adapters/node/compiler';
 import { baseApp, CLIENT, SERVER } from '../src/core/analyze/__fixtures__/base-app';
 import { compileProject } from '../src/core/build/build';
+import type { Diagnostic } from '../src/core/diagnostics';
 import { MemoryFileSystem } from '../src/core/fs';
+
+/** What the page exposes as `globalThis.__platformCompiler` (src/ui/compiler-client.ts). */
+interface PageCompiler {
+  ready: Promise<unknown>;
+  compile(files: Record<string, string>, mode: 'build'): Promise<{ artifactId?: string; diagnostics: Diagnostic[]; files?: Record<string, Uint8Array> } | undefined>;
+}
 
 /** Compiles files in the page's compiler worker (esbuild-wasm and TypeScript in a Web Worker). */
 async function compileInBrowser(page: import('@playwright/test').Page, files: Record<string, string>) {
   return page.evaluate(async (project) => {
-    const compiler = globalThis.__platformCompiler!;
+    const compiler = (globalThis as unknown as { __platformCompiler: PageCompiler }).__platformCompiler;
     await compiler.ready;
     const result = await compiler.compile(project, 'build');
     return { id: result?.artifactId, diagnostics: result?.diagnostics, files: Object.keys(result?.files ?? {}).sort() };
