@@ -6,6 +6,10 @@ import { dirname, join } from 'node:path';
 import { MemoryFileSystem } from '../src/core/fs';
 import { checkManifest, validateManifestText } from '../src/core/manifest';
 import { FULL_MANIFEST } from '../src/core/manifest/__fixtures__/cases';
+import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
+import { browserCompilerRows, openPlayground } from './browser';
+import { compilerRows, stopCompilers } from './compiler';
+import { benchProjects } from './projects';
 import { median, percentile, printTable, time, type Row } from './stats';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -38,9 +42,9 @@ for (let i = 0; i < 500; i++) {
 }
 rows.push({ name: 'checkManifest over MemoryFileSystem p50', value: median(checks), unit: 'ms' });
 
-// The CLI as a process: Node start, tsx, the core, one check.
+// The CLI as a process: Node start, tsx, the core, one full check (graphs, definition, types) of an app.
 const work = mkdtempSync(join(tmpdir(), 'platform-bench-'));
-for (const [path, text] of Object.entries({ 'app.manifest.json': manifestText, 'src/client/main.tsx': '', 'src/server/index.ts': '', 'public/favicon.svg': '' })) {
+for (const [path, text] of Object.entries(baseApp())) {
   mkdirSync(dirname(join(work, path)), { recursive: true });
   writeFileSync(join(work, path), text);
 }
@@ -49,8 +53,24 @@ for (let i = 0; i < 7; i++) cli.push(time(() => execFileSync(process.execPath, [
 const bare: number[] = [];
 for (let i = 0; i < 7; i++) bare.push(time(() => execFileSync(process.execPath, ['-e', '0'])));
 rmSync(work, { recursive: true, force: true });
-rows.push({ name: '`platform check --json` wall time p50 (process)', value: median(cli), unit: 'ms' });
+rows.push({ name: '`platform check --json` of the fixture app, wall time p50 (process)', value: median(cli), unit: 'ms' });
 rows.push({ name: 'baseline: `node -e 0` wall time p50', value: median(bare), unit: 'ms' });
 rows.push({ name: 'CLI check / bare node start', value: median(cli) / median(bare), unit: 'x' });
 
 printTable('Foundation: manifest and CLI', rows);
+
+// The compiler, in Node and in the browser worker, for each project.
+const projects = benchProjects();
+for (const project of projects) printTable(`Compiler in Node: ${project.name}`, await compilerRows(project));
+await stopCompilers();
+
+const playground = await openPlayground();
+try {
+  printTable(
+    'Compiler worker start-up in Chromium',
+    Object.entries(playground.startup).map(([name, value]) => ({ name: `worker start-up: ${name}`, value, unit: 'ms' as const })),
+  );
+  for (const project of projects) printTable(`Compiler worker in Chromium: ${project.name}`, await browserCompilerRows(playground.page, project));
+} finally {
+  await playground.close();
+}

@@ -8,6 +8,7 @@ import wasmURL from 'esbuild-wasm/esbuild.wasm?url';
 import embedded from 'virtual:platform-library';
 import { analyzeProject } from '../src/core/analyze/analyze';
 import { compileProject, type Compiler } from '../src/core/build/build';
+import { Bundler } from '../src/core/build/bundle';
 import type { Library } from '../src/core/build/library';
 import { TypeCheckSession } from '../src/core/build/typecheck';
 import { MemoryFileSystem } from '../src/core/fs';
@@ -35,7 +36,8 @@ const compiler: Promise<Compiler> = (async () => {
     type: 'ready',
     startup: { library: libraryReady - started, esbuild: esbuildDone - started, typescript: typescriptReady - libraryReady, total: performance.now() - started },
   });
-  return { esbuild: { build: esbuild.build, version: esbuild.version }, library, typecheck, installUnavailable: INSTALL_UNAVAILABLE, now: () => performance.now() };
+  const api = { build: esbuild.build, context: esbuild.context, version: esbuild.version };
+  return { esbuild: api, library, typecheck, bundler: new Bundler(api, library), installUnavailable: INSTALL_UNAVAILABLE, now: () => performance.now() };
 })();
 
 compiler.catch((error: unknown) => post({ type: 'startup-failed', message: error instanceof Error ? error.message : String(error) }));
@@ -50,7 +52,7 @@ async function run(request: Extract<CompilerRequest, { type: 'compile' }>): Prom
       post({ type: 'result', id: request.id, diagnostics: analysis.diagnostics, timings: { ...analysis.timings, bundle: 0, total: performance.now() - started } });
       return;
     }
-    const outcome = await compileProject(fs, host, { focus: request.focus });
+    const outcome = await compileProject(fs, host, { focus: request.focus, targets: request.mode === 'preview' ? ['client', 'server'] : undefined });
     const files = outcome.files ? Object.fromEntries(outcome.files) : undefined;
     post(
       { type: 'result', id: request.id, diagnostics: outcome.diagnostics, artifactId: outcome.id, files, timings: { ...outcome.analysis.timings, bundle: outcome.bundleTime, total: performance.now() - started } },

@@ -1,7 +1,8 @@
 /** Messages between the playground and the compiler worker. Structured-clone-safe; tagged by `type`. */
 import type { Diagnostic } from '../../src/core/diagnostics';
 
-export type CompileMode = 'check' | 'build';
+/** `check`: no bundling; `preview`: client and server bundles; `build`: every bundle and the artifact. */
+export type CompileMode = 'check' | 'preview' | 'build';
 
 export type CompilerRequest =
   | {

@@ -4,7 +4,7 @@ import type { FileSystem } from '../fs';
 import { checkManifest, MANIFEST_FILE, type Manifest } from '../manifest';
 import type { Library } from '../build/library';
 import type { TypeCheckSession } from '../build/typecheck';
-import { APP_TYPES_FILE, generateAppTypes, generateUntypedDeclarations, UNTYPED_FILE } from './app-types';
+import { APP_TYPES_FILE, generateAppTypes, generateUntypedDeclarations, SERVER_DECLARATIONS_ROOT, UNTYPED_FILE } from './app-types';
 import { attribute, contractBreakers, locationKey } from './attribution';
 import { checkDependencies } from './dependencies';
 import { buildModuleGraph, readPackageJson, type ModuleGraph } from './graph';
@@ -84,6 +84,14 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     const session = options.typecheck;
     const files = new Map(sources);
     for (const [path, text] of generated) files.set(path, text);
+    session.sync(files);
+    // The contract is typed from the server zone's declarations, emitted again only when the server
+    // zone or the generated table types changed.
+    for (const [path, text] of session.emitDeclarations(graph.zones.server, [APP_TYPES_FILE])) {
+      const target = `${SERVER_DECLARATIONS_ROOT}/${path}`;
+      generated.set(target, text);
+      files.set(target, text);
+    }
     session.sync(files);
     const reachable = [...new Set([...graph.zones.client, ...graph.zones.server, ...graph.zones.test])];
     const focus = options.focus !== undefined && reachable.includes(options.focus) ? options.focus : undefined;

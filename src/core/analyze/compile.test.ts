@@ -65,3 +65,27 @@ describe('compiler golden cases: fixture projects in, diagnostics out', () => {
     });
   }
 });
+
+describe('a warm session follows edits', () => {
+  it('retypes the client when the server changes a result, and again when it changes back', async () => {
+    const fs = new MemoryFileSystem(baseApp());
+    const check = async () => (await analyzeProject(fs, { library, typecheck: session, focus: 'src/client/main.tsx' })).diagnostics;
+    expect(await check()).toEqual([]);
+    const server = baseApp()['src/server/index.ts']!;
+    fs.write('src/server/index.ts', server.replace('return rows.map((row) => ({ id: row.id, title: row.title, done: row.done }));', 'return rows.length;'));
+    const broken = await check();
+    expect(broken).toEqual([
+      expect.objectContaining({ code: 'DG1205', file: 'src/client/main.tsx', message: expect.stringContaining("Property 'map' does not exist on type 'number'") }),
+      expect.objectContaining({ code: 'DG1205', file: 'src/client/main.tsx', message: expect.stringContaining("Parameter 'todo' implicitly has an 'any' type") }),
+    ]);
+    fs.write('src/server/index.ts', server);
+    expect(await check()).toEqual([]);
+  });
+
+  it('writes the server declarations the contract is typed from', async () => {
+    const analysis = await analyzeProject(new MemoryFileSystem(baseApp()), { library, typecheck: session });
+    const declaration = analysis.generated.get('.platform/types/server/src/server/index.d.ts');
+    expect(declaration).toContain("readonly 'todos.list': import(\"platform/server\").QueryDescriptor<{}, {");
+    expect(analysis.generated.get('.platform/types/app.d.ts')).toContain('server: typeof import("./server/src/server/index").default;');
+  });
+});

@@ -4,7 +4,7 @@ import { hasErrors, type Diagnostic } from '../diagnostics';
 import type { WritableFileSystem } from '../fs';
 import ts from 'typescript';
 import { hashSources, makeArtifact, verifyLatest, writeArtifact, type ArtifactRecord } from './artifact';
-import { bundleProject } from './bundle';
+import { ALL_TARGETS, bundleProject, type Bundler, type BuildTarget } from './bundle';
 import type { EsbuildApi } from './esbuild-types';
 import type { Library } from './library';
 import type { TypeCheckSession } from './typecheck';
@@ -18,6 +18,8 @@ export interface Compiler {
   installUnavailable?: string;
   /** The host's clock in milliseconds, for timings. */
   now?: () => number;
+  /** A long-lived bundler whose esbuild contexts make rebuilds incremental; one is made per build without it. */
+  bundler?: Bundler;
 }
 
 export interface BuildOutcome {
@@ -31,17 +33,26 @@ export interface BuildOutcome {
   bundleTime: number;
 }
 
-/** Analyses and bundles a project, and makes its artifact (in memory). */
-export async function compileProject(fs: WritableFileSystem, compiler: Compiler, options: { focus?: string } = {}): Promise<BuildOutcome> {
+export interface CompileOptions {
+  /** A file to type-check first (the one being edited). */
+  focus?: string;
+  /** What to bundle: everything for an artifact (the default), client and server for a preview. */
+  targets?: readonly BuildTarget[];
+}
+
+/** Analyses and bundles a project, and makes its artifact (in memory) when every target was bundled. */
+export async function compileProject(fs: WritableFileSystem, compiler: Compiler, options: CompileOptions = {}): Promise<BuildOutcome> {
   const now = compiler.now ?? (() => 0);
   const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now });
   const diagnostics = [...analysis.diagnostics];
   if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) return { analysis, diagnostics, bundleTime: 0 };
   const bundling = now();
-  const bundle = await bundleProject(compiler.esbuild, compiler.library, analysis.project);
+  const targets = options.targets ?? ALL_TARGETS;
+  const bundle = compiler.bundler ? await compiler.bundler.bundle(analysis.project, targets) : await bundleProject(compiler.esbuild, compiler.library, analysis.project, targets);
   const bundleTime = now() - bundling;
   diagnostics.push(...bundle.diagnostics);
   if (hasErrors(diagnostics)) return { analysis, diagnostics, sizes: bundle.sizes, bundleTime };
+  if (ALL_TARGETS.some((t) => !targets.includes(t))) return { analysis, diagnostics, files: bundle.files, sizes: bundle.sizes, bundleTime };
   const { id, record } = makeArtifact(
     {
       name: analysis.manifest.name,

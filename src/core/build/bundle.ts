@@ -9,7 +9,7 @@ import { normalizeProjectPath } from '../fs';
 import { resolveRelative } from '../analyze/graph';
 import { assetKind, isNodeBuiltin, PLATFORM_MODULES, RENDERER_ENTRYPOINTS } from '../analyze/packages';
 import { listFiles, type Project } from '../analyze/project';
-import type { EsbuildApi, Message, Metafile, Plugin } from './esbuild-types';
+import type { BuildContext, BuildOptions, EsbuildApi, Message, Metafile, Plugin } from './esbuild-types';
 import { PLATFORM_MODULES_ROOT, type Library } from './library';
 import { resolvePackage } from './resolve-package';
 
@@ -32,7 +32,8 @@ export interface BundleResult {
   diagnostics: Diagnostic[];
 }
 
-type BuildTarget = 'client' | 'server' | 'test';
+export type BuildTarget = 'client' | 'server' | 'test';
+export const ALL_TARGETS: readonly BuildTarget[] = ['client', 'server', 'test'];
 
 function loaderFor(path: string): 'ts' | 'tsx' | 'js' | 'jsx' | 'json' | 'css' | 'file' | 'text' {
   if (path.endsWith('.tsx')) return 'tsx';
@@ -64,11 +65,13 @@ function libraryRelative(library: Library, importer: string, specifier: string):
   return ['', '.ts', '.mjs', '.js'].map((ext) => joined + ext).find((candidate) => library.files.has(candidate));
 }
 
+/** What a build's plugin reads: swapped before each rebuild, so one esbuild context serves many builds. */
 interface PluginState {
+  fs: FileSystem;
   builtinsFromDependencies: Array<{ specifier: string; importer: string }>;
 }
 
-function platformPlugin(fs: FileSystem, library: Library, target: BuildTarget, state: PluginState): Plugin {
+function platformPlugin(library: Library, target: BuildTarget, state: PluginState): Plugin {
   return {
     name: 'platform',
     setup(build) {
@@ -81,7 +84,7 @@ function platformPlugin(fs: FileSystem, library: Library, target: BuildTarget, s
             return path ? { path, namespace: 'lib' } : { errors: [{ text: `Cannot resolve ${specifier} in the platform library` }] };
           }
         } else if (specifier.startsWith('.')) {
-          const resolved = await resolveRelative({ fs }, args.importer, specifier);
+          const resolved = await resolveRelative({ fs: state.fs }, args.importer, specifier);
           if (resolved.path) return { path: resolved.path, namespace: 'app' };
           return { errors: [{ text: `Could not resolve "${specifier}"` }] };
         }
@@ -97,11 +100,11 @@ function platformPlugin(fs: FileSystem, library: Library, target: BuildTarget, s
           if (args.importer.startsWith('node_modules/')) state.builtinsFromDependencies.push({ specifier, importer: args.importer });
           return { errors: [{ text: `"${specifier}" is a server-runtime built-in module` }] };
         }
-        const path = await resolvePackage(fs, specifier);
+        const path = await resolvePackage(state.fs, specifier);
         return path ? { path, namespace: 'app' } : { errors: [{ text: `Could not resolve "${specifier}"` }] };
       });
       build.onLoad({ filter: /.*/, namespace: 'app' }, async (args) => {
-        const contents = await fs.readBytes(args.path);
+        const contents = await state.fs.readBytes(args.path);
         if (contents === undefined) return { errors: [{ text: `Cannot read ${args.path}` }] };
         return { contents, loader: loaderFor(args.path) };
       });
@@ -144,63 +147,125 @@ export function generateIndexHtml(project: Project, hasCss: boolean): string {
   return `<!doctype html>\n<html lang="${escapeHtml(app.language ?? 'en')}">\n  <head>\n    ${head.join('\n    ')}\n  </head>\n  <body>\n    <div id="app"></div>\n  </body>\n</html>\n`;
 }
 
-export async function bundleProject(esbuild: EsbuildApi, library: Library, project: Project): Promise<BundleResult> {
-  const { fs } = project;
-  const files = new Map<string, Uint8Array>();
-  const diagnostics: Diagnostic[] = [];
-  const state: PluginState = { builtinsFromDependencies: [] };
-  let clientMeta: Metafile | undefined;
+function stem(path: string): string {
+  return path.replace(/\.[^./]+$/, '');
+}
 
-  const run = async (target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, outdir: string) => {
-    const client = target === 'client';
-    try {
-      const result = await esbuild.build({
-        entryPoints,
-        bundle: true,
-        write: false,
-        // Fixed, so metafile keys and source-map paths are the same on every host.
-        absWorkingDir: '/',
-        outdir: `/out/${outdir}`,
-        assetNames: 'assets/[name]-[hash]',
-        ...(client ? { publicPath: CLIENT_ASSET_PREFIX } : {}),
-        format: 'esm',
-        platform: client ? 'browser' : 'neutral',
-        target: 'es2022',
-        minify: client,
-        jsx: 'automatic',
-        jsxImportSource: 'preact',
-        sourcemap: 'external',
-        sourcesContent: !client,
-        metafile: true,
-        legalComments: 'none',
-        charset: 'utf8',
-        logLevel: 'silent',
-        define: { 'process.env.NODE_ENV': '"production"' },
-        plugins: [platformPlugin(fs, library, target, state)],
-      });
-      for (const output of result.outputFiles) files.set(output.path.slice('/out/'.length), output.contents);
-      if (client) clientMeta = result.metafile;
-      for (const warning of result.warnings) if (warning.text.includes('DG')) diagnostics.push(messageToDiagnostic(warning, target));
-    } catch (error) {
-      const failure = error as { errors?: Message[] };
-      const messages = failure.errors ?? [];
-      if (!messages.length) throw error;
-      for (const message of messages) {
-        const builtin = state.builtinsFromDependencies.find((b) => message.text.includes(`"${b.specifier}"`));
-        if (builtin) {
-          diagnostics.push(diagnostic('DG1502', `The dependency file ${builtin.importer} imports the server-runtime built-in "${builtin.specifier}".`, { hint: 'Choose a package that runs in browsers and workers, or one with a browser build.' }));
-        } else {
-          diagnostics.push(messageToDiagnostic(message, target));
+function buildOptions(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, plugin: Plugin): BuildOptions & { write: false; metafile: true } {
+  const client = target === 'client';
+  return {
+    entryPoints,
+    bundle: true,
+    write: false,
+    // Fixed, so metafile keys and source-map paths are the same on every host.
+    absWorkingDir: '/',
+    outdir: `/out/${client ? 'client' : target === 'server' ? 'server' : 'tests'}`,
+    assetNames: 'assets/[name]-[hash]',
+    ...(client ? { publicPath: CLIENT_ASSET_PREFIX } : {}),
+    format: 'esm',
+    platform: client ? 'browser' : 'neutral',
+    target: 'es2022',
+    minify: client,
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    sourcemap: 'external',
+    sourcesContent: !client,
+    metafile: true,
+    legalComments: 'none',
+    charset: 'utf8',
+    logLevel: 'silent',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    plugins: [plugin],
+  };
+}
+
+/**
+ * Bundles projects with one esbuild context per target, kept between builds: a rebuild re-reads every
+ * file through the plugin but re-parses only what changed. The playground's compiler worker keeps one;
+ * the CLI makes one per command.
+ */
+export class Bundler {
+  readonly #esbuild: EsbuildApi;
+  readonly #library: Library;
+  readonly #contexts = new Map<BuildTarget, { key: string; context: Promise<BuildContext<BuildOptions & { write: false; metafile: true }>>; state: PluginState }>();
+
+  constructor(esbuild: EsbuildApi, library: Library) {
+    this.#esbuild = esbuild;
+    this.#library = library;
+  }
+
+  async #context(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, fs: FileSystem) {
+    const key = JSON.stringify(entryPoints);
+    let entry = this.#contexts.get(target);
+    if (entry && entry.key !== key) {
+      void (await entry.context).dispose();
+      entry = undefined;
+    }
+    if (!entry) {
+      const state: PluginState = { fs, builtinsFromDependencies: [] };
+      entry = { key, state, context: this.#esbuild.context(buildOptions(target, entryPoints, platformPlugin(this.#library, target, state))) };
+      this.#contexts.set(target, entry);
+    }
+    entry.state.fs = fs;
+    entry.state.builtinsFromDependencies = [];
+    return entry;
+  }
+
+  /** Bundles the given targets of a project (all three for an artifact; client and server for a preview). */
+  async bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS): Promise<BundleResult> {
+    const { fs } = project;
+    const files = new Map<string, Uint8Array>();
+    const diagnostics: Diagnostic[] = [];
+    let clientMeta: Metafile | undefined;
+    const entries: Record<BuildTarget, Array<{ in: string; out: string }>> = {
+      client: [{ in: project.clientEntry, out: 'app' }],
+      server: [{ in: project.serverEntry, out: 'index' }],
+      test: project.testFiles.map((f) => ({ in: f, out: stem(f.slice('tests/'.length)) })),
+    };
+    const run = async (target: BuildTarget) => {
+      if (entries[target].length === 0) return;
+      const { context, state } = await this.#context(target, entries[target], fs);
+      try {
+        const result = await (await context).rebuild();
+        for (const output of result.outputFiles ?? []) files.set(output.path.slice('/out/'.length), output.contents);
+        if (target === 'client') clientMeta = result.metafile;
+      } catch (error) {
+        const messages = (error as { errors?: Message[] }).errors ?? [];
+        if (!messages.length) throw error;
+        for (const message of messages) {
+          const builtin = state.builtinsFromDependencies.find((b) => message.text.includes(`"${b.specifier}"`));
+          if (builtin) {
+            diagnostics.push(diagnostic('DG1502', `The dependency file ${builtin.importer} imports the server-runtime built-in "${builtin.specifier}".`, { hint: 'Choose a package that runs in browsers and workers, or one with a browser build.' }));
+          } else {
+            diagnostics.push(messageToDiagnostic(message, target));
+          }
         }
       }
-    }
-  };
+    };
+    await Promise.all(targets.map(run));
+    return finish(project, files, diagnostics, clientMeta);
+  }
 
-  const stem = (path: string) => path.replace(/\.[^./]+$/, '');
-  await run('client', [{ in: project.clientEntry, out: 'app' }], 'client');
-  await run('server', [{ in: project.serverEntry, out: 'index' }], 'server');
-  if (project.testFiles.length) await run('test', project.testFiles.map((f) => ({ in: f, out: stem(f.slice('tests/'.length)) })), 'tests');
+  async dispose(): Promise<void> {
+    const contexts = [...this.#contexts.values()];
+    this.#contexts.clear();
+    await Promise.all(contexts.map(async (entry) => (await entry.context).dispose()));
+  }
+}
 
+/** Bundles every target once, with contexts made and disposed for this call. */
+export async function bundleProject(esbuild: EsbuildApi, library: Library, project: Project, targets: readonly BuildTarget[] = ALL_TARGETS): Promise<BundleResult> {
+  const bundler = new Bundler(esbuild, library);
+  try {
+    return await bundler.bundle(project, targets);
+  } finally {
+    await bundler.dispose();
+  }
+}
+
+/** Public files, the generated document, and the size and renderer checks over what esbuild produced. */
+async function finish(project: Project, files: Map<string, Uint8Array>, diagnostics: Diagnostic[], clientMeta: Metafile | undefined): Promise<BundleResult> {
+  const { fs } = project;
   // Public files: served at /, so they may not claim the generated document or a reserved prefix.
   for (const path of await listFiles(fs, 'public')) {
     const served = path.slice('public/'.length);

@@ -2,9 +2,9 @@
  * Type checking with TypeScript 6 over a virtual file system: the platform's library plus the app's
  * files under /app. A session is kept warm, so re-checking after a one-file edit is incremental.
  */
-import { createSystem, createVirtualTypeScriptEnvironment, type VirtualTypeScriptEnvironment } from '@typescript/vfs';
 import ts from 'typescript';
 import { diagnostic, type Diagnostic } from '../diagnostics';
+import { MemoryLanguageServiceHost } from './language-service-host';
 import { APP_ROOT, ASSET_DECLARATIONS_FILE, libFileName, TYPESCRIPT_LIBS, type Library } from './library';
 
 export const COMPILER_OPTIONS: ts.CompilerOptions = {
@@ -14,7 +14,9 @@ export const COMPILER_OPTIONS: ts.CompilerOptions = {
   lib: TYPESCRIPT_LIBS.map(libFileName),
   types: [],
   strict: true,
-  noEmit: true,
+  // Nothing is written; declarations are emitted on request for the server zone (the generated contract).
+  declaration: true,
+  emitDeclarationOnly: true,
   skipLibCheck: true,
   isolatedModules: true,
   allowImportingTsExtensions: true,
@@ -49,36 +51,29 @@ function messageOf(d: ts.Diagnostic): string {
 }
 
 export class TypeCheckSession {
-  readonly #library: Library;
-  #env: VirtualTypeScriptEnvironment | undefined;
-  /** App files in the environment: project-relative path → text. */
+  readonly #host: MemoryLanguageServiceHost;
+  readonly #service: ts.LanguageService;
+  /** App files in the session: project-relative path → text. */
   readonly #files = new Map<string, string>();
+  /** The last declarations emitted, and the texts they were emitted from. */
+  #declarations: { key: string; files: Map<string, string> } | undefined;
 
   constructor(library: Library) {
-    this.#library = library;
+    this.#host = new MemoryLanguageServiceHost(COMPILER_OPTIONS, APP_ROOT);
+    for (const [path, text] of library.files) this.#host.set(path, text, path === ASSET_DECLARATIONS_FILE);
+    this.#service = ts.createLanguageService(this.#host, ts.createDocumentRegistry());
   }
 
-  /** Makes the environment hold exactly these app files (project-relative path → text). */
+  /** Makes the session hold exactly these app files (project-relative path → text). */
   sync(files: ReadonlyMap<string, string>): void {
-    const wanted = new Map([...files].filter(([path]) => CHECKED.test(path)));
-    if (!this.#env) {
-      const fsMap = new Map(this.#library.files);
-      for (const [path, text] of wanted) fsMap.set(toVirtual(path), text);
-      this.#env = createVirtualTypeScriptEnvironment(createSystem(fsMap), [ASSET_DECLARATIONS_FILE, ...[...wanted.keys()].map(toVirtual)], ts, COMPILER_OPTIONS);
-      for (const [path, text] of wanted) this.#files.set(path, text);
-      return;
-    }
-    const env = this.#env;
-    for (const [path, text] of wanted) {
-      const current = this.#files.get(path);
-      if (current === text) continue;
-      if (current === undefined) env.createFile(toVirtual(path), text);
-      else env.updateFile(toVirtual(path), text);
+    for (const [path, text] of files) {
+      if (!CHECKED.test(path) || this.#files.get(path) === text) continue;
+      this.#host.set(toVirtual(path), text, true);
       this.#files.set(path, text);
     }
     for (const path of [...this.#files.keys()]) {
-      if (!wanted.has(path)) {
-        env.deleteFile(toVirtual(path));
+      if (!files.has(path)) {
+        this.#host.delete(toVirtual(path));
         this.#files.delete(path);
       }
     }
@@ -92,20 +87,19 @@ export class TypeCheckSession {
     const scratch = '.platform/warm.ts';
     this.sync(new Map([[scratch, "import type {} from 'platform/server';\nexport const warm: number = 1;\n"]]));
     this.check([scratch]);
+    this.sync(new Map());
   }
 
   /** DG1205 for every syntax and type error in the given project files. */
   check(paths: readonly string[]): Diagnostic[] {
-    const env = this.#env;
-    if (!env) return [];
     const out: Diagnostic[] = [];
     for (const path of paths) {
       if (!this.#files.has(path)) continue;
       const file = toVirtual(path);
-      const found = [...env.languageService.getSyntacticDiagnostics(file), ...env.languageService.getSemanticDiagnostics(file)];
+      const found = [...this.#service.getSyntacticDiagnostics(file), ...this.#service.getSemanticDiagnostics(file)];
       for (const d of found) {
         if (d.category !== ts.DiagnosticCategory.Error) continue;
-        const source = d.file ?? env.getSourceFile(file);
+        const source = d.file ?? this.#service.getProgram()?.getSourceFile(file);
         const span = source && d.start !== undefined ? source.getLineAndCharacterOfPosition(d.start) : undefined;
         const message = `TS${d.code} ${messageOf(d)}`;
         out.push(
@@ -120,13 +114,28 @@ export class TypeCheckSession {
     return out;
   }
 
-  /** The syntax tree the checker holds for a project file (for attribution). */
-  sourceFile(path: string): ts.SourceFile | undefined {
-    return this.#env?.getSourceFile(toVirtual(path));
+  /**
+   * TypeScript declarations of the given project files (keyed by the declaration's project-relative
+   * path), as the compiler would emit them. Emitting type-checks those files, so the result is kept
+   * until one of them, or one of the files in `dependsOn`, changes.
+   */
+  emitDeclarations(paths: readonly string[], dependsOn: readonly string[] = []): Map<string, string> {
+    const key = JSON.stringify([...paths, ...dependsOn].map((path) => [path, this.#files.get(path)]));
+    if (this.#declarations?.key === key) return this.#declarations.files;
+    const out = new Map<string, string>();
+    for (const path of paths) {
+      if (!this.#files.has(path) || !/\.(tsx?|mts|cts)$/.test(path)) continue;
+      for (const file of this.#service.getEmitOutput(toVirtual(path), true).outputFiles) {
+        const relative = fromVirtual(file.name);
+        if (relative !== undefined) out.set(relative, file.text);
+      }
+    }
+    this.#declarations = { key, files: out };
+    return out;
   }
 
-  /** The type of a handler's result, printed, for the contract. */
-  program(): ts.Program | undefined {
-    return this.#env?.languageService.getProgram();
+  /** The language service, for editor features (completions, hover) over the same program. */
+  get service(): ts.LanguageService {
+    return this.#service;
   }
 }

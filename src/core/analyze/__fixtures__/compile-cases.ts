@@ -44,6 +44,7 @@ const client = (from: string, to: string) => CLIENT.replace(from, to);
 
 export const compileCases: CompileCase[] = [
   { name: 'valid: the base app', files: {}, expected: [], bundle: true },
+  { name: 'valid: an empty file imported for its effect', files: { 'src/shared/empty.ts': '', 'src/client/main.tsx': `import '../shared/empty';\n${CLIENT}` }, expected: [], bundle: true },
 
   // Module graph and zones
   { name: 'DG1201: client imports server code', files: { 'src/server/db.ts': 'export const x = 1;\n', 'src/client/main.tsx': `import { x } from '../server/db';\nconsole.log(x);\n${CLIENT}` }, expected: [{ code: 'DG1201', file: 'src/client/main.tsx', at: "'../server/db'" }] },
