@@ -1,0 +1,46 @@
+/** The SqlDriver over sql.js (SQLite compiled to wasm), the same in Node and in the browser. */
+import type { Database, SqlJsStatic } from 'sql.js';
+import type { SqlDriver, SqlDriverFactory, SqlValue } from '../../core/runtime/sql-driver';
+
+export class SqlJsDriver implements SqlDriver {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+    // Foreign keys are off by default in SQLite; the manifest's ref actions need them.
+    this.#db.exec('PRAGMA foreign_keys = ON');
+  }
+
+  exec(sql: string, params: readonly SqlValue[] = []): void {
+    if (params.length === 0) this.#db.exec(sql);
+    else this.#db.run(sql, params as SqlValue[] as never);
+  }
+
+  all(sql: string, params: readonly SqlValue[] = []): Array<Record<string, SqlValue>> {
+    const statement = this.#db.prepare(sql);
+    try {
+      statement.bind(params as never);
+      const rows: Array<Record<string, SqlValue>> = [];
+      while (statement.step()) rows.push(statement.getAsObject() as Record<string, SqlValue>);
+      return rows;
+    } finally {
+      statement.free();
+    }
+  }
+
+  changes(): number {
+    return this.#db.getRowsModified();
+  }
+
+  export(): Uint8Array {
+    return this.#db.export();
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
+
+export function sqlJsFactory(SQL: SqlJsStatic): SqlDriverFactory {
+  return (file) => new SqlJsDriver(file ? new SQL.Database(file) : new SQL.Database());
+}
