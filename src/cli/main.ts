@@ -30,6 +30,14 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
       project: (directory) => new NodeFileSystem(resolve(cwd, directory)),
       // Loaded on first use: TypeScript and esbuild are not needed to explain a code.
       compiler: io.compiler ?? (async () => (compiler ??= (await import('../adapters/node/compiler')).nodeCompiler())),
+      runTests: (prepared, options) => ({
+        async *[Symbol.asyncIterator]() {
+          const { runTestsInNode } = await import('../adapters/node/test-host');
+          yield* runTestsInNode(prepared, options);
+        },
+      }),
+      templates: async () => (await import('../adapters/node/templates')).nodeTemplates(),
+      print: (text) => stdout.write(`${text}\n`),
     });
     if (result.output) stdout.write(`${result.output}\n`);
     return result.exitCode;

@@ -117,7 +117,8 @@ export interface StoredObjectMetadata {
 
 /** A stored object with its bytes (`get`). */
 export interface StoredObject extends StoredObjectMetadata {
-  bytes: Uint8Array;
+  /** ArrayBuffer-backed, so it can be a Response body as it is. */
+  bytes: Uint8Array<ArrayBuffer>;
 }
 
 /** What `put` answers. An interface: a receipt must not be returned directly from a handler. */

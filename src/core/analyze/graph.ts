@@ -25,6 +25,8 @@ export interface ModuleGraph {
   zones: Record<Zone, string[]>;
   /** Parsed source files by path. */
   sources: Map<string, ts.SourceFile>;
+  /** The project files each file imports (the relative imports that resolved). */
+  edges: Map<string, string[]>;
   /** Packages imported (other than the platform's and the renderer), by zone. */
   packages: PackageUse[];
   /** Stylesheets and media the client imports (bundled by the client build). */
@@ -67,7 +69,7 @@ export async function resolveRelative(project: Pick<Project, 'fs'>, from: string
 }
 
 export async function buildModuleGraph(project: Project, packageJson?: PackageJson): Promise<ModuleGraph> {
-  const graph: ModuleGraph = { zones: { client: [], server: [], test: [] }, sources: new Map(), packages: [], assets: [], diagnostics: [] };
+  const graph: ModuleGraph = { zones: { client: [], server: [], test: [] }, sources: new Map(), edges: new Map(), packages: [], assets: [], diagnostics: [] };
   const lines = new Map<string, LineIndex>();
   const reachedBy = new Map<string, Set<Zone>>();
   const report = (code: DiagnosticCode, file: string, record: Pick<ImportRecord, 'start' | 'length'>, message: string, hint?: string) => {
@@ -101,10 +103,15 @@ export async function buildModuleGraph(project: Project, packageJson?: PackageJs
         lines.set(file, new LineIndex(text));
       }
       const fileOwner = ownerOf(project, file);
+      const edges = new Set<string>();
       for (const record of readImports(source)) {
         const target = await checkImport(zone, file, fileOwner, record);
-        if (target) queue.push(target);
+        if (target) {
+          queue.push(target);
+          edges.add(target);
+        }
       }
+      graph.edges.set(file, [...edges]);
     }
   }
 

@@ -5,6 +5,8 @@ import { GLOBAL_OPTIONS, parseArguments } from './argv';
 import { build } from './build';
 import { check } from './check';
 import { explain } from './explain';
+import { create } from './new';
+import { test } from './test';
 import { formatEnvelope } from './format';
 import type { CommandDefinition, CommandHost } from './types';
 
@@ -12,11 +14,11 @@ export type { CommandDefinition, CommandHost, Invocation, OptionSpec, Positional
 export { parseArguments } from './argv';
 export { formatDiagnostic, formatEnvelope } from './format';
 
-export const commands: ReadonlyArray<CommandDefinition<any>> = [check, build, explain];
+export const commands: ReadonlyArray<CommandDefinition<any>> = [create, check, build, test, explain];
 
 /** Commands the specification names that this version does not implement yet: DG0001 says so plainly. */
 export const PLANNED_COMMANDS = [
-  'new', 'init', 'test', 'dev', 'preview', 'deploy', 'promote', 'rollback', 'deployments', 'link', 'env',
+  'init', 'dev', 'preview', 'deploy', 'promote', 'rollback', 'deployments', 'link', 'env',
   'disable', 'enable', 'delete', 'domains', 'token', 'auth', 'state', 'export', 'import', 'inspect', 'logs', 'db',
   'doctor', 'agent', 'actions', 'tunnel',
 ] as const;
@@ -74,6 +76,12 @@ export async function runCommandLine(args: readonly string[], host: CommandHost)
     return outcome(envelope(command.name, parsed.diagnostics), json, `\n${usage(command)}`);
   }
   if (parsed.invocation.options.help) return outcome(envelope(command.name, []), json, usage(command));
+  if (command.streams) {
+    // A streaming command prints as it goes; without a printer its lines are the output.
+    const lines: string[] = [];
+    const value = await command.run(parsed.invocation, { ...host, print: host.print ?? ((text) => lines.push(text)) });
+    return { envelope: value, output: lines.join('\n'), exitCode: exitStatus(value) };
+  }
   const value = await command.run(parsed.invocation, host);
   return outcome(value, json, command.text?.(value) ?? '');
 }

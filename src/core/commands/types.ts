@@ -1,6 +1,9 @@
 /** What a command is: its arguments, and a function from an invocation and a host to an envelope. */
 import type { CommandEnvelope } from '../diagnostics';
 import type { Compiler } from '../build/build';
+import type { TestEvent } from '../testing/events';
+import type { Template } from './new';
+import type { PreparedTests } from '../testing/prepare';
 import type { WritableFileSystem } from '../fs';
 
 export interface OptionSpec {
@@ -29,6 +32,12 @@ export interface CommandHost {
   compiler(): Promise<Compiler>;
   /** The version of the toolchain, for `--version` and reports. */
   version: string;
+  /** Runs prepared tests where the host can stop a runaway one (Node: worker threads). */
+  runTests?(prepared: PreparedTests, options: { only?: string }): AsyncIterable<TestEvent>;
+  /** The bundled templates (`platform new`). */
+  templates?(): Promise<Template[]>;
+  /** Prints a line as soon as it is ready (commands that stream, such as `test`); without it, output is returned at the end. */
+  print?(text: string): void;
 }
 
 export interface CommandDefinition<Result = unknown> {
@@ -36,6 +45,8 @@ export interface CommandDefinition<Result = unknown> {
   summary: string;
   positionals: PositionalSpec[];
   options: Record<string, OptionSpec>;
+  /** True for a command that prints its own output (events, a report) through `host.print` instead of an envelope. */
+  streams?: true;
   run(invocation: Invocation, host: CommandHost): Promise<CommandEnvelope<Result>>;
   /** Human-readable text for a successful result; diagnostics are printed around it by the shared formatter. */
   text?(envelope: CommandEnvelope<Result>): string;

@@ -20,11 +20,11 @@ function isObject(value: unknown): value is Json {
 }
 
 /** Cross-field diagnostics. Tolerates any value: parts the schema already refused are skipped, not re-reported. */
-export function crossFieldDiagnostics(value: unknown, document: JsonDocument, file: string): Diagnostic[] {
+export function crossFieldDiagnostics(value: unknown, json: JsonDocument, file: string): Diagnostic[] {
   const out: Diagnostic[] = [];
   if (!isObject(value)) return out;
   const report = (path: JsonPath, message: string, hint?: string, key = true) =>
-    out.push(diagnostic('DG1002', message, { file, span: key ? document.keySpan(path) : document.valueSpan(path), hint }));
+    out.push(diagnostic('DG1002', message, { file, span: key ? json.keySpan(path) : json.valueSpan(path), hint }));
 
   // Capabilities and their blocks, both directions.
   const capabilities = Array.isArray(value.capabilities) ? value.capabilities.filter((c): c is string => typeof c === 'string') : [];

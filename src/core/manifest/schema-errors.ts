@@ -15,12 +15,12 @@ function validator(): ValidateFunction {
   return compiled;
 }
 
-function pointerToPath(pointer: string, document: JsonDocument): JsonPath {
+function pointerToPath(pointer: string, json: JsonDocument): JsonPath {
   if (pointer === '') return [];
   const path: JsonPath = [];
   for (const raw of pointer.slice(1).split('/')) {
     const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    const parent = document.node(path);
+    const parent = json.node(path);
     path.push(parent?.type === 'array' && /^\d+$/.test(segment) ? Number(segment) : segment);
   }
   return path;
@@ -55,8 +55,8 @@ function isLimit(path: JsonPath): boolean {
   return (path[0] === 'storage' || path[0] === 'budgets') && path.length === 2;
 }
 
-function toDiagnostic(error: ErrorObject, document: JsonDocument, file: string): Diagnostic | undefined {
-  const path = pointerToPath(error.instancePath, document);
+function toDiagnostic(error: ErrorObject, json: JsonDocument, file: string): Diagnostic | undefined {
+  const path = pointerToPath(error.instancePath, json);
   const where = formatPath(path);
   const description = schemaDescription(error);
   const at = (span: ReturnType<JsonDocument['valueSpan']>, hint?: string) => ({ file, span, hint });
@@ -67,68 +67,68 @@ function toDiagnostic(error: ErrorObject, document: JsonDocument, file: string):
       const name = String(params.additionalProperty);
       const allowed = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
       const hint = didYouMean(name, allowed) ?? (allowed.length ? `Allowed here: ${allowed.join(', ')}.` : undefined);
-      return diagnostic('DG1003', `Unknown property "${name}" in ${where}.`, at(document.keySpan([...path, name]), hint));
+      return diagnostic('DG1003', `Unknown property "${name}" in ${where}.`, at(json.keySpan([...path, name]), hint));
     }
     case 'required': {
       const name = String(params.missingProperty);
       const child = (error.parentSchema as { properties?: Record<string, { description?: string }> }).properties?.[name];
-      return diagnostic('DG1002', `${where === 'the manifest' ? 'The manifest' : where} is missing the required property "${name}".`, at(document.keySpan(path), child?.description));
+      return diagnostic('DG1002', `${where === 'the manifest' ? 'The manifest' : where} is missing the required property "${name}".`, at(json.keySpan(path), child?.description));
     }
     case 'propertyNames': {
       const name = String(params.propertyName);
-      return diagnostic('DG1002', `"${name}" is not a valid name in ${where}.`, at(document.keySpan([...path, name]), description ?? 'Names start with a letter, then letters, digits or underscores.'));
+      return diagnostic('DG1002', `"${name}" is not a valid name in ${where}.`, at(json.keySpan([...path, name]), description ?? 'Names start with a letter, then letters, digits or underscores.'));
     }
     case 'const':
-      return diagnostic('DG1002', `${where} must be ${JSON.stringify(params.allowedValue)}, not ${describe(error.data)}.`, at(document.valueSpan(path), description));
+      return diagnostic('DG1002', `${where} must be ${JSON.stringify(params.allowedValue)}, not ${describe(error.data)}.`, at(json.valueSpan(path), description));
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map(String);
       const hint = typeof error.data === 'string' ? didYouMean(error.data, allowed) : undefined;
       return diagnostic(
         'DG1002',
         `${where} is ${describe(error.data)}; it must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}.`,
-        at(document.valueSpan(path), hint ?? description),
+        at(json.valueSpan(path), hint ?? description),
       );
     }
     case 'type': {
       const expected = String(params.type).split(',').map((t) => TYPE_NAMES[t] ?? t).join(' or ');
-      return diagnostic('DG1002', `${where} must be ${expected}, not ${describe(error.data)}.`, at(document.valueSpan(path), description));
+      return diagnostic('DG1002', `${where} must be ${expected}, not ${describe(error.data)}.`, at(json.valueSpan(path), description));
     }
     case 'anyOf':
-      return diagnostic('DG1002', `${where} has an unusable value: ${describe(error.data)}.`, at(document.valueSpan(path), description));
+      return diagnostic('DG1002', `${where} has an unusable value: ${describe(error.data)}.`, at(json.valueSpan(path), description));
     case 'pattern':
-      return diagnostic('DG1002', `${where} ${JSON.stringify(error.data)} does not match the pattern ${String(params.pattern)}.`, at(document.valueSpan(path), description));
+      return diagnostic('DG1002', `${where} ${JSON.stringify(error.data)} does not match the pattern ${String(params.pattern)}.`, at(json.valueSpan(path), description));
     case 'minLength':
     case 'maxLength': {
       const bound = error.keyword === 'minLength' ? 'at least' : 'at most';
-      return diagnostic('DG1002', `${where} must be ${bound} ${String(params.limit)} characters long.`, at(document.valueSpan(path), description));
+      return diagnostic('DG1002', `${where} must be ${bound} ${String(params.limit)} characters long.`, at(json.valueSpan(path), description));
     }
     case 'minItems':
     case 'maxItems': {
       const bound = error.keyword === 'minItems' ? 'at least' : 'at most';
-      return diagnostic('DG1002', `${where} must have ${bound} ${String(params.limit)} item${params.limit === 1 ? '' : 's'}.`, at(document.valueSpan(path), description));
+      return diagnostic('DG1002', `${where} must have ${bound} ${String(params.limit)} item${params.limit === 1 ? '' : 's'}.`, at(json.valueSpan(path), description));
     }
     case 'uniqueItems': {
       const second = Number(params.i);
-      return diagnostic('DG1002', `${where} lists ${JSON.stringify((error.data as unknown[])[second])} more than once.`, at(document.valueSpan([...path, second]), 'Remove the duplicate.'));
+      return diagnostic('DG1002', `${where} lists ${JSON.stringify((error.data as unknown[])[second])} more than once.`, at(json.valueSpan([...path, second]), 'Remove the duplicate.'));
     }
     case 'maximum':
       if (isLimit(path)) {
         return diagnostic(
           'DG1002',
           `${where} is ${String(error.data)}, above its ceiling of ${String(params.limit)}.`,
-          at(document.valueSpan(path), `Limits can be lowered, never raised: use a value up to ${String(params.limit)}, or remove it for the default.`),
+          at(json.valueSpan(path), `Limits can be lowered, never raised: use a value up to ${String(params.limit)}, or remove it for the default.`),
         );
       }
-      return diagnostic('DG1002', `${where} must be at most ${String(params.limit)}, not ${String(error.data)}.`, at(document.valueSpan(path), description));
+      return diagnostic('DG1002', `${where} must be at most ${String(params.limit)}, not ${String(error.data)}.`, at(json.valueSpan(path), description));
     case 'minimum':
-      return diagnostic('DG1002', `${where} must be at least ${String(params.limit)}, not ${String(error.data)}.`, at(document.valueSpan(path), description));
+      return diagnostic('DG1002', `${where} must be at least ${String(params.limit)}, not ${String(error.data)}.`, at(json.valueSpan(path), description));
     default:
-      return diagnostic('DG1002', `${where} ${error.message ?? 'is invalid'}.`, at(document.valueSpan(path), description));
+      return diagnostic('DG1002', `${where} ${error.message ?? 'is invalid'}.`, at(json.valueSpan(path), description));
   }
 }
 
 /** Every schema violation of a parsed manifest, one diagnostic each, located in the JSON text. */
-export function schemaDiagnostics(value: unknown, document: JsonDocument, file: string): Diagnostic[] {
+export function schemaDiagnostics(value: unknown, json: JsonDocument, file: string): Diagnostic[] {
   const validate = validator();
   if (validate(value)) return [];
   const errors = validate.errors ?? [];
@@ -142,7 +142,7 @@ export function schemaDiagnostics(value: unknown, document: JsonDocument, file: 
   const seen = new Set<string>();
   const out: Diagnostic[] = [];
   for (const error of kept) {
-    const d = toDiagnostic(error, document, file);
+    const d = toDiagnostic(error, json, file);
     if (!d) continue;
     const key = `${d.code}:${d.span?.line}:${d.span?.column}:${d.message}`;
     if (seen.has(key)) continue;

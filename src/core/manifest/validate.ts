@@ -16,19 +16,19 @@ export interface ManifestResult {
  * Validates manifest text on its own (no file system): syntax, duplicate keys, schema, cross-field rules.
  * Every problem is reported, not only the first.
  */
-export function validateManifestText(text: string, file: string = MANIFEST_FILE): ManifestResult & { document: JsonDocument } {
-  const document = new JsonDocument(text);
-  const diagnostics: Diagnostic[] = document.problems.map((p) =>
+export function validateManifestText(text: string, file: string = MANIFEST_FILE): ManifestResult & { json: JsonDocument } {
+  const json = new JsonDocument(text);
+  const diagnostics: Diagnostic[] = json.problems.map((p) =>
     diagnostic('DG1002', `${file} is not valid JSON: ${p.message}.`, { file, span: p.span }),
   );
-  if (document.hasSyntaxErrors) return { diagnostics, document };
-  const value = document.value();
+  if (json.hasSyntaxErrors) return { diagnostics, json };
+  const value = json.value();
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    diagnostics.push(diagnostic('DG1002', `${file} must hold a JSON object.`, { file, span: document.valueSpan([]), hint: 'Start from { "format": "platform.application-source.v0", "name": …, "entrypoints": … }.' }));
-    return { diagnostics, document };
+    diagnostics.push(diagnostic('DG1002', `${file} must hold a JSON object.`, { file, span: json.valueSpan([]), hint: 'Start from { "format": "platform.application-source.v0", "name": …, "entrypoints": … }.' }));
+    return { diagnostics, json };
   }
-  diagnostics.push(...schemaDiagnostics(value, document, file), ...crossFieldDiagnostics(value, document, file));
-  return hasErrors(diagnostics) ? { diagnostics, document } : { manifest: value as Manifest, diagnostics, document };
+  diagnostics.push(...schemaDiagnostics(value, json, file), ...crossFieldDiagnostics(value, json, file));
+  return hasErrors(diagnostics) ? { diagnostics, json } : { manifest: value as Manifest, diagnostics, json };
 }
 
 /**
@@ -42,15 +42,15 @@ export async function checkManifest(fs: FileSystem): Promise<ManifestResult> {
     return { diagnostics: [diagnostic('DG1001', `No ${file} in this directory.`, { hint: 'Run the command in an application directory, or create one with `platform new <directory>`.' })] };
   }
   const result = validateManifestText(text, file);
-  const { document } = result;
+  const { json } = result;
   const diagnostics = [...result.diagnostics];
-  const value = document.value() as Record<string, unknown> | undefined;
+  const value = json.value() as Record<string, unknown> | undefined;
   const entrypoints = value && typeof value.entrypoints === 'object' && value.entrypoints !== null ? (value.entrypoints as Record<string, unknown>) : {};
 
   for (const role of ['client', 'server'] as const) {
     const path = entrypoints[role];
     if (typeof path !== 'string' || path === '') continue;
-    const span = document.valueSpan(['entrypoints', role]);
+    const span = json.valueSpan(['entrypoints', role]);
     const normal = normalizeProjectPath(path);
     if (normal === undefined || normal === '') {
       diagnostics.push(
@@ -82,7 +82,7 @@ export async function checkManifest(fs: FileSystem): Promise<ManifestResult> {
       diagnostics.push(
         diagnostic('DG1404', `The favicon ${JSON.stringify(favicon)} is not present under public/.`, {
           file,
-          span: document.valueSpan(['app', 'favicon']),
+          span: json.valueSpan(['app', 'favicon']),
           hint: `Add the file public${favicon}, or remove app.favicon.`,
         }),
       );

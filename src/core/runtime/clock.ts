@@ -7,8 +7,6 @@ export interface RuntimeClock {
   randomBytes(length: number): Uint8Array;
 }
 
-declare const crypto: { getRandomValues<T extends Uint8Array>(array: T): T };
-
 /** The real clock: Date.now and Web Crypto (present in Node 20, browsers and workers). */
 export const systemClock: RuntimeClock = {
   now: () => Date.now(),

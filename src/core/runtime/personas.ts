@@ -1,0 +1,48 @@
+/** The three fixed personas of local modes (dev, preview, test), as decisions.md defines them. */
+import { sha256Hex } from '../hash';
+
+export type PersonaName = 'alice' | 'bob' | 'guest';
+export const PERSONA_NAMES: readonly PersonaName[] = ['alice', 'bob', 'guest'];
+export const DEFAULT_PERSONA: PersonaName = 'alice';
+
+/** `ctx.auth`, as handlers see it. */
+export interface Auth {
+  readonly appUserId: string;
+  readonly kind: 'guest' | 'user';
+  readonly roles: readonly string[];
+  readonly permissions: readonly string[];
+  readonly workspaceIds: readonly string[];
+  readonly sessionId?: string;
+  /** Deprecated alias of appUserId. */
+  readonly id: string;
+}
+
+const PERSONAS: Record<PersonaName, { kind: Auth['kind']; workspaceIds: string[] }> = {
+  alice: { kind: 'user', workspaceIds: ['ws-team', 'ws-alice'] },
+  bob: { kind: 'user', workspaceIds: ['ws-team'] },
+  guest: { kind: 'guest', workspaceIds: [] },
+};
+
+export function isPersona(value: unknown): value is PersonaName {
+  return typeof value === 'string' && (PERSONA_NAMES as readonly string[]).includes(value);
+}
+
+/** `local:<persona>:<first 12 hex of SHA-256 of "<app name>:<persona>">`: stable, and different per app. */
+export function personaUserId(appName: string, persona: PersonaName): string {
+  return `local:${persona}:${sha256Hex(`${appName}:${persona}`).slice(0, 12)}`;
+}
+
+/** The frozen `ctx.auth` of a persona of an app. */
+export function personaAuth(appName: string, persona: PersonaName, sessionId?: string): Auth {
+  const appUserId = personaUserId(appName, persona);
+  const { kind, workspaceIds } = PERSONAS[persona];
+  return Object.freeze({
+    appUserId,
+    kind,
+    roles: Object.freeze([]),
+    permissions: Object.freeze([]),
+    workspaceIds: Object.freeze([...workspaceIds]),
+    ...(sessionId ? { sessionId } : {}),
+    id: appUserId,
+  });
+}

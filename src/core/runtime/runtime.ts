@@ -1,0 +1,463 @@
+/**
+ * The application runtime: runs an app's queries, mutations and endpoints against its database and
+ * object store, exactly as runtime.md specifies. One transaction per call; errors become structured
+ * failures with an errorId; budgets reset per call. Hosted by the playground's runtime worker, by
+ * `platform test` and by the control plane.
+ */
+import type { OperationTable } from '../analyze/server-definition';
+import { canonicalJson, sha256Hex } from '../hash';
+import type { Manifest } from '../manifest';
+import { encodeJson, decodeJson, runtimeErrorBody } from '../../modules/wire';
+import { randomId, systemClock, type RuntimeClock } from './clock';
+import { CursorSigner } from './cursor';
+import { fault, isRuntimeFault, type FaultCode } from './faults';
+import { validateInput } from './input';
+import { limitsOf, Meter, type Limits } from './limits';
+import type { Auth } from './personas';
+import { Router } from './router';
+import { ScopedDriver } from './scoped-driver';
+import type { SqlDriver } from './sql-driver';
+import { createSchema } from './tables/schema';
+import { Database, type TablePolicyContext } from './tables/database';
+import { createStorage, SqlObjectStore } from './storage';
+
+const DESCRIPTOR = Symbol.for('platform.descriptor');
+const META_TABLE = '__platform_meta';
+const encoder = new TextEncoder();
+
+type Kind = 'query' | 'mutation';
+type Guard = { kind: 'authenticated' } | { kind: 'memberOf'; field: string };
+interface OperationDescriptor {
+  kind: Kind;
+  input: Record<string, never>;
+  auth: Guard[];
+  handler: (ctx: unknown, input: unknown) => unknown;
+}
+interface EndpointDescriptor {
+  kind: 'endpoint';
+  auth: Guard[];
+  handler: (request: Request, ctx: unknown) => unknown;
+}
+interface StreamDescriptor {
+  kind: 'stream';
+  body?: ReadableStream<Uint8Array>;
+  upstream?: Response;
+  headers?: HeadersInit;
+}
+
+function isDescriptor<T>(value: unknown, kind: string): value is T {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DESCRIPTOR] === kind;
+}
+
+export interface RuntimeOptions {
+  manifest: Manifest;
+  /** The server entrypoint's default export (the bundle's `default`). */
+  definition: unknown;
+  /** The app's database. The runtime creates the schema in an empty one. */
+  driver: SqlDriver;
+  clock?: RuntimeClock;
+  /** The secret that signs cursors; random when not given. */
+  secret?: Uint8Array;
+  env?: Record<string, string>;
+  limits?: Partial<Limits>;
+}
+
+export interface RuntimeErrorInfo {
+  code: string;
+  message: string;
+  errorId: string;
+}
+
+export interface CallOutcome {
+  status: number;
+  /** The handler's result, when the call succeeded (undefined when the handler returned nothing). */
+  result?: unknown;
+  error?: RuntimeErrorInfo;
+  headers?: Record<string, string>;
+  /** What the call wrote (a mutation's tables and the store), for live refresh of other clients. */
+  wrote: { tables: string[]; storage: boolean };
+}
+
+/** The schema identity a database was created with, to refuse a database built for another schema. */
+export function schemaIdentity(manifest: Manifest): string {
+  return sha256Hex(canonicalJson({ database: manifest.database ?? null }));
+}
+
+export class AppRuntime {
+  readonly manifest: Manifest;
+  readonly limits: Limits;
+  readonly #driver: SqlDriver;
+  readonly #clock: RuntimeClock;
+  readonly #signer: CursorSigner;
+  readonly #queries = new Map<string, OperationDescriptor>();
+  readonly #mutations = new Map<string, OperationDescriptor>();
+  readonly #endpoints = new Router<EndpointDescriptor>();
+  readonly #policies = new Map<string, 'ownedTable' | 'workspaceTable'>();
+  #env: Record<string, string>;
+  /** Calls run one at a time: the database has one connection and each call is one transaction. */
+  #queue: Promise<unknown> = Promise.resolve();
+  #openStreams = 0;
+
+  constructor(options: RuntimeOptions) {
+    this.manifest = options.manifest;
+    this.limits = limitsOf(options.manifest, options.limits);
+    this.#driver = options.driver;
+    this.#clock = options.clock ?? systemClock;
+    this.#signer = new CursorSigner(options.secret ?? this.#clock.randomBytes(32));
+    this.#env = { ...options.env };
+    this.#readDefinition(options.definition);
+    this.#ensureSchema();
+  }
+
+  #readDefinition(definition: unknown): void {
+    if (typeof definition !== 'object' || definition === null) throw new Error('The server entrypoint does not export a server definition.');
+    const d = definition as Record<string, Record<string, unknown> | undefined>;
+    for (const [name, value] of Object.entries(d.queries ?? {})) if (isDescriptor<OperationDescriptor>(value, 'query')) this.#queries.set(name, value);
+    for (const [name, value] of Object.entries(d.mutations ?? {})) if (isDescriptor<OperationDescriptor>(value, 'mutation')) this.#mutations.set(name, value);
+    for (const [key, value] of Object.entries(d.endpoints ?? {})) if (isDescriptor<EndpointDescriptor>(value, 'endpoint')) this.#endpoints.add(key, value);
+    for (const [table, value] of Object.entries(d.authPolicies ?? {})) {
+      if (isDescriptor(value, 'ownedTable')) this.#policies.set(table, 'ownedTable');
+      else if (isDescriptor(value, 'workspaceTable')) this.#policies.set(table, 'workspaceTable');
+    }
+  }
+
+  #ensureSchema(): void {
+    const identity = schemaIdentity(this.manifest);
+    const meta = this.#driver.all(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = '${META_TABLE}'`);
+    if (meta.length === 0) {
+      this.#driver.exec('BEGIN');
+      try {
+        this.#driver.exec(`CREATE TABLE ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+        this.#driver.exec(`INSERT INTO ${META_TABLE} (key, value) VALUES ('schema', ?)`, [identity]);
+        if (this.manifest.database) createSchema(this.#driver, this.manifest.database);
+        new SqlObjectStore(this.#driver);
+        this.#driver.exec('COMMIT');
+      } catch (error) {
+        this.#driver.exec('ROLLBACK');
+        throw error;
+      }
+      return;
+    }
+    const stored = this.#driver.all(`SELECT value FROM ${META_TABLE} WHERE key = 'schema'`)[0]?.value;
+    if (stored !== identity) {
+      throw fault('operation_failed', 'The database was created for another schema: reset the state to adopt the new one.');
+    }
+  }
+
+  /** The operation table the runtime serves (names only; descriptors stay inside). */
+  operations(): Pick<OperationTable, 'queries' | 'mutations'> & { endpoints: string[] } {
+    return {
+      queries: [...this.#queries.keys()].map((name) => ({ name, kind: 'query', input: {}, guards: [] })),
+      mutations: [...this.#mutations.keys()].map((name) => ({ name, kind: 'mutation', input: {}, guards: [] })),
+      endpoints: [],
+    };
+  }
+
+  /** `ctx.env` for later calls (the test module's setEnv). */
+  setEnv(values: Record<string, string>): void {
+    this.#env = { ...this.#env, ...values };
+  }
+
+  #errorId(): string {
+    return `err_${randomId(this.#clock)}`;
+  }
+
+  #failure(code: FaultCode | string, status: number, message: string, headers?: Record<string, string>): CallOutcome {
+    return { status, error: { code, message, errorId: this.#errorId() }, ...(headers ? { headers } : {}), wrote: { tables: [], storage: false } };
+  }
+
+  /** Maps what a handler threw to a failure: a fault keeps its code; anything else is the surface's failure. */
+  #fromThrown(thrown: unknown, surface: 'operation' | 'endpoint'): CallOutcome {
+    if (isRuntimeFault(thrown)) {
+      const status = thrown.status ?? (surface === 'endpoint' ? 500 : 400);
+      const code = thrown.code === 'operation_failed' && surface === 'endpoint' ? 'endpoint_failed' : thrown.code;
+      return this.#failure(code, status, thrown.message, thrown.headers);
+    }
+    const message = thrown instanceof Error ? thrown.message : typeof thrown === 'string' ? thrown : 'The handler threw a value that is not an Error.';
+    return surface === 'endpoint' ? this.#failure('endpoint_failed', 500, message) : this.#failure('operation_failed', 400, message);
+  }
+
+  /** A guard refuses with 400 operation_failed on every surface, never revealing more than the refusal. */
+  #checkGuards(guards: readonly Guard[], auth: Auth, input: Record<string, unknown>): string | undefined {
+    for (const guard of guards) {
+      if (guard.kind === 'authenticated' && auth.kind !== 'user') return 'This operation requires a signed-in user.';
+      if (guard.kind === 'memberOf') {
+        const workspace = input[guard.field];
+        if (typeof workspace !== 'string' || !auth.workspaceIds.includes(workspace)) return `The caller is not a member of the workspace named by "${guard.field}".`;
+      }
+    }
+    return undefined;
+  }
+
+  #serialize<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work, work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Builds a call's context: auth, env, and the capabilities the manifest declares. */
+  #context(auth: Auth, driver: ScopedDriver, meter: Meter, writable: boolean, wrote: CallOutcome['wrote'], extra: Record<string, unknown> = {}) {
+    const ctx: Record<string, unknown> = { auth, env: Object.freeze({ ...this.#env }), ...extra };
+    const capabilities = this.manifest.capabilities ?? [];
+    if (capabilities.includes('database') && this.manifest.database) {
+      const policies: Record<string, TablePolicyContext> = {};
+      for (const [table, kind] of this.#policies) {
+        policies[table] = kind === 'ownedTable' ? { kind, appUserId: auth.appUserId } : { kind, workspaceIds: auth.workspaceIds };
+      }
+      ctx.db = new Database({
+        driver,
+        database: this.manifest.database,
+        meter,
+        signer: this.#signer,
+        clock: this.#clock,
+        policies,
+        writable,
+        onWrite: (table) => {
+          if (!wrote.tables.includes(table)) wrote.tables.push(table);
+        },
+      });
+    }
+    if (capabilities.includes('storage')) {
+      ctx.storage = createStorage({
+        store: new SqlObjectStore(driver),
+        meter,
+        signer: this.#signer,
+        clock: this.#clock,
+        writable,
+        onWrite: () => {
+          wrote.storage = true;
+        },
+      });
+    }
+    return Object.freeze(ctx);
+  }
+
+  /** Runs `work` with the call's deadline; past it, 504 handler_deadline_exceeded. */
+  async #withDeadline<T>(work: () => Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(fault('handler_deadline_exceeded', `The handler did not finish within its deadline of ${this.limits.handlerDeadlineMs} ms.`, 504)), this.limits.handlerDeadlineMs);
+    });
+    try {
+      return await Promise.race([work(), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Runs a query or mutation with a decoded input, as `caller`. */
+  call(auth: Auth, kind: Kind, name: string, input: unknown): Promise<CallOutcome> {
+    return this.#serialize(() => this.#call(auth, kind, name, input));
+  }
+
+  async #call(auth: Auth, kind: Kind, name: string, input: unknown): Promise<CallOutcome> {
+    const operation = (kind === 'query' ? this.#queries : this.#mutations).get(name);
+    if (!operation) return this.#failure('not_found', 404, `There is no ${kind} named "${name}".`);
+    let validated: Record<string, unknown>;
+    try {
+      validated = validateInput(operation.input, input);
+    } catch (error) {
+      return this.#fromThrown(error, 'operation');
+    }
+    const denial = this.#checkGuards(operation.auth, auth, validated);
+    if (denial) return this.#failure('operation_failed', 400, denial);
+
+    const meter = new Meter(this.limits);
+    const driver = new ScopedDriver(this.#driver);
+    const wrote: CallOutcome['wrote'] = { tables: [], storage: false };
+    const writable = kind === 'mutation';
+    this.#driver.exec('BEGIN');
+    // A query cannot write, even through a path the API does not offer.
+    if (!writable) this.#driver.exec('PRAGMA query_only = ON');
+    try {
+      const ctx = this.#context(auth, driver, meter, writable, wrote);
+      const result = await this.#withDeadline(async () => operation.handler(ctx, validated));
+      const encoded = encodeJson({ result });
+      const size = encoder.encode(encoded).byteLength;
+      if (size > this.limits.responseBytes) {
+        throw fault('response_too_large', `The result is ${size} bytes, over the responseBytes budget of ${this.limits.responseBytes}.`, 400);
+      }
+      driver.close();
+      if (!writable) this.#driver.exec('PRAGMA query_only = OFF');
+      this.#driver.exec('COMMIT');
+      return { status: 200, result: (decodeJson(encoded) as { result?: unknown }).result, wrote };
+    } catch (error) {
+      driver.close();
+      this.#driver.exec('ROLLBACK');
+      if (!writable) this.#driver.exec('PRAGMA query_only = OFF');
+      return this.#fromThrown(error, 'operation');
+    }
+  }
+
+  /**
+   * Serves an HTTP request as `auth`: the query and mutation wire routes (`/_platform/v0/…`) and the
+   * app's endpoints (`/api/…`).
+   */
+  fetch(auth: Auth, request: Request): Promise<Response> {
+    return this.#serialize(() => this.#fetch(auth, request));
+  }
+
+  /** The body of a request, refused before any handler when it is over requestBytes. */
+  async #body(request: Request): Promise<Uint8Array | CallOutcome> {
+    const declared = Number(request.headers.get('content-length') ?? NaN);
+    const tooLarge = (size: number) => this.#failure('request_too_large', 413, `The request body is ${size} bytes, over the requestBytes budget of ${this.limits.requestBytes}.`);
+    if (Number.isFinite(declared) && declared > this.limits.requestBytes) return tooLarge(declared);
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > this.limits.requestBytes) return tooLarge(bytes.byteLength);
+    return bytes;
+  }
+
+  async #fetch(auth: Auth, request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const wire = /^\/_platform\/v0\/(query|mutation)\/([^/]+)$/.exec(url.pathname);
+    if (wire) {
+      if (request.method !== 'POST') return errorResponse(this.#failure('not_found', 405, `Use POST for ${url.pathname}.`));
+      const body = await this.#body(request);
+      if (!(body instanceof Uint8Array)) return errorResponse(body);
+      let input: unknown;
+      try {
+        const parsed = decodeJson(new TextDecoder().decode(body)) as { input?: unknown };
+        input = parsed?.input;
+      } catch {
+        return errorResponse(this.#failure('operation_failed', 400, 'The request body is not valid JSON of the form {"input": …}.'));
+      }
+      const outcome = await this.#call(auth, wire[1] as Kind, decodeURIComponent(wire[2]!), input);
+      if (outcome.error) return errorResponse(outcome);
+      return new Response(encodeJson({ result: outcome.result }), {
+        status: 200,
+        headers: { 'content-type': 'application/json', ...(outcome.wrote.tables.length || outcome.wrote.storage ? { 'x-platform-wrote': [...outcome.wrote.tables, ...(outcome.wrote.storage ? ['storage'] : [])].join(',') } : {}) },
+      });
+    }
+    return this.#endpoint(auth, request, url);
+  }
+
+  async #endpoint(auth: Auth, request: Request, url: URL): Promise<Response> {
+    const { match, methodAllowed } = this.#endpoints.match(request.method, url.pathname);
+    if (!match) {
+      return methodAllowed
+        ? errorResponse(this.#failure('not_found', 404, `No endpoint serves ${request.method} ${url.pathname}.`))
+        : errorResponse(this.#failure('not_found', 405, `${url.pathname} does not accept ${request.method}.`));
+    }
+    const body = await this.#body(request);
+    if (!(body instanceof Uint8Array)) return errorResponse(body);
+    const denial = this.#checkGuards(match.value.auth, auth, {});
+    if (denial) return errorResponse(this.#failure('operation_failed', 400, denial));
+
+    const handlerRequest = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: body as BodyInit }),
+    });
+    const meter = new Meter(this.limits);
+    const driver = new ScopedDriver(this.#driver);
+    const wrote: CallOutcome['wrote'] = { tables: [], storage: false };
+    this.#driver.exec('BEGIN');
+    try {
+      const ctx = this.#context(auth, driver, meter, true, wrote, { params: Object.freeze({ ...match.params }) });
+      const returned = await this.#withDeadline(async () => match.value.handler(handlerRequest, ctx));
+      if (isDescriptor<StreamDescriptor>(returned, 'stream')) {
+        if (wrote.tables.length || wrote.storage || meter.rowsWritten > 0) {
+          throw fault('stream_not_admitted', 'A handler that wrote to ctx.db or ctx.storage cannot return stream().', 500);
+        }
+        driver.close();
+        this.#driver.exec('COMMIT');
+        return this.#stream(returned);
+      }
+      if (!(returned instanceof Response)) throw new Error('An endpoint must return a Response or stream(…).');
+      const bytes = new Uint8Array(await returned.arrayBuffer());
+      if (bytes.byteLength > this.limits.responseBytes) {
+        throw fault('response_too_large', `The response is ${bytes.byteLength} bytes, over the responseBytes budget of ${this.limits.responseBytes}.`, 500);
+      }
+      driver.close();
+      this.#driver.exec('COMMIT');
+      return new Response(nullBodyStatus(returned.status) ? null : bytes, { status: returned.status, statusText: returned.statusText, headers: returned.headers });
+    } catch (error) {
+      driver.close();
+      this.#driver.exec('ROLLBACK');
+      return errorResponse(this.#fromThrown(error, 'endpoint'));
+    }
+  }
+
+  /** A streamed response, if a liveConnections slot is free: bounded by streamedBytes and the stream lifetime. */
+  #stream(descriptor: StreamDescriptor): Response {
+    if (this.#openStreams >= this.limits.liveConnections) {
+      return errorResponse(this.#failure('stream_connection_budget_exceeded', 503, `No free live connection: the app allows ${this.limits.liveConnections}.`, { 'retry-after': '5' }));
+    }
+    const source = descriptor.upstream?.body ?? descriptor.body;
+    const status = descriptor.upstream?.status ?? 200;
+    const headers = new Headers(descriptor.upstream?.headers ?? descriptor.headers);
+    if (!source) return new Response(null, { status, headers });
+    this.#openStreams++;
+    let released = false;
+    const release = () => {
+      if (!released) {
+        released = true;
+        this.#openStreams--;
+      }
+    };
+    const { streamedBytes, streamLifetimeMs } = this.limits;
+    const reader = source.getReader();
+    let sent = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        timer = setTimeout(() => {
+          controller.error(new Error(`The stream passed its lifetime of ${streamLifetimeMs} ms.`));
+          void reader.cancel();
+          release();
+        }, streamLifetimeMs);
+      },
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            clearTimeout(timer);
+            controller.close();
+            release();
+            return;
+          }
+          sent += value.byteLength;
+          if (sent > streamedBytes) {
+            // Cut off mid-read: the status line has already gone out.
+            const room = value.byteLength - (sent - streamedBytes);
+            if (room > 0) controller.enqueue(value.slice(0, room));
+            clearTimeout(timer);
+            controller.error(new Error(`The stream passed the streamedBytes budget of ${streamedBytes}.`));
+            void reader.cancel();
+            release();
+            return;
+          }
+          controller.enqueue(value);
+        } catch (error) {
+          clearTimeout(timer);
+          controller.error(error);
+          release();
+        }
+      },
+      cancel() {
+        clearTimeout(timer);
+        void reader.cancel();
+        release();
+      },
+    });
+    return new Response(body, { status, headers });
+  }
+
+  /** How many streamed responses hold a liveConnections slot now. */
+  get openStreams(): number {
+    return this.#openStreams;
+  }
+}
+
+function nullBodyStatus(status: number): boolean {
+  return status === 101 || status === 204 || status === 205 || status === 304;
+}
+
+/** The HTTP response of a failure: the runtime error body with its status and headers. */
+export function errorResponse(outcome: CallOutcome): Response {
+  const error = outcome.error!;
+  return new Response(JSON.stringify(runtimeErrorBody({ status: outcome.status, ...error })), {
+    status: outcome.status,
+    headers: { 'content-type': 'application/json', ...outcome.headers },
+  });
+}

@@ -1,0 +1,157 @@
+/**
+ * The SQL schema of a manifest's `database` block: one table per declared table, with the runtime's
+ * columns (`id`, `createdAt`, `updatedAt`), each declared field, its constraints and the declared
+ * indexes, plus an internal index on (createdAt, id) that ordering and keyset paging use.
+ *
+ * Names starting with `__platform_` are reserved for the platform's own tables and indexes; manifest
+ * names cannot start with `_`, so they never clash.
+ */
+import type { Collation, FieldDeclaration, FieldType, IndexColumn, IndexDeclaration, Manifest, ReferentialAction, TableDeclaration } from '../../manifest/types';
+import { quoteIdentifier, type SqlDriver } from '../sql-driver';
+
+export type DatabaseDeclaration = NonNullable<Manifest['database']>;
+
+/** The prefix of every name the platform itself owns in an application's database. */
+export const PLATFORM_PREFIX = '__platform_';
+
+const SQL_TYPES: Record<FieldType, string> = {
+  string: 'TEXT',
+  number: 'REAL',
+  boolean: 'INTEGER',
+  datetime: 'INTEGER',
+  bytes: 'BLOB',
+  json: 'TEXT',
+  ref: 'TEXT',
+};
+
+const ACTIONS: Record<ReferentialAction, string> = {
+  noAction: 'NO ACTION',
+  restrict: 'RESTRICT',
+  cascade: 'CASCADE',
+  setNull: 'SET NULL',
+  setDefault: 'SET DEFAULT',
+};
+
+const COLLATIONS: Record<Collation, string> = { binary: 'BINARY', nocase: 'NOCASE', rtrim: 'RTRIM' };
+
+/** An SQL string literal. */
+export function quoteString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+function numberLiteral(value: number): string {
+  if (!Number.isFinite(value)) throw new Error(`A default of ${String(value)} cannot be stored.`);
+  return value < 0 || Object.is(value, -0) ? `(${value})` : String(value);
+}
+
+/** The SQL literal of a field's declared default. */
+function defaultLiteral(tableName: string, fieldName: string, field: FieldDeclaration, value: string | number | boolean): string {
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  if (field.type === 'datetime' && typeof value === 'string') {
+    const ms = Date.parse(value);
+    if (Number.isNaN(ms)) throw new Error(`Field "${fieldName}" of ${tableName} is a datetime but its default ${JSON.stringify(value)} is not an ISO 8601 date.`);
+    return numberLiteral(ms);
+  }
+  if (typeof value === 'number') return numberLiteral(value);
+  return quoteString(value);
+}
+
+/** The name of a declared index in SQL: `<table>__<index>`. */
+export function indexName(table: string, index: string): string {
+  return `${table}__${index}`;
+}
+
+/** The name of the internal (createdAt, id) index of a table. */
+export function orderIndexName(table: string): string {
+  return `${PLATFORM_PREFIX}order__${table}`;
+}
+
+/** The columns of an index declaration, in declared order. */
+export function indexColumns(index: IndexDeclaration): IndexColumn[] {
+  return Array.isArray(index) ? index : index.columns;
+}
+
+function columnDefinition(tableName: string, name: string, field: FieldDeclaration): string {
+  const column = quoteIdentifier(name);
+  const parts = [column, SQL_TYPES[field.type]];
+  if (field.generated) parts.push(`GENERATED ALWAYS AS (${field.generated.expression}) ${field.generated.stored ? 'STORED' : 'VIRTUAL'}`);
+  if (!field.optional) parts.push('NOT NULL');
+  if (field.default !== undefined && !field.generated) parts.push(`DEFAULT ${defaultLiteral(tableName, name, field, field.default)}`);
+  if (field.collate) parts.push(`COLLATE ${COLLATIONS[field.collate]}`);
+  if (field.unique) parts.push('UNIQUE');
+  if (field.type === 'string' && field.maxLength !== undefined) parts.push(`CHECK (length(${column}) <= ${field.maxLength})`);
+  if (field.type === 'string' && field.enum) parts.push(`CHECK (${column} IN (${field.enum.map(quoteString).join(', ')}))`);
+  if (field.type === 'boolean') parts.push(`CHECK (${column} IN (0, 1))`);
+  if (field.type === 'ref' && field.table !== undefined) {
+    parts.push(`REFERENCES ${quoteIdentifier(field.table)} ("id")`);
+    if (field.onDelete) parts.push(`ON DELETE ${ACTIONS[field.onDelete]}`);
+    if (field.onUpdate) parts.push(`ON UPDATE ${ACTIONS[field.onUpdate]}`);
+  }
+  return parts.join(' ');
+}
+
+function indexColumnSql(column: IndexColumn): string {
+  if (typeof column === 'string') return quoteIdentifier(column);
+  if ('expression' in column) return `(${column.expression})${column.desc ? ' DESC' : ''}`;
+  return `${quoteIdentifier(column.column)}${column.collate ? ` COLLATE ${COLLATIONS[column.collate]}` : ''}${column.desc ? ' DESC' : ''}`;
+}
+
+/** The CREATE TABLE statement of one table. */
+export function createTableStatement(name: string, table: TableDeclaration): string {
+  const lines = ['"id" TEXT PRIMARY KEY NOT NULL', '"createdAt" INTEGER NOT NULL', '"updatedAt" INTEGER NOT NULL'];
+  for (const [fieldName, field] of Object.entries(table.fields)) lines.push(columnDefinition(name, fieldName, field));
+  for (const group of table.unique ?? []) lines.push(`UNIQUE (${group.map(quoteIdentifier).join(', ')})`);
+  for (const [checkName, expression] of Object.entries(table.checks ?? {})) lines.push(`CONSTRAINT ${quoteIdentifier(checkName)} CHECK (${expression})`);
+  return `CREATE TABLE ${quoteIdentifier(name)} (\n  ${lines.join(',\n  ')}\n)`;
+}
+
+/** The CREATE INDEX statements of one table: the internal order index, then the declared ones. */
+export function createIndexStatements(name: string, table: TableDeclaration): string[] {
+  const table_ = quoteIdentifier(name);
+  const out = [`CREATE INDEX ${quoteIdentifier(orderIndexName(name))} ON ${table_} ("createdAt", "id")`];
+  for (const [index, declaration] of Object.entries(table.indexes ?? {})) {
+    const unique = !Array.isArray(declaration) && declaration.unique ? 'UNIQUE ' : '';
+    const where = !Array.isArray(declaration) && declaration.where !== undefined ? ` WHERE ${declaration.where}` : '';
+    const columns = indexColumns(declaration).map(indexColumnSql).join(', ');
+    out.push(`CREATE ${unique}INDEX ${quoteIdentifier(indexName(name, index))} ON ${table_} (${columns})${where}`);
+  }
+  return out;
+}
+
+/**
+ * Table names ordered so that a referenced table comes before the tables that refer to it (SQLite
+ * does not require it, but the schema reads in dependency order). Cycles keep declared order.
+ */
+export function tableOrder(database: DatabaseDeclaration): string[] {
+  const tables = database.tables;
+  const out: string[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (name: string) => {
+    if (state.has(name)) return;
+    state.set(name, 'visiting');
+    const table = tables[name];
+    if (table) {
+      for (const field of Object.values(table.fields)) {
+        if (field.type === 'ref' && field.table !== undefined && field.table !== name && Object.hasOwn(tables, field.table)) visit(field.table);
+      }
+    }
+    state.set(name, 'done');
+    out.push(name);
+  };
+  for (const name of Object.keys(tables)) visit(name);
+  return out;
+}
+
+/** Every statement that creates the schema, in order (pure; `createSchema` runs them). */
+export function schemaStatements(database: DatabaseDeclaration): string[] {
+  const order = tableOrder(database);
+  const out: string[] = [];
+  for (const name of order) out.push(createTableStatement(name, database.tables[name]!));
+  for (const name of order) out.push(...createIndexStatements(name, database.tables[name]!));
+  return out;
+}
+
+/** Creates every table and index of `database` on an empty database. */
+export function createSchema(driver: SqlDriver, database: DatabaseDeclaration): void {
+  for (const statement of schemaStatements(database)) driver.exec(statement);
+}

@@ -1,0 +1,48 @@
+/** The `platform.dev.v0` events of a test run, and the readable report made from them. */
+import type { Diagnostic } from '../diagnostics';
+
+export const DEV_PROTOCOL = 'platform.dev.v0';
+
+/** A failed test: a Diagnostic plus the test's name, and for assertions the matcher and both values. */
+export type TestFailure = Diagnostic & {
+  test?: string;
+  kind?: 'assertion' | 'error' | 'timeout' | 'load';
+  matcher?: string;
+  expected?: string;
+  actual?: string;
+};
+
+export type TestEvent =
+  | { protocol: typeof DEV_PROTOCOL; kind: 'test.case.pass'; name: string; file: string; durationMs: number }
+  | ({ protocol: typeof DEV_PROTOCOL; kind: 'test.case.fail'; name: string; durationMs: number } & Omit<TestFailure, 'kind'> & { failure?: TestFailure['kind'] })
+  | { protocol: typeof DEV_PROTOCOL; kind: 'test.run.finish'; ok: boolean; passed: number; failed: number; diagnostics: Diagnostic[] };
+
+export function passEvent(name: string, file: string, durationMs: number): TestEvent {
+  return { protocol: DEV_PROTOCOL, kind: 'test.case.pass', name, file, durationMs: Math.round(durationMs) };
+}
+
+export function failEvent(name: string, durationMs: number, failure: TestFailure): TestEvent {
+  const { kind, ...rest } = failure;
+  return { protocol: DEV_PROTOCOL, kind: 'test.case.fail', name, durationMs: Math.round(durationMs), ...rest, ...(kind ? { failure: kind } : {}) };
+}
+
+/** One line of the readable report for an event. */
+export function formatEvent(event: TestEvent): string {
+  switch (event.kind) {
+    case 'test.case.pass':
+      return `✓ ${event.file} › ${event.name} (${event.durationMs} ms)`;
+    case 'test.case.fail': {
+      const where = event.file ? `${event.file}${event.span ? `:${event.span.line}:${event.span.column}` : ''}` : '';
+      const lines = [`✗ ${where ? `${where} › ` : ''}${event.name}`, `    ${event.severity} ${event.code}: ${event.message}`];
+      if (event.matcher) lines.push(`    expected: ${event.expected}`, `    actual:   ${event.actual}`);
+      if (event.hint) lines.push(`    hint: ${event.hint}`);
+      return lines.join('\n');
+    }
+    case 'test.run.finish':
+      return `${event.passed} passed, ${event.failed} failed`;
+    default: {
+      const unknown: never = event;
+      return String(unknown);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import { render } from 'preact';
+import { useState } from 'preact/hooks';
+import { useMutation, useQuery } from 'platform/client';
+import { checkTitle } from '../shared/todo';
+import './style.css';
+
+function App() {
+  const todos = useQuery('todos.list', {});
+  const remaining = useQuery('todos.remaining', {});
+  const add = useMutation('todos.add');
+  const toggle = useMutation('todos.toggle');
+  const remove = useMutation('todos.remove');
+  const clearDone = useMutation('todos.clear');
+  const [title, setTitle] = useState('');
+  const [error, setError] = useState<string | undefined>();
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const checked = checkTitle(title);
+    if ('error' in checked) return setError(checked.error);
+    try {
+      await add({ title: checked.title });
+      setTitle('');
+      setError(undefined);
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    }
+  };
+
+  return (
+    <main>
+      <h1>Todos</h1>
+      <form onSubmit={submit}>
+        <input aria-label="New todo" placeholder="What needs doing?" value={title} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} />
+        <button type="submit">Add</button>
+      </form>
+      {error && <p class="error" role="alert">{error}</p>}
+      {todos.loading && !todos.data && <p class="muted">Loading…</p>}
+      {todos.error && <p class="error">{todos.error.message}</p>}
+      <ul>
+        {todos.data?.map((todo) => (
+          <li key={todo.id} class={todo.done ? 'done' : ''}>
+            <label>
+              <input type="checkbox" checked={todo.done} onChange={() => void toggle({ id: todo.id })} />
+              {todo.title}
+            </label>
+            <button type="button" aria-label={`Delete ${todo.title}`} onClick={() => void remove({ id: todo.id })}>
+              ×
+            </button>
+          </li>
+        ))}
+      </ul>
+      <footer>
+        <span>{remaining.data ?? 0} left</span>
+        <button type="button" onClick={() => void clearDone({})}>
+          Clear done
+        </button>
+      </footer>
+    </main>
+  );
+}
+
+render(<App />, document.getElementById('app')!);
