@@ -10,6 +10,7 @@ import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
 import { browserCompilerRows, openPlayground } from './browser';
 import { compilerRows, stopCompilers } from './compiler';
 import { benchProjects } from './projects';
+import { tableRows, templateTestRows } from './runtime';
 import { median, percentile, printTable, time, type Row } from './stats';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -58,6 +59,10 @@ rows.push({ name: 'baseline: `node -e 0` wall time p50', value: median(bare), un
 rows.push({ name: 'CLI check / bare node start', value: median(cli) / median(bare), unit: 'x' });
 
 printTable('Foundation: manifest and CLI', rows);
+
+// The runtime: the table API against raw sql.js, and each template's tests.
+printTable('Runtime: table API against raw sql.js (same run, same schema)', await tableRows());
+printTable('Tests: platform test per template', templateTestRows(['todo', 'files', 'team-board', 'endpoints']));
 
 // The compiler, in Node and in the browser worker, for each project.
 const projects = benchProjects();

@@ -33,7 +33,9 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
       runTests: (prepared, options) => ({
         async *[Symbol.asyncIterator]() {
           const { runTestsInNode } = await import('../adapters/node/test-host');
-          yield* runTestsInNode(prepared, options);
+          // PLATFORM_TEST_TIMEOUT_MS shortens the 20-second limit for the platform's own tests of it.
+          const timeoutMs = Number(process.env.PLATFORM_TEST_TIMEOUT_MS) || undefined;
+          yield* runTestsInNode(prepared, { ...options, timeoutMs });
         },
       }),
       templates: async () => (await import('../adapters/node/templates')).nodeTemplates(),
