@@ -1,0 +1,73 @@
+/**
+ * Projects persisted in the playground's IndexedDB (idb-keyval): files, open tabs, the selected persona,
+ * and separately the app's committed dev database. Only the trusted page touches this store; app code
+ * runs in sandboxes with no access to it.
+ */
+import { createStore, del, get, keys, set, type UseStore } from 'idb-keyval';
+import type { PersonaName } from '../../core/runtime/personas';
+
+export const PROJECT_FORMAT = 'platform.playground-project.v1';
+
+export interface Project {
+  format: typeof PROJECT_FORMAT;
+  id: string;
+  /** What the person calls it (the manifest name when created). */
+  title: string;
+  /** The template it was made from, if any. */
+  template?: string;
+  /** Project-relative path → text. */
+  files: Record<string, string>;
+  openTabs: string[];
+  activeFile?: string;
+  persona: PersonaName;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type ProjectSummary = Pick<Project, 'id' | 'title' | 'template' | 'updatedAt'>;
+
+let store: UseStore | undefined;
+const db = () => (store ??= createStore('platform-playground', 'projects'));
+const projectKey = (id: string) => `project:${id}`;
+const stateKey = (id: string) => `state:${id}`;
+
+export function newProjectId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(10));
+  return `p_${Array.from(bytes, (b) => b.toString(36).padStart(2, '0')).join('').slice(0, 16)}`;
+}
+
+export async function listProjects(): Promise<ProjectSummary[]> {
+  const ids = (await keys<string>(db())).filter((k) => typeof k === 'string' && k.startsWith('project:'));
+  const projects = await Promise.all(ids.map((k) => get<Project>(k, db())));
+  return projects
+    .filter((p): p is Project => p?.format === PROJECT_FORMAT)
+    .map(({ id, title, template, updatedAt }) => ({ id, title, ...(template ? { template } : {}), updatedAt }))
+    .sort((a, b) => b.updatedAt - a.updatedAt);
+}
+
+export async function loadProject(id: string): Promise<Project | undefined> {
+  const project = await get<Project>(projectKey(id), db());
+  return project?.format === PROJECT_FORMAT ? project : undefined;
+}
+
+export async function saveProject(project: Project): Promise<void> {
+  await set(projectKey(project.id), { ...project, updatedAt: Date.now() }, db());
+}
+
+export async function deleteProject(id: string): Promise<void> {
+  await del(projectKey(id), db());
+  await del(stateKey(id), db());
+}
+
+/** The app's committed dev database (an SQLite file), kept apart from the project's files. */
+export async function loadState(id: string): Promise<Uint8Array | undefined> {
+  return get<Uint8Array>(stateKey(id), db());
+}
+
+export async function saveState(id: string, state: Uint8Array): Promise<void> {
+  await set(stateKey(id), state, db());
+}
+
+export async function clearState(id: string): Promise<void> {
+  await del(stateKey(id), db());
+}
