@@ -1,21 +1,11 @@
 /** The three fixed personas of local modes (dev, preview, test), as decisions.md defines them. */
 import { sha256Hex } from '../hash';
+import type { Auth, Persona } from '../../modules/types';
 
-export type PersonaName = 'alice' | 'bob' | 'guest';
+export type { Auth };
+export type PersonaName = Persona;
 export const PERSONA_NAMES: readonly PersonaName[] = ['alice', 'bob', 'guest'];
 export const DEFAULT_PERSONA: PersonaName = 'alice';
-
-/** `ctx.auth`, as handlers see it. */
-export interface Auth {
-  readonly appUserId: string;
-  readonly kind: 'guest' | 'user';
-  readonly roles: readonly string[];
-  readonly permissions: readonly string[];
-  readonly workspaceIds: readonly string[];
-  readonly sessionId?: string;
-  /** Deprecated alias of appUserId. */
-  readonly id: string;
-}
 
 const PERSONAS: Record<PersonaName, { kind: Auth['kind']; workspaceIds: string[] }> = {
   alice: { kind: 'user', workspaceIds: ['ws-team', 'ws-alice'] },

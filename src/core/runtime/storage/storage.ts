@@ -13,19 +13,9 @@ import type { Meter } from '../limits';
 import { validateKey, validatePrefix } from './keys';
 import type { ObjectStore, StoredRecord } from './object-store';
 
-/** A stored object's metadata (`head`, `list`). */
-export interface StoredObjectMetadata {
-  key: string;
-  size: number;
-  /** `application/octet-stream` when none was set. */
-  contentType: string;
-  uploadedAt: Date;
-}
+import type { StoredObject, StoredObjectMetadata } from '../../../modules/server';
 
-/** A stored object with its bytes (`get`). */
-export interface StoredObject extends StoredObjectMetadata {
-  bytes: Uint8Array;
-}
+export type { StoredObject, StoredObjectMetadata };
 
 /** What `put` answers. */
 export interface StorageReceipt {
@@ -176,7 +166,9 @@ export function createStorage(options: StorageOptions): StorageReader | StorageW
     const size = Math.max(object.size, object.bytes.byteLength);
     if (meter.bytesRead + size > limits.readBytes) throw new Error(readBudgetMessage(limits.readBytes));
     meter.bytesRead += size;
-    return { ...metadata(object), bytes: object.bytes };
+    // The public type promises ArrayBuffer-backed bytes (usable as a Response body): copy only when shared.
+    const bytes = object.bytes.buffer instanceof ArrayBuffer ? (object.bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(object.bytes);
+    return { ...metadata(object), bytes };
   }
 
   async function head(key: string): Promise<StoredObjectMetadata | null> {

@@ -1,0 +1,46 @@
+/** The bottom panels: problems grouped by file (primaries first), and the platform.dev.v0 event log. */
+import type { Diagnostic } from '../../core/diagnostics';
+import { DiagnosticList } from '../diagnostic-list';
+import type { DevEvent } from './project-session';
+
+export function ProblemsPanel({ diagnostics, onSelect }: { diagnostics: Diagnostic[]; onSelect(d: Diagnostic): void }) {
+  const groups = new Map<string, Diagnostic[]>();
+  for (const d of diagnostics) {
+    const key = d.file ?? '(project)';
+    groups.set(key, [...(groups.get(key) ?? []), d]);
+  }
+  if (diagnostics.length === 0) return <DiagnosticList diagnostics={[]} onSelect={onSelect} />;
+  return (
+    <div class="problems">
+      {[...groups].map(([file, list]) => (
+        <section key={file} aria-label={file}>
+          <h3 class="problem-file">{file}</h3>
+          <DiagnosticList diagnostics={list} onSelect={onSelect} />
+        </section>
+      ))}
+    </div>
+  );
+}
+
+function describe(event: DevEvent): string {
+  const { protocol: _p, kind: _k, at: _a, ...rest } = event;
+  if (event.kind === 'runtime.call') return `${String(rest.persona)} ${String(rest.operation)} → ${String(rest.status)} (${Number(rest.durationMs).toFixed(1)} ms)`;
+  if (event.kind === 'compile.diagnostic' || event.kind === 'test.case.fail') return `${String(rest.code)} ${String(rest.message)}`;
+  return Object.entries(rest)
+    .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join(' ');
+}
+
+export function EventsPanel({ events }: { events: DevEvent[] }) {
+  return (
+    <ol class="events" aria-label="Events" reversed>
+      {[...events].reverse().map((event, i) => (
+        <li key={`${event.at}-${i}`} data-kind={event.kind}>
+          <time>{new Date(event.at).toLocaleTimeString()}</time>
+          <code>{event.kind}</code>
+          <span>{describe(event)}</span>
+        </li>
+      ))}
+    </ol>
+  );
+}

@@ -1,0 +1,68 @@
+/** The app's preview as one persona, or two side by side; a write by one refreshes the other live. */
+import { useEffect, useRef } from 'preact/hooks';
+import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
+import { PreviewFrame, type PreviewEvents, type PreviewRuntime } from '../preview/preview-frame';
+import type { Generation } from './project-session';
+
+export interface PreviewPaneProps {
+  generation: Generation | undefined;
+  personas: PersonaName[];
+  runtime: PreviewRuntime & { onWrite(listener: (wrote: { tables: string[]; storage: boolean }, persona: PersonaName) => void): () => void };
+  events: PreviewEvents;
+}
+
+function OnePreview({ persona, generation, runtime, events, frames }: { persona: PersonaName; frames: Map<PersonaName, PreviewFrame> } & Omit<PreviewPaneProps, 'personas'>) {
+  const host = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const frame = new PreviewFrame(host.current!, persona, runtime, events);
+    frames.set(persona, frame);
+    if (generation) frame.load({ code: generation.clientCode, css: generation.clientCss, title: generation.manifest.app?.title ?? generation.manifest.name, lang: generation.manifest.app?.language ?? 'en' });
+    return () => {
+      frames.delete(persona);
+      frame.destroy();
+    };
+    // A new frame per generation: the client starts fresh on the new code.
+  }, [persona, generation?.number, runtime]);
+  return (
+    <div class="preview" data-persona={persona}>
+      <div class="preview-label">
+        as <strong>{persona}</strong>
+      </div>
+      <div class="preview-host" ref={host} />
+    </div>
+  );
+}
+
+export function PreviewPane(props: PreviewPaneProps) {
+  const frames = useRef(new Map<PersonaName, PreviewFrame>()).current;
+  useEffect(
+    () =>
+      props.runtime.onWrite((wrote, writer) => {
+        for (const [persona, frame] of frames) if (persona !== writer) frame.refresh(wrote);
+      }),
+    [props.runtime],
+  );
+  if (!props.generation) return <div class="preview-empty">The preview appears when the app builds.</div>;
+  return (
+    <div class={`previews ${props.personas.length > 1 ? 'split' : ''}`}>
+      {props.personas.map((persona) => (
+        <OnePreview key={persona} persona={persona} frames={frames} generation={props.generation} runtime={props.runtime} events={props.events} />
+      ))}
+    </div>
+  );
+}
+
+export function PersonaSwitcher({ persona, split, onPersona, onSplit }: { persona: PersonaName; split: boolean; onPersona(p: PersonaName): void; onSplit(split: boolean): void }) {
+  return (
+    <div class="persona-switcher" role="group" aria-label="Preview as">
+      {PERSONA_NAMES.map((name) => (
+        <button type="button" key={name} aria-pressed={name === persona} onClick={() => onPersona(name)}>
+          {name}
+        </button>
+      ))}
+      <label class="split-toggle">
+        <input type="checkbox" checked={split} onChange={(e) => onSplit((e.target as HTMLInputElement).checked)} /> split
+      </label>
+    </div>
+  );
+}

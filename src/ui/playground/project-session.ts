@@ -1,0 +1,211 @@
+/**
+ * One open project: its files, autosave, the compile loop (a quiet window after edits; a failed rebuild
+ * keeps the last good generation serving, DG1602), the sandboxed runtime restarted on each new
+ * generation from committed state, previews per persona, and the platform.dev.v0 event log.
+ */
+import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
+import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
+import type { PersonaName } from '../../core/runtime/personas';
+import type { CompileResult, CompilerClient } from '../compiler-client';
+import { saveProject, saveState, type Project } from '../projects/store';
+
+export const QUIET_WINDOW_MS = 250;
+const SAVE_DELAY_MS = 400;
+const decoder = new TextDecoder();
+
+/** A build that compiled: what the runtime and the previews run. */
+export interface Generation {
+  number: number;
+  manifest: Manifest;
+  serverCode: string;
+  clientCode: string;
+  clientCss?: string;
+}
+
+export type DevEvent = { protocol: 'platform.dev.v0'; kind: string; at: number } & Record<string, unknown>;
+
+export interface SessionState {
+  project: Project;
+  compile: 'loading' | 'compiling' | 'ready' | 'failed';
+  diagnostics: Diagnostic[];
+  /** The generation the previews show (the last good one when the latest failed). */
+  generation?: Generation;
+  /** True when the shown generation is older than the latest edit because that failed to build. */
+  stale: boolean;
+  events: DevEvent[];
+  timings?: CompileResult['timings'];
+}
+
+/** The runtime the session drives (RuntimeHost implements it). */
+export interface SessionRuntime {
+  start(app: { manifest: Manifest; serverCode: string; state?: Uint8Array; env?: Record<string, string> }): Promise<void>;
+  onCommit(listener: (state: Uint8Array) => void): () => void;
+  readonly committedState: Uint8Array | undefined;
+}
+
+export class ProjectSession {
+  #state: SessionState;
+  readonly #compiler: CompilerClient;
+  readonly #runtime: SessionRuntime;
+  readonly #listeners = new Set<() => void>();
+  #compileTimer: ReturnType<typeof setTimeout> | undefined;
+  #saveTimer: ReturnType<typeof setTimeout> | undefined;
+  #generations = 0;
+  #focus: string | undefined;
+  readonly #unsubscribe: () => void;
+
+  constructor(project: Project, compiler: CompilerClient, runtime: SessionRuntime, initialState?: Uint8Array) {
+    this.#state = { project, compile: 'loading', diagnostics: [], stale: false, events: [] };
+    this.#compiler = compiler;
+    this.#runtime = runtime;
+    this.#committed = initialState;
+    this.#unsubscribe = runtime.onCommit((state) => {
+      this.#committed = state;
+      void saveState(project.id, state);
+    });
+    this.#scheduleCompile(0);
+  }
+
+  #committed: Uint8Array | undefined;
+
+  get state(): SessionState {
+    return this.#state;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #set(patch: Partial<SessionState>): void {
+    this.#state = { ...this.#state, ...patch };
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** Adds an event to the log (kept to the last 500). */
+  log(kind: string, fields: Record<string, unknown> = {}): void {
+    const event: DevEvent = { protocol: 'platform.dev.v0', kind, at: Date.now(), ...fields };
+    this.#set({ events: [...this.#state.events.slice(-499), event] });
+  }
+
+  #updateProject(patch: Partial<Project>, recompile: boolean, focus?: string): void {
+    this.#set({ project: { ...this.#state.project, ...patch } });
+    clearTimeout(this.#saveTimer);
+    this.#saveTimer = setTimeout(() => void saveProject(this.#state.project), SAVE_DELAY_MS);
+    if (recompile) {
+      this.#focus = focus;
+      this.#scheduleCompile(QUIET_WINDOW_MS);
+    }
+  }
+
+  edit(path: string, text: string): void {
+    if (this.#state.project.files[path] === text) return;
+    this.#updateProject({ files: { ...this.#state.project.files, [path]: text } }, true, path);
+  }
+
+  createFile(path: string, text = ''): void {
+    this.#updateProject({ files: { ...this.#state.project.files, [path]: text }, openTabs: [...new Set([...this.#state.project.openTabs, path])], activeFile: path }, true);
+  }
+
+  renamePath(from: string, to: string): void {
+    const files: Record<string, string> = {};
+    const move = (path: string) => (path === from ? to : path.startsWith(`${from}/`) ? `${to}${path.slice(from.length)}` : path);
+    for (const [path, text] of Object.entries(this.#state.project.files)) files[move(path)] = text;
+    const { openTabs, activeFile } = this.#state.project;
+    this.#updateProject({ files, openTabs: openTabs.map(move), ...(activeFile ? { activeFile: move(activeFile) } : {}) }, true);
+  }
+
+  deletePath(path: string): void {
+    const gone = (p: string) => p === path || p.startsWith(`${path}/`);
+    const files = Object.fromEntries(Object.entries(this.#state.project.files).filter(([p]) => !gone(p)));
+    const openTabs = this.#state.project.openTabs.filter((p) => !gone(p));
+    const activeFile = this.#state.project.activeFile && gone(this.#state.project.activeFile) ? openTabs[0] : this.#state.project.activeFile;
+    this.#updateProject({ files, openTabs, ...(activeFile ? { activeFile } : { activeFile: undefined }) }, true);
+  }
+
+  openFile(path: string): void {
+    this.#updateProject({ openTabs: [...new Set([...this.#state.project.openTabs, path])], activeFile: path }, false);
+  }
+
+  closeFile(path: string): void {
+    const openTabs = this.#state.project.openTabs.filter((p) => p !== path);
+    const activeFile = this.#state.project.activeFile === path ? openTabs.at(-1) : this.#state.project.activeFile;
+    this.#updateProject({ openTabs, activeFile }, false);
+  }
+
+  setPersona(persona: PersonaName): void {
+    this.#updateProject({ persona }, false);
+  }
+
+  /** Saves now (Mod-s); autosave does the same after a short delay. */
+  async save(): Promise<void> {
+    clearTimeout(this.#saveTimer);
+    await saveProject(this.#state.project);
+  }
+
+  #scheduleCompile(delay: number): void {
+    clearTimeout(this.#compileTimer);
+    this.#compileTimer = setTimeout(() => void this.#compile(), delay);
+  }
+
+  async #compile(): Promise<void> {
+    const files = this.#state.project.files;
+    this.#set({ compile: this.#state.generation || this.#state.compile !== 'loading' ? 'compiling' : 'loading' });
+    this.log('compile.start', { files: Object.keys(files).length });
+    let result: CompileResult | undefined;
+    try {
+      result = await this.#compiler.compile(files, 'preview', this.#focus);
+    } catch (error) {
+      this.#set({ compile: 'failed', diagnostics: [diagnostic('DG1602', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] });
+      return;
+    }
+    if (!result || files !== this.#state.project.files) return; // superseded by a newer edit
+    const diagnostics = sortDiagnostics(result.diagnostics);
+    const built = result.files?.['server/index.js'] && result.files['client/app.js'];
+    if (!built) {
+      const serving = this.#state.generation !== undefined;
+      if (serving) {
+        const d = diagnostic('DG1602', 'The rebuild failed; the previous generation is still serving.', { hint: 'Fix the errors below; the next good rebuild takes over by itself.' });
+        this.log('compile.diagnostic', { ...d });
+        diagnostics.unshift(d);
+      }
+      this.#set({ compile: 'failed', diagnostics, stale: serving, timings: result.timings });
+      return;
+    }
+    const manifest = JSON.parse(files[MANIFEST_FILE] ?? '{}') as Manifest;
+    const generation: Generation = {
+      number: ++this.#generations,
+      manifest,
+      serverCode: decoder.decode(result.files!['server/index.js']),
+      clientCode: decoder.decode(result.files!['client/app.js']),
+      ...(result.files!['client/app.css'] ? { clientCss: decoder.decode(result.files!['client/app.css']) } : {}),
+    };
+    try {
+      await this.#runtime.start({ manifest, serverCode: generation.serverCode, state: this.#runtime.committedState ?? this.#committed });
+    } catch (error) {
+      const d = diagnostic('DG1603', `The new build could not take over: ${error instanceof Error ? error.message : String(error)}`, {
+        hint: 'An incompatible schema change needs fresh data: reset the data to adopt it.',
+      });
+      this.log('compile.diagnostic', { ...d });
+      this.#set({ compile: 'failed', diagnostics: [d, ...diagnostics], stale: this.#state.generation !== undefined, timings: result.timings });
+      return;
+    }
+    this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total) });
+    this.#set({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
+  }
+
+  /** Starts over with empty data (the committed state is dropped). */
+  async resetData(): Promise<void> {
+    this.#committed = undefined;
+    const generation = this.#state.generation;
+    if (generation) await this.#runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode });
+    this.#scheduleCompile(0);
+  }
+
+  dispose(): void {
+    clearTimeout(this.#compileTimer);
+    clearTimeout(this.#saveTimer);
+    this.#unsubscribe();
+    void saveProject(this.#state.project);
+  }
+}
