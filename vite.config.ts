@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { nodeLibrary } from './src/adapters/node/library.ts';
+import { runtimeSandboxPlugin } from './vite/runtime-sandbox-plugin.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -24,9 +25,17 @@ function platformLibrary(): Plugin {
 
 // The playground. Preact's automatic JSX runtime comes from tsconfig.base.json (jsxImportSource).
 export default defineConfig({
-  plugins: [platformLibrary()],
+  plugins: [platformLibrary(), runtimeSandboxPlugin()],
   server: { port: 5173, strictPort: false },
   preview: { port: 4173, strictPort: true },
-  build: { target: 'es2022', sourcemap: true, chunkSizeWarningLimit: 8192 },
+  build: {
+    target: 'es2022',
+    sourcemap: true,
+    chunkSizeWarningLimit: 8192,
+    rollupOptions: {
+      // The harness pages host single components for the end-to-end tests and the benchmarks.
+      input: { main: 'index.html', runtime: 'harness/runtime.html', workspace: 'harness/workspace.html' },
+    },
+  },
   worker: { format: 'es', plugins: () => [platformLibrary()] },
 });

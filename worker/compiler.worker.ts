@@ -10,9 +10,11 @@ import { analyzeProject } from '../src/core/analyze/analyze';
 import { compileProject, type Compiler } from '../src/core/build/build';
 import { Bundler } from '../src/core/build/bundle';
 import type { Library } from '../src/core/build/library';
-import { TypeCheckSession } from '../src/core/build/typecheck';
+import { toVirtual, TypeCheckSession } from '../src/core/build/typecheck';
 import { MemoryFileSystem } from '../src/core/fs';
-import type { CompilerRequest, CompilerResponse } from './protocol/compiler';
+import type { Analysis } from '../src/core/analyze/analyze';
+import ts from 'typescript';
+import type { CompilerRequest, CompilerResponse, CompletionItem } from './protocol/compiler';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -42,17 +44,35 @@ const compiler: Promise<Compiler> = (async () => {
 
 compiler.catch((error: unknown) => post({ type: 'startup-failed', message: error instanceof Error ? error.message : String(error) }));
 
-async function run(request: Extract<CompilerRequest, { type: 'compile' }>): Promise<void> {
+type CompileRequest = Extract<CompilerRequest, { type: 'compile' }>;
+type LanguageRequest = Extract<CompilerRequest, { type: 'completions' | 'quickinfo' | 'format' }>;
+
+/**
+ * The app files the type-check session holds: those the last compile synced (sources and generated
+ * types), with the overrides of language requests since. `TypeCheckSession.sync` replaces the whole
+ * set, so a language request's `files` are merged into this before syncing.
+ */
+let sessionFiles = new Map<string, string>();
+
+/** Remembers what a compile left in the session (nothing when it stopped before type checking). */
+function remember(analysis: Analysis): void {
+  if (!analysis.manifest) return;
+  sessionFiles = new Map([...analysis.sources, ...analysis.generated]);
+}
+
+async function run(request: CompileRequest): Promise<void> {
   const started = performance.now();
   try {
     const host = await compiler;
     const fs = new MemoryFileSystem(request.files);
     if (request.mode === 'check') {
       const analysis = await analyzeProject(fs, { library: host.library, typecheck: host.typecheck, installUnavailable: host.installUnavailable, focus: request.focus, now: host.now });
+      remember(analysis);
       post({ type: 'result', id: request.id, diagnostics: analysis.diagnostics, timings: { ...analysis.timings, bundle: 0, total: performance.now() - started } });
       return;
     }
     const outcome = await compileProject(fs, host, { focus: request.focus, targets: request.mode === 'preview' ? ['client', 'server'] : undefined });
+    remember(outcome.analysis);
     const files = outcome.files ? Object.fromEntries(outcome.files) : undefined;
     post(
       { type: 'result', id: request.id, diagnostics: outcome.diagnostics, artifactId: outcome.id, files, timings: { ...outcome.analysis.timings, bundle: outcome.bundleTime, total: performance.now() - started } },
@@ -63,18 +83,109 @@ async function run(request: Extract<CompilerRequest, { type: 'compile' }>): Prom
   }
 }
 
-let pending: Extract<CompilerRequest, { type: 'compile' }> | undefined;
+const FORMAT_SETTINGS: ts.FormatCodeSettings = { ...ts.getDefaultFormatCodeSettings('\n'), indentSize: 2, tabSize: 2, convertTabsToSpaces: true, semicolons: ts.SemicolonPreference.Ignore };
+
+/** The start of the identifier that ends at `offset`. */
+function wordStart(text: string, offset: number): number {
+  let from = offset;
+  while (from > 0 && /[\w$]/.test(text[from - 1]!)) from--;
+  return from;
+}
+
+function completions(service: ts.LanguageService, path: string, offset: number): { items: CompletionItem[]; from: number } {
+  const file = toVirtual(path);
+  const text = sessionFiles.get(path) ?? '';
+  const info = service.getCompletionsAtPosition(file, offset, { includeCompletionsWithInsertText: true, includeCompletionsForImportStatements: false, includeCompletionsForModuleExports: false });
+  let from = wordStart(text, offset);
+  if (!info) return { items: [], from };
+  // String-literal completions (operation names, import paths) replace the text inside the quotes.
+  const span = info.optionalReplacementSpan ?? info.entries.find((e) => e.replacementSpan)?.replacementSpan;
+  if (span && span.start <= offset && span.start + span.length >= offset) from = span.start;
+  const items: CompletionItem[] = info.entries.map((entry) => {
+    const item: CompletionItem = { label: entry.name, kind: entry.kind, sortText: entry.sortText };
+    const detail = entry.labelDetails?.description ?? entry.labelDetails?.detail ?? entry.source;
+    if (detail) item.detail = detail;
+    if (entry.kindModifiers?.split(',').includes('deprecated')) item.deprecated = true;
+    if (entry.insertText !== undefined && entry.insertText !== entry.name) item.insert = entry.insertText;
+    const replace = entry.replacementSpan;
+    if (replace && replace.start !== from) item.range = { from: replace.start, to: replace.start + replace.length };
+    return item;
+  });
+  return { items, from };
+}
+
+function quickinfo(service: ts.LanguageService, path: string, offset: number): Omit<Extract<CompilerResponse, { type: 'quickinfo' }>, 'type' | 'id'> {
+  const info = service.getQuickInfoAtPosition(toVirtual(path), offset);
+  if (!info) return {};
+  const text = ts.displayPartsToString(info.displayParts);
+  const tags = (info.tags ?? []).map((tag) => `@${tag.name}${tag.text ? ` ${ts.displayPartsToString(tag.text)}` : ''}`);
+  const documentation = [ts.displayPartsToString(info.documentation), ...tags].filter(Boolean).join('\n\n');
+  return { ...(text ? { text } : {}), ...(documentation ? { documentation } : {}), from: info.textSpan.start, to: info.textSpan.start + info.textSpan.length };
+}
+
+async function serve(request: LanguageRequest): Promise<void> {
+  try {
+    const host = await compiler;
+    if (request.files) {
+      const merged = new Map(sessionFiles);
+      for (const [path, text] of Object.entries(request.files)) merged.set(path, text);
+      host.typecheck.sync(merged);
+      sessionFiles = merged;
+    }
+    const service = host.typecheck.service;
+    // A file the session does not hold (not compiled yet, or not TypeScript) has no language features.
+    const known = sessionFiles.has(request.path) && service.getProgram()?.getSourceFile(toVirtual(request.path)) !== undefined;
+    switch (request.type) {
+      case 'completions': {
+        const result = known ? completions(service, request.path, request.offset) : { items: [], from: request.offset };
+        post({ type: 'completions', id: request.id, ...result });
+        break;
+      }
+      case 'quickinfo':
+        post({ type: 'quickinfo', id: request.id, ...(known ? quickinfo(service, request.path, request.offset) : {}) });
+        break;
+      case 'format': {
+        const edits = known ? service.getFormattingEditsForDocument(toVirtual(request.path), FORMAT_SETTINGS) : [];
+        post({ type: 'format', id: request.id, edits: edits.map((e) => ({ from: e.span.start, to: e.span.start + e.span.length, insert: e.newText })) });
+        break;
+      }
+      default: {
+        const unknown: never = request;
+        throw new Error(`Unknown language request ${JSON.stringify(unknown)}`);
+      }
+    }
+  } catch (error) {
+    post({ type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+let pending: CompileRequest | undefined;
+/** Queued language requests, at most one of each type: a newer one supersedes the queued one. */
+const queued = new Map<LanguageRequest['type'], LanguageRequest>();
 let running = false;
 
+/**
+ * One request at a time, so a language request never syncs the session in the middle of a compile.
+ * Language requests go first: they are small and someone is waiting at the keyboard.
+ */
 async function drain(): Promise<void> {
   if (running) return;
   running = true;
-  while (pending) {
-    const request = pending;
-    pending = undefined;
-    await run(request);
+  try {
+    while (pending || queued.size) {
+      if (queued.size) {
+        const requests = [...queued.values()];
+        queued.clear();
+        for (const request of requests) await serve(request);
+        continue;
+      }
+      const request = pending!;
+      pending = undefined;
+      await run(request);
+    }
+  } finally {
+    running = false;
   }
-  running = false;
 }
 
 self.addEventListener('message', (event: MessageEvent<CompilerRequest>) => {
@@ -85,9 +196,25 @@ self.addEventListener('message', (event: MessageEvent<CompilerRequest>) => {
       pending = request;
       void drain();
       break;
+    case 'completions':
+    case 'quickinfo':
+    case 'format': {
+      const previous = queued.get(request.type);
+      if (previous) post({ type: 'superseded', id: previous.id });
+      queued.set(request.type, request);
+      void drain();
+      break;
+    }
+    case 'cancel':
+      for (const [type, queuedRequest] of queued) {
+        if (queuedRequest.id !== request.id) continue;
+        queued.delete(type);
+        post({ type: 'superseded', id: request.id });
+      }
+      break;
     default: {
-      const unknown: never = request.type;
-      throw new Error(`Unknown compiler request ${String(unknown)}`);
+      const unknown: never = request;
+      throw new Error(`Unknown compiler request ${JSON.stringify(unknown)}`);
     }
   }
 });

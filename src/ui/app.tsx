@@ -1,156 +1,134 @@
 /**
- * The playground shell: edit the app's manifest, checked instantly on this thread and compiled (types,
- * bundles, artifact) in the compiler worker. The workspace, runtime and preview arrive on this frame.
+ * The playground: the start page (templates and projects) or one open project, chosen by the URL hash
+ * (`#/p/<id>`), so a reload comes back to the same project. A project is open in one tab at a time.
  */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { sortDiagnostics, type Diagnostic } from '../core/diagnostics';
-import { MemoryFileSystem } from '../core/fs';
-import { checkManifest, MANIFEST_FILE } from '../core/manifest';
-import { CompilerClient, type CompileResult } from './compiler-client';
-import { DiagnosticList } from './diagnostic-list';
-import { STARTER_FILES } from './starter-project';
-
-/** How long typing must pause before the compiler runs. */
-const QUIET_WINDOW_MS = 250;
-
-/** The offset of a 1-based line and column in text. */
-function offsetOf(text: string, line: number, column: number): number {
-  let offset = 0;
-  for (let l = 1; l < line; l++) {
-    const next = text.indexOf('\n', offset);
-    if (next < 0) break;
-    offset = next + 1;
-  }
-  return offset + column - 1;
-}
-
-type CompileState =
-  | { kind: 'loading' }
-  | { kind: 'compiling' }
-  | { kind: 'done'; text: string; result: CompileResult }
-  | { kind: 'unavailable'; message: string };
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { CompilerClient } from './compiler-client';
+import { Gallery } from './playground/gallery';
+import { Playground } from './playground/playground';
+import { acquireLease, type LeaseHolder } from './projects/lease';
+import { loadProject, loadState, newProjectId, PROJECT_FORMAT, saveProject, type Project } from './projects/store';
+import type { PlaygroundTemplate } from './projects/templates';
+import './workspace/workspace.css';
 
 declare global {
   /** The compiler, for the end-to-end tests and the benchmarks. */
   var __platformCompiler: CompilerClient | undefined;
 }
 
-export function App() {
-  const starter = STARTER_FILES[MANIFEST_FILE]!;
-  const [text, setText] = useState(starter);
-  const [manifestDiagnostics, setManifestDiagnostics] = useState<Diagnostic[]>([]);
-  const [compile, setCompile] = useState<CompileState>({ kind: 'loading' });
-  const editor = useRef<HTMLTextAreaElement>(null);
-  const files = useMemo(() => new MemoryFileSystem(STARTER_FILES), []);
-  const compiler = useMemo(() => (globalThis.__platformCompiler ??= new CompilerClient()), []);
+type Route = { page: 'home' } | { page: 'project'; id: string };
 
-  // Instant feedback on this thread while the compiler works.
-  useEffect(() => {
-    let current = true;
-    files.write(MANIFEST_FILE, text);
-    void checkManifest(files).then((result) => {
-      if (current) setManifestDiagnostics(result.diagnostics);
-    });
-    return () => {
-      current = false;
-    };
-  }, [text, files]);
-
-  useEffect(() => {
-    let current = true;
-    const timer = setTimeout(() => {
-      void compiler.ready
-        .then(() => {
-          if (!current) return undefined;
-          setCompile({ kind: 'compiling' });
-          return compiler.compile({ ...STARTER_FILES, [MANIFEST_FILE]: text }, 'build', MANIFEST_FILE);
-        })
-        .then((result) => {
-          if (current && result) setCompile({ kind: 'done', text, result });
-        })
-        .catch((error: unknown) => {
-          if (current) setCompile({ kind: 'unavailable', message: error instanceof Error ? error.message : String(error) });
-        });
-    }, QUIET_WINDOW_MS);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [text, compiler]);
-
-  const compiled = compile.kind === 'done' && compile.text === text ? compile.result : undefined;
-  const diagnostics = sortDiagnostics(compiled ? compiled.diagnostics : manifestDiagnostics);
-
-  const select = (d: Diagnostic) => {
-    const area = editor.current;
-    if (!area || !d.span || d.file !== MANIFEST_FILE) return;
-    const start = offsetOf(text, d.span.line, d.span.column);
-    area.focus();
-    area.setSelectionRange(start, start + (d.span.length ?? 1));
-  };
-
-  const errors = diagnostics.filter((d) => d.severity === 'error').length;
-  return (
-    <div class="shell">
-      <header class="topbar">
-        <img src="/favicon.svg" alt="" width="22" height="22" />
-        <h1>Platform Playground</h1>
-        <span class="badge">preview</span>
-        <CompileStatus state={compile} current={compiled} />
-      </header>
-      <main class="workspace">
-        <section class="pane editor-pane" aria-label="Editor">
-          <div class="pane-title">
-            <span class="file-name">{MANIFEST_FILE}</span>
-            <button type="button" class="link" onClick={() => setText(starter)}>
-              Reset
-            </button>
-          </div>
-          <textarea
-            ref={editor}
-            class="code-editor"
-            spellcheck={false}
-            aria-label={MANIFEST_FILE}
-            value={text}
-            onInput={(event) => setText((event.target as HTMLTextAreaElement).value)}
-          />
-        </section>
-        <section class="pane problems-pane" aria-label="Problems">
-          <div class="pane-title">
-            <span>Problems</span>
-            <span class={`count ${errors ? 'has-errors' : ''}`} data-testid="problem-count">
-              {diagnostics.length}
-            </span>
-          </div>
-          <DiagnosticList diagnostics={diagnostics} onSelect={select} />
-          <p class="about">
-            Checked and compiled in your browser by the same core as <code>platform check</code> and <code>platform build</code>. The schema is
-            served at <a href="/app.manifest.schema.json">/app.manifest.schema.json</a>.
-          </p>
-        </section>
-      </main>
-    </div>
-  );
+function route(): Route {
+  const match = /^#\/p\/([A-Za-z0-9_-]+)$/.exec(location.hash);
+  return match ? { page: 'project', id: match[1]! } : { page: 'home' };
 }
 
-function CompileStatus({ state, current }: { state: CompileState; current: CompileResult | undefined }) {
-  let text: string;
-  let tone = 'busy';
-  if (state.kind === 'loading') text = 'Loading the compiler…';
-  else if (state.kind === 'unavailable') {
-    text = `Compiler unavailable: ${state.message}`;
-    tone = 'error';
-  } else if (!current) text = 'Compiling…';
-  else if (current.artifactId) {
-    text = `Built ${current.artifactId.slice(0, 19)}… in ${Math.round(current.timings.total)} ms`;
-    tone = 'ok';
-  } else {
-    text = `Not built: fix the errors (${Math.round(current.timings.total)} ms)`;
-    tone = 'error';
-  }
+type Opened =
+  | { kind: 'loading' }
+  | { kind: 'open'; project: Project; state?: Uint8Array; release(): void }
+  | { kind: 'missing' }
+  | { kind: 'held'; project: Project; holder?: LeaseHolder };
+
+function projectFrom(template: PlaygroundTemplate): Project {
+  const now = Date.now();
+  return { format: PROJECT_FORMAT, id: newProjectId(), title: template.title, template: template.id, files: { ...template.files }, openTabs: [], persona: 'alice', createdAt: now, updatedAt: now };
+}
+
+export function App() {
+  const compiler = useMemo(() => (globalThis.__platformCompiler ??= new CompilerClient()), []);
+  const [current, setCurrent] = useState<Route>(route);
+  const [opened, setOpened] = useState<Opened>({ kind: 'loading' });
+  const [theme, setTheme] = useState<'light' | 'dark'>(() => (localStorage.getItem('platform-theme') as 'light' | 'dark' | null) ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'));
+
+  useEffect(() => {
+    const onHash = () => setCurrent(route());
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+  useEffect(() => {
+    localStorage.setItem('platform-theme', theme);
+    document.documentElement.dataset.theme = theme;
+  }, [theme]);
+
+  useEffect(() => {
+    if (current.page !== 'project') return;
+    let live = true;
+    let release: (() => void) | undefined;
+    setOpened({ kind: 'loading' });
+    void (async () => {
+      const project = await loadProject(current.id);
+      if (!live) return;
+      if (!project) return setOpened({ kind: 'missing' });
+      const lease = await acquireLease(project.id, document.title);
+      if (!live) return lease.held && lease.release();
+      if (!lease.held) return setOpened({ kind: 'held', project, ...(lease.holder ? { holder: lease.holder } : {}) });
+      release = lease.release;
+      const state = await loadState(project.id);
+      setOpened({ kind: 'open', project, ...(state ? { state } : {}), release: lease.release });
+    })();
+    return () => {
+      live = false;
+      release?.();
+    };
+  }, [current.page === 'project' ? current.id : '']);
+
+  const create = async (template: PlaygroundTemplate) => {
+    const project = projectFrom(template);
+    await saveProject(project);
+    location.hash = `#/p/${project.id}`;
+  };
+  const copy = async (project: Project) => {
+    const now = Date.now();
+    const duplicate: Project = { ...project, id: newProjectId(), title: `${project.title} (copy)`, createdAt: now, updatedAt: now };
+    await saveProject(duplicate);
+    location.hash = `#/p/${duplicate.id}`;
+  };
+
+  const title = current.page === 'project' && opened.kind === 'open' ? opened.project.title : undefined;
+  useEffect(() => {
+    document.title = title ? `${title} · Platform Playground` : 'Platform Playground';
+  }, [title]);
+
   return (
-    <span class={`compile-status ${tone}`} role="status" aria-live="polite" data-testid="compile-status" title={current?.artifactId}>
-      {text}
-    </span>
+    <div class="shell" data-theme={theme}>
+      <header class="topbar">
+        <a href="#/" class="brand" aria-label="Projects and templates">
+          <img src="/favicon.svg" alt="" width="22" height="22" />
+          <h1>Platform Playground</h1>
+        </a>
+        {title && <span class="project-title">{title}</span>}
+        <button type="button" class="link theme-toggle" onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')} aria-label="Switch between light and dark">
+          {theme === 'dark' ? 'Light' : 'Dark'} theme
+        </button>
+      </header>
+      <main class="main">
+        {current.page === 'home' ? (
+          <Gallery onCreate={(t) => void create(t)} onOpen={(id) => (location.hash = `#/p/${id}`)} />
+        ) : opened.kind === 'loading' ? (
+          <p class="muted page-message">Opening the project…</p>
+        ) : opened.kind === 'missing' ? (
+          <div class="page-message" role="alert">
+            <p>There is no such project in this browser.</p>
+            <a href="#/">Back to the templates and projects</a>
+          </div>
+        ) : opened.kind === 'held' ? (
+          <div class="page-message" role="alert" data-testid="lease-held">
+            <p>
+              <strong>{opened.project.title}</strong> is open in another tab
+              {opened.holder ? ` (since ${new Date(opened.holder.since).toLocaleTimeString()})` : ''}. A project is edited in one tab at a time, so neither
+              tab overwrites the other.
+            </p>
+            <p>
+              <button type="button" onClick={() => void copy(opened.project)}>
+                Open a copy here
+              </button>{' '}
+              <a href="#/">Back to the templates and projects</a>
+            </p>
+          </div>
+        ) : (
+          <Playground key={opened.project.id} project={opened.project} state={opened.state} compiler={compiler} theme={theme} />
+        )}
+      </main>
+    </div>
   );
 }

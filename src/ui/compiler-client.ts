@@ -1,5 +1,5 @@
 /** The playground's side of the compiler worker: requests by id, with stale results dropped. */
-import type { CompileMode, CompilerRequest, CompilerResponse, CompileTimings } from '../../worker/protocol/compiler';
+import type { CompileMode, CompilerRequest, CompilerResponse, CompileTimings, CompletionItem, TextEdit } from '../../worker/protocol/compiler';
 import type { Diagnostic } from '../core/diagnostics';
 
 export interface CompileResult {
@@ -11,9 +11,39 @@ export interface CompileResult {
 
 export type Startup = Extract<CompilerResponse, { type: 'ready' }>['startup'];
 
+export type { CompletionItem, TextEdit };
+
+/** Completions at an offset: they replace the text from `from` to the offset. */
+export interface Completions {
+  items: CompletionItem[];
+  from: number;
+}
+
+/** What hovering a symbol shows; `from`/`to` is the symbol's range. Empty when there is no symbol. */
+export interface QuickInfo {
+  text?: string;
+  documentation?: string;
+  from?: number;
+  to?: number;
+}
+
+/** Where a language request applies: `files` (path → text) override the last compile's files first. */
+export interface LanguageQuery {
+  path: string;
+  offset: number;
+  files?: Record<string, string>;
+  /** Aborting drops the request if it is still queued in the worker and resolves it `undefined`. */
+  signal?: AbortSignal;
+}
+
+interface Waiter {
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+}
+
 export class CompilerClient {
   readonly #worker: Worker;
-  readonly #waiting = new Map<number, { resolve(result: CompileResult | undefined): void; reject(error: Error): void }>();
+  readonly #waiting = new Map<number, Waiter>();
   #nextId = 1;
   /** Resolves when esbuild-wasm and TypeScript are loaded, with what each took. */
   readonly ready: Promise<Startup>;
@@ -41,6 +71,17 @@ export class CompilerClient {
           case 'failed':
             this.#settle(message.id, (w) => w.reject(new Error(message.message)));
             break;
+          case 'completions':
+            this.#settle(message.id, (w) => w.resolve({ items: message.items, from: message.from } satisfies Completions));
+            break;
+          case 'quickinfo': {
+            const { type: _type, id: _id, ...info } = message;
+            this.#settle(message.id, (w) => w.resolve(info satisfies QuickInfo));
+            break;
+          }
+          case 'format':
+            this.#settle(message.id, (w) => w.resolve(message.edits));
+            break;
           default: {
             const unknown: never = message;
             throw new Error(`Unknown compiler message ${JSON.stringify(unknown)}`);
@@ -51,7 +92,7 @@ export class CompilerClient {
     });
   }
 
-  #settle(id: number, act: (waiter: { resolve(result: CompileResult | undefined): void; reject(error: Error): void }) => void): void {
+  #settle(id: number, act: (waiter: Waiter) => void): void {
     const waiter = this.#waiting.get(id);
     if (!waiter) return;
     this.#waiting.delete(id);
@@ -63,9 +104,50 @@ export class CompilerClient {
     const id = this.#nextId++;
     const request: CompilerRequest = { type: 'compile', id, files, mode, focus };
     return new Promise((resolve, reject) => {
-      this.#waiting.set(id, { resolve, reject });
+      this.#waiting.set(id, { resolve: (result) => resolve(result as CompileResult | undefined), reject });
       this.#worker.postMessage(request);
     });
+  }
+
+  /**
+   * Sends a language request. Resolves `undefined` when superseded by a newer request of the same
+   * type or aborted; the worker answers them after any running compile, over its files.
+   */
+  #language<T>(request: Extract<CompilerRequest, { type: 'completions' | 'quickinfo' | 'format' }>, signal: AbortSignal | undefined): Promise<T | undefined> {
+    if (signal?.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#settle(request.id, (w) => w.resolve(undefined));
+        this.#worker.postMessage({ type: 'cancel', id: request.id } satisfies CompilerRequest);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.set(request.id, {
+        resolve: (result) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(result as T | undefined);
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      });
+      this.#worker.postMessage(request);
+    });
+  }
+
+  /** TypeScript completions at `offset` in `path`, over the last compile's files and `files`. */
+  completions({ path, offset, files, signal }: LanguageQuery): Promise<Completions | undefined> {
+    return this.#language<Completions>({ type: 'completions', id: this.#nextId++, path, offset, ...(files ? { files } : {}) }, signal);
+  }
+
+  /** The type and documentation of the symbol at `offset` in `path` (for hover). */
+  quickinfo({ path, offset, files, signal }: LanguageQuery): Promise<QuickInfo | undefined> {
+    return this.#language<QuickInfo>({ type: 'quickinfo', id: this.#nextId++, path, offset, ...(files ? { files } : {}) }, signal);
+  }
+
+  /** TypeScript's formatter over `path`: edits in the coordinates of its text (`files[path]` when given). */
+  format({ path, files, signal }: Omit<LanguageQuery, 'offset'>): Promise<TextEdit[] | undefined> {
+    return this.#language<TextEdit[]>({ type: 'format', id: this.#nextId++, path, ...(files ? { files } : {}) }, signal);
   }
 
   terminate(): void {

@@ -13,7 +13,42 @@ export type CompilerRequest =
       mode: CompileMode;
       /** A file to type-check first (the one being edited), so its diagnostics are ready soonest. */
       focus?: string;
-    };
+    }
+  /**
+   * Completions at `offset` in `path`, over the files of the last compile. `files` (project-relative
+   * path → text) overrides those files first, typically the edited file's latest text, so the answer
+   * matches the document the offset is in. Language requests wait for a running compile to finish; a
+   * newer request of the same type supersedes a queued one.
+   */
+  | { type: 'completions'; id: number; files?: Record<string, string>; path: string; offset: number }
+  /** The type and documentation of the symbol at `offset` in `path` (hover). `files` as for completions. */
+  | { type: 'quickinfo'; id: number; files?: Record<string, string>; path: string; offset: number }
+  /** TypeScript's formatter over `path` (after `files` are applied): the edits to make. */
+  | { type: 'format'; id: number; files?: Record<string, string>; path: string }
+  /** Drops a queued language request (answered `superseded`); one already answered or running is unaffected. */
+  | { type: 'cancel'; id: number };
+
+/** A completion entry: `kind` is TypeScript's ScriptElementKind (`method`, `property`, `const`, …). */
+export interface CompletionItem {
+  label: string;
+  kind: string;
+  detail?: string;
+  /** TypeScript's relevance: lower sorts first. */
+  sortText?: string;
+  /** The text to insert when it is not the label (for example `?.name` or a quoted key). */
+  insert?: string;
+  /** What `insert` replaces, when not the response's `from` to the cursor. */
+  range?: { from: number; to: number };
+  /** The entry is deprecated (`kindModifiers` holds `deprecated`). */
+  deprecated?: boolean;
+}
+
+/** A replacement of `from`..`to` (offsets in the text the request was made over) by `insert`. */
+export interface TextEdit {
+  from: number;
+  to: number;
+  insert: string;
+}
 
 export interface CompileTimings {
   /** Manifest, graphs, server definition, generated types. */
@@ -33,4 +68,9 @@ export type CompilerResponse =
   | { type: 'failed'; id: number; message: string }
   /** A newer request replaced this one before it ran. */
   | { type: 'superseded'; id: number }
-  | { type: 'startup-failed'; message: string };
+  | { type: 'startup-failed'; message: string }
+  /** Completions replace the text from `from` to the request's offset. */
+  | { type: 'completions'; id: number; items: CompletionItem[]; from: number }
+  /** No `text` when there is no symbol at the offset; `from`/`to` is the symbol's range. */
+  | { type: 'quickinfo'; id: number; text?: string; documentation?: string; from?: number; to?: number }
+  | { type: 'format'; id: number; edits: TextEdit[] };

@@ -1,0 +1,122 @@
+/** The workspace of one open project: files, tabs and editor; previews as personas; problems and events. */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { Diagnostic, Span } from '../../core/diagnostics';
+import type { PersonaName } from '../../core/runtime/personas';
+import type { CompilerClient } from '../compiler-client';
+import { RuntimeHost } from '../runtime/runtime-host';
+import { CodeEditor } from '../workspace/editor';
+import { FileTree } from '../workspace/file-tree';
+import { SplitPane } from '../workspace/split-pane';
+import { Tabs } from '../workspace/tabs';
+import type { Project } from '../projects/store';
+import { EventsPanel, ProblemsPanel } from './panels';
+import { PersonaSwitcher, PreviewPane } from './preview-pane';
+import { ProjectSession } from './project-session';
+
+const OTHER: Record<PersonaName, PersonaName> = { alice: 'bob', bob: 'alice', guest: 'alice' };
+
+export function Playground({ project, state, compiler, theme }: { project: Project; state?: Uint8Array; compiler: CompilerClient; theme: 'light' | 'dark' }) {
+  const runtime = useMemo(() => new RuntimeHost(), [project.id]);
+  const session = useMemo(() => new ProjectSession(project, compiler, runtime, state), [project.id]);
+  const [, rerender] = useState(0);
+  const [split, setSplit] = useState(false);
+  const [panel, setPanel] = useState<'problems' | 'events'>('problems');
+  const [reveal, setReveal] = useState<Span | undefined>();
+  const [sizes, setSizes] = useState({ tree: 220, editor: 640 });
+
+  useEffect(() => session.subscribe(() => rerender((n) => n + 1)), [session]);
+  useEffect(() => {
+    const off = runtime.onRestart((reason) => session.log('runtime.restarted', { reason }));
+    return () => {
+      off();
+      session.dispose();
+      runtime.stop();
+    };
+  }, [session, runtime]);
+  useEffect(() => {
+    if (!session.state.project.activeFile) session.openFile(session.state.project.files['src/client/main.tsx'] !== undefined ? 'src/client/main.tsx' : 'app.manifest.json');
+  }, [session]);
+
+  const { project: current, diagnostics, generation, compile, stale } = session.state;
+  const active = current.activeFile;
+  const files = Object.keys(current.files).sort();
+  const personas: PersonaName[] = split ? [current.persona, OTHER[current.persona]] : [current.persona];
+  const select = (d: Diagnostic) => {
+    if (!d.file || current.files[d.file] === undefined) return;
+    session.openFile(d.file);
+    if (d.span) setReveal({ ...d.span });
+  };
+  const errors = diagnostics.filter((d) => d.severity === 'error').length;
+  const status =
+    compile === 'loading' ? 'Loading the compiler…' : compile === 'compiling' ? 'Compiling…' : compile === 'ready' ? `Ready${session.state.timings ? ` in ${Math.round(session.state.timings.total)} ms` : ''}` : stale ? 'Build failed: showing the last good build' : 'Build failed';
+
+  return (
+    <div class="playground" data-theme={theme}>
+      <div class="toolbar">
+        <PersonaSwitcher persona={current.persona} split={split} onPersona={(p) => session.setPersona(p)} onSplit={setSplit} />
+        <span class={`compile-status ${compile === 'ready' ? 'ok' : compile === 'failed' ? 'error' : 'busy'}`} data-testid="compile-status" role="status">
+          {status}
+        </span>
+        <button type="button" class="link" onClick={() => void session.resetData()} title="Drop the app's dev data and start empty">
+          Reset data
+        </button>
+      </div>
+      <div class="workspace-area">
+        <SplitPane direction="horizontal" size={sizes.tree} onSizeChange={(tree) => setSizes({ ...sizes, tree })} label="Resize the file tree">
+          <FileTree
+            files={files}
+            selected={active}
+            onSelect={(path) => session.openFile(path)}
+            onCreate={(path) => session.createFile(path)}
+            onRename={(from, to) => session.renamePath(from, to)}
+            onDelete={(path) => session.deletePath(path)}
+          />
+          <SplitPane direction="horizontal" size={sizes.editor} onSizeChange={(editor) => setSizes({ ...sizes, editor })} label="Resize the editor">
+            <div class="editor-column">
+              <Tabs tabs={current.openTabs.map((path) => ({ path }))} active={active} onSelect={(path) => session.openFile(path)} onClose={(path) => session.closeFile(path)} panelId="editor" />
+              <div id="editor" class="editor-host">
+                {active && current.files[active] !== undefined ? (
+                  <CodeEditor
+                    path={active}
+                    value={current.files[active]!}
+                    onChange={(text) => session.edit(active, text)}
+                    diagnostics={diagnostics.filter((d) => d.file === active)}
+                    services={compiler}
+                    theme={theme}
+                    onSave={() => void session.save()}
+                    revealAt={reveal}
+                    files={files}
+                  />
+                ) : (
+                  <p class="muted empty-editor">Open a file from the tree.</p>
+                )}
+              </div>
+            </div>
+            <PreviewPane
+              generation={generation}
+              personas={personas}
+              runtime={runtime}
+              events={{
+                onCall: (entry) => session.log('runtime.call', { ...entry, durationMs: Math.round(entry.durationMs * 10) / 10 }),
+                onError: (message) => session.log('preview.error', { message }),
+                onLoaded: () => session.log('preview.ready', { generation: generation?.number }),
+                onUnresponsive: () => session.log('preview.unresponsive', { message: 'The preview stopped responding (a loop in client code?); it reloads with the next build.' }),
+              }}
+            />
+          </SplitPane>
+        </SplitPane>
+      </div>
+      <div class="bottom-panels">
+        <div role="tablist" aria-label="Panels" class="panel-tabs">
+          <button type="button" role="tab" aria-selected={panel === 'problems'} onClick={() => setPanel('problems')}>
+            Problems <span class={`count ${errors ? 'has-errors' : ''}`} data-testid="problem-count">{diagnostics.length}</span>
+          </button>
+          <button type="button" role="tab" aria-selected={panel === 'events'} onClick={() => setPanel('events')}>
+            Events
+          </button>
+        </div>
+        {panel === 'problems' ? <ProblemsPanel diagnostics={diagnostics} onSelect={select} /> : <EventsPanel events={session.state.events} />}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,364 @@
+/**
+ * `<CodeEditor>`: a CodeMirror 6 editor for one file at a time.
+ *
+ * One EditorView lives as long as the component; each file has its own EditorState, kept in a cache
+ * by path, so switching tabs swaps documents with their undo history, selection and scroll intact.
+ * Props are read through a ref by the extensions (change, save, language services), so new callbacks
+ * never rebuild the editor. `value` is the file's text as the host knows it: when it differs from the
+ * document (a reset, a rename onto an old path), the document is updated without calling `onChange`.
+ *
+ * Languages: TypeScript (`.ts`), TSX (`.tsx`) and JavaScript through lang-javascript, with completions
+ * and hover from the compiler worker (language.ts); JSON through lang-json; `app.manifest.json` also
+ * gets completion, hover and validation from public/app.manifest.schema.json (codemirror-json-schema).
+ * Other files are plain text.
+ *
+ * Diagnostics: the host passes the compiler's diagnostics of this file; they are converted to
+ * CodeMirror's (1-based line and column → offsets) against the document when they change, then mapped
+ * through edits until the next ones arrive. Pass diagnostics computed from the text on screen (or keep
+ * passing the previous array while a compile runs): a new array is positioned on the current text.
+ */
+import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from '@codemirror/autocomplete';
+import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import { javascript } from '@codemirror/lang-javascript';
+import { json, jsonLanguage, jsonParseLinter } from '@codemirror/lang-json';
+import { bracketMatching, defaultHighlightStyle, foldGutter, foldKeymap, indentOnInput, syntaxHighlighting } from '@codemirror/language';
+import { linter, lintKeymap, type Diagnostic as LintDiagnostic, type LintSource } from '@codemirror/lint';
+import { Compartment, EditorState, StateEffect, StateField, Annotation, type Extension, type Text } from '@codemirror/state';
+import { oneDark } from '@codemirror/theme-one-dark';
+import {
+  crosshairCursor,
+  drawSelection,
+  dropCursor,
+  EditorView,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  highlightSpecialChars,
+  hoverTooltip,
+  keymap,
+  lineNumbers,
+  rectangularSelection,
+  type ViewUpdate,
+} from '@codemirror/view';
+import { handleRefresh, jsonCompletion, jsonSchemaHover, jsonSchemaLinter, stateExtensions } from 'codemirror-json-schema';
+import { useEffect, useRef } from 'preact/hooks';
+import manifestSchema from '../../../public/app.manifest.schema.json' with { type: 'json' };
+import type { Diagnostic, Span } from '../../core/diagnostics';
+import { hasTypeScriptFeatures, typescriptFeatures, type LanguageServices } from './language';
+import { formatCommand, shortcutKeymap } from './shortcuts';
+
+export type EditorTheme = 'light' | 'dark';
+
+export interface CodeEditorProps {
+  /** The project-relative path of the file shown. */
+  path: string;
+  /** The file's text. */
+  value: string;
+  /** Called with the whole text after each edit made in the editor. */
+  onChange(text: string): void;
+  /** The compiler's diagnostics of this file. */
+  diagnostics?: readonly Diagnostic[];
+  /** TypeScript completions, hover and formatting (a `CompilerClient` will do). */
+  services?: LanguageServices;
+  theme: EditorTheme;
+  /** Mod-s in the editor. */
+  onSave?(): void;
+  /** Mod-Enter in the editor. */
+  onRunTests?(): void;
+  /** Selects this range and scrolls it into view; a new object reveals again. */
+  revealAt?: Span | undefined;
+  /** The project's files: cached documents of other paths are dropped (a deleted file's history goes with it). */
+  files?: readonly string[];
+  /** The editor's accessible name; the path by default. */
+  label?: string;
+}
+
+const MANIFEST_FILE = 'app.manifest.json';
+
+/** Marks changes that come from props (not typing), so they do not echo back through `onChange`. */
+const external = Annotation.define<boolean>();
+
+/** The compiler's diagnostics, mapped through edits; the linter below shows them. */
+const setCompilerDiagnostics = StateEffect.define<readonly LintDiagnostic[]>();
+const compilerDiagnostics = StateField.define<readonly LintDiagnostic[]>({
+  create: () => [],
+  update(value, tr) {
+    for (const effect of tr.effects) if (effect.is(setCompilerDiagnostics)) return effect.value;
+    if (!tr.docChanged || value.length === 0) return value;
+    return value.map((d) => {
+      const from = tr.changes.mapPos(d.from, 1);
+      return { ...d, from, to: Math.max(from, tr.changes.mapPos(d.to, -1)) };
+    });
+  },
+});
+
+const compilerLinter = linter((view) => view.state.field(compilerDiagnostics), {
+  delay: 120,
+  needsRefresh: (update: ViewUpdate) => update.transactions.some((tr) => tr.effects.some((e) => e.is(setCompilerDiagnostics))),
+  // One problem, one marker: a schema message where the compiler reports the same range is left out.
+  markerFilter: withoutSchemaEchoes,
+  tooltipFilter: withoutSchemaEchoes,
+});
+
+function withoutSchemaEchoes(diagnostics: readonly LintDiagnostic[]): LintDiagnostic[] {
+  const compiler = diagnostics.filter((d) => d.source?.startsWith('DG'));
+  return diagnostics.filter((d) => d.source?.startsWith('DG') || !compiler.some((c) => c.from <= d.to && d.from <= c.to));
+}
+
+/** A 1-based line and column → an offset in `doc`, clamped to the line. */
+function offsetOf(doc: Text, line: number, column: number): number {
+  const l = doc.line(Math.min(Math.max(1, line), doc.lines));
+  return Math.min(l.from + Math.max(0, column - 1), l.to);
+}
+
+function rangeOf(doc: Text, span: Span): { from: number; to: number } {
+  const from = offsetOf(doc, span.line, span.column);
+  if (span.length) return { from, to: Math.min(doc.length, from + span.length) };
+  // No length: the word there, or one character.
+  let to = from;
+  const text = doc.lineAt(from);
+  while (to < text.to && /[\w$]/.test(doc.sliceString(to, to + 1))) to++;
+  return { from, to: to > from ? to : Math.min(text.to, from + 1) };
+}
+
+function toLintDiagnostics(doc: Text, diagnostics: readonly Diagnostic[]): LintDiagnostic[] {
+  return diagnostics.map((d) => {
+    const { from, to } = d.span ? rangeOf(doc, d.span) : { from: 0, to: Math.min(doc.length, doc.line(1).to) };
+    return {
+      from,
+      to,
+      severity: d.severity,
+      source: d.code,
+      message: `${d.code} ${d.message}`,
+      renderMessage: () => {
+        const dom = document.createElement('div');
+        dom.className = 'ws-lint-message';
+        const code = document.createElement('strong');
+        code.textContent = d.code;
+        dom.append(code, ` ${d.message}`);
+        if (d.hint) {
+          const hint = document.createElement('div');
+          hint.className = 'ws-lint-hint';
+          hint.textContent = `Hint: ${d.hint}`;
+          dom.append(hint);
+        }
+        return dom;
+      },
+    } satisfies LintDiagnostic;
+  });
+}
+
+/** Light: CodeMirror's default highlighting on the workspace's colours. Dark: One Dark on the same. */
+const baseTheme = EditorView.theme({
+  '&': { height: '100%', fontSize: '13px', backgroundColor: 'var(--ws-editor-bg)', color: 'var(--ws-text)' },
+  '.cm-scroller': { fontFamily: "ui-monospace, 'SF Mono', Menlo, Consolas, monospace", lineHeight: '1.55' },
+  '.cm-gutters': { backgroundColor: 'var(--ws-editor-bg)', color: 'var(--ws-muted)', borderRight: '1px solid var(--ws-border)' },
+  '&.cm-focused': { outline: 'none' },
+  '.cm-tooltip': { maxWidth: '560px' },
+});
+const lightTheme: Extension = [syntaxHighlighting(defaultHighlightStyle, { fallback: true })];
+const darkTheme: Extension = [oneDark, EditorView.theme({ '&': { backgroundColor: 'var(--ws-editor-bg)' }, '.cm-gutters': { backgroundColor: 'var(--ws-editor-bg)' } }, { dark: true })];
+const themeOf = (theme: EditorTheme) => (theme === 'dark' ? darkTheme : lightTheme);
+
+/** Schema validation once the text parses; a syntax error is reported once, by the parse linter and the compiler. */
+function schemaLinter(): LintSource {
+  const validate = jsonSchemaLinter();
+  return (view) => {
+    try {
+      JSON.parse(view.state.doc.toString());
+    } catch {
+      return [];
+    }
+    return validate(view);
+  };
+}
+
+function languageOf(path: string, services: () => LanguageServices | undefined): Extension {
+  if (path === MANIFEST_FILE || path.endsWith(`/${MANIFEST_FILE}`)) {
+    const schema = path === MANIFEST_FILE ? manifestSchema : undefined;
+    return [
+      json(),
+      linter(jsonParseLinter()),
+      ...(schema
+        ? [
+            linter(schemaLinter(), { needsRefresh: handleRefresh }),
+            jsonLanguage.data.of({ autocomplete: jsonCompletion() }),
+            hoverTooltip(jsonSchemaHover()),
+            stateExtensions(schema),
+          ]
+        : []),
+      autocompletion(),
+    ];
+  }
+  if (path.endsWith('.json')) return [json(), linter(jsonParseLinter()), autocompletion()];
+  if (hasTypeScriptFeatures(path)) {
+    const typescript = /\.(tsx?|mts|cts)$/.test(path);
+    const jsx = /\.(tsx|jsx)$/.test(path);
+    return [javascript({ typescript, jsx }), typescriptFeatures(path, services)];
+  }
+  return [];
+}
+
+interface Cached {
+  state: EditorState;
+  /**
+   * Texts sent through `onChange` that the host has not passed back as `value` yet. The host renders
+   * after a few keystrokes have landed, so a `value` found here is an echo of an older text, not a
+   * change from outside: applying it would undo what was typed since.
+   */
+  emitted: string[];
+  /** The diagnostics last positioned in this document (their JSON), so equal ones are not re-positioned. */
+  diagnosticsKey: string;
+}
+
+export function CodeEditor(props: CodeEditorProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | undefined>(undefined);
+  const current = useRef(props);
+  current.current = props;
+  const cache = useRef(new Map<string, Cached>());
+  const shownPath = useRef<string | undefined>(undefined);
+  const themeCompartment = useRef(new Compartment());
+
+  const createState = (path: string, text: string): EditorState => {
+    const services = () => current.current.services;
+    return EditorState.create({
+      doc: text,
+      extensions: [
+        lineNumbers(),
+        highlightActiveLineGutter(),
+        highlightSpecialChars(),
+        history(),
+        foldGutter(),
+        drawSelection(),
+        dropCursor(),
+        EditorState.allowMultipleSelections.of(true),
+        indentOnInput(),
+        bracketMatching(),
+        closeBrackets(),
+        rectangularSelection(),
+        crosshairCursor(),
+        highlightActiveLine(),
+        EditorState.tabSize.of(2),
+        shortcutKeymap(
+          () => current.current,
+          formatCommand(() => path, services),
+        ),
+        keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...foldKeymap, ...completionKeymap, ...lintKeymap, indentWithTab]),
+        compilerDiagnostics,
+        compilerLinter,
+        languageOf(path, services),
+        baseTheme,
+        themeCompartment.current.of(themeOf(current.current.theme)),
+        EditorView.contentAttributes.of({ 'aria-label': current.current.label ?? path, 'data-path': path }),
+        EditorView.updateListener.of((update) => {
+          if (!update.docChanged || shownPath.current !== path) return;
+          if (update.transactions.every((tr) => tr.annotation(external))) return;
+          const text = update.state.doc.toString();
+          const entry = cache.current.get(path);
+          if (entry) {
+            entry.emitted.push(text);
+            if (entry.emitted.length > 200) entry.emitted.shift();
+          }
+          current.current.onChange(text);
+        }),
+      ],
+    });
+  };
+
+  /** Shows `path`: its cached state (text brought up to `value`) or a new one. */
+  const show = (editor: EditorView, path: string, value: string) => {
+    if (shownPath.current !== undefined) {
+      const previous = cache.current.get(shownPath.current);
+      if (previous) previous.state = editor.state;
+    }
+    let entry = cache.current.get(path);
+    if (!entry) {
+      entry = { state: createState(path, value), diagnosticsKey: '[]', emitted: [] };
+      cache.current.set(path, entry);
+    }
+    shownPath.current = path;
+    editor.setState(entry.state);
+    syncValue(editor, value);
+    const theme = themeOf(current.current.theme);
+    if (themeCompartment.current.get(editor.state) !== theme) editor.dispatch({ effects: themeCompartment.current.reconfigure(theme) });
+  };
+
+  /** Brings the document to `value` with one change over the part that differs, unless `value` is an echo. */
+  const syncValue = (editor: EditorView, value: string) => {
+    const entry = shownPath.current === undefined ? undefined : cache.current.get(shownPath.current);
+    const doc = editor.state.doc.toString();
+    if (entry) {
+      const echo = entry.emitted.lastIndexOf(value);
+      if (doc === value) entry.emitted.length = 0;
+      else if (echo >= 0) {
+        entry.emitted.splice(0, echo + 1);
+        return;
+      } else entry.emitted.length = 0;
+    }
+    if (doc === value) return;
+    let start = 0;
+    while (start < doc.length && start < value.length && doc[start] === value[start]) start++;
+    let end = 0;
+    while (end < doc.length - start && end < value.length - start && doc[doc.length - 1 - end] === value[value.length - 1 - end]) end++;
+    editor.dispatch({ changes: { from: start, to: doc.length - end, insert: value.slice(start, value.length - end) }, annotations: external.of(true) });
+  };
+
+  // One view for the component's life.
+  useEffect(() => {
+    const editor = new EditorView({ parent: host.current! });
+    view.current = editor;
+    show(editor, props.path, props.value);
+    return () => {
+      editor.destroy();
+      view.current = undefined;
+      shownPath.current = undefined;
+    };
+  }, []);
+
+  // The order of these effects matters: the file first, then its text, diagnostics and reveal.
+  useEffect(() => {
+    const editor = view.current;
+    if (editor && shownPath.current !== props.path) show(editor, props.path, props.value);
+  }, [props.path]);
+
+  useEffect(() => {
+    const editor = view.current;
+    if (editor && shownPath.current === props.path) syncValue(editor, props.value);
+  }, [props.value, props.path]);
+
+  useEffect(() => {
+    const editor = view.current;
+    if (!editor) return;
+    const theme = themeOf(props.theme);
+    if (themeCompartment.current.get(editor.state) !== theme) editor.dispatch({ effects: themeCompartment.current.reconfigure(theme) });
+  }, [props.theme]);
+
+  useEffect(() => {
+    const editor = view.current;
+    const entry = cache.current.get(props.path);
+    if (!editor || !entry || shownPath.current !== props.path) return;
+    const diagnostics = props.diagnostics ?? [];
+    const key = JSON.stringify(diagnostics);
+    if (key === entry.diagnosticsKey) return;
+    entry.diagnosticsKey = key;
+    editor.dispatch({ effects: setCompilerDiagnostics.of(toLintDiagnostics(editor.state.doc, diagnostics)) });
+  }, [props.diagnostics, props.path]);
+
+  useEffect(() => {
+    const editor = view.current;
+    const span = props.revealAt;
+    if (!editor || !span) return;
+    const { from, to } = rangeOf(editor.state.doc, span);
+    editor.dispatch({ selection: { anchor: from, head: to }, effects: EditorView.scrollIntoView(from, { y: 'center' }) });
+    editor.focus();
+  }, [props.revealAt]);
+
+  // Forget the documents of files that no longer exist.
+  useEffect(() => {
+    if (!props.files) return;
+    const exists = new Set(props.files);
+    for (const path of cache.current.keys()) if (!exists.has(path) && path !== shownPath.current) cache.current.delete(path);
+  }, [props.files]);
+
+  return <div class="ws-editor" ref={host} data-testid="code-editor" data-path={props.path} />;
+}

@@ -1,0 +1,514 @@
+/**
+ * `<FileTree>`: the project's files as a tree of folders. Pure UI: it reports what the user asks for
+ * and stores nothing but view state.
+ *
+ * Folders are not stored anywhere: a folder exists when it holds files. "New folder" therefore makes a
+ * placeholder that lives only in this component (shown in italics, "empty") until a file is created in
+ * it; then it is an ordinary folder, and it disappears with its last file. Placeholders are never
+ * reported to the host.
+ *
+ * Renaming or deleting a folder renames or deletes every file under it: `onRename(from, to)` and
+ * `onDelete(path)` are called once per file, always with file paths, in one go. Hosts should apply
+ * them as functional updates (`setFiles((files) => …)`) so the calls compose.
+ *
+ * Names are typed relative to their folder and may contain `/` to create or move into subfolders.
+ * Refused, with a message under the field: an empty name or segment (`a//b`, a trailing `/`), `.` or
+ * `..`, a leading `/`, a backslash, a name already taken by a file or folder, a file used as a folder,
+ * and moving a folder into itself.
+ *
+ * Keyboard: arrows move (Right opens a folder, Left closes it or goes to its parent), Home/End, Enter
+ * or Space opens a file or toggles a folder, F2 renames, Delete asks to delete; in the name field
+ * Enter accepts and Escape cancels.
+ */
+import { Fragment, type ComponentChildren } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+
+export interface FileTreeProps {
+  /** Project-relative file paths. */
+  files: readonly string[];
+  selected?: string | undefined;
+  onSelect(path: string): void;
+  /** A new (empty) file. */
+  onCreate(path: string): void;
+  /** A file moved; called for each file under a renamed folder. */
+  onRename(from: string, to: string): void;
+  /** A file deleted; called for each file under a deleted folder. */
+  onDelete(path: string): void;
+  /** The tree's accessible name. */
+  label?: string;
+}
+
+interface FolderNode {
+  kind: 'folder';
+  name: string;
+  path: string;
+  children: TreeNode[];
+  /** A placeholder: no file under it yet. */
+  empty: boolean;
+}
+interface FileNode {
+  kind: 'file';
+  name: string;
+  path: string;
+}
+type TreeNode = FolderNode | FileNode;
+
+type Editing =
+  | { kind: 'new-file' | 'new-folder'; parent: string; value: string; error?: string }
+  | { kind: 'rename'; node: { kind: 'file' | 'folder'; path: string }; value: string; error?: string };
+
+const keyOf = (node: { kind: 'file' | 'folder'; path: string }) => `${node.kind === 'file' ? 'f' : 'd'}:${node.path}`;
+const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
+const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+const join = (parent: string, name: string) => (parent ? `${parent}/${name}` : name);
+const isUnder = (path: string, folder: string) => path.startsWith(`${folder}/`);
+
+/** Folders first, then files, each by name. */
+function buildTree(files: readonly string[], placeholders: readonly string[]): FolderNode {
+  const root: FolderNode = { kind: 'folder', name: '', path: '', children: [], empty: false };
+  const folders = new Map<string, FolderNode>([['', root]]);
+  const folder = (path: string, empty: boolean): FolderNode => {
+    const existing = folders.get(path);
+    if (existing) {
+      if (!empty) existing.empty = false;
+      return existing;
+    }
+    const node: FolderNode = { kind: 'folder', name: nameOf(path), path, children: [], empty };
+    folders.set(path, node);
+    folder(parentOf(path), empty).children.push(node);
+    return node;
+  };
+  for (const path of files) folder(parentOf(path), false).children.push({ kind: 'file', name: nameOf(path), path });
+  for (const path of placeholders) folder(path, true);
+  const sort = (node: FolderNode) => {
+    node.children.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'folder' ? -1 : 1));
+    for (const child of node.children) if (child.kind === 'folder') sort(child);
+  };
+  sort(root);
+  return root;
+}
+
+/**
+ * Why `path` cannot be used for a new or renamed item, or undefined when it can. `name` is what was
+ * typed (relative to its folder); `replacing` is the item being renamed, whose paths do not count as taken.
+ */
+export function validateName(
+  name: string,
+  parent: string,
+  kind: 'file' | 'folder',
+  files: readonly string[],
+  placeholders: readonly string[] = [],
+  replacing?: { kind: 'file' | 'folder'; path: string },
+): string | undefined {
+  if (name.trim() === '') return 'Enter a name.';
+  if (name !== name.trim()) return 'A name cannot start or end with spaces.';
+  if (name.startsWith('/')) return 'A name cannot start with “/”: paths are relative to the project.';
+  if (name.includes('\\')) return 'Use “/” to separate folders, not “\\”.';
+  const path = join(parent, name);
+  const segments = path.split('/');
+  if (segments.some((s) => s === '')) return 'A path cannot have an empty segment (“//” or a trailing “/”).';
+  if (segments.some((s) => s === '..' || s === '.')) return '“..” and “.” are not allowed in a path.';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f]/.test(path)) return 'A name cannot contain control characters.';
+  const owned = (p: string) => replacing !== undefined && (p === replacing.path || (replacing.kind === 'folder' && isUnder(p, replacing.path)));
+  const others = files.filter((f) => !owned(f));
+  const otherPlaceholders = placeholders.filter((p) => !owned(p));
+  if (replacing?.kind === 'folder' && isUnder(path, replacing.path)) return 'A folder cannot be moved into itself.';
+  if (others.includes(path)) return `A file named “${path}” already exists.`;
+  if (others.some((f) => isUnder(f, path)) || otherPlaceholders.includes(path)) return `A folder named “${path}” already exists.`;
+  for (let i = 1; i < segments.length; i++) {
+    const prefix = segments.slice(0, i).join('/');
+    if (others.includes(prefix)) return `“${prefix}” is a file, not a folder.`;
+  }
+  void kind;
+  return undefined;
+}
+
+function Icon({ name }: { name: 'file' | 'folder' | 'folder-open' | 'chevron' | 'new-file' | 'new-folder' | 'rename' | 'delete' }) {
+  const paths: Record<typeof name, ComponentChildren> = {
+    file: <path d="M4 1.5h5l3.5 3.5v9.5h-8.5z M9 1.5v3.5h3.5" />,
+    folder: <path d="M1.5 3.5h4.5l1.5 1.5h7v8.5h-13z" />,
+    'folder-open': <path d="M1.5 3.5h4.5l1.5 1.5h6v2 M1.5 13.5v-10 M1.5 13.5l2.5-6.5h11l-2.5 6.5z" />,
+    chevron: <path d="M6 4l4 4-4 4" />,
+    'new-file': <path d="M3.5 1.5h5l3.5 3.5v3 M8.5 1.5v3.5h3.5 M3.5 1.5v13h5 M12 10v5 M9.5 12.5h5" />,
+    'new-folder': <path d="M1.5 3.5h4.5l1.5 1.5h7v3 M1.5 3.5v10h7 M12 10v5 M9.5 12.5h5" />,
+    rename: <path d="M10.5 2.5l3 3-8 8h-3v-3z M9 4l3 3" />,
+    delete: <path d="M2.5 4.5h11 M6 4.5v-2h4v2 M4 4.5l.8 9.5h6.4l.8-9.5 M6.8 7v4.5 M9.2 7v4.5" />,
+  };
+  return (
+    <svg class={`ws-icon ws-icon-${name}`} viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="1.2" stroke-linejoin="round" stroke-linecap="round">
+      {paths[name]}
+    </svg>
+  );
+}
+
+export function FileTree({ files, selected, onSelect, onCreate, onRename, onDelete, label = 'Files' }: FileTreeProps) {
+  const [placeholders, setPlaceholders] = useState<string[]>([]);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [focused, setFocused] = useState<string | undefined>(undefined);
+  const [editing, setEditing] = useState<Editing | undefined>(undefined);
+  const [confirming, setConfirming] = useState<{ kind: 'file' | 'folder'; path: string } | undefined>(undefined);
+  const treeRef = useRef<HTMLUListElement>(null);
+  /** Move DOM focus to `focused` after the next render (after keyboard moves, creates, renames). */
+  const focusPending = useRef(false);
+
+  // A placeholder becomes a real folder once it holds a file: forget it then.
+  useEffect(() => {
+    setPlaceholders((list) => {
+      const kept = list.filter((p) => !files.some((f) => isUnder(f, p)));
+      return kept.length === list.length ? list : kept;
+    });
+  }, [files]);
+
+  // The selected file's folders are open.
+  useEffect(() => {
+    if (!selected) return;
+    setCollapsed((set) => {
+      const next = new Set([...set].filter((folder) => !isUnder(selected, folder)));
+      return next.size === set.size ? set : next;
+    });
+  }, [selected]);
+
+  const tree = useMemo(() => buildTree(files, placeholders), [files, placeholders]);
+
+  /** The rows in display order (what arrow keys walk). */
+  const visible = useMemo(() => {
+    const out: { node: TreeNode; parent: string }[] = [];
+    const walk = (folder: FolderNode) => {
+      for (const child of folder.children) {
+        out.push({ node: child, parent: folder.path });
+        if (child.kind === 'folder' && !collapsed.has(child.path)) walk(child);
+      }
+    };
+    walk(tree);
+    return out;
+  }, [tree, collapsed]);
+
+  const focusKey = focused && visible.some((v) => keyOf(v.node) === focused) ? focused : selected && visible.some((v) => v.node.kind === 'file' && v.node.path === selected) ? `f:${selected}` : visible[0] && keyOf(visible[0].node);
+
+  useEffect(() => {
+    if (!focusPending.current || !focusKey) return;
+    focusPending.current = false;
+    treeRef.current?.querySelector<HTMLElement>(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
+  });
+
+  const focusRow = (key: string) => {
+    focusPending.current = true;
+    setFocused(key);
+  };
+
+  /** Where a new item goes: into the focused folder, or beside the focused or selected file. */
+  const targetFolder = (): string => {
+    const key = focusKey;
+    if (key?.startsWith('d:')) return key.slice(2);
+    if (key?.startsWith('f:')) return parentOf(key.slice(2));
+    return selected ? parentOf(selected) : '';
+  };
+
+  const startCreate = (kind: 'new-file' | 'new-folder', parent = targetFolder()) => {
+    setConfirming(undefined);
+    if (parent) setCollapsed((set) => new Set([...set].filter((f) => f !== parent && !isUnder(parent, f))));
+    setEditing({ kind, parent, value: '' });
+  };
+
+  const startRename = (node: { kind: 'file' | 'folder'; path: string }) => {
+    setConfirming(undefined);
+    setEditing({ kind: 'rename', node, value: nameOf(node.path) });
+  };
+
+  const filesUnder = (folder: string) => files.filter((f) => isUnder(f, folder));
+
+  const commit = () => {
+    if (!editing) return;
+    if (editing.kind === 'rename') {
+      const parent = parentOf(editing.node.path);
+      if (editing.value === nameOf(editing.node.path)) return setEditing(undefined);
+      const error = validateName(editing.value, parent, editing.node.kind, files, placeholders, editing.node);
+      if (error) return setEditing({ ...editing, error });
+      const to = join(parent, editing.value);
+      const from = editing.node.path;
+      if (editing.node.kind === 'file') onRename(from, to);
+      else {
+        for (const file of filesUnder(from)) onRename(file, to + file.slice(from.length));
+        setPlaceholders((list) => list.map((p) => (p === from || isUnder(p, from) ? to + p.slice(from.length) : p)));
+        setCollapsed((set) => new Set([...set].map((f) => (f === from || isUnder(f, from) ? to + f.slice(from.length) : f))));
+      }
+      setEditing(undefined);
+      focusRow(keyOf({ kind: editing.node.kind, path: to }));
+      return;
+    }
+    const kind = editing.kind === 'new-file' ? 'file' : 'folder';
+    const error = validateName(editing.value, editing.parent, kind, files, placeholders);
+    if (error) return setEditing({ ...editing, error });
+    const path = join(editing.parent, editing.value);
+    if (kind === 'file') {
+      onCreate(path);
+      onSelect(path);
+    } else setPlaceholders((list) => [...list, path]);
+    setEditing(undefined);
+    focusRow(keyOf({ kind, path }));
+  };
+
+  const cancelEditing = () => {
+    setEditing(undefined);
+    focusPending.current = true;
+  };
+
+  const remove = (node: { kind: 'file' | 'folder'; path: string }) => {
+    setConfirming(undefined);
+    const index = visible.findIndex((v) => keyOf(v.node) === keyOf(node));
+    if (node.kind === 'file') onDelete(node.path);
+    else {
+      for (const file of filesUnder(node.path)) onDelete(file);
+      setPlaceholders((list) => list.filter((p) => p !== node.path && !isUnder(p, node.path)));
+    }
+    // Focus what comes next (or before), outside the deleted item.
+    const next = visible.slice(index + 1).find((v) => v.node.path !== node.path && !isUnder(v.node.path, node.path)) ?? visible.slice(0, Math.max(0, index)).reverse()[0];
+    if (next) focusRow(keyOf(next.node));
+  };
+
+  const askDelete = (node: { kind: 'file' | 'folder'; path: string }) => {
+    setEditing(undefined);
+    // An empty placeholder holds nothing to lose: it goes at once.
+    if (node.kind === 'folder' && filesUnder(node.path).length === 0) return remove(node);
+    setConfirming(node);
+  };
+
+  const toggle = (path: string, open?: boolean) =>
+    setCollapsed((set) => {
+      const next = new Set(set);
+      if (open ?? next.has(path)) next.delete(path);
+      else next.add(path);
+      return next;
+    });
+
+  const onKeyDown = (event: KeyboardEvent, node: TreeNode, parent: string) => {
+    if (event.target !== event.currentTarget) return;
+    const index = visible.findIndex((v) => keyOf(v.node) === keyOf(node));
+    const move = (to: number) => {
+      const target = visible[Math.max(0, Math.min(visible.length - 1, to))];
+      if (target) focusRow(keyOf(target.node));
+    };
+    const open = node.kind === 'folder' && !collapsed.has(node.path);
+    switch (event.key) {
+      case 'ArrowDown':
+        move(index + 1);
+        break;
+      case 'ArrowUp':
+        move(index - 1);
+        break;
+      case 'Home':
+        move(0);
+        break;
+      case 'End':
+        move(visible.length - 1);
+        break;
+      case 'ArrowRight':
+        if (node.kind !== 'folder') return;
+        if (!open) toggle(node.path, true);
+        else if (node.children[0]) focusRow(keyOf(node.children[0]));
+        break;
+      case 'ArrowLeft':
+        if (open) toggle(node.path, false);
+        else if (parent) focusRow(`d:${parent}`);
+        break;
+      case 'Enter':
+      case ' ':
+        if (node.kind === 'file') onSelect(node.path);
+        else toggle(node.path);
+        break;
+      case 'F2':
+        startRename(node);
+        break;
+      case 'Delete':
+        askDelete(node);
+        break;
+      default:
+        return;
+    }
+    event.preventDefault();
+    event.stopPropagation();
+  };
+
+  const nameField = (kind: 'file' | 'folder', depth: number, ariaLabel: string) => {
+    if (!editing) return null;
+    const errorId = 'ws-tree-name-error';
+    return (
+      <div class="ws-tree-edit" style={{ '--depth': depth }}>
+        <div class="ws-tree-row ws-tree-editing">
+          <span class="ws-tree-twisty" />
+          <Icon name={kind} />
+          <input
+            class="ws-tree-input"
+            aria-label={ariaLabel}
+            aria-invalid={editing.error ? 'true' : undefined}
+            aria-describedby={editing.error ? errorId : undefined}
+            value={editing.value}
+            spellcheck={false}
+            autocomplete="off"
+            ref={(input) => {
+              if (input && document.activeElement !== input && !input.dataset.focused) {
+                input.dataset.focused = '1';
+                input.focus();
+                // Select the name without its extension, as editors do.
+                const dot = editing.kind === 'rename' && kind === 'file' ? editing.value.lastIndexOf('.') : -1;
+                input.setSelectionRange(0, dot > 0 ? dot : editing.value.length);
+              }
+            }}
+            onInput={(event) => setEditing({ ...editing, value: (event.currentTarget as HTMLInputElement).value, error: undefined })}
+            onKeyDown={(event) => {
+              if (event.key === 'Enter') {
+                event.preventDefault();
+                commit();
+              } else if (event.key === 'Escape') {
+                event.preventDefault();
+                cancelEditing();
+              }
+            }}
+            onBlur={() => {
+              // Leaving an untouched field cancels; one with an error stays so the message can be read.
+              if (!editing.error && editing.value.trim() === '' && editing.kind !== 'rename') setEditing(undefined);
+            }}
+          />
+        </div>
+        {editing.error && (
+          <p class="ws-tree-error" id={errorId} role="alert" data-testid="tree-error">
+            {editing.error}
+          </p>
+        )}
+      </div>
+    );
+  };
+
+  const confirmRow = (node: { kind: 'file' | 'folder'; path: string }, depth: number) => {
+    const count = node.kind === 'folder' ? filesUnder(node.path).length : 1;
+    const what = node.kind === 'folder' ? `the folder “${node.path}” and its ${count} file${count === 1 ? '' : 's'}` : `“${node.path}”`;
+    return (
+      <div class="ws-tree-confirm" style={{ '--depth': depth }}>
+        <div role="alertdialog" aria-label={`Delete ${node.path}?`} aria-describedby="ws-tree-confirm-text" class="ws-tree-confirm-box" onKeyDown={(event) => event.key === 'Escape' && (setConfirming(undefined), focusRow(keyOf(node)))}>
+          <p id="ws-tree-confirm-text">Delete {what}? This cannot be undone.</p>
+          <div class="ws-tree-confirm-actions">
+            <button type="button" class="ws-button ws-danger" ref={(b) => {
+                if (b && !b.dataset.focused) {
+                  b.dataset.focused = '1';
+                  b.focus();
+                }
+              }} onClick={() => remove(node)}>
+              Delete
+            </button>
+            <button
+              type="button"
+              class="ws-button"
+              onClick={() => {
+                setConfirming(undefined);
+                focusRow(keyOf(node));
+              }}
+            >
+              Cancel
+            </button>
+          </div>
+        </div>
+      </div>
+    );
+  };
+
+  const renderNodes = (folder: FolderNode, depth: number): ComponentChildren => {
+    const creating =
+      editing && editing.kind !== 'rename' && editing.parent === folder.path ? (
+        <li role="none" key="ws-new">
+          {nameField(editing.kind === 'new-file' ? 'file' : 'folder', depth, editing.kind === 'new-file' ? 'New file name' : 'New folder name')}
+        </li>
+      ) : null;
+    return [
+      creating,
+      ...folder.children.map((node) => {
+        const key = keyOf(node);
+        const renaming = editing?.kind === 'rename' && keyOf(editing.node) === key;
+        const isSelected = node.kind === 'file' && node.path === selected;
+        const open = node.kind === 'folder' && !collapsed.has(node.path);
+        const confirm = confirming && keyOf(confirming) === key ? confirmRow(confirming, depth) : null;
+        const actions = (
+          <span class="ws-tree-actions">
+            {node.kind === 'folder' && (
+              <>
+                <button type="button" class="ws-icon-button" tabIndex={-1} aria-label={`New file in ${node.path}`} title="New file" onClick={(e) => (e.stopPropagation(), startCreate('new-file', node.path))}>
+                  <Icon name="new-file" />
+                </button>
+                <button type="button" class="ws-icon-button" tabIndex={-1} aria-label={`New folder in ${node.path}`} title="New folder" onClick={(e) => (e.stopPropagation(), startCreate('new-folder', node.path))}>
+                  <Icon name="new-folder" />
+                </button>
+              </>
+            )}
+            <button type="button" class="ws-icon-button" tabIndex={-1} aria-label={`Rename ${node.path}`} title="Rename (F2)" onClick={(e) => (e.stopPropagation(), startRename(node))}>
+              <Icon name="rename" />
+            </button>
+            <button type="button" class="ws-icon-button" tabIndex={-1} aria-label={`Delete ${node.path}`} title="Delete (Del)" onClick={(e) => (e.stopPropagation(), askDelete(node))}>
+              <Icon name="delete" />
+            </button>
+          </span>
+        );
+        return (
+          <Fragment key={key}>
+            <li
+              role="treeitem"
+              data-key={key}
+              data-path={node.path}
+              aria-level={depth + 1}
+              aria-selected={node.kind === 'file' ? isSelected : undefined}
+              aria-expanded={node.kind === 'folder' ? open : undefined}
+              aria-label={node.kind === 'folder' && node.empty ? `${node.name} (empty folder)` : node.name}
+              tabIndex={key === focusKey ? 0 : -1}
+              class={`ws-tree-item ${node.kind}${isSelected ? ' selected' : ''}${node.kind === 'folder' && node.empty ? ' empty' : ''}`}
+              onKeyDown={(event) => onKeyDown(event, node, folder.path)}
+              onFocus={(event) => event.target === event.currentTarget && setFocused(key)}
+            >
+              {renaming ? (
+                nameField(node.kind, depth, `Rename ${node.path}`)
+              ) : (
+              <div
+                class="ws-tree-row"
+                style={{ '--depth': depth }}
+                onClick={() => {
+                  setFocused(key);
+                  if (node.kind === 'file') onSelect(node.path);
+                  else toggle(node.path);
+                }}
+              >
+                <span class={`ws-tree-twisty${open ? ' open' : ''}`}>{node.kind === 'folder' && <Icon name="chevron" />}</span>
+                <Icon name={node.kind === 'file' ? 'file' : open ? 'folder-open' : 'folder'} />
+                <span class="ws-tree-name">{node.name}</span>
+                {node.kind === 'folder' && node.empty && <span class="ws-tree-note">empty</span>}
+                {actions}
+              </div>
+              )}
+              {confirm}
+              {node.kind === 'folder' && open && (
+                <ul role="group" class="ws-tree-group">
+                  {renderNodes(node, depth + 1)}
+                </ul>
+              )}
+            </li>
+          </Fragment>
+        );
+      }),
+    ];
+  };
+
+  return (
+    <div class="ws-tree-pane">
+      <div class="ws-tree-toolbar">
+        <span class="ws-tree-title">{label}</span>
+        <button type="button" class="ws-icon-button" aria-label="New file" title="New file" onClick={() => startCreate('new-file')}>
+          <Icon name="new-file" />
+        </button>
+        <button type="button" class="ws-icon-button" aria-label="New folder" title="New folder" onClick={() => startCreate('new-folder')}>
+          <Icon name="new-folder" />
+        </button>
+      </div>
+      <ul role="tree" aria-label={label} class="ws-tree" ref={treeRef}>
+        {renderNodes(tree, 0)}
+      </ul>
+      {files.length === 0 && placeholders.length === 0 && !editing && <p class="ws-tree-blank">No files yet. Use “New file” to add one.</p>}
+    </div>
+  );
+}

@@ -1,0 +1,154 @@
+/**
+ * Messages between the playground (trusted) and the runtime sandbox: a `sandbox="allow-scripts"`
+ * iframe whose bootstrap starts a classic blob worker running `worker/runtime-sandbox.ts` and the
+ * app's server bundle. Everything is structured-clone-safe and tagged by `type`; requests carry ids.
+ *
+ * Two channels:
+ * - the frame channel (`FrameBoot` → bootstrap, `FrameEvent` ← bootstrap): booting the worker and
+ *   reporting a worker that failed;
+ * - the runtime channel (`RuntimeRequest` → worker, `RuntimeMessage` ← worker), a MessagePort the
+ *   bootstrap hands to the worker untouched.
+ *
+ * The sandbox runs a stranger's code: the trusted side checks the shape of everything it receives
+ * (`isRuntimeMessage`) and never evaluates it.
+ */
+import type { Manifest } from '../../src/core/manifest';
+import type { PersonaName } from '../../src/core/runtime/personas';
+
+/** The runtime error an answer carries (the runtime error body's `error`). */
+export interface RuntimeErrorInfo {
+  code: string;
+  message: string;
+  errorId: string;
+}
+
+/** What a call wrote: for live refresh of other clients. */
+export interface Wrote {
+  tables: string[];
+  storage: boolean;
+}
+
+/** Parent page → the iframe's bootstrap (window.postMessage, ports: [runtime port, frame port]). */
+export interface FrameBoot {
+  type: 'boot';
+  /** The sandbox worker's code (classic script). */
+  code: string;
+}
+
+/** The iframe's bootstrap → parent page, over the frame port. */
+export type FrameEvent =
+  /** The worker threw something it did not handle itself, or failed to load: the runtime is lost. */
+  { type: 'worker-error'; message: string };
+
+export interface StartTimings {
+  /** sql.js: instantiating its wasm. */
+  sqljs: number;
+  /** Opening the database and creating or checking the schema (AppRuntime's constructor). */
+  database: number;
+  /** Importing the server bundle. */
+  server: number;
+  /** From the start request's arrival to the answer. */
+  total: number;
+}
+
+export type RuntimeRequest =
+  | {
+      type: 'start';
+      id: number;
+      /** sql.js's wasm (fetched by the trusted side: the sandbox has no network). */
+      wasm: ArrayBuffer;
+      manifest: Manifest;
+      /** The server bundle: ESM whose default export is the server definition. */
+      serverCode: string;
+      /** The committed database (an SQLite file), or none for an empty one. */
+      state?: Uint8Array;
+      env: Record<string, string>;
+      /** The handler deadline AppRuntime enforces itself (async handlers). */
+      handlerDeadlineMs: number;
+      /** A write is exported at most this long after it committed (0: right after its answer). */
+      commitDelayMs: number;
+    }
+  /** A query or mutation; `input` is wire JSON (`encodeJson(input)`), or absent for undefined. */
+  | { type: 'call'; id: number; persona: PersonaName; kind: 'query' | 'mutation'; name: string; input?: string }
+  /** An HTTP request (wire routes and endpoints); the body is buffered (bounded by requestBytes anyway). */
+  | { type: 'fetch'; id: number; persona: PersonaName; method: string; url: string; headers: Array<[string, string]>; body: Uint8Array | null }
+  /** The trusted side stopped reading a streamed response body. */
+  | { type: 'cancel-body'; id: number }
+  /** `ctx.env` for later calls. */
+  | { type: 'set-env'; id: number; values: Record<string, string> }
+  /** Export the database now if anything was written since the last export; answered `flushed`. */
+  | { type: 'flush'; id: number };
+
+export type RuntimeMessage =
+  | { type: 'started'; id: number; timings: StartTimings }
+  | { type: 'start-failed'; id: number; message: string }
+  /** A query or mutation's outcome; `result` is wire JSON, absent when the handler returned nothing. */
+  | { type: 'called'; id: number; status: number; result?: string; error?: RuntimeErrorInfo; wrote: Wrote }
+  /** The status line and headers of a fetch; the body follows as chunks when `hasBody`. */
+  | { type: 'response-head'; id: number; status: number; statusText: string; headers: Array<[string, string]>; hasBody: boolean }
+  | { type: 'response-chunk'; id: number; chunk: Uint8Array }
+  | { type: 'response-end'; id: number }
+  | { type: 'response-error'; id: number; message: string }
+  | { type: 'env-set'; id: number }
+  | { type: 'flushed'; id: number }
+  /** The committed database after one or more writes; `sequence` increases with every export. */
+  | { type: 'commit'; sequence: number; state: Uint8Array }
+  /** Something the app's code threw outside any call (a timer, an unhandled rejection): logged, not fatal. */
+  | { type: 'fault'; message: string };
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
+const isPairs = (value: unknown): value is Array<[string, string]> =>
+  Array.isArray(value) && value.every((pair) => Array.isArray(pair) && pair.length === 2 && isString(pair[0]) && isString(pair[1]));
+const isWrote = (value: unknown): value is Wrote => {
+  if (typeof value !== 'object' || value === null) return false;
+  const { tables, storage } = value as Record<string, unknown>;
+  return Array.isArray(tables) && tables.every(isString) && typeof storage === 'boolean';
+};
+const isError = (value: unknown): value is RuntimeErrorInfo => {
+  if (typeof value !== 'object' || value === null) return false;
+  const { code, message, errorId } = value as Record<string, unknown>;
+  return isString(code) && isString(message) && isString(errorId);
+};
+
+/** True when a message from the sandbox has the shape its `type` promises (the sandbox is not trusted). */
+export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const m = value as Record<string, unknown>;
+  const type = m.type as RuntimeMessage['type'];
+  switch (type) {
+    case 'started': {
+      const t = m.timings as Record<string, unknown> | null;
+      return isId(m.id) && typeof t === 'object' && t !== null && ['sqljs', 'database', 'server', 'total'].every((k) => typeof t[k] === 'number');
+    }
+    case 'start-failed':
+    case 'response-error':
+      return isId(m.id) && isString(m.message);
+    case 'called':
+      return (
+        isId(m.id) &&
+        typeof m.status === 'number' &&
+        Number.isInteger(m.status) &&
+        (m.result === undefined || isString(m.result)) &&
+        (m.error === undefined || isError(m.error)) &&
+        isWrote(m.wrote)
+      );
+    case 'response-head':
+      return isId(m.id) && typeof m.status === 'number' && isString(m.statusText) && isPairs(m.headers) && typeof m.hasBody === 'boolean';
+    case 'response-chunk':
+      return isId(m.id) && m.chunk instanceof Uint8Array;
+    case 'response-end':
+    case 'env-set':
+    case 'flushed':
+      return isId(m.id);
+    case 'commit':
+      return isId(m.sequence) && m.state instanceof Uint8Array;
+    case 'fault':
+      return isString(m.message);
+    default: {
+      const unknown: never = type;
+      void unknown;
+      return false;
+    }
+  }
+}

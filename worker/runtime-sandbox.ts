@@ -1,0 +1,300 @@
+/// <reference lib="webworker" />
+/**
+ * The runtime sandbox: the code of the classic blob worker inside the sandboxed iframe
+ * (`sandbox="allow-scripts"`, opaque origin, CSP without network). It runs sql.js, the core runtime
+ * and the app's server bundle, a stranger's code: it holds nothing but the app's own database and a
+ * MessagePort to the trusted side (see worker/protocol/runtime.ts and src/ui/runtime/runtime-host.ts).
+ *
+ * Built by vite/runtime-sandbox-plugin.ts into one IIFE (sql.js included) that the page imports as a
+ * string (`virtual:runtime-sandbox`). sql.js's wasm arrives as bytes: the sandbox cannot fetch.
+ *
+ * Commits: after a call that changed the database is answered, the database is exported and sent to
+ * the trusted side, at most `commitDelayMs` after the write (a burst of writes exports once). An
+ * export never runs while a call is running (sql.js refuses to export inside a transaction).
+ */
+import initSqlJs from 'sql.js';
+import { sqlJsFactory } from '../src/adapters/sqljs/sqljs-driver';
+import { randomId, systemClock } from '../src/core/runtime/clock';
+import { isPersona, personaAuth, type Auth, type PersonaName } from '../src/core/runtime/personas';
+import { AppRuntime, errorResponse, type CallOutcome } from '../src/core/runtime/runtime';
+import type { SqlDriver } from '../src/core/runtime/sql-driver';
+import { decodeJson, encodeJson } from '../src/modules/wire';
+import type { RuntimeMessage, RuntimeRequest } from './protocol/runtime';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+let port: MessagePort | undefined;
+let runtime: AppRuntime | undefined;
+let driver: SqlDriver | undefined;
+let manifestName = '';
+let commitDelayMs = 250;
+/** Per persona, for `ctx.auth.sessionId`: fresh for every sandbox. */
+const sessions = new Map<PersonaName, Auth>();
+
+function post(message: RuntimeMessage, transfer: Transferable[] = []): void {
+  port?.postMessage(message, transfer);
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  try {
+    return String(error);
+  } catch {
+    return 'an unprintable value';
+  }
+}
+
+// What the app's code throws outside a call (a timer, a forgotten promise) is reported, not fatal:
+// the runtime's state is intact. An error this handler does not catch reaches the bootstrap, which
+// reports the worker as lost.
+self.addEventListener('error', (event) => {
+  event.preventDefault();
+  post({ type: 'fault', message: event.message || describe(event.error) });
+});
+self.addEventListener('unhandledrejection', (event) => {
+  event.preventDefault();
+  post({ type: 'fault', message: `Unhandled rejection: ${describe(event.reason)}` });
+});
+
+// ---- commits -------------------------------------------------------------------------------------
+
+let lastChanges = 0;
+let dirty = false;
+let sequence = 0;
+let exportTimer: ReturnType<typeof setTimeout> | undefined;
+/** The export timer fired while a call was running: export as soon as it ends. */
+let exportDue = false;
+/** Whether a call (a transaction) is running: requests run one at a time, see `enqueue`. */
+let busy = false;
+
+/** SQLite's count of rows changed on this connection: any change since the last look marks the database dirty. */
+function noteChanges(): void {
+  if (!driver) return;
+  const changes = Number(driver.all('SELECT total_changes() AS n')[0]?.n ?? 0);
+  if (changes !== lastChanges) {
+    lastChanges = changes;
+    dirty = true;
+  }
+}
+
+function exportNow(): void {
+  exportDue = false;
+  if (exportTimer !== undefined) {
+    clearTimeout(exportTimer);
+    exportTimer = undefined;
+  }
+  if (!driver || !dirty) return;
+  dirty = false;
+  const state = driver.export();
+  post({ type: 'commit', sequence: ++sequence, state }, [state.buffer as ArrayBuffer]);
+}
+
+/** After a call is answered: schedule the export of what it wrote (or export now). */
+function afterCall(): void {
+  noteChanges();
+  if (exportDue) {
+    exportNow();
+    return;
+  }
+  if (!dirty) return;
+  if (commitDelayMs <= 0) {
+    exportNow();
+    return;
+  }
+  exportTimer ??= setTimeout(() => {
+    exportTimer = undefined;
+    if (busy) exportDue = true;
+    else exportNow();
+  }, commitDelayMs);
+}
+
+// ---- requests ------------------------------------------------------------------------------------
+
+function failure(status: number, code: string, message: string): CallOutcome {
+  return { status, error: { code, message, errorId: `err_${randomId(systemClock)}` }, wrote: { tables: [], storage: false } };
+}
+
+function authOf(persona: PersonaName): Auth {
+  let auth = sessions.get(persona);
+  if (!auth) {
+    auth = personaAuth(manifestName, persona, randomId(systemClock));
+    sessions.set(persona, auth);
+  }
+  return auth;
+}
+
+async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promise<void> {
+  const started = performance.now();
+  if (runtime) {
+    post({ type: 'start-failed', id: request.id, message: 'This sandbox already runs an app: start a new one.' });
+    return;
+  }
+  try {
+    const SQL = await initSqlJs({ wasmBinary: request.wasm });
+    const sqljsReady = performance.now();
+    // The bundle is ESM; a blob: URL is importable here (script-src blob:), eval is not (no 'unsafe-eval').
+    const source = `${request.serverCode}\n//# sourceURL=platform-app/server/index.js\n`;
+    const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+    let module: { default?: unknown };
+    try {
+      module = (await import(/* @vite-ignore */ url)) as { default?: unknown };
+    } finally {
+      URL.revokeObjectURL(url);
+    }
+    const serverReady = performance.now();
+    const opened = sqlJsFactory(SQL)(request.state);
+    try {
+      runtime = new AppRuntime({
+        manifest: request.manifest,
+        definition: module.default,
+        driver: opened,
+        env: request.env,
+        limits: { handlerDeadlineMs: request.handlerDeadlineMs },
+      });
+    } catch (error) {
+      opened.close();
+      throw error;
+    }
+    driver = opened;
+    manifestName = request.manifest.name;
+    commitDelayMs = request.commitDelayMs;
+    noteChanges();
+    // A fresh database's schema needs no export: it is made again from the manifest.
+    dirty = false;
+    const done = performance.now();
+    post({ type: 'started', id: request.id, timings: { sqljs: sqljsReady - started, server: serverReady - sqljsReady, database: done - serverReady, total: done - started } });
+  } catch (error) {
+    post({ type: 'start-failed', id: request.id, message: describe(error) });
+  }
+}
+
+async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise<void> {
+  let outcome: CallOutcome;
+  if (!runtime) outcome = failure(503, 'runtime_unavailable', 'The runtime has not started.');
+  else if (!isPersona(request.persona)) outcome = failure(400, 'operation_failed', `Unknown persona "${String(request.persona)}".`);
+  else {
+    let input: unknown;
+    let decoded = true;
+    try {
+      input = request.input === undefined ? undefined : decodeJson(request.input);
+    } catch (error) {
+      decoded = false;
+      outcome = failure(400, 'operation_failed', `The input is not valid wire JSON: ${describe(error)}`);
+    }
+    if (decoded) outcome = await runtime.call(authOf(request.persona), request.kind, request.name, input);
+  }
+  outcome = outcome!;
+  let result: string | undefined;
+  if (outcome.status === 200 && outcome.result !== undefined) {
+    try {
+      result = encodeJson(outcome.result);
+    } catch (error) {
+      outcome = failure(400, 'operation_failed', describe(error));
+    }
+  }
+  post({ type: 'called', id: request.id, status: outcome.status, ...(result !== undefined ? { result } : {}), ...(outcome.error ? { error: outcome.error } : {}), wrote: outcome.wrote });
+}
+
+const bodies = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
+
+async function fetchRequest(request: Extract<RuntimeRequest, { type: 'fetch' }>): Promise<void> {
+  let response: Response;
+  if (!runtime) response = errorResponse(failure(503, 'runtime_unavailable', 'The runtime has not started.'));
+  else if (!isPersona(request.persona)) response = errorResponse(failure(400, 'operation_failed', `Unknown persona "${String(request.persona)}".`));
+  else {
+    let built: Request | undefined;
+    try {
+      built = new Request(request.url, { method: request.method, headers: request.headers, ...(request.body ? { body: request.body as BodyInit } : {}) });
+    } catch (error) {
+      response = errorResponse(failure(400, 'operation_failed', `The request could not be made: ${describe(error)}`));
+    }
+    if (built) response = await runtime.fetch(authOf(request.persona), built);
+  }
+  response = response!;
+  const hasBody = response.body !== null;
+  post({ type: 'response-head', id: request.id, status: response.status, statusText: response.statusText, headers: [...response.headers], hasBody });
+  if (hasBody) void pump(request.id, response.body!.getReader());
+}
+
+/**
+ * Sends a response body as it is read: a buffered body is one chunk, a stream (`stream()`, held to
+ * streamedBytes and its lifetime by the runtime) goes on while other calls run. No backpressure yet:
+ * the trusted side queues what it has not read.
+ */
+async function pump(id: number, reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  bodies.set(id, reader);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      // A copy: transferring the app's own buffer would detach it under the app.
+      const chunk = value instanceof Uint8Array ? value.slice() : new Uint8Array(value as ArrayBufferLike);
+      post({ type: 'response-chunk', id, chunk }, [chunk.buffer as ArrayBuffer]);
+    }
+    post({ type: 'response-end', id });
+  } catch (error) {
+    post({ type: 'response-error', id, message: describe(error) });
+  } finally {
+    bodies.delete(id);
+  }
+}
+
+async function run(request: RuntimeRequest): Promise<void> {
+  switch (request.type) {
+    case 'start':
+      return start(request);
+    case 'call':
+      return call(request);
+    case 'fetch':
+      return fetchRequest(request);
+    case 'set-env':
+      runtime?.setEnv(request.values);
+      post({ type: 'env-set', id: request.id });
+      return;
+    case 'flush':
+      noteChanges();
+      exportNow();
+      post({ type: 'flushed', id: request.id });
+      return;
+    case 'cancel-body':
+      void bodies.get(request.id)?.cancel();
+      bodies.delete(request.id);
+      return;
+    default: {
+      const unknown: never = request;
+      throw new Error(`Unknown runtime request ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** Requests run one at a time (the trusted side sends them so); a cancel acts at once. */
+let chain: Promise<void> = Promise.resolve();
+
+function receive(event: MessageEvent<RuntimeRequest>): void {
+  const request = event.data;
+  if (request.type === 'cancel-body') {
+    void run(request);
+    return;
+  }
+  chain = chain.then(async () => {
+    busy = true;
+    try {
+      await run(request);
+    } catch (error) {
+      post({ type: 'fault', message: `The sandbox failed on a ${request.type} request: ${describe(error)}` });
+    } finally {
+      busy = false;
+    }
+    if (request.type === 'call' || request.type === 'fetch') afterCall();
+  });
+}
+
+// The bootstrap hands over the runtime port once, as the worker's first message.
+self.addEventListener('message', function adopt(event: MessageEvent) {
+  const handed = event.ports[0];
+  if (port || !handed) return;
+  self.removeEventListener('message', adopt);
+  port = handed;
+  port.addEventListener('message', receive);
+  port.start();
+});
