@@ -13,12 +13,16 @@ interface HarnessDebug {
   lastSavePrevented: boolean | undefined;
 }
 
-async function openHarness(page: Page): Promise<string[]> {
+/**
+ * Opens the harness; with `compiled`, waits for the first check, after which the worker holds the
+ * project's files for completions and hover. Tests of the UI alone run without the compiler worker.
+ */
+async function openHarness(page: Page, { compiled = true } = {}): Promise<string[]> {
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(HARNESS);
-  // The first check has run: the worker holds the project's files for completions and hover.
-  await expect(page.getByTestId('compile-status')).toHaveText('No problems', { timeout: 30_000 });
+  await page.goto(compiled ? HARNESS : `${HARNESS}?compiler=off`);
+  if (compiled) await expect(page.getByTestId('compile-status')).toHaveText('No problems', { timeout: 30_000 });
+  else await expect(page.getByRole('textbox', { name: 'src/client/main.tsx' })).toBeVisible();
   return errors;
 }
 
@@ -64,7 +68,7 @@ async function hoverText(page: Page, text: string): Promise<void> {
 }
 
 test('typing updates the file; Mod-s saves without the browser dialog; Mod-Enter runs tests', async ({ page }, testInfo) => {
-  const errors = await openHarness(page);
+  const errors = await openHarness(page, { compiled: false });
   const editor = page.getByRole('textbox', { name: 'src/client/main.tsx' });
   await expect(editor).toBeVisible();
   await caretAtEndOf(page, "render(<App />, document.getElementById('app')!);");
@@ -143,7 +147,7 @@ test('TypeScript completions and hover come from the compiler worker', async ({ 
 });
 
 test('the manifest gets completions from its JSON Schema', async ({ page }, testInfo) => {
-  await openHarness(page);
+  await openHarness(page, { compiled: false });
   await page.getByRole('treeitem', { name: 'app.manifest.json' }).click();
   await expect(page.getByRole('textbox', { name: 'app.manifest.json' })).toBeVisible();
   // The base app has every common property; "budgets" is one it lacks.
@@ -158,7 +162,7 @@ test('the manifest gets completions from its JSON Schema', async ({ page }, test
 });
 
 test('the file tree creates, renames and deletes files and folders, and refuses bad names', async ({ page }, testInfo) => {
-  await openHarness(page);
+  await openHarness(page, { compiled: false });
   const tree = page.getByRole('tree', { name: 'Files' });
   const error = page.getByTestId('tree-error');
 
@@ -256,7 +260,7 @@ test('the file tree creates, renames and deletes files and folders, and refuses 
 });
 
 test('tabs open, switch by keyboard and close; undo history survives switching', async ({ page }, testInfo) => {
-  await openHarness(page);
+  await openHarness(page, { compiled: false });
   const tree = page.getByRole('tree', { name: 'Files' });
   await caretAtEndOf(page, "import { clean } from '../shared/text';");
   await page.keyboard.type(' // mark');
@@ -288,9 +292,9 @@ test('tabs open, switch by keyboard and close; undo history survives switching',
 });
 
 test('split panes resize by drag and by keyboard, and the size persists', async ({ page }, testInfo) => {
-  await page.goto(HARNESS);
+  await page.goto(`${HARNESS}?compiler=off`);
   await page.evaluate(() => localStorage.clear());
-  await openHarness(page);
+  await openHarness(page, { compiled: false });
   const handle = page.getByRole('separator', { name: 'Resize the file tree' });
   const before = Number(await handle.getAttribute('aria-valuenow'));
   const box = (await handle.boundingBox())!;
@@ -323,7 +327,7 @@ test('split panes resize by drag and by keyboard, and the size persists', async 
 });
 
 test('the dark theme toggles', async ({ page }, testInfo) => {
-  await openHarness(page);
+  await openHarness(page, { compiled: false });
   const root = page.locator('.ws');
   await expect(root).toHaveAttribute('data-theme', 'light');
   const light = await page.locator('.cm-editor').evaluate((el) => getComputedStyle(el).backgroundColor);

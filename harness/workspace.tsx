@@ -17,6 +17,8 @@ import { Tabs } from '../src/ui/workspace/tabs';
 import '../src/ui/workspace/workspace.css';
 
 const QUIET_WINDOW_MS = 250;
+/** `?compiler=off`: the UI alone, for tests that do not need diagnostics, completions or hover. */
+const WITH_COMPILER = new URLSearchParams(location.search).get('compiler') !== 'off';
 const SIZES_KEY = 'workspace-harness:sizes';
 
 type Files = Record<string, string>;
@@ -31,7 +33,7 @@ declare global {
   var __workspace:
     | {
         files(): Files;
-        compiler: CompilerClient;
+        compiler: CompilerClient | undefined;
         saves: number;
         runs: number;
         /** Whether the last Mod-s keydown reached the page with its default prevented. */
@@ -51,14 +53,14 @@ function loadSizes(): { tree: number; problems: number } {
 }
 
 function Harness() {
-  const compiler = useMemo(() => new CompilerClient(), []);
+  const compiler = useMemo(() => (WITH_COMPILER ? new CompilerClient() : undefined), []);
   const [files, setFiles] = useState<Files>(baseApp);
   const [saved, setSaved] = useState<Files>(baseApp);
   const [tabs, setTabs] = useState<string[]>(['src/client/main.tsx']);
   const [active, setActive] = useState<string | undefined>('src/client/main.tsx');
   const [theme, setTheme] = useState<EditorTheme>('light');
   const [compiled, setCompiled] = useState<Compiled | undefined>(undefined);
-  const [status, setStatus] = useState('Loading the compiler…');
+  const [status, setStatus] = useState(WITH_COMPILER ? 'Loading the compiler…' : 'Compiler off');
   const [reveal, setReveal] = useState<Span | undefined>(undefined);
   const [sizes, setSizes] = useState(loadSizes);
   const [saves, setSaves] = useState(0);
@@ -73,6 +75,7 @@ function Harness() {
 
   // Check 250 ms after the last change; keep only results for the files on screen.
   useEffect(() => {
+    if (!compiler) return undefined;
     let current = true;
     const snapshot = files;
     const timer = setTimeout(() => {

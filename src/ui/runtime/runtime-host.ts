@@ -480,7 +480,7 @@ export class RuntimeHost {
 
   #emitWrite(wrote: Wrote, persona: PersonaName): void {
     if (wrote.tables.length === 0 && !wrote.storage) return;
-    for (const listener of this.#writeListeners) emit([listener], { tables: [...wrote.tables], storage: wrote.storage }, persona);
+    emit(this.#writeListeners, { tables: [...wrote.tables], storage: wrote.storage }, persona);
   }
 
   #receive(data: unknown): void {

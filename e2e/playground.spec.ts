@@ -1,0 +1,111 @@
+import { expect, test, type Page } from '@playwright/test';
+
+// Each test starts the compiler worker (esbuild-wasm and TypeScript) in a fresh page, on 2 cores.
+test.describe.configure({ timeout: 120_000 });
+
+/** Opens the playground on a fresh profile and creates a project from a template. */
+async function openTemplate(page: Page, template = 'todo') {
+  await page.goto('/');
+  await page.locator(`[data-template="${template}"]`).click();
+  await expect(page).toHaveURL(/#\/p\/p_/);
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 30_000 });
+}
+
+const preview = (page: Page, index = 0) => page.frameLocator('iframe.preview-frame').nth(index);
+
+/** Replaces the open file's text in the editor, as typing would. */
+async function replaceEditorText(page: Page, text: string) {
+  const content = page.locator('.cm-content');
+  await content.click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.press('Delete');
+  await content.fill(text);
+}
+
+test('first visit: the gallery offers every template with a description', async ({ page }, testInfo) => {
+  await page.goto('/');
+  for (const id of ['todo', 'files', 'team-board', 'endpoints']) await expect(page.locator(`[data-template="${id}"]`)).toBeVisible();
+  await expect(page.locator('[data-template="todo"]')).toContainText('A private todo list per user');
+  await testInfo.attach('gallery', { body: await page.screenshot(), contentType: 'image/png' });
+});
+
+test('a template opens, builds and runs in the preview as alice', async ({ page }, testInfo) => {
+  await openTemplate(page);
+  await expect(preview(page).getByRole('heading', { name: 'Todos' })).toBeVisible();
+  await preview(page).getByLabel('New todo').fill('milk');
+  await preview(page).getByRole('button', { name: 'Add' }).click();
+  await expect(preview(page).getByText('milk')).toBeVisible();
+  await expect(preview(page).getByText('1 left')).toBeVisible();
+  await testInfo.attach('preview', { body: await page.screenshot(), contentType: 'image/png' });
+});
+
+test('editing the server changes the preview; breaking the build keeps the last good preview and says so', async ({ page }, testInfo) => {
+  await openTemplate(page);
+  await page.getByRole('treeitem', { name: 'index.ts' }).click();
+  const server = await page.evaluate(() => document.querySelector('.cm-content')?.textContent ?? '');
+  expect(server).toContain("'todos.add'");
+  const original = await page.locator('.cm-content').innerText();
+  await replaceEditorText(page, original.replace("insert({ title: checked.title })", "insert({ title: checked.title.toUpperCase() })"));
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 30_000 });
+  await preview(page).getByLabel('New todo').fill('milk');
+  await preview(page).getByRole('button', { name: 'Add' }).click();
+  await expect(preview(page).getByText('MILK')).toBeVisible();
+
+  await replaceEditorText(page, original.replace("'todos.add': mutation({", "'todos.add': mutation({{"));
+  await expect(page.getByTestId('compile-status')).toHaveText('Build failed: showing the last good build', { timeout: 30_000 });
+  await expect(page.locator('.diagnostic[data-code="DG1602"]')).toBeVisible();
+  await expect(page.locator('.diagnostic[data-code="DG1205"]').first()).toContainText('src/server/index.ts');
+  // The last good generation still serves.
+  await expect(preview(page).getByText('MILK')).toBeVisible();
+  await testInfo.attach('last good build', { body: await page.screenshot(), contentType: 'image/png' });
+});
+
+test('personas: bob does not see alice\'s todos; in split view a mutation refreshes the other preview live', async ({ page }, testInfo) => {
+  await openTemplate(page, 'team-board');
+  await page.getByLabel('split').check();
+  await expect(page.locator('iframe.preview-frame')).toHaveCount(2);
+  await expect(page.locator('.preview[data-persona="alice"]')).toBeVisible();
+  await expect(page.locator('.preview[data-persona="bob"]')).toBeVisible();
+  await preview(page, 0).getByLabel('New card').fill('Plan the launch');
+  await preview(page, 0).getByRole('button', { name: 'Add' }).click();
+  await expect(preview(page, 0).getByText('Plan the launch')).toBeVisible();
+  // Bob shares ws-team with alice: his preview refreshes by itself.
+  await expect(preview(page, 1).getByText('Plan the launch')).toBeVisible({ timeout: 10_000 });
+  await testInfo.attach('split', { body: await page.screenshot(), contentType: 'image/png' });
+
+  await page.getByLabel('split').uncheck();
+  await page.getByRole('button', { name: 'guest' }).click();
+  await expect(preview(page).getByText('You are not a member of any workspace.')).toBeVisible();
+});
+
+test('a reload restores the files, the open file, the persona and the app\'s data', async ({ page }) => {
+  await openTemplate(page);
+  await preview(page).getByLabel('New todo').fill('bread');
+  await preview(page).getByRole('button', { name: 'Add' }).click();
+  await expect(preview(page).getByText('bread')).toBeVisible();
+  await page.getByRole('treeitem', { name: 'app.manifest.json' }).click();
+  await page.getByRole('button', { name: 'bob' }).click();
+  await page.getByRole('button', { name: 'alice' }).click();
+  await page.waitForTimeout(800); // autosave and the committed state
+  await page.reload();
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 30_000 });
+  await expect(page.getByRole('tab', { name: /app\.manifest\.json/ })).toHaveAttribute('aria-selected', 'true');
+  await expect(preview(page).getByText('bread')).toBeVisible();
+});
+
+test('a second tab on the same project says plainly that it is open elsewhere', async ({ page, context }) => {
+  await openTemplate(page);
+  const second = await context.newPage();
+  await second.goto(page.url());
+  await expect(second.getByTestId('lease-held')).toContainText('is open in another tab');
+  await second.getByRole('button', { name: 'Open a copy here' }).click();
+  await expect(second.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 30_000 });
+  expect(second.url()).not.toBe(page.url());
+});
+
+test('the manifest JSON Schema is served for editors', async ({ request }) => {
+  const response = await request.get('/app.manifest.schema.json');
+  expect(response.ok()).toBe(true);
+  const schema = await response.json();
+  expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+});
