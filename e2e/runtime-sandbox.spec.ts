@@ -219,6 +219,7 @@ type HarnessWindow = typeof globalThis & {
   app: HostedApp;
   events: { commits: number; writes: Array<Wrote & { persona: string }>; restarts: string[]; faults: string[] };
   pending?: Promise<unknown>;
+  timeline?: { clicks: number[]; answered: number };
 };
 
 /** Opens the harness and starts a RuntimeHost on `app` as `window.host`. */
@@ -295,8 +296,9 @@ test('committed state survives a restart, uncommitted work does not; a burst of 
   const result = await page.evaluate(async () => {
     const { host, events, app } = globalThis as HarnessWindow;
     const failed = await host.call('alice', 'mutation', 'todos.add_then_fail', { title: 'rolled back' });
+    const burstStarted = performance.now();
     for (let i = 0; i < 20; i++) await host.call('alice', 'mutation', 'todos.add', { title: `todo ${i}` });
-    const commitsRightAfterBurst = events.commits;
+    const burstMs = performance.now() - burstStarted;
     await new Promise((resolve) => setTimeout(resolve, 600));
     const commitsAfterBurst = events.commits;
     const echo = await host.fetch('alice', new Request('http://app.test/api/echo', { method: 'POST', body: 'hello' }));
@@ -314,7 +316,7 @@ test('committed state survives a restart, uncommitted work does not; a burst of 
     const fresh = await host.call('alice', 'query', 'todos.list', {});
     return {
       failed: { status: failed.status, message: failed.error?.message },
-      commitsRightAfterBurst,
+      burstMs,
       commitsAfterBurst,
       commitsAfterFlush,
       echoed,
@@ -325,10 +327,10 @@ test('committed state survives a restart, uncommitted work does not; a burst of 
     };
   });
   expect(result.failed).toEqual({ status: 400, message: 'changed my mind' });
-  // Exported after the burst, once: 20 commits in one export (commitDelayMs 250).
-  expect(result.commitsRightAfterBurst).toBe(0);
-  expect(result.commitsAfterBurst).toBe(1);
-  expect(result.commitsAfterFlush).toBe(2);
+  // 20 commits, exported at most once per commitDelayMs (250 ms): once when the burst is quick.
+  expect(result.commitsAfterBurst).toBeGreaterThanOrEqual(1);
+  expect(result.commitsAfterBurst).toBeLessThanOrEqual(1 + Math.floor(result.burstMs / 250));
+  expect(result.commitsAfterFlush).toBe(result.commitsAfterBurst + 1);
   expect(result.echoed).toEqual({ status: 201, header: 'yes', text: 'hello' });
   expect(result.stopped).toEqual({ status: 503, code: 'runtime_unavailable' });
   // all() orders by createdAt then id: rows of the same millisecond come in id order.
@@ -425,30 +427,38 @@ test('a handler stuck in a loop is answered 504 and the runtime restarts with it
     const { host } = globalThis as HarnessWindow;
     await host.call('alice', 'mutation', 'todos.add', { title: 'kept' });
   });
-  const started = Date.now();
   await page.evaluate(() => {
     const w = globalThis as HarnessWindow;
+    const began = performance.now();
+    w.timeline = { clicks: [], answered: 0 };
+    document.getElementById('ping')!.addEventListener('click', () => w.timeline!.clicks.push(performance.now() - began));
     w.pending = Promise.all([
       w.host.call('alice', 'mutation', 'todos.add_then_spin', { title: 'lost' }),
       // Queued behind the stuck call: it never ran, so it is sent again to the restarted runtime.
       w.host.call('alice', 'query', 'todos.list', {}),
-    ]);
+    ]).then((answers) => {
+      w.timeline!.answered = performance.now() - began;
+      return answers;
+    });
   });
-  // The page's main thread is free while the sandbox spins.
+  // The page's main thread is free while the sandbox spins: it evaluates and handles clicks at once.
   await page.waitForTimeout(300);
   const evaluated = Date.now();
   expect(await page.evaluate(() => 6 * 7)).toBe(42);
-  expect(Date.now() - evaluated).toBeLessThan(250);
+  expect(Date.now() - evaluated).toBeLessThan(500);
   await page.getByRole('button', { name: 'Ping' }).click();
   await page.getByRole('button', { name: 'Ping' }).click();
   await expect(page.locator('#pings')).toHaveText('2');
-  expect(Date.now() - started).toBeLessThan(1500);
 
   const [spun, listed] = (await page.evaluate(() => (globalThis as HarnessWindow).pending)) as Array<{ status: number; error?: { code: string; errorId: string }; result?: unknown }>;
-  const elapsed = Date.now() - started;
+  const timeline = (await page.evaluate(() => (globalThis as HarnessWindow).timeline))!;
   expect(spun).toMatchObject({ status: 504, error: { code: 'handler_deadline_exceeded', errorId: expect.stringMatching(/^err_/) } });
-  expect(elapsed).toBeGreaterThanOrEqual(1500);
-  expect(elapsed).toBeLessThan(1500 + 1000 + 1500);
+  // Answered after the deadline plus the grace (1500 + 1000 ms), with a margin for the restart.
+  expect(timeline.answered).toBeGreaterThanOrEqual(2500);
+  expect(timeline.answered).toBeLessThan(2500 + 1500);
+  // Both clicks were handled while the sandbox was still spinning.
+  expect(timeline.clicks).toHaveLength(2);
+  for (const click of timeline.clicks) expect(click).toBeLessThan(timeline.answered);
   expect(listed).toMatchObject({ status: 200, result: ['kept'] });
 
   const after = await page.evaluate(async () => {

@@ -138,6 +138,10 @@ test('TypeScript completions and hover come from the compiler worker', async ({ 
   await expect.poll(async () => (await files(page))['src/server/index.ts']).toContain("ctx.db.table('todos').find");
 
   await page.keyboard.press('Escape');
+  // Shift-Alt-f formats TypeScript with TypeScript's formatter, in the worker.
+  await page.keyboard.type('({   where:{done:true}})');
+  await page.keyboard.press('Shift+Alt+f');
+  await expect.poll(async () => (await files(page))['src/server/index.ts']).toContain("ctx.db.table('todos').find({ where: { done: true } })");
   await hoverText(page, 'rows.map(');
   const info = page.getByTestId('quickinfo');
   await expect(info).toBeVisible({ timeout: 15_000 });
@@ -159,6 +163,12 @@ test('the manifest gets completions from its JSON Schema', async ({ page }, test
   await shot(page, testInfo, 'manifest completion');
   await page.keyboard.press('Enter');
   await expect.poll(async () => (await files(page))['app.manifest.json']).toContain('"budgets"');
+
+  // Shift-Alt-f re-indents JSON with 2 spaces (once it parses).
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.type('{"format":"platform.application-source.v0",  "name":"todo-app"}');
+  await page.keyboard.press('Shift+Alt+f');
+  await expect.poll(async () => (await files(page))['app.manifest.json']).toBe('{\n  "format": "platform.application-source.v0",\n  "name": "todo-app"\n}\n');
 });
 
 test('the file tree creates, renames and deletes files and folders, and refuses bad names', async ({ page }, testInfo) => {
@@ -257,6 +267,19 @@ test('the file tree creates, renames and deletes files and folders, and refuses 
   await expect(tools).toHaveCount(0);
   expect(Object.keys(await files(page)).some((p) => p.startsWith('src/client/tools/'))).toBe(false);
   await shot(page, testInfo, 'deleted');
+
+  // Keyboard: arrows move, Left folds, Right goes into an open folder, Enter opens a file.
+  await tree.getByRole('treeitem', { name: 'main.tsx' }).focus();
+  await page.keyboard.press('ArrowUp');
+  const client = tree.getByRole('treeitem', { name: 'client', exact: true });
+  await expect(client).toBeFocused();
+  await page.keyboard.press('ArrowLeft');
+  await expect(client).toHaveAttribute('aria-expanded', 'false');
+  await page.keyboard.press('ArrowDown');
+  await expect(tree.getByRole('treeitem', { name: 'server', exact: true })).toBeFocused();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('tab', { name: 'src/server/index.ts' })).toHaveAttribute('aria-selected', 'true');
 });
 
 test('tabs open, switch by keyboard and close; undo history survives switching', async ({ page }, testInfo) => {

@@ -192,7 +192,7 @@ function Harness() {
                   <CodeEditor
                     path={active}
                     value={value}
-                    onChange={(text) => setFiles((f) => ({ ...f, [active]: text }))}
+                    onChange={(text, path) => setFiles((f) => ({ ...f, [path]: text }))}
                     diagnostics={fileDiagnostics}
                     services={compiler}
                     theme={theme}

@@ -6,11 +6,13 @@ import ts from 'typescript';
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics';
 import { LineIndex } from '../text/positions';
 import { didYouMean } from '../text/suggest';
+import { METHODS, parseEndpointKey, type HttpMethod } from './endpoint-key';
+
+export { METHODS, parseEndpointKey, type HttpMethod };
 
 export type InputDescriptorJson = string | { [key: string]: InputDescriptorJson };
 export type GuardInfo = { kind: 'authenticated' } | { kind: 'memberOf'; field: string };
 export type PolicyKind = 'ownedTable' | 'workspaceTable';
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'HEAD';
 
 export interface OperationInfo {
   name: string;
@@ -37,7 +39,6 @@ export interface OperationTable {
 }
 
 export const OPERATION_NAME = /^[a-z][a-z0-9_-]*\.[a-z][a-z0-9_.-]*$/;
-export const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 const GROUPS = ['queries', 'mutations', 'endpoints', 'authPolicies'] as const;
 type Group = (typeof GROUPS)[number];
 const HELPERS = ['defineServer', 'query', 'mutation', 'endpoint', 'authenticated', 'memberOf', 'ownedTable', 'workspaceTable'] as const;
@@ -48,30 +49,6 @@ export interface ServerDefinitionResult {
   /** False when the definition could not be read at all (no literal defineServer call). */
   readable: boolean;
   diagnostics: Diagnostic[];
-}
-
-/** Parses an endpoint key; undefined when it is malformed (DG1302). */
-export function parseEndpointKey(key: string): { method: HttpMethod; path: string; shape: string; params: string[] } | undefined {
-  const match = /^([A-Z]+) (\/\S*)$/.exec(key);
-  if (!match) return undefined;
-  const method = match[1] as HttpMethod;
-  const path = match[2]!;
-  if (!METHODS.includes(method)) return undefined;
-  if (path !== '/api' && !path.startsWith('/api/')) return undefined;
-  const params: string[] = [];
-  const shape: string[] = [];
-  for (const segment of path.slice(1).split('/')) {
-    if (/^:[A-Za-z_][A-Za-z0-9_]*$/.test(segment)) {
-      params.push(segment.slice(1));
-      shape.push(':');
-    } else if (/^[A-Za-z0-9_.-]+$/.test(segment)) {
-      shape.push(segment);
-    } else {
-      return undefined;
-    }
-  }
-  if (new Set(params).size !== params.length) return undefined;
-  return { method, path, shape: `${method} /${shape.join('/')}`, params };
 }
 
 export function readServerDefinition(source: ts.SourceFile): ServerDefinitionResult {

@@ -1,5 +1,5 @@
 /** Endpoint routing: `'<METHOD> /api/...'` keys with `:params`, matched segment by segment, params percent-decoded. */
-import { parseEndpointKey, type HttpMethod } from '../analyze/server-definition';
+import { parseEndpointKey, type HttpMethod } from '../analyze/endpoint-key';
 
 interface Route<T> {
   method: HttpMethod;

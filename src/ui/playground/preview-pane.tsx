@@ -1,5 +1,5 @@
 /** The app's preview as one persona, or two side by side; a write by one refreshes the other live. */
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
 import { PreviewFrame, type PreviewEvents, type PreviewRuntime } from '../preview/preview-frame';
 import type { Generation } from './project-session';
@@ -13,8 +13,21 @@ export interface PreviewPaneProps {
 
 function OnePreview({ persona, generation, runtime, events, frames }: { persona: PersonaName; frames: Map<PersonaName, PreviewFrame> } & Omit<PreviewPaneProps, 'personas'>) {
   const host = useRef<HTMLDivElement>(null);
+  const [stopped, setStopped] = useState(false);
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
-    const frame = new PreviewFrame(host.current!, persona, runtime, events);
+    if (stopped) return undefined;
+    const frame = new PreviewFrame(host.current!, persona, runtime, {
+      ...events,
+      // A preview that stops answering (a loop in client code) is ended: removing its frame ends its
+      // process, so it cannot hold the page's input. It restarts on demand or with the next build.
+      onUnresponsive() {
+        events.onUnresponsive?.();
+        frames.delete(persona);
+        frame.destroy();
+        setStopped(true);
+      },
+    });
     frames.set(persona, frame);
     if (generation) frame.load({ code: generation.clientCode, css: generation.clientCss, title: generation.manifest.app?.title ?? generation.manifest.name, lang: generation.manifest.app?.language ?? 'en' });
     return () => {
@@ -22,13 +35,29 @@ function OnePreview({ persona, generation, runtime, events, frames }: { persona:
       frame.destroy();
     };
     // A new frame per generation: the client starts fresh on the new code.
-  }, [persona, generation?.number, runtime]);
+  }, [persona, generation?.number, runtime, stopped, attempt]);
+  useEffect(() => setStopped(false), [generation?.number]);
   return (
     <div class="preview" data-persona={persona}>
       <div class="preview-label">
         as <strong>{persona}</strong>
       </div>
-      <div class="preview-host" ref={host} />
+      <div class="preview-host" ref={host}>
+        {stopped && (
+          <div class="preview-stopped" role="alert">
+            <p>The preview stopped responding (a loop in the client code?), so it was stopped.</p>
+            <button
+              type="button"
+              onClick={() => {
+                setStopped(false);
+                setAttempt((n) => n + 1);
+              }}
+            >
+              Restart the preview
+            </button>
+          </div>
+        )}
+      </div>
     </div>
   );
 }

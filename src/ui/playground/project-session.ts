@@ -7,7 +7,7 @@ import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnos
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { CompileResult, CompilerClient } from '../compiler-client';
-import { saveProject, saveState, type Project } from '../projects/store';
+import { clearState, saveProject, saveState, type Project } from '../projects/store';
 
 export const QUIET_WINDOW_MS = 250;
 const SAVE_DELAY_MS = 400;
@@ -40,6 +40,8 @@ export interface SessionState {
 export interface SessionRuntime {
   start(app: { manifest: Manifest; serverCode: string; state?: Uint8Array; env?: Record<string, string> }): Promise<void>;
   onCommit(listener: (state: Uint8Array) => void): () => void;
+  /** Hands over commits not exported yet. */
+  flush(): Promise<void>;
   readonly committedState: Uint8Array | undefined;
 }
 
@@ -181,6 +183,8 @@ export class ProjectSession {
       ...(result.files!['client/app.css'] ? { clientCss: decoder.decode(result.files!['client/app.css']) } : {}),
     };
     try {
+      // Commits are exported to the trusted side in batches: take the latest before restarting.
+      await this.#runtime.flush();
       await this.#runtime.start({ manifest, serverCode: generation.serverCode, state: this.#runtime.committedState ?? this.#committed });
     } catch (error) {
       const d = diagnostic('DG1603', `The new build could not take over: ${error instanceof Error ? error.message : String(error)}`, {
@@ -197,6 +201,7 @@ export class ProjectSession {
   /** Starts over with empty data (the committed state is dropped). */
   async resetData(): Promise<void> {
     this.#committed = undefined;
+    await clearState(this.#state.project.id);
     const generation = this.#state.generation;
     if (generation) await this.#runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode });
     this.#scheduleCompile(0);

@@ -9,7 +9,8 @@
  *
  * Languages: TypeScript (`.ts`), TSX (`.tsx`) and JavaScript through lang-javascript, with completions
  * and hover from the compiler worker (language.ts); JSON through lang-json; `app.manifest.json` also
- * gets completion, hover and validation from public/app.manifest.schema.json (codemirror-json-schema).
+ * gets completion, hover and validation from public/app.manifest.schema.json (codemirror-json-schema,
+ * loaded on first use: it brings a Markdown renderer, YAML and JSON5 parsers the other files do not need).
  * Other files are plain text.
  *
  * Diagnostics: the host passes the compiler's diagnostics of this file; they are converted to
@@ -39,9 +40,7 @@ import {
   rectangularSelection,
   type ViewUpdate,
 } from '@codemirror/view';
-import { handleRefresh, jsonCompletion, jsonSchemaHover, jsonSchemaLinter, stateExtensions } from 'codemirror-json-schema';
-import { useEffect, useRef } from 'preact/hooks';
-import manifestSchema from '../../../public/app.manifest.schema.json' with { type: 'json' };
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { Diagnostic, Span } from '../../core/diagnostics';
 import { hasTypeScriptFeatures, typescriptFeatures, type LanguageServices } from './language';
 import { formatCommand, shortcutKeymap } from './shortcuts';
@@ -53,8 +52,8 @@ export interface CodeEditorProps {
   path: string;
   /** The file's text. */
   value: string;
-  /** Called with the whole text after each edit made in the editor. */
-  onChange(text: string): void;
+  /** Called with the whole text after each edit made in the editor, and the path of the edited file. */
+  onChange(text: string, path: string): void;
   /** The compiler's diagnostics of this file. */
   diagnostics?: readonly Diagnostic[];
   /** TypeScript completions, hover and formatting (a `CompilerClient` will do). */
@@ -159,36 +158,37 @@ const lightTheme: Extension = [syntaxHighlighting(defaultHighlightStyle, { fallb
 const darkTheme: Extension = [oneDark, EditorView.theme({ '&': { backgroundColor: 'var(--ws-editor-bg)' }, '.cm-gutters': { backgroundColor: 'var(--ws-editor-bg)' } }, { dark: true })];
 const themeOf = (theme: EditorTheme) => (theme === 'dark' ? darkTheme : lightTheme);
 
-/** Schema validation once the text parses; a syntax error is reported once, by the parse linter and the compiler. */
-function schemaLinter(): LintSource {
-  const validate = jsonSchemaLinter();
-  return (view) => {
-    try {
-      JSON.parse(view.state.doc.toString());
-    } catch {
-      return [];
-    }
-    return validate(view);
-  };
+/** Where the manifest's JSON Schema support goes once loaded. */
+const manifestSupport = new Compartment();
+let manifestSupportLoading: Promise<Extension> | undefined;
+
+/** Completion, hover and validation from the manifest's JSON Schema (loaded once, on first use). */
+function loadManifestSupport(): Promise<Extension> {
+  manifestSupportLoading ??= Promise.all([import('codemirror-json-schema'), import('../../../public/app.manifest.schema.json', { with: { type: 'json' } })]).then(
+    ([{ handleRefresh, jsonCompletion, jsonSchemaHover, jsonSchemaLinter, stateExtensions }, { default: schema }]) => {
+      const validate = jsonSchemaLinter();
+      // Validation once the text parses: a syntax error is reported by the parse linter and the compiler.
+      const schemaLinter: LintSource = (view) => {
+        try {
+          JSON.parse(view.state.doc.toString());
+        } catch {
+          return [];
+        }
+        return validate(view);
+      };
+      return [linter(schemaLinter, { needsRefresh: handleRefresh }), jsonLanguage.data.of({ autocomplete: jsonCompletion() }), hoverTooltip(jsonSchemaHover()), stateExtensions(schema)];
+    },
+    (error: unknown) => {
+      // Offline or a failed chunk: the manifest stays plain JSON (the compiler still checks it); retry next time.
+      manifestSupportLoading = undefined;
+      throw error;
+    },
+  );
+  return manifestSupportLoading;
 }
 
 function languageOf(path: string, services: () => LanguageServices | undefined): Extension {
-  if (path === MANIFEST_FILE || path.endsWith(`/${MANIFEST_FILE}`)) {
-    const schema = path === MANIFEST_FILE ? manifestSchema : undefined;
-    return [
-      json(),
-      linter(jsonParseLinter()),
-      ...(schema
-        ? [
-            linter(schemaLinter(), { needsRefresh: handleRefresh }),
-            jsonLanguage.data.of({ autocomplete: jsonCompletion() }),
-            hoverTooltip(jsonSchemaHover()),
-            stateExtensions(schema),
-          ]
-        : []),
-      autocompletion(),
-    ];
-  }
+  if (path === MANIFEST_FILE) return [json(), linter(jsonParseLinter()), manifestSupport.of([]), autocompletion()];
   if (path.endsWith('.json')) return [json(), linter(jsonParseLinter()), autocompletion()];
   if (hasTypeScriptFeatures(path)) {
     const typescript = /\.(tsx?|mts|cts)$/.test(path);
@@ -257,9 +257,9 @@ export function CodeEditor(props: CodeEditorProps) {
           const entry = cache.current.get(path);
           if (entry) {
             entry.emitted.push(text);
-            if (entry.emitted.length > 200) entry.emitted.shift();
+            if (entry.emitted.length > 50) entry.emitted.shift();
           }
-          current.current.onChange(text);
+          current.current.onChange(text, path);
         }),
       ],
     });
@@ -275,6 +275,15 @@ export function CodeEditor(props: CodeEditorProps) {
     if (!entry) {
       entry = { state: createState(path, value), diagnosticsKey: '[]', emitted: [] };
       cache.current.set(path, entry);
+      if (path === MANIFEST_FILE) {
+        void loadManifestSupport().then((support) => {
+          const effects = manifestSupport.reconfigure(support);
+          const cached = cache.current.get(path);
+          if (!cached) return;
+          if (shownPath.current === path && view.current) view.current.dispatch({ effects });
+          else cached.state = cached.state.update({ effects }).state;
+        }, () => undefined);
+      }
     }
     shownPath.current = path;
     editor.setState(entry.state);
@@ -303,8 +312,9 @@ export function CodeEditor(props: CodeEditorProps) {
     editor.dispatch({ changes: { from: start, to: doc.length - end, insert: value.slice(start, value.length - end) }, annotations: external.of(true) });
   };
 
+  // Layout effects: the view follows a render before the next input event can reach the old document.
   // One view for the component's life.
-  useEffect(() => {
+  useLayoutEffect(() => {
     const editor = new EditorView({ parent: host.current! });
     view.current = editor;
     show(editor, props.path, props.value);
@@ -316,24 +326,24 @@ export function CodeEditor(props: CodeEditorProps) {
   }, []);
 
   // The order of these effects matters: the file first, then its text, diagnostics and reveal.
-  useEffect(() => {
+  useLayoutEffect(() => {
     const editor = view.current;
     if (editor && shownPath.current !== props.path) show(editor, props.path, props.value);
   }, [props.path]);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     const editor = view.current;
     if (editor && shownPath.current === props.path) syncValue(editor, props.value);
   }, [props.value, props.path]);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     const editor = view.current;
     if (!editor) return;
     const theme = themeOf(props.theme);
     if (themeCompartment.current.get(editor.state) !== theme) editor.dispatch({ effects: themeCompartment.current.reconfigure(theme) });
   }, [props.theme]);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     const editor = view.current;
     const entry = cache.current.get(props.path);
     if (!editor || !entry || shownPath.current !== props.path) return;
@@ -344,7 +354,7 @@ export function CodeEditor(props: CodeEditorProps) {
     editor.dispatch({ effects: setCompilerDiagnostics.of(toLintDiagnostics(editor.state.doc, diagnostics)) });
   }, [props.diagnostics, props.path]);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     const editor = view.current;
     const span = props.revealAt;
     if (!editor || !span) return;
@@ -354,7 +364,7 @@ export function CodeEditor(props: CodeEditorProps) {
   }, [props.revealAt]);
 
   // Forget the documents of files that no longer exist.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!props.files) return;
     const exists = new Set(props.files);
     for (const path of cache.current.keys()) if (!exists.has(path) && path !== shownPath.current) cache.current.delete(path);

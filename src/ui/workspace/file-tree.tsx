@@ -21,7 +21,7 @@
  * Enter accepts and Escape cancels.
  */
 import { Fragment, type ComponentChildren } from 'preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 
 export interface FileTreeProps {
   /** Project-relative file paths. */
@@ -89,13 +89,13 @@ function buildTree(files: readonly string[], placeholders: readonly string[]): F
 }
 
 /**
- * Why `path` cannot be used for a new or renamed item, or undefined when it can. `name` is what was
- * typed (relative to its folder); `replacing` is the item being renamed, whose paths do not count as taken.
+ * Why a name cannot be used for a new or renamed item in `parent`, or undefined when it can. `name` is
+ * what was typed (relative to `parent`, the folder's path or `''`); `replacing` is the item being
+ * renamed, whose paths do not count as taken.
  */
 export function validateName(
   name: string,
   parent: string,
-  kind: 'file' | 'folder',
   files: readonly string[],
   placeholders: readonly string[] = [],
   replacing?: { kind: 'file' | 'folder'; path: string },
@@ -108,7 +108,6 @@ export function validateName(
   const segments = path.split('/');
   if (segments.some((s) => s === '')) return 'A path cannot have an empty segment (“//” or a trailing “/”).';
   if (segments.some((s) => s === '..' || s === '.')) return '“..” and “.” are not allowed in a path.';
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f]/.test(path)) return 'A name cannot contain control characters.';
   const owned = (p: string) => replacing !== undefined && (p === replacing.path || (replacing.kind === 'folder' && isUnder(p, replacing.path)));
   const others = files.filter((f) => !owned(f));
@@ -120,7 +119,6 @@ export function validateName(
     const prefix = segments.slice(0, i).join('/');
     if (others.includes(prefix)) return `“${prefix}” is a file, not a folder.`;
   }
-  void kind;
   return undefined;
 }
 
@@ -186,7 +184,8 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
 
   const focusKey = focused && visible.some((v) => keyOf(v.node) === focused) ? focused : selected && visible.some((v) => v.node.kind === 'file' && v.node.path === selected) ? `f:${selected}` : visible[0] && keyOf(visible[0].node);
 
-  useEffect(() => {
+  // Synchronously after the render, so the next key press already lands on the new row.
+  useLayoutEffect(() => {
     if (!focusPending.current || !focusKey) return;
     focusPending.current = false;
     treeRef.current?.querySelector<HTMLElement>(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
@@ -223,7 +222,7 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
     if (editing.kind === 'rename') {
       const parent = parentOf(editing.node.path);
       if (editing.value === nameOf(editing.node.path)) return setEditing(undefined);
-      const error = validateName(editing.value, parent, editing.node.kind, files, placeholders, editing.node);
+      const error = validateName(editing.value, parent, files, placeholders, editing.node);
       if (error) return setEditing({ ...editing, error });
       const to = join(parent, editing.value);
       const from = editing.node.path;
@@ -238,7 +237,7 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
       return;
     }
     const kind = editing.kind === 'new-file' ? 'file' : 'folder';
-    const error = validateName(editing.value, editing.parent, kind, files, placeholders);
+    const error = validateName(editing.value, editing.parent, files, placeholders);
     if (error) return setEditing({ ...editing, error });
     const path = join(editing.parent, editing.value);
     if (kind === 'file') {

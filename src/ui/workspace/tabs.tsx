@@ -32,9 +32,9 @@ export function Tabs({ tabs, active, onSelect, onClose, panelId, label = 'Open f
   const names = new Map<string, number>();
   for (const tab of tabs) names.set(nameOf(tab.path), (names.get(nameOf(tab.path)) ?? 0) + 1);
 
+  /** Focuses a tab now (it exists before and after the selection); its tabindex follows on render. */
   const focusTab = (path: string) => {
-    // After the render that selects it.
-    requestAnimationFrame(() => list.current?.querySelector<HTMLElement>(`[role="tab"][data-path="${CSS.escape(path)}"]`)?.focus());
+    list.current?.querySelector<HTMLElement>(`[role="tab"][data-path="${CSS.escape(path)}"]`)?.focus();
   };
 
   const close = (path: string) => {
