@@ -191,7 +191,14 @@ export class ProjectSession {
         hint: 'An incompatible schema change needs fresh data: reset the data to adopt it.',
       });
       this.log('compile.diagnostic', { ...d });
-      this.#set({ compile: 'failed', diagnostics: [d, ...diagnostics], stale: this.#state.generation !== undefined, timings: result.timings });
+      // The last good generation takes over again, on the data it was running with.
+      const previous = this.#state.generation;
+      if (previous) {
+        await this.#runtime
+          .start({ manifest: previous.manifest, serverCode: previous.serverCode, state: this.#runtime.committedState ?? this.#committed })
+          .catch((restart: unknown) => this.log('runtime.restarted', { reason: `The last good build could not restart: ${restart instanceof Error ? restart.message : String(restart)}` }));
+      }
+      this.#set({ compile: 'failed', diagnostics: [d, ...diagnostics], stale: previous !== undefined, timings: result.timings });
       return;
     }
     this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total) });
