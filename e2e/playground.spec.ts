@@ -13,13 +13,20 @@ async function openTemplate(page: Page, template = 'todo') {
 
 const preview = (page: Page, index = 0) => page.frameLocator('iframe.preview-frame').nth(index);
 
-/** Replaces the open file's text in the editor, as typing would. */
+/** CodeMirror links its content element to its view (`cmTile.root.view`, as EditorView.findFromDOM reads it). */
+type EditorDom = { cmTile: { root: { view: { state: { doc: { toString(): string; length: number } }; dispatch(spec: unknown): void } } } };
+
+/** The open file's text, read from CodeMirror's own state (not the DOM's rendering of it). */
+async function editorText(page: Page): Promise<string> {
+  return page.locator('.cm-content').evaluate((el) => (el as unknown as EditorDom).cmTile.root.view.state.doc.toString());
+}
+
+/** Replaces the open file's text through CodeMirror's own view: exactly this text, as one edit. */
 async function replaceEditorText(page: Page, text: string) {
-  const content = page.locator('.cm-content');
-  await content.click();
-  await page.keyboard.press('ControlOrMeta+a');
-  await page.keyboard.press('Delete');
-  await content.fill(text);
+  await page.locator('.cm-content').evaluate((el, next) => {
+    const view = (el as unknown as EditorDom).cmTile.root.view;
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: next } });
+  }, text);
 }
 
 test('first visit: the gallery offers every template with a description', async ({ page }, testInfo) => {
@@ -42,9 +49,9 @@ test('a template opens, builds and runs in the preview as alice', async ({ page 
 test('editing the server changes the preview; breaking the build keeps the last good preview and says so', async ({ page }, testInfo) => {
   await openTemplate(page);
   await page.getByRole('treeitem', { name: 'index.ts' }).click();
-  const server = await page.evaluate(() => document.querySelector('.cm-content')?.textContent ?? '');
-  expect(server).toContain("'todos.add'");
-  const original = await page.locator('.cm-content').innerText();
+  await expect(page.getByRole('tab', { name: /index\.ts/ })).toHaveAttribute('aria-selected', 'true');
+  const original = await editorText(page);
+  expect(original).toContain("insert({ title: checked.title })");
   await replaceEditorText(page, original.replace("insert({ title: checked.title })", "insert({ title: checked.title.toUpperCase() })"));
   await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 30_000 });
   await preview(page).getByLabel('New todo').fill('milk');

@@ -62,11 +62,11 @@ async function openTodo(page: Page) {
 
 async function replaceClient(page: Page, text: string) {
   await page.getByRole('treeitem', { name: 'main.tsx' }).click();
-  const content = page.locator('.cm-content');
-  await content.click();
-  await page.keyboard.press('ControlOrMeta+a');
-  await page.keyboard.press('Delete');
-  await content.fill(text);
+  // Through CodeMirror's own view: exactly this text, as one edit.
+  await page.locator('.cm-content').evaluate((el, next) => {
+    const view = (el as unknown as { cmTile: { root: { view: { state: { doc: { length: number } }; dispatch(spec: unknown): void } } } }).cmTile.root.view;
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: next } });
+  }, text);
   await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
 }
 
