@@ -1,5 +1,5 @@
 /** `check` without bundling: manifest, module graphs, dependencies, server definition, generated types, type check. */
-import { hasErrors, type Diagnostic } from '../diagnostics';
+import type { Diagnostic } from '../diagnostics';
 import type { FileSystem } from '../fs';
 import { checkManifest, MANIFEST_FILE, type Manifest } from '../manifest';
 import type { Library } from '../build/library';
@@ -128,4 +128,3 @@ function withoutEchoes(typeErrors: Diagnostic[], others: readonly Diagnostic[]):
   return typeErrors.filter((d) => !taken.has(`${d.file}:${d.span?.line}:${d.span?.column}`));
 }
 
-export { hasErrors };

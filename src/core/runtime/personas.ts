@@ -5,7 +5,6 @@ import type { Auth, Persona } from '../../modules/types';
 export type { Auth };
 export type PersonaName = Persona;
 export const PERSONA_NAMES: readonly PersonaName[] = ['alice', 'bob', 'guest'];
-export const DEFAULT_PERSONA: PersonaName = 'alice';
 
 const PERSONAS: Record<PersonaName, { kind: Auth['kind']; workspaceIds: string[] }> = {
   alice: { kind: 'user', workspaceIds: ['ws-team', 'ws-alice'] },

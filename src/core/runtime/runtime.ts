@@ -4,7 +4,6 @@
  * failures with an errorId; budgets reset per call. Hosted by the playground's runtime worker, by
  * `platform test` and by the control plane.
  */
-import type { OperationTable } from '../analyze/server-definition';
 import { canonicalJson, sha256Hex } from '../hash';
 import type { Manifest } from '../manifest';
 import { encodeJson, decodeJson, runtimeErrorBody } from '../../modules/wire';
@@ -142,15 +141,6 @@ export class AppRuntime {
     if (stored !== identity) {
       throw fault('operation_failed', 'The database was created for another schema: reset the state to adopt the new one.');
     }
-  }
-
-  /** The operation table the runtime serves (names only; descriptors stay inside). */
-  operations(): Pick<OperationTable, 'queries' | 'mutations'> & { endpoints: string[] } {
-    return {
-      queries: [...this.#queries.keys()].map((name) => ({ name, kind: 'query', input: {}, guards: [] })),
-      mutations: [...this.#mutations.keys()].map((name) => ({ name, kind: 'mutation', input: {}, guards: [] })),
-      endpoints: [],
-    };
   }
 
   /** `ctx.env` for later calls (the test module's setEnv). */
