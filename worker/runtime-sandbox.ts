@@ -15,6 +15,7 @@
 import initSqlJs from 'sql.js';
 import { sqlJsFactory } from '../src/adapters/sqljs/sqljs-driver';
 import { randomId, systemClock } from '../src/core/runtime/clock';
+import { failedCall } from '../src/core/runtime/outcome';
 import { isPersona, personaAuth, type Auth, type PersonaName } from '../src/core/runtime/personas';
 import { AppRuntime, errorResponse, type CallOutcome } from '../src/core/runtime/runtime';
 import type { SqlDriver } from '../src/core/runtime/sql-driver';
@@ -110,9 +111,7 @@ function afterCall(): void {
 
 // ---- requests ------------------------------------------------------------------------------------
 
-function failure(status: number, code: string, message: string): CallOutcome {
-  return { status, error: { code, message, errorId: `err_${randomId(systemClock)}` }, wrote: { tables: [], storage: false } };
-}
+const failure = (status: number, code: string, message: string): CallOutcome => failedCall(status, code, message);
 
 function authOf(persona: PersonaName): Auth {
   let auth = sessions.get(persona);

@@ -7,11 +7,12 @@
 import { canonicalJson, sha256Hex } from '../hash';
 import type { Manifest } from '../manifest';
 import { encodeJson, decodeJson, runtimeErrorBody } from '../../modules/wire';
-import { randomId, systemClock, type RuntimeClock } from './clock';
+import { systemClock, type RuntimeClock } from './clock';
 import { CursorSigner } from './cursor';
 import { fault, isRuntimeFault, type FaultCode } from './faults';
 import { validateInput } from './input';
 import { limitsOf, Meter, type Limits } from './limits';
+import { failedCall, type CallOutcome } from './outcome';
 import type { Auth } from './personas';
 import { Router } from './router';
 import { ScopedDriver } from './scoped-driver';
@@ -61,21 +62,7 @@ export interface RuntimeOptions {
   limits?: Partial<Limits>;
 }
 
-export interface RuntimeErrorInfo {
-  code: string;
-  message: string;
-  errorId: string;
-}
-
-export interface CallOutcome {
-  status: number;
-  /** The handler's result, when the call succeeded (undefined when the handler returned nothing). */
-  result?: unknown;
-  error?: RuntimeErrorInfo;
-  headers?: Record<string, string>;
-  /** What the call wrote (a mutation's tables and the store), for live refresh of other clients. */
-  wrote: { tables: string[]; storage: boolean };
-}
+export type { CallOutcome, RuntimeErrorInfo } from './outcome';
 
 /** The schema identity a database was created with, to refuse a database built for another schema. */
 export function schemaIdentity(manifest: Manifest): string {
@@ -148,12 +135,8 @@ export class AppRuntime {
     this.#env = { ...this.#env, ...values };
   }
 
-  #errorId(): string {
-    return `err_${randomId(this.#clock)}`;
-  }
-
   #failure(code: FaultCode | string, status: number, message: string, headers?: Record<string, string>): CallOutcome {
-    return { status, error: { code, message, errorId: this.#errorId() }, ...(headers ? { headers } : {}), wrote: { tables: [], storage: false } };
+    return failedCall(status, code, message, this.#clock, headers);
   }
 
   /** Maps what a handler threw to a failure: a fault keeps its code; anything else is the surface's failure. */

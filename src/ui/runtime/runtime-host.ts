@@ -21,7 +21,7 @@
 import sandboxCode from 'virtual:runtime-sandbox';
 import wasmUrl from 'sql.js/dist/sql-wasm.wasm?url';
 import type { Manifest } from '../../core/manifest';
-import { randomId, systemClock } from '../../core/runtime/clock';
+import { failedCall } from '../../core/runtime/outcome';
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
 import type { CallOutcome } from '../../core/runtime/runtime';
 import { decodeJson, encodeJson, runtimeErrorBody } from '../../modules/wire';
@@ -98,9 +98,7 @@ function sqlWasm(): Promise<ArrayBuffer> {
 
 const NO_WRITES: Wrote = { tables: [], storage: false };
 
-function failure(status: number, code: string, message: string): CallOutcome {
-  return { status, error: { code, message, errorId: `err_${randomId(systemClock)}` }, wrote: { tables: [], storage: false } };
-}
+const failure = (status: number, code: string, message: string): CallOutcome => failedCall(status, code, message);
 
 /** The HTTP form of a failure: the runtime error body. */
 function failureResponse(outcome: CallOutcome): Response {

@@ -1,0 +1,23 @@
+/** How a call ended, as the runtime and its hosts report it; a failure always has an errorId. */
+import { randomId, systemClock, type RuntimeClock } from './clock';
+
+export interface RuntimeErrorInfo {
+  code: string;
+  message: string;
+  errorId: string;
+}
+
+export interface CallOutcome {
+  status: number;
+  /** The handler's result, when the call succeeded (undefined when the handler returned nothing). */
+  result?: unknown;
+  error?: RuntimeErrorInfo;
+  headers?: Record<string, string>;
+  /** What the call wrote (a mutation's tables and the store), for live refresh of other clients. */
+  wrote: { tables: string[]; storage: boolean };
+}
+
+/** A failed call with a fresh errorId (`err_` + 26 base32 characters). */
+export function failedCall(status: number, code: string, message: string, clock: RuntimeClock = systemClock, headers?: Record<string, string>): CallOutcome {
+  return { status, error: { code, message, errorId: `err_${randomId(clock)}` }, ...(headers ? { headers } : {}), wrote: { tables: [], storage: false } };
+}
