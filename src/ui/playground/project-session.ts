@@ -54,6 +54,8 @@ export class ProjectSession {
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
   #generations = 0;
   #focus: string | undefined;
+  /** The app's committed database as last handed over (or loaded from IndexedDB). */
+  #committed: Uint8Array | undefined;
   readonly #unsubscribe: () => void;
 
   constructor(project: Project, compiler: CompilerClient, runtime: SessionRuntime, initialState?: Uint8Array) {
@@ -67,8 +69,6 @@ export class ProjectSession {
     });
     this.#scheduleCompile(0);
   }
-
-  #committed: Uint8Array | undefined;
 
   get state(): SessionState {
     return this.#state;

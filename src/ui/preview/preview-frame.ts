@@ -31,6 +31,8 @@ export class PreviewFrame {
   readonly #events: PreviewEvents;
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #lastPong = Date.now();
+  /** The port handed to the preview when its document has loaded. */
+  #pending: MessagePort | undefined;
 
   constructor(container: HTMLElement, persona: PersonaName, runtime: PreviewRuntime, events: PreviewEvents = {}) {
     this.persona = persona;
@@ -46,8 +48,6 @@ export class PreviewFrame {
     this.#pending = channel.port2;
     container.appendChild(this.iframe);
   }
-
-  #pending: MessagePort | undefined;
 
   /** Loads (or reloads) the client bundle. */
   load(app: { code: string; css?: string; title: string; lang: string }): void {
