@@ -1,0 +1,194 @@
+/**
+ * State import: a `platform.state-export.v0` document written into an application database through a
+ * SqlDriver, in one transaction. Every table's rows are replaced by the document's; stored objects are
+ * left as they are. All or nothing: on any refusal nothing is written.
+ */
+import type { Diagnostic } from '../diagnostics';
+import type { FieldDeclaration, Manifest } from '../manifest';
+import { quoteIdentifier, type SqlDriver, type SqlValue } from '../runtime/sql-driver';
+import { tableOrder } from '../runtime/tables/schema';
+import { encodeValue } from '../runtime/tables/values';
+import { parseStateExport, parseStateExportText, refused, stateSchemaIdentity, type ParsedStateExport } from './document';
+import { initialiseDatabase, storedIdentity } from './meta';
+
+export type StateImportResult = { ok: true; counts: Record<string, number> } | { ok: false; diagnostic: Diagnostic };
+
+interface PreparedInsert {
+  table: string;
+  id: string;
+  sql: string;
+  params: SqlValue[];
+}
+
+const RUNTIME_KEYS = new Set(['id', 'createdAt', 'updatedAt']);
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Checks every row against the manifest's tables and encodes it for SQL; the first bad record is
+ * DG1824 `state_import_record_invalid` naming its table and id.
+ */
+function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedStateExport): PreparedInsert[] | Diagnostic {
+  const database = manifest.database;
+  const out: PreparedInsert[] = [];
+  if (!database) return out;
+  for (const table of tableOrder(database)) {
+    const fields = database.tables[table]!.fields;
+    for (const row of state.rows[table] ?? []) {
+      const invalid = (message: string, field?: string) =>
+        refused('state_import_record_invalid', `Record ${table}/${row.id.slice(0, 80)} cannot be imported: ${message}`, { table, id: row.id, ...(field ? { field } : {}) });
+      const columns = ['id', 'createdAt', 'updatedAt'];
+      const params: SqlValue[] = [row.id, row.createdAt.getTime(), row.updatedAt.getTime()];
+      for (const key of Object.keys(row)) {
+        if (RUNTIME_KEYS.has(key)) continue;
+        if (!Object.hasOwn(fields, key)) return invalid(`unknown field ${JSON.stringify(key.slice(0, 80))}.`, key);
+        if (fields[key]!.generated) return invalid(`field "${key}" is generated; SQLite computes it.`, key);
+      }
+      for (const [name, field] of Object.entries(fields) as Array<[string, FieldDeclaration]>) {
+        if (field.generated) continue;
+        const value = Object.hasOwn(row, name) ? row[name] : undefined;
+        if (value === null && !field.optional) return invalid(`the required field "${name}" is null.`, name);
+        if (value === undefined || value === null) {
+          // Absent: an optional field holds no value; a required one takes its default or is refused.
+          if (!field.optional && field.default === undefined) return invalid(`the required field "${name}" has no value.`, name);
+          if (field.optional) {
+            columns.push(name);
+            params.push(null);
+          }
+          continue;
+        }
+        try {
+          params.push(encodeValue(table, name, field, value));
+        } catch (error) {
+          return invalid(errorText(error), name);
+        }
+        columns.push(name);
+      }
+      out.push({
+        table,
+        id: row.id,
+        sql: `INSERT INTO ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+        params,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Imports a document (the parsed JSON value, or a ParsedStateExport) into `driver`, whose database is
+ * the application's (or empty: it is then initialised as the runtime would). In order:
+ * DG1822 for an unusable document; DG1824 `state_import_application_mismatch` when `app` is not the
+ * manifest's name; DG1824 `state_import_schema_mismatch` when the document's or the database's
+ * schema identity is not the manifest's; DG1824 `state_import_record_invalid` for a record the
+ * tables refuse (a value of the wrong type, a constraint, a dangling reference); DG1824
+ * `state_export_too_large` over the limits. Never throws for any document; the driver must not be
+ * inside a transaction.
+ *
+ * @example
+ * const result = importState(driver, manifest, JSON.parse(text));
+ * if (!result.ok) show(result.diagnostic); // nothing was written
+ */
+export function importState(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, document: unknown): StateImportResult {
+  let state: ParsedStateExport;
+  if (isParsed(document)) state = document;
+  else {
+    const parsed = parseStateExport(document);
+    if (!parsed.ok) return parsed;
+    state = parsed.state;
+  }
+  if (state.app !== manifest.name) {
+    return {
+      ok: false,
+      diagnostic: refused('state_import_application_mismatch', `The export belongs to the application "${state.app}", not "${manifest.name}".`, {
+        expected: manifest.name,
+        actual: state.app,
+      }),
+    };
+  }
+  const schema = stateSchemaIdentity(manifest);
+  if (state.schema !== schema) {
+    return {
+      ok: false,
+      diagnostic: refused('state_import_schema_mismatch', 'The export was made under another database schema than the one in force.', { expected: schema, actual: state.schema }),
+    };
+  }
+  let stored: string | undefined;
+  try {
+    stored = storedIdentity(driver);
+  } catch (error) {
+    return { ok: false, diagnostic: refused('state_import_schema_mismatch', `The database cannot be read: ${errorText(error)}`) };
+  }
+  if (stored !== undefined && stored !== schema) {
+    return {
+      ok: false,
+      diagnostic: refused('state_import_schema_mismatch', 'The database was created for another schema than the manifest\'s: reset the state first.', { expected: schema, actual: stored }),
+    };
+  }
+  const inserts = prepareInserts(manifest, state);
+  if (!Array.isArray(inserts)) return { ok: false, diagnostic: inserts };
+  return write(driver, manifest, schema, stored === undefined, inserts);
+}
+
+/** Parses document text (size first, then JSON) and imports it. */
+export function importStateText(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, text: string): StateImportResult {
+  const parsed = parseStateExportText(text);
+  return parsed.ok ? importState(driver, manifest, parsed.state) : parsed;
+}
+
+function isParsed(value: unknown): value is ParsedStateExport {
+  return typeof value === 'object' && value !== null && 'rows' in value && 'document' in value && (value as ParsedStateExport).exportedAt instanceof Date;
+}
+
+function write(driver: SqlDriver, manifest: Pick<Manifest, 'database'>, schema: string, initialise: boolean, inserts: PreparedInsert[]): StateImportResult {
+  const order = manifest.database ? tableOrder(manifest.database) : [];
+  // Foreign keys are checked once, over the whole new state, before COMMIT: rows may arrive in any
+  // order and may refer to each other in cycles. The pragma cannot change inside a transaction.
+  const foreignKeys = Number(driver.all('PRAGMA foreign_keys')[0]?.foreign_keys ?? 0);
+  driver.exec('PRAGMA foreign_keys = OFF');
+  try {
+    driver.exec('BEGIN');
+    let current: PreparedInsert | undefined;
+    try {
+      if (initialise) initialiseDatabase(driver, manifest, schema.slice('sha256:'.length));
+      for (const table of [...order].reverse()) driver.exec(`DELETE FROM ${quoteIdentifier(table)}`);
+      for (const insert of inserts) {
+        current = insert;
+        driver.exec(insert.sql, insert.params);
+      }
+      current = undefined;
+      const dangling = driver.all('PRAGMA foreign_key_check');
+      if (dangling.length > 0) {
+        const first = dangling[0]!;
+        const table = String(first.table);
+        const rowid = first.rowid;
+        const id = rowid === null || rowid === undefined ? undefined : driver.all(`SELECT id FROM ${quoteIdentifier(table)} WHERE rowid = ?`, [rowid])[0]?.id;
+        driver.exec('ROLLBACK');
+        return {
+          ok: false,
+          diagnostic: refused(
+            'state_import_record_invalid',
+            `Record ${table}/${String(id ?? '?').slice(0, 80)} cannot be imported: it refers to a missing row of ${String(first.parent)}.`,
+            { table, ...(typeof id === 'string' ? { id } : {}) },
+          ),
+        };
+      }
+      driver.exec('COMMIT');
+    } catch (error) {
+      driver.exec('ROLLBACK');
+      const where = current ? `Record ${current.table}/${current.id.slice(0, 80)} cannot be imported: ` : 'The import failed: ';
+      return {
+        ok: false,
+        diagnostic: refused('state_import_record_invalid', `${where}${errorText(error)}`, current ? { table: current.table, id: current.id } : {}),
+      };
+    }
+  } finally {
+    driver.exec(`PRAGMA foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
+  }
+  const counts: Record<string, number> = {};
+  for (const table of order) counts[table] = 0;
+  for (const insert of inserts) counts[insert.table] = (counts[insert.table] ?? 0) + 1;
+  return { ok: true, counts };
+}
