@@ -1,33 +1,8 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { editorText, openTemplate, preview, replaceEditorText } from './helpers';
 
 // Each test starts the compiler worker (esbuild-wasm and TypeScript) in a fresh page, on 2 cores.
 test.describe.configure({ timeout: 120_000 });
-
-/** Opens the playground on a fresh profile and creates a project from a template. */
-async function openTemplate(page: Page, template = 'todo') {
-  await page.goto('/');
-  await page.locator(`[data-template="${template}"]`).click();
-  await expect(page).toHaveURL(/#\/p\/p_/);
-  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 30_000 });
-}
-
-const preview = (page: Page, index = 0) => page.frameLocator('iframe.preview-frame').nth(index);
-
-/** CodeMirror links its content element to its view (`cmTile.root.view`, as EditorView.findFromDOM reads it). */
-type EditorDom = { cmTile: { root: { view: { state: { doc: { toString(): string; length: number } }; dispatch(spec: unknown): void } } } };
-
-/** The open file's text, read from CodeMirror's own state (not the DOM's rendering of it). */
-async function editorText(page: Page): Promise<string> {
-  return page.locator('.cm-content').evaluate((el) => (el as unknown as EditorDom).cmTile.root.view.state.doc.toString());
-}
-
-/** Replaces the open file's text through CodeMirror's own view: exactly this text, as one edit. */
-async function replaceEditorText(page: Page, text: string) {
-  await page.locator('.cm-content').evaluate((el, next) => {
-    const view = (el as unknown as EditorDom).cmTile.root.view;
-    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: next } });
-  }, text);
-}
 
 test('first visit: the gallery offers every template with a description', async ({ page }, testInfo) => {
   await page.goto('/');

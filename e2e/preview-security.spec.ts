@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { openTemplate, replaceFile } from './helpers';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -54,25 +55,14 @@ render(<p id="about-to-loop">looping</p>, document.getElementById('app')!);
 setTimeout(() => { for (;;) {} }, 200);
 `;
 
-async function openTodo(page: Page) {
-  await page.goto('/');
-  await page.locator('[data-template="todo"]').click();
-  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
-}
-
 async function replaceClient(page: Page, text: string) {
-  await page.getByRole('treeitem', { name: 'main.tsx' }).click();
-  // Through CodeMirror's own view: exactly this text, as one edit.
-  await page.locator('.cm-content').evaluate((el, next) => {
-    const view = (el as unknown as { cmTile: { root: { view: { state: { doc: { length: number } }; dispatch(spec: unknown): void } } } }).cmTile.root.view;
-    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: next } });
-  }, text);
+  await replaceFile(page, 'main.tsx', () => text);
   await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
 }
 
 test('code in the preview cannot read the playground\'s storage, cookies or DOM, nor reach the network', async ({ page, context }, testInfo) => {
   await context.addCookies([{ name: 'playground', value: 'secret-cookie', url: 'http://127.0.0.1:4173' }]);
-  await openTodo(page);
+  await openTemplate(page);
   await replaceClient(page, PROBE);
   const results = page.frameLocator('iframe.preview-frame').locator('#results[data-done="yes"] li');
   await expect(results).toHaveCount(9, { timeout: 20_000 });
@@ -82,7 +72,7 @@ test('code in the preview cannot read the playground\'s storage, cookies or DOM,
 });
 
 test('a loop in client code leaves the page answering, and the preview that stopped answering is ended and reported', async ({ page }) => {
-  await openTodo(page);
+  await openTemplate(page);
   await replaceClient(page, LOOP);
   // The preview's thread is busy from here on (so the frame itself cannot be queried).
   await page.waitForTimeout(1000);

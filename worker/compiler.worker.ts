@@ -12,6 +12,7 @@ import { Bundler } from '../src/core/build/bundle';
 import type { Library } from '../src/core/build/library';
 import { toVirtual, TypeCheckSession } from '../src/core/build/typecheck';
 import { MemoryFileSystem } from '../src/core/fs';
+import { prepareTests } from '../src/core/testing/prepare';
 import type { Analysis } from '../src/core/analyze/analyze';
 import ts from 'typescript';
 import type { CompilerRequest, CompilerResponse, CompletionItem } from './protocol/compiler';
@@ -24,12 +25,38 @@ function post(message: CompilerResponse, transfer: Transferable[] = []): void {
   self.postMessage(message, transfer);
 }
 
+/**
+ * esbuild's wasm, compiled as it streams in, with progress posted as bytes arrive (the page shows it:
+ * 14 MB is most of the start-up on a slow connection).
+ */
+async function loadEsbuildWasm(): Promise<WebAssembly.Module> {
+  const response = await fetch(wasmURL);
+  if (!response.ok || !response.body) throw new Error(`esbuild's wasm could not be loaded (${response.status}).`);
+  const total = Number(response.headers.get('content-length') ?? 0) || 0;
+  let loaded = 0;
+  let reported = 0;
+  const counted = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        loaded += chunk.byteLength;
+        // About 50 updates over the whole file, and the last one.
+        if (loaded - reported > (total || 14e6) / 50 || loaded === total) {
+          reported = loaded;
+          post({ type: 'progress', loaded, total });
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return WebAssembly.compileStreaming(new Response(counted, { headers: { 'content-type': 'application/wasm' } }));
+}
+
 const compiler: Promise<Compiler> = (async () => {
   const started = performance.now();
   const library: Library = { files: new Map(embedded.files), rendererVersion: embedded.rendererVersion, toolchainVersion: embedded.toolchainVersion };
   const libraryReady = performance.now();
   // esbuild's wasm streams in and compiles while TypeScript parses its libraries on this thread.
-  const esbuildReady = esbuild.initialize({ wasmURL, worker: false }).then(() => performance.now());
+  const esbuildReady = loadEsbuildWasm().then((wasmModule) => esbuild.initialize({ wasmModule, worker: false })).then(() => performance.now());
   const typecheck = new TypeCheckSession(library);
   typecheck.warm();
   const typescriptReady = performance.now();
@@ -69,6 +96,12 @@ async function run(request: CompileRequest): Promise<void> {
       const analysis = await analyzeProject(fs, { library: host.library, typecheck: host.typecheck, installUnavailable: host.installUnavailable, focus: request.focus, now: host.now });
       remember(analysis);
       post({ type: 'result', id: request.id, diagnostics: analysis.diagnostics, timings: { ...analysis.timings, bundle: 0, total: performance.now() - started } });
+      return;
+    }
+    if (request.mode === 'test') {
+      const prepared = await prepareTests(fs, host);
+      const files = prepared.server ? { 'server/index.js': new TextEncoder().encode(prepared.server.code) } : undefined;
+      post({ type: 'result', id: request.id, diagnostics: prepared.diagnostics, ...(files ? { files } : {}), tests: prepared.tests, timings: { analyze: 0, focusCheck: 0, typecheck: 0, bundle: 0, total: performance.now() - started } });
       return;
     }
     const outcome = await compileProject(fs, host, { focus: request.focus, targets: request.mode === 'preview' ? ['client', 'server'] : undefined });
@@ -159,7 +192,9 @@ async function serve(request: LanguageRequest): Promise<void> {
   }
 }
 
-let pending: CompileRequest | undefined;
+/** The next compile of each kind: an edit's compile supersedes the previous edit's, never a test run's. */
+const pending = new Map<'edit' | 'test', CompileRequest>();
+const slotOf = (request: CompileRequest) => (request.mode === 'test' ? 'test' : 'edit');
 /** Queued language requests, at most one of each type: a newer one supersedes the queued one. */
 const queued = new Map<LanguageRequest['type'], LanguageRequest>();
 let running = false;
@@ -172,15 +207,15 @@ async function drain(): Promise<void> {
   if (running) return;
   running = true;
   try {
-    while (pending || queued.size) {
+    while (pending.size || queued.size) {
       if (queued.size) {
         const requests = [...queued.values()];
         queued.clear();
         for (const request of requests) await serve(request);
         continue;
       }
-      const request = pending!;
-      pending = undefined;
+      const [slot, request] = pending.entries().next().value!;
+      pending.delete(slot);
       await run(request);
     }
   } finally {
@@ -191,11 +226,13 @@ async function drain(): Promise<void> {
 self.addEventListener('message', (event: MessageEvent<CompilerRequest>) => {
   const request = event.data;
   switch (request.type) {
-    case 'compile':
-      if (pending) post({ type: 'superseded', id: pending.id });
-      pending = request;
+    case 'compile': {
+      const previous = pending.get(slotOf(request));
+      if (previous) post({ type: 'superseded', id: previous.id });
+      pending.set(slotOf(request), request);
       void drain();
       break;
+    }
     case 'completions':
     case 'quickinfo':
     case 'format': {

@@ -19,6 +19,8 @@ import { failedCall } from '../src/core/runtime/outcome';
 import { isPersona, personaAuth, type Auth, type PersonaName } from '../src/core/runtime/personas';
 import { AppRuntime, errorResponse, type CallOutcome } from '../src/core/runtime/runtime';
 import type { SqlDriver } from '../src/core/runtime/sql-driver';
+import { loadModuleMap } from '../src/core/testing/locate';
+import { runTestFile } from '../src/core/testing/run-file';
 import { decodeJson, encodeJson } from '../src/modules/wire';
 import type { RuntimeMessage, RuntimeRequest } from './protocol/runtime';
 
@@ -122,24 +124,31 @@ function authOf(persona: PersonaName): Auth {
   return auth;
 }
 
+/** Imports ESM source: a blob: URL is importable here (script-src blob:), eval is not (no 'unsafe-eval'). */
+async function importCode(code: string, keepUrl?: (url: string) => void): Promise<{ default?: unknown }> {
+  const url = URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
+  keepUrl?.(url);
+  try {
+    return (await import(/* @vite-ignore */ url)) as { default?: unknown };
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+/** Set once this sandbox started an app or a test run: each sandbox does one of them, once. */
+let used = false;
+
 async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promise<void> {
   const started = performance.now();
-  if (runtime) {
-    post({ type: 'start-failed', id: request.id, message: 'This sandbox already runs an app: start a new one.' });
+  if (used) {
+    post({ type: 'start-failed', id: request.id, message: 'This sandbox already runs an app or tests: start a new one.' });
     return;
   }
+  used = true;
   try {
     const SQL = await initSqlJs({ wasmBinary: request.wasm });
     const sqljsReady = performance.now();
-    // The bundle is ESM; a blob: URL is importable here (script-src blob:), eval is not (no 'unsafe-eval').
-    const source = `${request.serverCode}\n//# sourceURL=platform-app/server/index.js\n`;
-    const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-    let module: { default?: unknown };
-    try {
-      module = (await import(/* @vite-ignore */ url)) as { default?: unknown };
-    } finally {
-      URL.revokeObjectURL(url);
-    }
+    const module = await importCode(`${request.serverCode}\n//# sourceURL=platform-app/server/index.js\n`);
     const serverReady = performance.now();
     const opened = sqlJsFactory(SQL)(request.state);
     try {
@@ -165,6 +174,51 @@ async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promi
   } catch (error) {
     post({ type: 'start-failed', id: request.id, message: describe(error) });
   }
+}
+
+/**
+ * Runs a test file with the core runner, as `platform test` does in Node: each test on a fresh
+ * database and a fresh copy of the server module, calls through the wire codec.
+ */
+async function runTests(request: Extract<RuntimeRequest, { type: 'run-tests' }>): Promise<void> {
+  if (used) {
+    post({ type: 'test-event', id: request.id, event: { protocol: 'platform.dev.v0', kind: 'test.case.fail', name: '(the test runtime)', durationMs: 0, code: 'DG1902', severity: 'error', message: 'This sandbox already ran something: the tests need a fresh one.', file: request.file } });
+    post({ type: 'tests-done', id: request.id });
+    return;
+  }
+  used = true;
+  let moduleUrl = '';
+  try {
+    const factory = sqlJsFactory(await initSqlJs({ wasmBinary: request.wasm }));
+    const events = runTestFile(
+      {
+        file: request.file,
+        appName: request.manifest.name,
+        get module() {
+          return loadModuleMap(moduleUrl, request.map);
+        },
+        async importTests() {
+          await importCode(request.code, (url) => (moduleUrl = url));
+        },
+        async newRuntime() {
+          const server = await importCode(request.serverCode);
+          return new AppRuntime({ manifest: request.manifest, definition: server.default, driver: factory() });
+        },
+        sessionId: () => randomId(systemClock),
+        now: () => performance.now(),
+      },
+      {
+        ...(request.only !== undefined ? { only: request.only } : {}),
+        skip: new Set(request.skip),
+        timeoutMs: request.timeoutMs,
+        onStart: (name, location) => post({ type: 'test-start', id: request.id, name, moduleUrl, ...(location ? { location } : {}) }),
+      },
+    );
+    for await (const event of events) post({ type: 'test-event', id: request.id, event });
+  } catch (error) {
+    post({ type: 'test-event', id: request.id, event: { protocol: 'platform.dev.v0', kind: 'test.case.fail', name: '(the test runtime)', durationMs: 0, code: 'DG1902', severity: 'error', message: `The test runtime failed to start: ${describe(error)}`, file: request.file } });
+  }
+  post({ type: 'tests-done', id: request.id });
 }
 
 async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise<void> {
@@ -255,6 +309,8 @@ async function run(request: RuntimeRequest): Promise<void> {
       exportNow();
       post({ type: 'flushed', id: request.id });
       return;
+    case 'run-tests':
+      return runTests(request);
     case 'cancel-body':
       void bodies.get(request.id)?.cancel();
       bodies.delete(request.id);

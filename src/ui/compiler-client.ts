@@ -1,17 +1,25 @@
 /** The playground's side of the compiler worker: requests by id, with stale results dropped. */
-import type { CompileMode, CompilerRequest, CompilerResponse, CompileTimings, CompletionItem, TextEdit } from '../../worker/protocol/compiler';
+import type { CompileMode, CompilerRequest, CompilerResponse, CompileTimings, CompletionItem, TestBundle, TextEdit } from '../../worker/protocol/compiler';
 import type { Diagnostic } from '../core/diagnostics';
 
 export interface CompileResult {
   diagnostics: Diagnostic[];
   artifactId?: string;
   files?: Record<string, Uint8Array>;
+  /** For `test`: each test file that compiled. */
+  tests?: TestBundle[];
   timings: CompileTimings;
+}
+
+/** Bytes of esbuild's wasm received while the compiler starts (`total` 0 when unknown). */
+export interface LoadProgress {
+  loaded: number;
+  total: number;
 }
 
 export type Startup = Extract<CompilerResponse, { type: 'ready' }>['startup'];
 
-export type { CompletionItem, TextEdit };
+export type { CompletionItem, TestBundle, TextEdit };
 
 /** Completions at an offset: they replace the text from `from` to the offset. */
 export interface Completions {
@@ -44,6 +52,8 @@ interface Waiter {
 export class CompilerClient {
   readonly #worker: Worker;
   readonly #waiting = new Map<number, Waiter>();
+  readonly #progressListeners = new Set<(progress: LoadProgress) => void>();
+  #progress: LoadProgress = { loaded: 0, total: 0 };
   #nextId = 1;
   /** Resolves when esbuild-wasm and TypeScript are loaded, with what each took. */
   readonly ready: Promise<Startup>;
@@ -63,7 +73,11 @@ export class CompilerClient {
             this.#waiting.clear();
             break;
           case 'result':
-            this.#settle(message.id, (w) => w.resolve({ diagnostics: message.diagnostics, artifactId: message.artifactId, files: message.files, timings: message.timings }));
+            this.#settle(message.id, (w) => w.resolve({ diagnostics: message.diagnostics, artifactId: message.artifactId, files: message.files, tests: message.tests, timings: message.timings }));
+            break;
+          case 'progress':
+            this.#progress = { loaded: message.loaded, total: message.total };
+            for (const listener of this.#progressListeners) listener(this.#progress);
             break;
           case 'superseded':
             this.#settle(message.id, (w) => w.resolve(undefined));
@@ -90,6 +104,13 @@ export class CompilerClient {
       });
       this.#worker.addEventListener('error', (event) => reject(new Error(event.message || 'The compiler worker failed to start')));
     });
+  }
+
+  /** Follows the compiler's start-up (the wasm download); called at once with the progress so far. */
+  onProgress(listener: (progress: LoadProgress) => void): () => void {
+    this.#progressListeners.add(listener);
+    listener(this.#progress);
+    return () => this.#progressListeners.delete(listener);
   }
 
   #settle(id: number, act: (waiter: Waiter) => void): void {

@@ -1,8 +1,18 @@
 /** Messages between the playground and the compiler worker. Structured-clone-safe; tagged by `type`. */
 import type { Diagnostic } from '../../src/core/diagnostics';
 
-/** `check`: no bundling; `preview`: client and server bundles; `build`: every bundle and the artifact. */
-export type CompileMode = 'check' | 'preview' | 'build';
+/**
+ * `check`: no bundling; `preview`: client and server bundles; `build`: every bundle and the artifact;
+ * `test`: what `platform test` runs (the server bundle and each test file that compiles, with source maps).
+ */
+export type CompileMode = 'check' | 'preview' | 'build' | 'test';
+
+/** A test file's bundle (ESM) and source map, as `prepareTests` gives it. */
+export interface TestBundle {
+  file: string;
+  code: string;
+  map: string;
+}
 
 export type CompilerRequest =
   | {
@@ -64,7 +74,9 @@ export interface CompileTimings {
 
 export type CompilerResponse =
   | { type: 'ready'; startup: { library: number; esbuild: number; typescript: number; total: number } }
-  | { type: 'result'; id: number; diagnostics: Diagnostic[]; artifactId?: string; files?: Record<string, Uint8Array>; timings: CompileTimings }
+  | { type: 'result'; id: number; diagnostics: Diagnostic[]; artifactId?: string; files?: Record<string, Uint8Array>; tests?: TestBundle[]; timings: CompileTimings }
+  /** Start-up progress: bytes of esbuild's wasm received (`total` 0 when the size is unknown). */
+  | { type: 'progress'; loaded: number; total: number }
   | { type: 'failed'; id: number; message: string }
   /** A newer request replaced this one before it ran. */
   | { type: 'superseded'; id: number }

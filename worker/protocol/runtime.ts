@@ -14,6 +14,7 @@
  */
 import type { Manifest } from '../../src/core/manifest';
 import type { PersonaName } from '../../src/core/runtime/personas';
+import type { TestEvent } from '../../src/core/testing/events';
 
 /** The runtime error an answer carries (the runtime error body's `error`). */
 export interface RuntimeErrorInfo {
@@ -77,7 +78,27 @@ export type RuntimeRequest =
   /** `ctx.env` for later calls. */
   | { type: 'set-env'; id: number; values: Record<string, string> }
   /** Export the database now if anything was written since the last export; answered `flushed`. */
-  | { type: 'flush'; id: number };
+  | { type: 'flush'; id: number }
+  /**
+   * Runs one test file's tests, each against a fresh empty database and a fresh copy of the server
+   * module. A sandbox that runs tests is never an app's runtime: `start` and `run-tests` exclude each
+   * other. Answered by `test-start` and `test-event` per test, then `tests-done`.
+   */
+  | {
+      type: 'run-tests';
+      id: number;
+      wasm: ArrayBuffer;
+      manifest: Manifest;
+      serverCode: string;
+      /** The test file, project-relative, and its bundle (ESM) and source map. */
+      file: string;
+      code: string;
+      map: string;
+      /** Only this test; and tests not to run again (run by a sandbox that had to be stopped). */
+      only?: string;
+      skip: string[];
+      timeoutMs: number;
+    };
 
 export type RuntimeMessage =
   | { type: 'started'; id: number; timings: StartTimings }
@@ -94,7 +115,12 @@ export type RuntimeMessage =
   /** The committed database after one or more writes; `sequence` increases with every export. */
   | { type: 'commit'; sequence: number; state: Uint8Array }
   /** Something the app's code threw outside any call (a timer, an unhandled rejection): logged, not fatal. */
-  | { type: 'fault'; message: string };
+  | { type: 'fault'; message: string }
+  /** A test starts; `moduleUrl` is the URL its file was imported under (to map `location` through the source map). */
+  | { type: 'test-start'; id: number; name: string; location?: string; moduleUrl: string }
+  /** A test passed or failed (the `platform.dev.v0` event `platform test` prints). */
+  | { type: 'test-event'; id: number; event: TestEvent }
+  | { type: 'tests-done'; id: number };
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
@@ -110,6 +136,29 @@ const isError = (value: unknown): value is RuntimeErrorInfo => {
   const { code, message, errorId } = value as Record<string, unknown>;
   return isString(code) && isString(message) && isString(errorId);
 };
+
+const isOptional = (value: unknown, check: (v: unknown) => boolean) => value === undefined || check(value);
+const isSpan = (value: unknown) => {
+  if (typeof value !== 'object' || value === null) return false;
+  const { line, column } = value as Record<string, unknown>;
+  return Number.isInteger(line) && Number.isInteger(column);
+};
+
+/** A pass or fail event with the fields the tests panel reads, of the types it expects. */
+function isTestEvent(value: unknown): value is TestEvent {
+  if (typeof value !== 'object' || value === null) return false;
+  const e = value as Record<string, unknown>;
+  if (e.protocol !== 'platform.dev.v0' || !isString(e.name) || typeof e.durationMs !== 'number') return false;
+  if (e.kind === 'test.case.pass') return isString(e.file);
+  if (e.kind !== 'test.case.fail') return false;
+  return (
+    isString(e.code) &&
+    isString(e.message) &&
+    (e.severity === 'error' || e.severity === 'warning' || e.severity === 'info') &&
+    ['file', 'hint', 'matcher', 'expected', 'actual', 'failure'].every((key) => isOptional(e[key], isString)) &&
+    isOptional(e.span, isSpan)
+  );
+}
 
 /** True when a message from the sandbox has the shape its `type` promises (the sandbox is not trusted). */
 export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
@@ -145,6 +194,12 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
       return isId(m.sequence) && m.state instanceof Uint8Array;
     case 'fault':
       return isString(m.message);
+    case 'test-start':
+      return isId(m.id) && isString(m.name) && (m.location === undefined || isString(m.location)) && isString(m.moduleUrl);
+    case 'test-event':
+      return isId(m.id) && isTestEvent(m.event);
+    case 'tests-done':
+      return isId(m.id);
     default: {
       const unknown: never = type;
       void unknown;

@@ -2,29 +2,54 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Diagnostic, Span } from '../../core/diagnostics';
 import type { PersonaName } from '../../core/runtime/personas';
-import type { CompilerClient } from '../compiler-client';
+import type { CompilerClient, LoadProgress } from '../compiler-client';
 import { RuntimeHost } from '../runtime/runtime-host';
 import { CodeEditor } from '../workspace/editor';
 import { FileTree } from '../workspace/file-tree';
 import { SplitPane } from '../workspace/split-pane';
 import { Tabs } from '../workspace/tabs';
 import type { Project } from '../projects/store';
+import { TestSession, testFilesOf } from '../tests/test-session';
+import { TestsPanel } from '../tests/tests-panel';
+import { installDocumentShortcuts } from '../workspace/shortcuts';
 import { EventsPanel, ProblemsPanel } from './panels';
 import { PersonaSwitcher, PreviewPane } from './preview-pane';
 import { ProjectSession } from './project-session';
 
 const OTHER: Record<PersonaName, PersonaName> = { alice: 'bob', bob: 'alice', guest: 'alice' };
 
+/** "Loading the compiler… 40% of 14.2 MB" while esbuild's wasm arrives, then while it starts. */
+function loadingText({ loaded, total }: LoadProgress): string {
+  if (total > 0 && loaded < total) return `Loading the compiler… ${Math.floor((loaded / total) * 100)}% of ${(total / 1e6).toFixed(1)} MB`;
+  if (total === 0 && loaded > 0) return `Loading the compiler… ${(loaded / 1e6).toFixed(1)} MB`;
+  return loaded > 0 ? 'Starting the compiler…' : 'Loading the compiler…';
+}
+
 export function Playground({ project, state, compiler, theme }: { project: Project; state?: Uint8Array; compiler: CompilerClient; theme: 'light' | 'dark' }) {
   const runtime = useMemo(() => new RuntimeHost(), [project.id]);
   const session = useMemo(() => new ProjectSession(project, compiler, runtime, state), [project.id]);
+  const tests = useMemo(() => new TestSession(compiler, { files: () => session.state.project.files, log: (kind, fields) => session.log(kind, fields) }), [session]);
   const [, rerender] = useState(0);
   const [split, setSplit] = useState(false);
-  const [panel, setPanel] = useState<'problems' | 'events'>('problems');
+  const [panel, setPanel] = useState<'problems' | 'tests' | 'events'>('problems');
+  const [progress, setProgress] = useState<LoadProgress>({ loaded: 0, total: 0 });
+  useEffect(() => compiler.onProgress(setProgress), [compiler]);
   const [reveal, setReveal] = useState<Span | undefined>();
   const [sizes, setSizes] = useState({ tree: 220, editor: 640 });
 
   useEffect(() => session.subscribe(() => rerender((n) => n + 1)), [session]);
+  useEffect(() => {
+    const off = tests.subscribe(() => rerender((n) => n + 1));
+    return () => {
+      off();
+      tests.dispose();
+    };
+  }, [tests]);
+  const runTests = (scope?: { file?: string; name?: string }) => {
+    setPanel('tests');
+    void tests.run(scope);
+  };
+  useEffect(() => installDocumentShortcuts(() => ({ onSave: () => void session.save(), onRunTests: () => runTests() })), [session, tests]);
   useEffect(() => {
     const off = runtime.onRestart((reason) => session.log('runtime.restarted', { reason }));
     return () => {
@@ -48,7 +73,7 @@ export function Playground({ project, state, compiler, theme }: { project: Proje
   };
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const status =
-    compile === 'loading' ? 'Loading the compiler…' : compile === 'compiling' ? 'Compiling…' : compile === 'ready' ? `Ready${session.state.timings ? ` in ${Math.round(session.state.timings.total)} ms` : ''}` : stale ? 'Build failed: showing the last good build' : 'Build failed';
+    compile === 'loading' ? loadingText(progress) : compile === 'compiling' ? 'Compiling…' : compile === 'ready' ? `Ready${session.state.timings ? ` in ${Math.round(session.state.timings.total)} ms` : ''}` : stale ? 'Build failed: showing the last good build' : 'Build failed';
 
   return (
     <div class="playground" data-theme={theme}>
@@ -84,6 +109,7 @@ export function Playground({ project, state, compiler, theme }: { project: Proje
                     services={compiler}
                     theme={theme}
                     onSave={() => void session.save()}
+                    onRunTests={() => runTests()}
                     revealAt={reveal}
                     files={files}
                   />
@@ -111,11 +137,25 @@ export function Playground({ project, state, compiler, theme }: { project: Proje
           <button type="button" role="tab" aria-selected={panel === 'problems'} onClick={() => setPanel('problems')}>
             Problems <span class={`count ${errors ? 'has-errors' : ''}`} data-testid="problem-count">{diagnostics.length}</span>
           </button>
+          <button type="button" role="tab" aria-selected={panel === 'tests'} onClick={() => setPanel('tests')}>
+            Tests{' '}
+            {tests.state.status !== 'idle' && (
+              <span class={`count ${tests.state.failed ? 'has-errors' : ''}`} data-testid="test-count">
+                {tests.state.failed ? `${tests.state.failed} failed` : `${tests.state.passed} passed`}
+              </span>
+            )}
+          </button>
           <button type="button" role="tab" aria-selected={panel === 'events'} onClick={() => setPanel('events')}>
             Events
           </button>
         </div>
-        {panel === 'problems' ? <ProblemsPanel diagnostics={diagnostics} onSelect={select} /> : <EventsPanel events={session.state.events} />}
+        {panel === 'problems' ? (
+          <ProblemsPanel diagnostics={diagnostics} onSelect={select} />
+        ) : panel === 'tests' ? (
+          <TestsPanel state={tests.state} testFiles={testFilesOf(current.files)} onRun={runTests} onSelect={select} />
+        ) : (
+          <EventsPanel events={session.state.events} />
+        )}
       </div>
     </div>
   );

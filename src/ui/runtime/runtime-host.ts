@@ -85,7 +85,7 @@ interface Running {
 let wasmBytes: Promise<ArrayBuffer> | undefined;
 
 /** sql.js's wasm, fetched once by the page (the sandbox cannot fetch). */
-function sqlWasm(): Promise<ArrayBuffer> {
+export function sqlWasm(): Promise<ArrayBuffer> {
   wasmBytes ??= fetch(wasmUrl).then((response) => {
     if (!response.ok) throw new Error(`sql.js's wasm could not be loaded (${response.status}).`);
     return response.arrayBuffer();
@@ -546,6 +546,12 @@ export class RuntimeHost {
         break;
       case 'fault':
         this.#fault(message.message.slice(0, 2000));
+        break;
+      case 'test-start':
+      case 'test-event':
+      case 'tests-done':
+        // A sandbox started as an app's runtime never runs tests: a stranger's code sent this.
+        this.#fault(`The runtime sandbox sent an unexpected ${message.type} message.`);
         break;
       default: {
         const unknown: never = message;

@@ -1,0 +1,43 @@
+/** What the playground's e2e specs share: opening a template, reading and replacing the editor's text. */
+import { expect, type Page } from '@playwright/test';
+
+/** Opens the playground on a fresh profile and creates a project from a template. */
+export async function openTemplate(page: Page, template = 'todo') {
+  await page.goto('/');
+  await page.locator(`[data-template="${template}"]`).click();
+  await expect(page).toHaveURL(/#\/p\/p_/);
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+}
+
+export const preview = (page: Page, index = 0) => page.frameLocator('iframe.preview-frame').nth(index);
+
+/** CodeMirror links its content element to its view (`cmTile.root.view`, as EditorView.findFromDOM reads it). */
+type EditorDom = { cmTile: { root: { view: { state: { doc: { toString(): string; length: number }; selection: { main: { head: number } } }; dispatch(spec: unknown): void } } } };
+
+/** The open file's text, read from CodeMirror's own state (not the DOM's rendering of it). */
+export async function editorText(page: Page): Promise<string> {
+  return page.locator('.cm-content').evaluate((el) => (el as unknown as EditorDom).cmTile.root.view.state.doc.toString());
+}
+
+/** The 1-based line of the editor's cursor. */
+export async function cursorLine(page: Page): Promise<number> {
+  return page.locator('.cm-content').evaluate((el) => {
+    const { state } = (el as unknown as EditorDom).cmTile.root.view;
+    return state.doc.toString().slice(0, state.selection.main.head).split('\n').length;
+  });
+}
+
+/** Replaces the open file's text through CodeMirror's own view: exactly this text, as one edit. */
+export async function replaceEditorText(page: Page, text: string) {
+  await page.locator('.cm-content').evaluate((el, next) => {
+    const view = (el as unknown as EditorDom).cmTile.root.view;
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: next } });
+  }, text);
+}
+
+/** Opens a file from the tree (by its name) and replaces its text; waits for the rebuild. */
+export async function replaceFile(page: Page, name: string, edit: (text: string) => string) {
+  await page.getByRole('treeitem', { name, exact: true }).click();
+  await expect(page.getByRole('tab', { name: new RegExp(name.replace('.', '\\.')) })).toHaveAttribute('aria-selected', 'true');
+  await replaceEditorText(page, edit(await editorText(page)));
+}
