@@ -9,6 +9,7 @@ import { AppRuntime, schemaIdentity } from '../runtime/runtime';
 import type { SqlDriver, SqlDriverFactory } from '../runtime/sql-driver';
 import { SqlObjectStore } from '../runtime/storage';
 import { defineServer, mutation, ownedTable, query } from '../../modules/server';
+import { fingerprint, RICH } from './__fixtures__/rich';
 import { sampleStateExport } from './__fixtures__/sample';
 import {
   exportState,
@@ -34,53 +35,6 @@ function templateManifest(id: string): Manifest {
   return result.manifest;
 }
 const templateIds = readdirSync(TEMPLATES).filter((name) => !name.includes('.'));
-
-/** Every table of the database (schema included), so a test can tell whether anything was written. */
-export function fingerprint(driver: SqlDriver): string {
-  const tables = driver.all("SELECT name, sql FROM sqlite_master ORDER BY name");
-  const out: unknown[] = [tables];
-  for (const { name } of driver.all("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")) {
-    const rows = driver.all(`SELECT * FROM "${String(name)}" ORDER BY rowid`);
-    out.push(rows.map((row) => Object.entries(row).map(([k, v]) => [k, v instanceof Uint8Array ? Array.from(v) : v])));
-  }
-  return JSON.stringify(out);
-}
-
-/** A manifest with every field type, optional and default values, a generated column, refs with actions, checks and unique groups. */
-export const RICH: Manifest = {
-  format: 'platform.application-source.v0',
-  name: 'rich-app',
-  entrypoints: { client: 'src/client/main.tsx', server: 'src/server/index.ts' },
-  capabilities: ['database'],
-  database: {
-    tables: {
-      folders: {
-        fields: {
-          name: { type: 'string', maxLength: 40, unique: true },
-          parent: { type: 'ref', table: 'folders', optional: true, onDelete: 'cascade' },
-        },
-      },
-      notes: {
-        fields: {
-          folder: { type: 'ref', table: 'folders', onDelete: 'cascade' },
-          title: { type: 'string', maxLength: 80, collate: 'nocase' },
-          kind: { type: 'string', enum: ['plain', 'todo'], default: 'plain' },
-          score: { type: 'number', optional: true },
-          pinned: { type: 'boolean', default: false },
-          due: { type: 'datetime', optional: true },
-          blob: { type: 'bytes', optional: true },
-          meta: { type: 'json', optional: true },
-          titleLength: { type: 'number', generated: { expression: 'length(title)' } },
-        },
-        indexes: { byFolder: ['folder'] },
-        unique: [['folder', 'title']],
-        checks: { positive: 'score IS NULL OR score >= 0' },
-      },
-    },
-  },
-};
-
-const withoutTime = (document: StateExportDocument) => ({ ...document, exportedAt: 'x' });
 
 function exportOk(driver: SqlDriver, manifest: Manifest): StateExportDocument {
   const result = exportState(driver, manifest, { now: new Date(Date.UTC(2026, 0, 2)) });

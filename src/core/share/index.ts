@@ -1,0 +1,18 @@
+/** Share links (a project in a URL fragment), the bug report made from one, and the path rules for files from outside. */
+export {
+  decodeShareLink,
+  encodeShareLink,
+  MAX_SHARE_FILE_CHARS,
+  MAX_SHARE_FILES,
+  MAX_SHARE_LINK_CHARS,
+  MAX_SHARE_NAME_CHARS,
+  MAX_SHARE_PAYLOAD_BYTES,
+  SHARE_LINK_VERSION,
+  type ShareLink,
+  type ShareLinkDecodeResult,
+  type ShareLinkEncodeResult,
+  type ShareLinkError,
+  type ShareLinkErrorCode,
+} from './link';
+export { bugReport, MAX_REPORT_ITEMS, MAX_REPORT_LINK_CHARS, MAX_REPORT_VALUE_CHARS, type BugReportInput } from './bug-report';
+export { MAX_PATH_LENGTH, MAX_SEGMENT_LENGTH, pathSetProblem, projectPathProblem } from './paths';
