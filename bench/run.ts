@@ -63,6 +63,7 @@ printTable('Foundation: manifest and CLI', rows);
 // The runtime: the table API against raw sql.js, and each template's tests.
 printTable('Runtime: table API against raw sql.js (same run, same schema)', await tableRows());
 printTable('Tests: platform test per template', templateTestRows(['todo', 'files', 'team-board', 'endpoints']));
+printTable('Share links: size per template, encode and decode p50', await (await import('./share')).shareRows());
 
 // The compiler, in Node and in the browser worker, for each project.
 const projects = benchProjects();
