@@ -4,6 +4,8 @@ import { resolve } from 'node:path';
 import { runCommandLine } from '../core/commands';
 import { NodeFileSystem } from '../adapters/node/node-file-system';
 import type { Compiler } from '../core/build/build';
+import type { ControlPlaneHost } from '../core/deploy/host';
+import { FileCredentialStore, configDir } from '../adapters/node/credentials';
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -16,6 +18,22 @@ export interface CliIo {
   stderr: { write(text: string): unknown };
   /** The compiler to use; by default one is made on first use. Tests share one across invocations. */
   compiler?: () => Promise<Compiler>;
+  /** The environment (PLATFORM_SERVICE_TOKEN, PLATFORM_CONTROL_URL, PLATFORM_CONFIG_DIR); default: the process's. */
+  env?: Record<string, string | undefined>;
+  /** How requests reach a control plane; default: Node's fetch. */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+/** The control plane access of the CLI: Node's fetch, the environment, credentials under the config dir. */
+function controlPlaneHost(io: CliIo): ControlPlaneHost {
+  const env = io.env ?? process.env;
+  return {
+    fetch: io.fetch ?? ((request) => fetch(request)),
+    env: (name) => env[name],
+    credentials: new FileCredentialStore(configDir(env as NodeJS.ProcessEnv)),
+    sleep: (ms) => new Promise((done) => setTimeout(done, ms)),
+    notify: (text) => io.stderr.write(`${text}\n`),
+  };
 }
 
 const processIo: CliIo = { cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr };
@@ -40,6 +58,7 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
       }),
       templates: async () => (await import('../adapters/node/templates')).nodeTemplates(),
       print: (text) => stdout.write(`${text}\n`),
+      controlPlane: controlPlaneHost(io),
     });
     if (result.output) stdout.write(`${result.output}\n`);
     return result.exitCode;

@@ -7,6 +7,15 @@ import { check } from './check';
 import { explain } from './explain';
 import { create } from './new';
 import { test } from './test';
+import { auth } from './auth';
+import { token } from './token';
+import { deploy } from './deploy';
+import { promote } from './promote';
+import { rollback } from './rollback';
+import { deployments } from './deployments';
+import { link } from './link';
+import { env } from './env';
+import { disable, enable, remove } from './lifecycle';
 import { formatEnvelope } from './format';
 import type { CommandDefinition, CommandHost } from './types';
 
@@ -14,12 +23,13 @@ export type { CommandDefinition, CommandHost, Invocation, OptionSpec, Positional
 export { parseArguments } from './argv';
 export { formatDiagnostic, formatEnvelope } from './format';
 
-export const commands: ReadonlyArray<CommandDefinition<any>> = [create, check, build, test, explain];
+export const commands: ReadonlyArray<CommandDefinition<any>> = [
+  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, auth,
+];
 
 /** Commands the specification names that this version does not implement yet: DG0001 says so plainly. */
 export const PLANNED_COMMANDS = [
-  'init', 'dev', 'preview', 'deploy', 'promote', 'rollback', 'deployments', 'link', 'env',
-  'disable', 'enable', 'delete', 'domains', 'token', 'auth', 'state', 'export', 'import', 'inspect', 'logs', 'db',
+  'init', 'dev', 'preview', 'domains', 'state', 'export', 'import', 'inspect', 'logs', 'db',
   'doctor', 'agent', 'actions', 'tunnel',
 ] as const;
 

@@ -5,6 +5,7 @@ import type { TestEvent } from '../testing/events';
 import type { Template } from './new';
 import type { PreparedTests } from '../testing/prepare';
 import type { WritableFileSystem } from '../fs';
+import type { ControlPlaneHost } from '../deploy/host';
 
 export interface OptionSpec {
   type: 'boolean' | 'string';
@@ -38,6 +39,8 @@ export interface CommandHost {
   templates?(): Promise<Template[]>;
   /** Prints a line as soon as it is ready (commands that stream, such as `test`); without it, output is returned at the end. */
   print?(text: string): void;
+  /** A control plane and the builder's credentials (auth, token, deploy and the commands that operate deployed apps). */
+  controlPlane?: ControlPlaneHost;
 }
 
 export interface CommandDefinition<Result = unknown> {

@@ -1,0 +1,291 @@
+/**
+ * Apps and what a builder does with them: create, deploy (verified, content-addressed artifacts),
+ * promote, roll back, list deployments, environment values, disable, enable and delete. Every route
+ * acts only on the caller's own apps.
+ */
+import type { Hono } from 'hono';
+import type { ArtifactRecord } from '../core/build/artifact';
+import { ARTIFACT_ID, deployEnvironment, ENV_NAME, ENV_VALUE_MAX_BYTES, envScope, hostedOrigin, RECEIPT_ID, type Environment } from '../core/deploy/ids';
+import { answer, appInfo, authenticate, deployQuotaRefusal, deploymentInfo, newId, ownedApp, refuse, type Caller, type Context } from './context';
+import type { Row } from './records';
+import { seal, unseal } from './secrets';
+
+const APP_NAME = /^[a-z][a-z0-9-]{1,62}$/;
+/** The largest deploy request: the artifact's blobs travel base64 in it. */
+export const MAX_DEPLOY_BYTES = 64 * 1024 * 1024;
+
+async function json(request: Request): Promise<Record<string, unknown> | undefined> {
+  try {
+    const value = (await request.json()) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const FAILURE_STATUS = { module_invalid: 422, provision_failed: 409, runtime_not_ready: 503, runtime_unhealthy: 502, artifact_invalid: 422 } as const;
+
+/** Environment values of an app's scope, in clear. */
+export function envValues(ctx: Context, appId: string, scope: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const row of ctx.records.all('SELECT name, sealed FROM env_values WHERE appId = ? AND scope = ? ORDER BY name', [appId, scope])) {
+    values[String(row.name)] = unseal(ctx.secrets.envKey, String(row.sealed), `${appId}:${scope}:${row.name}`);
+  }
+  return values;
+}
+
+/** Finishes deleting an app: offline, scripts removed, stores destroyed preview first. Repeatable, so a sweep can finish it. */
+export async function teardown(ctx: Context, appId: string): Promise<void> {
+  ctx.records.run('DELETE FROM serving WHERE appId = ?', [appId]);
+  await ctx.hosting.destroy(appId);
+  ctx.records.transaction(() => {
+    ctx.records.run('DELETE FROM env_values WHERE appId = ?', [appId]);
+    ctx.records.run("UPDATE stores SET state = 'destroyed' WHERE appId = ?", [appId]);
+    ctx.records.run("UPDATE apps SET state = 'deleted', deletedAt = ? WHERE id = ?", [ctx.now(), appId]);
+  });
+}
+
+export function appRoutes(app: Hono, ctx: Context): void {
+  const origin = (request: Request) => new URL(request.url).origin;
+
+  /** Records a deployment and, when it completed, makes the environment serve it. */
+  function record(caller: Caller, appId: string, environment: Environment, artifactId: string, kind: 'deploy' | 'promote' | 'rollback', failure?: { code: string; message: string }, manifest?: ArtifactRecord['manifest']): Row {
+    const id = newId('dep');
+    const receiptId = !failure && environment === 'preview' ? newId('review') : null;
+    ctx.records.transaction(() => {
+      ctx.records.run('INSERT INTO deployments (id, appId, builderId, environment, artifactId, kind, state, createdAt, receiptId, errorCode, errorMessage) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+        id, appId, caller.builderId, environment, artifactId, kind, failure ? 'failed' : 'completed', ctx.now(), receiptId, failure?.code ?? null, failure?.message ?? null,
+      ]);
+      if (failure) return;
+      ctx.records.run('INSERT INTO serving (appId, environment, artifactId, deploymentId) VALUES (?, ?, ?, ?) ON CONFLICT (appId, environment) DO UPDATE SET artifactId = excluded.artifactId, deploymentId = excluded.deploymentId', [appId, environment, artifactId, id]);
+      // Storage: a deploy declaring it attaches the store (the same one, contents intact); one without it detaches it, keeping the objects.
+      const declares = manifest?.capabilities?.includes('storage') ?? false;
+      const store = ctx.records.get('SELECT state FROM stores WHERE appId = ? AND environment = ?', [appId, environment]);
+      if (declares) ctx.records.run("INSERT INTO stores (appId, environment, state) VALUES (?, ?, 'attached') ON CONFLICT (appId, environment) DO UPDATE SET state = 'attached'", [appId, environment]);
+      else if (store?.state === 'attached') ctx.records.run("UPDATE stores SET state = 'detached' WHERE appId = ? AND environment = ?", [appId, environment]);
+    });
+    return ctx.records.get('SELECT * FROM deployments WHERE id = ?', [id])!;
+  }
+
+  /** Starts an artifact in an environment: probed first, so a failure leaves the previous version serving. */
+  async function activate(request: Request, caller: Caller, appId: string, environment: Environment, artifactId: string, kind: 'deploy' | 'promote' | 'rollback'): Promise<Response> {
+    const artifact = ctx.artifacts.record(artifactId);
+    if (!artifact) return refuse(404, 'no_deployment', `The artifact ${artifactId} is not kept.`);
+    const failure = await ctx.hosting.probe(appId, environment, artifact);
+    if (failure) {
+      record(caller, appId, environment, artifactId, kind, failure);
+      return refuse(FAILURE_STATUS[failure.code], failure.code, `${failure.message} Nothing was activated; the previous version still serves.`);
+    }
+    const row = record(caller, appId, environment, artifactId, kind, undefined, artifact.manifest);
+    await ctx.hosting.restart(appId, environment);
+    return answer(201, { deployment: deploymentInfo(row), url: hostedOrigin(appId, environment, origin(request)) });
+  }
+
+  function caller(request: Request): Caller | Response {
+    return authenticate(ctx, request);
+  }
+
+  app.get('/v0/apps', (c) => {
+    const who = caller(c.req.raw);
+    if (who instanceof Response) return who;
+    const rows = ctx.records.all("SELECT * FROM apps WHERE ownerId = ? AND state IN ('active', 'disabled') ORDER BY createdAt, id", [who.builderId]);
+    return answer(200, { apps: rows.map((row) => appInfo(ctx, row, origin(c.req.raw))) });
+  });
+
+  app.post('/v0/apps', async (c) => {
+    const who = caller(c.req.raw);
+    if (who instanceof Response) return who;
+    const body = await json(c.req.raw);
+    if (!body || typeof body.name !== 'string' || !APP_NAME.test(body.name)) return refuse(400, 'invalid_request', 'An app needs the name of its manifest (2 to 63 lowercase letters, digits or dashes).');
+    const owned = Number(ctx.records.get("SELECT count(*) AS n FROM apps WHERE ownerId = ? AND state IN ('active', 'disabled')", [who.builderId])?.n ?? 0);
+    if (owned >= ctx.quotas.appsPerBuilder) {
+      return refuse(429, 'quota_exceeded', `The quota of ${ctx.quotas.appsPerBuilder} apps per builder is reached; it frees when you delete one of your apps (platform delete).`, { quota: 'apps' });
+    }
+    // Ids are never reused: deleted apps keep their record.
+    let id = newId('app');
+    while (ctx.records.get('SELECT 1 FROM apps WHERE id = ?', [id])) id = newId('app');
+    ctx.records.run('INSERT INTO apps (id, name, ownerId, state, createdAt) VALUES (?, ?, ?, ?, ?)', [id, body.name, who.builderId, 'active', ctx.now()]);
+    return answer(201, { app: appInfo(ctx, ctx.records.get('SELECT * FROM apps WHERE id = ?', [id])!, origin(c.req.raw)) });
+  });
+
+  app.get('/v0/apps/:appId', (c) => {
+    const who = caller(c.req.raw);
+    if (who instanceof Response) return who;
+    const row = ownedApp(ctx, who, c.req.param('appId'));
+    if (row instanceof Response) return row;
+    return answer(200, { app: appInfo(ctx, row, origin(c.req.raw)) });
+  });
+
+  app.post('/v0/apps/:appId/deployments', async (c) => {
+    const who = caller(c.req.raw);
+    if (who instanceof Response) return who;
+    const row = ownedApp(ctx, who, c.req.param('appId'));
+    if (row instanceof Response) return row;
+    const appId = String(row.id);
+    if (row.state === 'disabled') return refuse(409, 'app_disabled', `The app ${appId} is disabled: enable it first (platform enable).`);
+    if (Number(c.req.header('content-length') ?? 0) > MAX_DEPLOY_BYTES) return refuse(413, 'too_large', `A deployment may carry at most ${MAX_DEPLOY_BYTES} bytes.`);
+    const body = await json(c.req.raw);
+    const environment = typeof body?.environment === 'string' ? deployEnvironment(body.environment) : undefined;
+    const artifact = body?.artifact as { id?: unknown; record?: unknown; blobs?: unknown } | undefined;
+    if (!body || !environment || typeof artifact !== 'object' || artifact === null) return refuse(400, 'invalid_request', 'Send {"environment": "preview" | "production", "artifact": {"id", "record", "blobs"}}.');
+    const quota = deployQuotaRefusal(ctx, who.builderId);
+    if (quota) return quota;
+    const received = await ctx.artifacts.receive(artifact.id, artifact.record, artifact.blobs);
+    if (!received.ok) {
+      // A refused artifact is a failed deployment, and counts against the quota.
+      if (typeof artifact.id === 'string' && ARTIFACT_ID.test(artifact.id)) record(who, appId, environment, artifact.id, 'deploy', { code: 'artifact_invalid', message: received.message });
+      return refuse(422, 'artifact_invalid', `The artifact was refused: ${received.message}`);
+    }
+    return activate(c.req.raw, who, appId, environment, artifact.id as string, 'deploy');
+  });
+
+  app.get('/v0/apps/:appId/deployments', (c) => {
+    const who = caller(c.req.raw);
+    if (who instanceof Response) return who;
+    const row = ownedApp(ctx, who, c.req.param('appId'));
+    if (row instanceof Response) return row;
+    const given = c.req.query('limit') ?? '20';
+    const limit = Number(given);
+    if (!/^[0-9]+$/.test(given) || limit < 1 || limit > 200) return refuse(400, 'invalid_request', 'limit must be a whole number from 1 to 200.');
+    const rows = ctx.records.all('SELECT * FROM deployments WHERE appId = ? ORDER BY createdAt DESC, rowid DESC LIMIT ?', [row.id!, limit]);
+    return answer(200, { deployments: rows.map(deploymentInfo) });
+  });
+
+  app.post('/v0/apps/:appId/promote', async (c) => {
+    const who = caller(c.req.raw);
+    if (who instanceof Response) return who;
+    const row = ownedApp(ctx, who, c.req.param('appId'));
+    if (row instanceof Response) return row;
+    const appId = String(row.id);
+    if (row.state === 'disabled') return refuse(409, 'app_disabled', `The app ${appId} is disabled: enable it first (platform enable).`);
+    const body = (await json(c.req.raw)) ?? {};
+    const { artifactId, receiptId } = body;
+    if (artifactId !== undefined && receiptId !== undefined) return refuse(400, 'invalid_request', 'Give artifactId or receiptId, not both.');
+    let chosen: string;
+    if (typeof receiptId === 'string') {
+      if (!RECEIPT_ID.test(receiptId)) return refuse(404, 'no_receipt', `${JSON.stringify(receiptId)} is not a review receipt id.`);
+      const found = ctx.records.get("SELECT artifactId FROM deployments WHERE appId = ? AND receiptId = ? AND state = 'completed'", [appId, receiptId]);
+      if (!found) return refuse(404, 'no_receipt', `There is no review receipt ${receiptId} for ${appId}.`);
+      chosen = String(found.artifactId);
+    } else if (typeof artifactId === 'string') {
+      if (!ARTIFACT_ID.test(artifactId)) return refuse(400, 'invalid_request', 'artifactId must be sha256: followed by 64 hex digits.');
+      if (!ctx.records.get("SELECT 1 FROM deployments WHERE appId = ? AND artifactId = ? AND state = 'completed'", [appId, artifactId])) return refuse(404, 'no_deployment', `${appId} has no completed deployment of ${artifactId}.`);
+      chosen = artifactId;
+    } else if (artifactId === undefined && receiptId === undefined) {
+      const serving = ctx.records.get("SELECT artifactId FROM serving WHERE appId = ? AND environment = 'preview'", [appId]);
+      if (!serving) return refuse(409, 'no_preview', `${appId} has no completed preview deployment to promote.`);
+      chosen = String(serving.artifactId);
+    } else {
+      return refuse(400, 'invalid_request', 'artifactId and receiptId are strings.');
+    }
+    const quota = deployQuotaRefusal(ctx, who.builderId);
+    if (quota) return quota;
+    return activate(c.req.raw, who, appId, 'production', chosen, 'promote');
+  });
+
+  app.post('/v0/apps/:appId/rollback', async (c) => {
+    const who = caller(c.req.raw);
+    if (who instanceof Response) return who;
+    const row = ownedApp(ctx, who, c.req.param('appId'));
+    if (row instanceof Response) return row;
+    const appId = String(row.id);
+    if (row.state === 'disabled') return refuse(409, 'app_disabled', `The app ${appId} is disabled: enable it first (platform enable).`);
+    const body = (await json(c.req.raw)) ?? {};
+    const environment = typeof body.environment === 'string' ? deployEnvironment(body.environment) : body.environment === undefined ? 'production' : undefined;
+    if (typeof body.artifactId !== 'string' || !ARTIFACT_ID.test(body.artifactId) || !environment) return refuse(400, 'invalid_request', 'Send {"artifactId": "sha256:…", "environment": "production" | "preview"}.');
+    if (!ctx.records.get("SELECT 1 FROM deployments WHERE appId = ? AND artifactId = ? AND state = 'completed'", [appId, body.artifactId])) {
+      return refuse(404, 'no_deployment', `${appId} has no completed deployment of ${body.artifactId}.`);
+    }
+    const quota = deployQuotaRefusal(ctx, who.builderId);
+    if (quota) return quota;
+    return activate(c.req.raw, who, appId, environment, body.artifactId, 'rollback');
+  });
+
+  // Environment values: sealed with AES-GCM, bound to app, scope and name.
+  const scoped = (c: { req: { raw: Request; param(name: string): string } }) => {
+    const who = caller(c.req.raw);
+    if (who instanceof Response) return who;
+    const row = ownedApp(ctx, who, c.req.param('appId'));
+    if (row instanceof Response) return row;
+    const scope = envScope(c.req.param('scope'));
+    if (!scope) return refuse(400, 'invalid_request', 'The environment is preview, production or dev.');
+    return { appId: String(row.id), scope };
+  };
+  const restartScope = async (appId: string, scope: string) => {
+    if (scope === 'preview' || scope === 'production') await ctx.hosting.restart(appId, scope);
+  };
+
+  app.get('/v0/apps/:appId/env/:scope', (c) => {
+    const target = scoped(c);
+    if (target instanceof Response) return target;
+    const rows = ctx.records.all('SELECT name, updatedAt FROM env_values WHERE appId = ? AND scope = ? ORDER BY name', [target.appId, target.scope]);
+    return answer(200, { variables: rows.map((r) => ({ name: r.name, updatedAt: new Date(Number(r.updatedAt)).toISOString() })) });
+  });
+
+  app.get('/v0/apps/:appId/env/:scope/values', (c) => {
+    const target = scoped(c);
+    if (target instanceof Response) return target;
+    return answer(200, { values: envValues(ctx, target.appId, target.scope) });
+  });
+
+  app.put('/v0/apps/:appId/env/:scope/:name', async (c) => {
+    const target = scoped(c);
+    if (target instanceof Response) return target;
+    const name = c.req.param('name');
+    const body = await json(c.req.raw);
+    if (!ENV_NAME.test(name)) return refuse(400, 'invalid_request', 'A name is UPPER_SNAKE_CASE.');
+    if (typeof body?.value !== 'string' || Buffer.byteLength(body.value) > ENV_VALUE_MAX_BYTES) return refuse(400, 'invalid_request', `Send {"value": "…"} of at most ${ENV_VALUE_MAX_BYTES} bytes.`);
+    const now = ctx.now();
+    ctx.records.run('INSERT INTO env_values (appId, scope, name, sealed, updatedAt) VALUES (?, ?, ?, ?, ?) ON CONFLICT (appId, scope, name) DO UPDATE SET sealed = excluded.sealed, updatedAt = excluded.updatedAt', [
+      target.appId, target.scope, name, seal(ctx.secrets.envKey, body.value, `${target.appId}:${target.scope}:${name}`), now,
+    ]);
+    await restartScope(target.appId, target.scope);
+    return answer(200, { variable: { name, updatedAt: new Date(now).toISOString() } });
+  });
+
+  app.delete('/v0/apps/:appId/env/:scope/:name', async (c) => {
+    const target = scoped(c);
+    if (target instanceof Response) return target;
+    const name = c.req.param('name');
+    const existed = ctx.records.get('SELECT 1 FROM env_values WHERE appId = ? AND scope = ? AND name = ?', [target.appId, target.scope, name]);
+    if (existed) {
+      ctx.records.run('DELETE FROM env_values WHERE appId = ? AND scope = ? AND name = ?', [target.appId, target.scope, name]);
+      await restartScope(target.appId, target.scope);
+    }
+    return answer(200, { removed: Boolean(existed) });
+  });
+
+  // The lifecycle of tooling.md.
+  app.post('/v0/apps/:appId/disable', async (c) => {
+    const who = caller(c.req.raw);
+    if (who instanceof Response) return who;
+    const row = ownedApp(ctx, who, c.req.param('appId'));
+    if (row instanceof Response) return row;
+    ctx.records.run("UPDATE apps SET state = 'disabled' WHERE id = ?", [row.id!]);
+    for (const environment of ['preview', 'production'] as const) await ctx.hosting.restart(String(row.id), environment);
+    return answer(200, { app: appInfo(ctx, { ...row, state: 'disabled' }, origin(c.req.raw)) });
+  });
+
+  app.post('/v0/apps/:appId/enable', (c) => {
+    const who = caller(c.req.raw);
+    if (who instanceof Response) return who;
+    const row = ownedApp(ctx, who, c.req.param('appId'));
+    if (row instanceof Response) return row;
+    ctx.records.run("UPDATE apps SET state = 'active' WHERE id = ?", [row.id!]);
+    return answer(200, { app: appInfo(ctx, { ...row, state: 'active' }, origin(c.req.raw)) });
+  });
+
+  app.post('/v0/apps/:appId/delete', async (c) => {
+    const who = caller(c.req.raw);
+    if (who instanceof Response) return who;
+    const row = ownedApp(ctx, who, c.req.param('appId'));
+    if (row instanceof Response) return row;
+    const body = (await json(c.req.raw)) ?? {};
+    if (body.confirm !== row.name) return refuse(400, 'confirm_mismatch', `The confirmation does not equal the app's name exactly (${row.name}); nothing was deleted.`);
+    const appId = String(row.id);
+    // Offline first; the teardown is recorded, so a sweep at the next start finishes what a crash interrupted.
+    ctx.records.run("UPDATE apps SET state = 'deleting', teardown = 'pending' WHERE id = ?", [appId]);
+    await teardown(ctx, appId);
+    return answer(200, { app: appInfo(ctx, ctx.records.get('SELECT * FROM apps WHERE id = ?', [appId])!, origin(c.req.raw)) });
+  });
+}

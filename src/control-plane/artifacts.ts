@@ -1,0 +1,106 @@
+/**
+ * Artifacts kept content-addressed: each blob under its SHA-256, each record under its id. What a
+ * deploy sends is verified with the build's own verification (`verifyLatest`) before anything is kept:
+ * an id that is not the record's hash, or a blob of the wrong size or hash, is refused.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifactPath, blobPath, LATEST_FILE, LATEST_FORMAT, verifyLatest, type ArtifactRecord } from '../core/build/artifact';
+import { decodeBase64 } from '../core/deploy/base64';
+import { ARTIFACT_ID } from '../core/deploy/ids';
+import { hasErrors } from '../core/diagnostics';
+import { MemoryFileSystem } from '../core/fs';
+import { validateManifestText } from '../core/manifest';
+import { writeAtomic } from './files';
+
+export type Received = { ok: true; record: ArtifactRecord } | { ok: false; message: string };
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+export class ArtifactStore {
+  readonly #dir: string;
+  /** Records and blobs read once stay in memory: they never change under their address. */
+  readonly #records = new Map<string, ArtifactRecord>();
+  readonly #blobs = new Map<string, Uint8Array>();
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  #blobFile(hash: string): string {
+    return join(this.#dir, 'blobs', hash);
+  }
+
+  #recordFile(id: string): string {
+    return join(this.#dir, 'artifacts', `${id.slice('sha256:'.length)}.json`);
+  }
+
+  has(id: string): boolean {
+    return this.#records.has(id) || existsSync(this.#recordFile(id));
+  }
+
+  /** Verifies and keeps an artifact. Blobs already kept need not be sent again. */
+  async receive(id: unknown, record: unknown, blobs: unknown): Promise<Received> {
+    if (typeof id !== 'string' || !ARTIFACT_ID.test(id)) return { ok: false, message: 'The artifact id is not sha256: followed by 64 hex digits.' };
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) return { ok: false, message: 'The artifact record is not an object.' };
+    if (typeof blobs !== 'object' || blobs === null || Array.isArray(blobs)) return { ok: false, message: 'The artifact blobs are not an object of base64 strings by SHA-256.' };
+    const files = (record as { files?: unknown }).files;
+    if (typeof files !== 'object' || files === null || Array.isArray(files)) return { ok: false, message: 'The artifact record lists no files.' };
+    // The verification of `platform build --verify`, over the artifact as it arrived.
+    const fs = new MemoryFileSystem({
+      [LATEST_FILE]: JSON.stringify({ format: LATEST_FORMAT, artifact: id, sources: {} }),
+      [artifactPath(id)]: JSON.stringify(record),
+    });
+    const decoded = new Map<string, Uint8Array>();
+    for (const entry of Object.values(files as Record<string, { sha256?: unknown }>)) {
+      const hash = entry?.sha256;
+      if (typeof hash !== 'string' || !SHA256.test(hash)) return { ok: false, message: 'The artifact record names a blob that is not a SHA-256.' };
+      const sent = (blobs as Record<string, unknown>)[hash];
+      const bytes = typeof sent === 'string' ? decodeBase64(sent) : this.blob(hash);
+      if (typeof sent === 'string' && !bytes) return { ok: false, message: `The blob ${hash} is not base64.` };
+      if (bytes) {
+        decoded.set(hash, bytes);
+        fs.write(blobPath(hash), bytes);
+      }
+    }
+    const verification = await verifyLatest(fs);
+    if (hasErrors(verification.diagnostics) || !verification.record) {
+      return { ok: false, message: verification.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code}: ${d.message}`).join(' ') };
+    }
+    const manifest = validateManifestText(JSON.stringify(verification.record.manifest));
+    if (!manifest.manifest) return { ok: false, message: `The artifact's manifest is not valid: ${manifest.diagnostics.map((d) => d.message).join(' ')}` };
+    for (const [hash, bytes] of decoded) {
+      if (!existsSync(this.#blobFile(hash))) writeAtomic(this.#blobFile(hash), bytes, 0o644);
+      this.#blobs.set(hash, bytes);
+    }
+    writeAtomic(this.#recordFile(id), JSON.stringify(verification.record), 0o644);
+    this.#records.set(id, verification.record);
+    return { ok: true, record: verification.record };
+  }
+
+  /** A kept record, or undefined. */
+  record(id: string): ArtifactRecord | undefined {
+    let record = this.#records.get(id);
+    if (!record && ARTIFACT_ID.test(id) && existsSync(this.#recordFile(id))) {
+      record = JSON.parse(readFileSync(this.#recordFile(id), 'utf8')) as ArtifactRecord;
+      this.#records.set(id, record);
+    }
+    return record;
+  }
+
+  /** A kept blob by its SHA-256, or undefined. */
+  blob(hash: string): Uint8Array | undefined {
+    let bytes = this.#blobs.get(hash);
+    if (!bytes && SHA256.test(hash) && existsSync(this.#blobFile(hash))) {
+      bytes = new Uint8Array(readFileSync(this.#blobFile(hash)));
+      this.#blobs.set(hash, bytes);
+    }
+    return bytes;
+  }
+
+  /** The bytes of a file of an artifact, by its path in the artifact (`client/index.html`). */
+  file(record: ArtifactRecord, path: string): Uint8Array | undefined {
+    const entry = record.files[path];
+    return entry ? this.blob(entry.sha256) : undefined;
+  }
+}

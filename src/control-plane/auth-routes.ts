@@ -1,0 +1,170 @@
+/**
+ * Builder authentication: the device flow (`platform auth login`), the approval page a person signs
+ * in on with the operator secret, sessions and service tokens. Only token hashes are kept, and no
+ * answer ever contains a secret other than the one it just issued.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Hono } from 'hono';
+import { TOKEN_NAME } from '../core/deploy/ids';
+import { answer, authenticate, iso, newId, refuse, type Caller, type Context } from './context';
+import { approvalPage, resultPage } from './device-page';
+import { hashToken, sameSecret } from './secrets';
+
+const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+const BUILDER_NAME = /^[a-z][a-z0-9-]{1,31}$/;
+const token = (prefix: string) => `${prefix}_${randomBytes(32).toString('base64url')}`;
+
+function userCode(): string {
+  const bytes = randomBytes(8);
+  const chars = [...bytes].map((b) => USER_CODE_ALPHABET[b % USER_CODE_ALPHABET.length]);
+  return `${chars.slice(0, 4).join('')}-${chars.slice(4).join('')}`;
+}
+
+async function json(request: Request): Promise<Record<string, unknown> | undefined> {
+  try {
+    const value = (await request.json()) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function authRoutes(app: Hono, ctx: Context): void {
+  // Wrong operator secrets are counted, so the secret cannot be guessed at speed.
+  let failures: number[] = [];
+
+  app.post('/v0/auth/device', (c) => {
+    const deviceCode = randomBytes(32).toString('base64url');
+    let code = userCode();
+    while (ctx.records.get('SELECT 1 FROM devices WHERE userCode = ?', [code])) code = userCode();
+    const now = ctx.now();
+    ctx.records.run('DELETE FROM devices WHERE expiresAt < ?', [now - 86_400_000]);
+    ctx.records.run('INSERT INTO devices (deviceHash, userCode, createdAt, expiresAt, state) VALUES (?, ?, ?, ?, ?)', [hashToken(deviceCode), code, now, now + ctx.deviceTtlMs, 'pending']);
+    const origin = new URL(c.req.url).origin;
+    return answer(200, {
+      deviceCode,
+      userCode: code,
+      verificationUri: `${origin}/device`,
+      verificationUriComplete: `${origin}/device?code=${code}`,
+      expiresAt: iso(now + ctx.deviceTtlMs),
+      intervalMs: ctx.devicePollMs,
+    });
+  });
+
+  app.post('/v0/auth/device/token', async (c) => {
+    const body = await json(c.req.raw);
+    if (!body || typeof body.deviceCode !== 'string') return refuse(400, 'invalid_request', 'Send {"deviceCode": …}.');
+    const device = ctx.records.get('SELECT * FROM devices WHERE deviceHash = ?', [hashToken(body.deviceCode)]);
+    if (!device || device.state === 'used') return refuse(400, 'invalid_request', 'The device code is unknown or was already used.');
+    if (device.state === 'denied') return refuse(400, 'access_denied', 'The sign-in was denied on the approval page.');
+    if (device.state === 'pending') {
+      if (ctx.now() > Number(device.expiresAt)) return refuse(400, 'expired_token', 'The device authorization expired before it was approved.');
+      return refuse(400, 'authorization_pending', 'Waiting for a person to approve the code.');
+    }
+    const session = token('xbs');
+    const builder = ctx.records.get('SELECT id, name FROM builders WHERE id = ?', [device.builderId!])!;
+    ctx.records.transaction(() => {
+      ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['used', device.deviceHash!]);
+      ctx.records.run('INSERT INTO sessions (tokenHash, builderId, createdAt) VALUES (?, ?, ?)', [hashToken(session), builder.id!, ctx.now()]);
+    });
+    return answer(200, { token: session, builder: { id: builder.id, name: builder.name } });
+  });
+
+  app.get('/device', (c) => approvalPage(c.req.query('code') ?? ''));
+
+  app.post('/device', async (c) => {
+    const origin = new URL(c.req.url).origin;
+    // Only this page's own form may approve: not a page of another origin, not a script.
+    const from = c.req.header('origin');
+    if ((from && from !== origin) || (c.req.header('sec-fetch-site') ?? 'same-origin') !== 'same-origin') {
+      return resultPage(403, 'Refused', 'Approve sign-ins on this page only.');
+    }
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const code = String(form.code ?? '').trim().toUpperCase();
+    const name = String(form.builder ?? '').trim();
+    const secret = String(form.secret ?? '');
+    const decision = form.decision === 'deny' ? 'deny' : 'approve';
+    const now = ctx.now();
+    failures = failures.filter((t) => t > now - 600_000);
+    if (failures.length >= 10) return resultPage(429, 'Too many attempts', 'Too many wrong operator secrets: wait ten minutes.', code);
+    const device = ctx.records.get('SELECT * FROM devices WHERE userCode = ?', [code]);
+    if (!device || device.state !== 'pending') return resultPage(404, 'Unknown code', 'No sign-in is waiting for that code. Check it against your terminal.', code);
+    if (now > Number(device.expiresAt)) return resultPage(410, 'Code expired', 'This code expired: run platform auth login again.', code);
+    if (!sameSecret(secret, ctx.secrets.operatorSecret)) {
+      failures.push(now);
+      return resultPage(403, 'Wrong operator secret', 'The operator secret is wrong. The control plane printed it when it started.', code);
+    }
+    if (decision === 'deny') {
+      ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['denied', device.deviceHash!]);
+      return resultPage(200, 'Sign-in denied', 'The terminal that asked will be told.');
+    }
+    if (!BUILDER_NAME.test(name)) return resultPage(400, 'Builder name needed', 'A builder name is 2 to 32 lowercase letters, digits or dashes, starting with a letter.', code);
+    ctx.records.transaction(() => {
+      let builder = ctx.records.get('SELECT id FROM builders WHERE name = ?', [name]);
+      if (!builder) {
+        builder = { id: newId('bld') };
+        ctx.records.run('INSERT INTO builders (id, name, createdAt) VALUES (?, ?, ?)', [builder.id!, name, now]);
+      }
+      ctx.records.run('UPDATE devices SET state = ?, builderId = ? WHERE deviceHash = ?', ['approved', builder.id!, device.deviceHash!]);
+    });
+    return resultPage(200, 'Signed in', `The terminal is now signed in as ${name}. You can close this page.`);
+  });
+
+  const signedIn = (c: { req: { raw: Request } }): Caller | Response => authenticate(ctx, c.req.raw);
+
+  app.get('/v0/auth/whoami', (c) => {
+    const caller = signedIn(c);
+    if (caller instanceof Response) return caller;
+    return answer(200, { builder: { id: caller.builderId, name: caller.builderName }, credential: { kind: caller.kind } });
+  });
+
+  app.post('/v0/auth/logout', (c) => {
+    const caller = signedIn(c);
+    if (caller instanceof Response) return caller;
+    if (caller.kind === 'session') ctx.records.run('UPDATE sessions SET revokedAt = ? WHERE tokenHash = ?', [ctx.now(), caller.tokenHash]);
+    return answer(200, { revoked: caller.kind === 'session' });
+  });
+
+  /** Service tokens are managed by an interactive session only: a token never mints another. */
+  const interactive = (c: { req: { raw: Request } }): Caller | Response => {
+    const caller = signedIn(c);
+    if (caller instanceof Response) return caller;
+    if (caller.kind !== 'session') return refuse(403, 'interactive_required', 'Service tokens are managed only with an interactive sign-in, never with a service token.');
+    return caller;
+  };
+
+  const tokenInfo = (row: Record<string, unknown>) => ({
+    id: row.id,
+    name: row.name,
+    createdAt: iso(Number(row.createdAt)),
+    ...(row.lastUsedAt !== null && row.lastUsedAt !== undefined ? { lastUsedAt: iso(Number(row.lastUsedAt)) } : {}),
+  });
+
+  app.post('/v0/tokens', async (c) => {
+    const caller = interactive(c);
+    if (caller instanceof Response) return caller;
+    const body = await json(c.req.raw);
+    if (!body || typeof body.name !== 'string' || !TOKEN_NAME.test(body.name)) return refuse(400, 'invalid_request', 'A token needs a name of 1 to 64 letters, digits, spaces, dots, dashes or underscores.');
+    const secret = token('xst');
+    const id = newId('xstid');
+    const now = ctx.now();
+    ctx.records.run('INSERT INTO service_tokens (id, tokenHash, builderId, name, createdAt) VALUES (?, ?, ?, ?, ?)', [id, hashToken(secret), caller.builderId, body.name, now]);
+    return answer(201, { token: tokenInfo({ id, name: body.name, createdAt: now, lastUsedAt: null }), secret });
+  });
+
+  app.get('/v0/tokens', (c) => {
+    const caller = interactive(c);
+    if (caller instanceof Response) return caller;
+    const rows = ctx.records.all('SELECT * FROM service_tokens WHERE builderId = ? AND revokedAt IS NULL ORDER BY createdAt, id', [caller.builderId]);
+    return answer(200, { tokens: rows.map(tokenInfo) });
+  });
+
+  app.delete('/v0/tokens/:id', (c) => {
+    const caller = interactive(c);
+    if (caller instanceof Response) return caller;
+    const row = ctx.records.get('SELECT * FROM service_tokens WHERE id = ? AND builderId = ? AND revokedAt IS NULL', [c.req.param('id'), caller.builderId]);
+    if (!row) return refuse(404, 'token_not_found', `You have no live token ${c.req.param('id')}.`);
+    ctx.records.run('UPDATE service_tokens SET revokedAt = ? WHERE id = ?', [ctx.now(), row.id!]);
+    return answer(200, { token: tokenInfo(row) });
+  });
+}

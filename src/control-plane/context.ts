@@ -1,0 +1,127 @@
+/** What every route of the control plane shares: its records, artifacts, hosting, secrets, clock and quotas, and the answer helpers. */
+import { randomId, systemClock } from '../core/runtime/clock';
+import { APP_ID, hostedOrigin, type Environment } from '../core/deploy/ids';
+import { CONTROL_PROTOCOL, type AppInfo, type AppState, type ControlErrorCode, type DeploymentInfo } from '../core/deploy/protocol';
+import type { ArtifactStore } from './artifacts';
+import type { Hosting } from './hosting/hosting';
+import type { Records, Row } from './records';
+import { hashToken, type Secrets } from './secrets';
+
+export interface Quotas {
+  /** Apps a builder may own at once (deleted apps do not count). */
+  appsPerBuilder: number;
+  /** Deployments (deploy, promote, rollback; failed ones count) a builder may make in any hour. */
+  deploysPerHour: number;
+  /** And in any day. */
+  deploysPerDay: number;
+}
+
+export const DEFAULT_QUOTAS: Quotas = { appsPerBuilder: 20, deploysPerHour: 60, deploysPerDay: 300 };
+
+export interface Caller {
+  builderId: string;
+  builderName: string;
+  kind: 'session' | 'service-token';
+  tokenHash: string;
+}
+
+export interface Context {
+  records: Records;
+  artifacts: ArtifactStore;
+  hosting: Hosting;
+  secrets: Secrets;
+  now(): number;
+  quotas: Quotas;
+  deviceTtlMs: number;
+  devicePollMs: number;
+}
+
+export const newId = (prefix: string) => `${prefix}_${randomId(systemClock)}`;
+export const iso = (ms: number) => new Date(ms).toISOString();
+
+export function answer(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ protocol: CONTROL_PROTOCOL, ...body }), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers } });
+}
+
+export function refuse(status: number, code: ControlErrorCode, message: string, extra: Record<string, unknown> = {}): Response {
+  return answer(status, { error: { code, message, ...extra } });
+}
+
+/** The builder a request's bearer token belongs to, or the 401 answer. */
+export function authenticate(ctx: Context, request: Request): Caller | Response {
+  const header = request.headers.get('authorization') ?? '';
+  const token = /^Bearer (\S+)$/.exec(header)?.[1];
+  if (!token) return refuse(401, 'unauthorized', 'A builder credential is required (Authorization: Bearer …).');
+  const hash = hashToken(token);
+  if (token.startsWith('xbs_')) {
+    const row = ctx.records.get('SELECT s.builderId, b.name FROM sessions s JOIN builders b ON b.id = s.builderId WHERE s.tokenHash = ? AND s.revokedAt IS NULL', [hash]);
+    if (row) return { builderId: String(row.builderId), builderName: String(row.name), kind: 'session', tokenHash: hash };
+  } else if (token.startsWith('xst_')) {
+    const row = ctx.records.get('SELECT t.id, t.builderId, t.lastUsedAt, b.name FROM service_tokens t JOIN builders b ON b.id = t.builderId WHERE t.tokenHash = ? AND t.revokedAt IS NULL', [hash]);
+    if (row) {
+      // Last use is recorded at most once a minute: every record change is a write to disk.
+      if (row.lastUsedAt === null || ctx.now() - Number(row.lastUsedAt) > 60_000) ctx.records.run('UPDATE service_tokens SET lastUsedAt = ? WHERE id = ?', [ctx.now(), row.id!]);
+      return { builderId: String(row.builderId), builderName: String(row.name), kind: 'service-token', tokenHash: hash };
+    }
+  }
+  return refuse(401, 'unauthorized', 'The credential is unknown, revoked or signed out.');
+}
+
+/** The caller's app, or the answer that refuses it (unknown, another builder's, deleted). */
+export function ownedApp(ctx: Context, caller: Caller, appId: string, options: { allowDeleted?: boolean } = {}): Row | Response {
+  if (!APP_ID.test(appId)) return refuse(404, 'app_not_found', `${JSON.stringify(appId)} is not an appId.`);
+  const app = ctx.records.get('SELECT * FROM apps WHERE id = ?', [appId]);
+  if (!app) return refuse(404, 'app_not_found', `There is no app ${appId}.`);
+  if (app.ownerId !== caller.builderId) return refuse(403, 'not_owner', `The app ${appId} is owned by another builder.`);
+  if (!options.allowDeleted && (app.state === 'deleted' || app.state === 'deleting')) return refuse(404, 'app_deleted', `The app ${appId} was deleted.`);
+  return app;
+}
+
+/** The public shape of an app record; hosted URLs are on the origin the request came to. */
+export function appInfo(ctx: Context, app: Row, origin: string): AppInfo {
+  const id = String(app.id);
+  const serving: AppInfo['serving'] = {};
+  for (const row of ctx.records.all('SELECT environment, artifactId FROM serving WHERE appId = ?', [id])) serving[row.environment as Environment] = String(row.artifactId);
+  const stores: Partial<Record<Environment, string>> = {};
+  for (const row of ctx.records.all('SELECT environment, state FROM stores WHERE appId = ?', [id])) stores[row.environment as Environment] = String(row.state);
+  const state = (app.state === 'deleting' ? 'deleted' : app.state) as AppState;
+  return {
+    id,
+    name: String(app.name),
+    state,
+    createdAt: iso(Number(app.createdAt)),
+    urls: { preview: hostedOrigin(id, 'preview', origin), production: hostedOrigin(id, 'production', origin) },
+    serving,
+    ...(Object.keys(stores).length ? { storage: stores } : {}),
+  } as AppInfo;
+}
+
+export function deploymentInfo(row: Row): DeploymentInfo {
+  return {
+    id: String(row.id),
+    appId: String(row.appId),
+    environment: row.environment as Environment,
+    artifactId: String(row.artifactId),
+    kind: row.kind as DeploymentInfo['kind'],
+    state: row.state as DeploymentInfo['state'],
+    createdAt: iso(Number(row.createdAt)),
+    ...(row.receiptId ? { receiptId: String(row.receiptId) } : {}),
+    ...(row.errorCode ? { error: { code: row.errorCode as ControlErrorCode, message: String(row.errorMessage ?? '') } } : {}),
+  };
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** The refusal when the builder's deploy quota is spent, naming when the next deployment is allowed. */
+export function deployQuotaRefusal(ctx: Context, builderId: string): Response | undefined {
+  const now = ctx.now();
+  const times = ctx.records.all('SELECT createdAt FROM deployments WHERE builderId = ? AND createdAt > ? ORDER BY createdAt', [builderId, now - DAY]).map((r) => Number(r.createdAt));
+  const check = (window: number, limit: number, quota: 'deploys-hour' | 'deploys-day', label: string) => {
+    const inWindow = times.filter((t) => t > now - window);
+    if (inWindow.length < limit) return undefined;
+    const resetAt = iso(inWindow[inWindow.length - limit]! + window);
+    return refuse(429, 'quota_exceeded', `The ${label} deploy quota of ${limit} is spent (failed deployments count); the next deployment is allowed at ${resetAt}.`, { quota, resetAt });
+  };
+  return check(HOUR, ctx.quotas.deploysPerHour, 'deploys-hour', 'hourly') ?? check(DAY, ctx.quotas.deploysPerDay, 'deploys-day', 'daily');
+}

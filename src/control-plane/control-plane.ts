@@ -1,0 +1,113 @@
+/**
+ * The control plane as one web-standard handler (Hono): the builder API under `/v0/`, the approval page
+ * at `/device`, and deployed apps on their own origins (`<app>--preview.localhost`, `<app>.localhost`),
+ * told apart by Host. In-process tests call `app.request(...)`; `main.ts` serves it over HTTP.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { ArtifactStore } from './artifacts';
+import { answer, DEFAULT_QUOTAS, refuse, type Context, type Quotas } from './context';
+import { appRoutes, envValues, teardown } from './app-routes';
+import { authRoutes } from './auth-routes';
+import { Hosting, hostedTarget } from './hosting/hosting';
+import { Records } from './records';
+import { loadSecrets, type Secrets } from './secrets';
+import type { Environment } from '../core/deploy/ids';
+
+/** The playground's origins (dev server, and the preview server end-to-end tests use). */
+export const PLAYGROUND_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173', 'http://127.0.0.1:4173', 'http://localhost:4173'];
+
+export interface ControlPlaneOptions {
+  /** Where records, artifacts, app databases and secrets live. */
+  dataDir: string;
+  quotas?: Partial<Quotas>;
+  /** The clock of records, quotas and device codes (tests move it). */
+  now?: () => number;
+  /** How long a device code waits for approval (default 10 minutes), and the poll interval it advertises (default 2 s). */
+  deviceTtlMs?: number;
+  devicePollMs?: number;
+  /** The operator secret; by default the one kept in the data directory. */
+  operatorSecret?: string;
+  /** Origins allowed to call the API from a browser (CORS); default: the playground's. */
+  corsOrigins?: string[];
+  /** Overrides every hosted app's handler deadline, and the grace before a runaway thread is ended. */
+  handlerDeadlineMs?: number;
+  handlerGraceMs?: number;
+}
+
+export interface ControlPlane {
+  app: Hono;
+  secrets: Secrets;
+  context: Context;
+  close(): Promise<void>;
+}
+
+export async function createControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const records = await Records.open(join(options.dataDir, 'records.sqlite'));
+  const secrets = loadSecrets(options.dataDir, options.operatorSecret);
+  const artifacts = new ArtifactStore(options.dataDir);
+  const now = options.now ?? (() => Date.now());
+  const lookup = (appId: string, environment: Environment) => {
+    const app = records.get('SELECT state FROM apps WHERE id = ?', [appId]);
+    const serving = records.get('SELECT artifactId FROM serving WHERE appId = ? AND environment = ?', [appId, environment]);
+    return { state: app?.state as 'active' | undefined, artifactId: serving?.artifactId as string | undefined };
+  };
+  const context: Context = {
+    records,
+    artifacts,
+    secrets,
+    now,
+    quotas: { ...DEFAULT_QUOTAS, ...options.quotas },
+    deviceTtlMs: options.deviceTtlMs ?? 600_000,
+    devicePollMs: options.devicePollMs ?? 2000,
+    hosting: undefined as unknown as Hosting,
+  };
+  context.hosting = new Hosting({
+    dataDir: options.dataDir,
+    artifacts,
+    secrets,
+    lookup,
+    envValues: (appId, environment) => envValues(context, appId, environment),
+    ...(options.handlerDeadlineMs ? { handlerDeadlineMs: options.handlerDeadlineMs } : {}),
+    ...(options.handlerGraceMs !== undefined ? { graceMs: options.handlerGraceMs } : {}),
+  });
+
+  // The sweep: deletions a crash interrupted are finished before anything is served.
+  for (const row of records.all("SELECT id FROM apps WHERE state = 'deleting'")) await teardown(context, String(row.id));
+
+  const app = new Hono();
+  // Deployed apps first: their origins never reach the builder API or the approval page.
+  app.use('*', async (c, next) => {
+    const target = hostedTarget(new URL(c.req.url).host);
+    if (target) return context.hosting.serve(c.req.raw, target);
+    await next();
+  });
+  app.use(
+    '/v0/*',
+    cors({
+      origin: options.corsOrigins ?? PLAYGROUND_ORIGINS,
+      allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+      allowHeaders: ['authorization', 'content-type'],
+      maxAge: 600,
+    }),
+  );
+  app.get('/v0/health', () => answer(200, { ok: true }));
+  authRoutes(app, context);
+  appRoutes(app, context);
+  app.get('/', () => new Response('The platform control plane. The API is under /v0/ (docs/control-plane.md); sign-ins are approved at /device.\n', { headers: { 'content-type': 'text/plain; charset=utf-8' } }));
+  app.notFound((c) => (new URL(c.req.url).pathname.startsWith('/v0/') ? refuse(404, 'not_found', `No route ${c.req.method} ${new URL(c.req.url).pathname}.`) : new Response('Not found\n', { status: 404 })));
+  app.onError((error) => refuse(500, 'internal', `The control plane failed: ${error instanceof Error ? error.message : String(error)}`));
+
+  return {
+    app,
+    secrets,
+    context,
+    async close() {
+      await context.hosting.close();
+      records.close();
+    },
+  };
+}

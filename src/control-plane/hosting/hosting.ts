@@ -1,0 +1,252 @@
+/**
+ * Deployed apps, served by Host header: `<app>--preview.localhost:<port>` is the preview of an app and
+ * `<app>.localhost:<port>` its production. Each environment has its own database file and its own
+ * worker thread running the same runtime as the playground. A visitor is a guest whose identity comes
+ * from a cookie the control plane signs: `ctx.auth` is derived from nothing the browser can forge.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ArtifactRecord } from '../../core/build/artifact';
+import type { Environment } from '../../core/deploy/ids';
+import { sha256Hex } from '../../core/hash';
+import { limitsOf } from '../../core/runtime/limits';
+import { failedCall } from '../../core/runtime/outcome';
+import type { Auth } from '../../core/runtime/personas';
+import { errorResponse } from '../../core/runtime/runtime';
+import type { ArtifactStore } from '../artifacts';
+import { writeAtomic } from '../files';
+import { hmac, type Secrets } from '../secrets';
+import { AppProcess, type StartFailure } from './app-process';
+import { contentType } from './content-types';
+
+export const GUEST_COOKIE = '__platform_guest';
+const HOST = /^app-([a-z2-7]{26})(--preview)?\.localhost(?::\d+)?$/;
+const RUNTIME_PATH = /^\/(?:_platform\/v0\/|api(?:\/|$))/;
+
+export interface HostedTarget {
+  appId: string;
+  environment: Environment;
+}
+
+export interface HostingOptions {
+  dataDir: string;
+  artifacts: ArtifactStore;
+  secrets: Secrets;
+  /** The app's lifecycle state and the artifact an environment serves (undefined state: no such app). */
+  lookup(appId: string, environment: Environment): { state?: 'active' | 'disabled' | 'deleted' | 'deleting'; artifactId?: string };
+  /** The environment values of an app's environment, in clear. */
+  envValues(appId: string, environment: Environment): Record<string, string>;
+  /** Overrides every app's handler deadline (tests of runaway handlers use a short one). */
+  handlerDeadlineMs?: number;
+  /** How long past the deadline a handler may run before its thread is ended. */
+  graceMs?: number;
+}
+
+/** Which deployed app and environment a Host header names, if any. */
+export function hostedTarget(host: string | undefined): HostedTarget | undefined {
+  const match = host ? HOST.exec(host.toLowerCase()) : null;
+  return match ? { appId: `app_${match[1]}`, environment: match[2] ? 'preview' : 'production' } : undefined;
+}
+
+function page(status: number, title: string, text: string): Response {
+  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body style="font-family:system-ui;margin:3rem"><h1>${escape(title)}</h1><p>${escape(text)}</p></body></html>`;
+  return new Response(html, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
+}
+
+export class Hosting {
+  readonly #options: HostingOptions;
+  readonly #processes = new Map<string, AppProcess>();
+  readonly #swaps = new Map<string, Promise<void>>();
+
+  constructor(options: HostingOptions) {
+    this.#options = options;
+  }
+
+  databasePath(appId: string, environment: Environment): string {
+    return join(this.#options.dataDir, 'apps', appId, `${environment}.sqlite`);
+  }
+
+  /** The server bundle of an artifact as an importable `.mjs` file, kept under its hash. */
+  #serverModule(record: ArtifactRecord): string | undefined {
+    const entry = record.files['server/index.js'];
+    if (!entry) return undefined;
+    const path = join(this.#options.dataDir, 'modules', `${entry.sha256}.mjs`);
+    if (!existsSync(path)) {
+      const bytes = this.#options.artifacts.blob(entry.sha256);
+      if (!bytes) return undefined;
+      writeAtomic(path, bytes, 0o644);
+    }
+    return path;
+  }
+
+  #secret(appId: string, environment: Environment): Uint8Array {
+    return new Uint8Array(Buffer.from(hmac(this.#options.secrets.cursorKey, `cursor:${appId}:${environment}`), 'base64url'));
+  }
+
+  #newProcess(appId: string, environment: Environment, record: ArtifactRecord, probe: boolean): AppProcess | StartFailure {
+    const serverPath = this.#serverModule(record);
+    if (!serverPath) return { code: 'module_invalid', message: 'The artifact has no server module (server/index.js).' };
+    const databasePath = this.databasePath(appId, environment);
+    const deadlineMs = this.#options.handlerDeadlineMs ?? limitsOf(record.manifest).handlerDeadlineMs;
+    return new AppProcess(
+      {
+        type: 'start',
+        manifest: record.manifest,
+        serverPath,
+        ...(probe ? (existsSync(databasePath) ? { probeState: new Uint8Array(readFileSync(databasePath)) } : {}) : { databasePath }),
+        env: this.#options.envValues(appId, environment),
+        secret: this.#secret(appId, environment),
+        ...(this.#options.handlerDeadlineMs ? { handlerDeadlineMs: this.#options.handlerDeadlineMs } : {}),
+      },
+      { deadlineMs, ...(this.#options.graceMs !== undefined ? { graceMs: this.#options.graceMs } : {}) },
+    );
+  }
+
+  /**
+   * Checks that an artifact can serve an environment without touching it: it starts on a copy of the
+   * environment's database (the module loads, the schema fits the data) and answers a runtime request.
+   */
+  async probe(appId: string, environment: Environment, record: ArtifactRecord): Promise<StartFailure | { code: 'runtime_unhealthy'; message: string } | undefined> {
+    const process = this.#newProcess(appId, environment, record, true);
+    if (!(process instanceof AppProcess)) return process;
+    try {
+      const failure = await process.ready();
+      if (failure) return failure;
+      const answer = await process.fetch(this.#guest(appId, environment, 'probe'), { method: 'POST', url: 'http://probe.localhost/_platform/v0/query/__platform.probe', headers: [['content-type', 'application/json']], body: new TextEncoder().encode('{"input":{}}') });
+      const body = (await answer.json().catch(() => undefined)) as { protocol?: string } | undefined;
+      if (answer.status !== 404 || body?.protocol !== 'platform.runtime.v0') {
+        return { code: 'runtime_unhealthy', message: `The app serves its assets but its runtime answered a request with HTTP ${answer.status}.` };
+      }
+      return undefined;
+    } finally {
+      process.kill();
+    }
+  }
+
+  /** Makes an environment's next request start the app again (a new artifact, new environment values). */
+  restart(appId: string, environment: Environment): Promise<void> {
+    const key = `${appId}:${environment}`;
+    const previous = this.#swaps.get(key) ?? Promise.resolve();
+    const swap = previous.then(async () => {
+      const old = this.#processes.get(key);
+      this.#processes.delete(key);
+      await old?.close();
+    });
+    this.#swaps.set(key, swap);
+    return swap;
+  }
+
+  /** Stops an app's environments and destroys their data, preview first (application delete). */
+  async destroy(appId: string): Promise<void> {
+    for (const environment of ['preview', 'production'] as const) {
+      await this.restart(appId, environment);
+      rmSync(this.databasePath(appId, environment), { force: true });
+    }
+    rmSync(join(this.#options.dataDir, 'apps', appId), { recursive: true, force: true });
+  }
+
+  async #process(target: HostedTarget, artifactId: string): Promise<AppProcess | StartFailure> {
+    const key = `${target.appId}:${target.environment}`;
+    await this.#swaps.get(key);
+    let process = this.#processes.get(key);
+    if (!process) {
+      const record = this.#options.artifacts.record(artifactId);
+      if (!record) return { code: 'module_invalid', message: `The artifact ${artifactId} is not kept.` };
+      const made = this.#newProcess(target.appId, target.environment, record, false);
+      if (!(made instanceof AppProcess)) return made;
+      process = made;
+      this.#processes.set(key, process);
+    }
+    return process;
+  }
+
+  /** A guest identity for this app and environment only. */
+  #guest(appId: string, environment: Environment, guestId: string): Auth {
+    const appUserId = `guest:${sha256Hex(`${appId}:${environment}:${guestId}`).slice(0, 24)}`;
+    return Object.freeze({ appUserId, kind: 'guest' as const, roles: Object.freeze([]), permissions: Object.freeze([]), workspaceIds: Object.freeze([]), sessionId: guestId, id: appUserId }) as unknown as Auth;
+  }
+
+  /** The visitor's guest id from the signed cookie, or a new one to set. */
+  #visitor(request: Request, target: HostedTarget): { guestId: string; setCookie?: string } {
+    const cookies = request.headers.get('cookie') ?? '';
+    const raw = cookies.split(/;\s*/).find((c) => c.startsWith(`${GUEST_COOKIE}=`))?.slice(GUEST_COOKIE.length + 1);
+    const bind = (id: string) => hmac(this.#options.secrets.cookieKey, `guest:${target.appId}:${target.environment}:${id}`);
+    if (raw) {
+      const [id, signature] = raw.split('.');
+      if (id && signature && /^[A-Za-z0-9_-]{22}$/.test(id) && bind(id) === signature) return { guestId: id };
+    }
+    const guestId = randomBytes(16).toString('base64url');
+    return { guestId, setCookie: `${GUEST_COOKIE}=${guestId}.${bind(guestId)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000` };
+  }
+
+  /** Serves a request for a deployed app's environment. */
+  async serve(request: Request, target: HostedTarget): Promise<Response> {
+    const { state, artifactId } = this.#options.lookup(target.appId, target.environment);
+    if (!state || state === 'deleted' || state === 'deleting') return page(404, 'No such app', 'Nothing is served at this address.');
+    if (state === 'disabled') return page(503, 'App disabled', 'Its owner has taken this app offline.');
+    if (!artifactId) return page(404, 'Nothing deployed yet', `This app has no ${target.environment} deployment.`);
+    const record = this.#options.artifacts.record(artifactId);
+    if (!record) return page(500, 'Artifact missing', 'The deployed artifact is not kept.');
+    const url = new URL(request.url);
+    const response = RUNTIME_PATH.test(url.pathname) ? await this.#runtime(request, target, record, artifactId) : this.#asset(request, record, url.pathname);
+    return response;
+  }
+
+  async #runtime(request: Request, target: HostedTarget, record: ArtifactRecord, artifactId: string): Promise<Response> {
+    const visitor = this.#visitor(request, target);
+    const limits = limitsOf(record.manifest);
+    const declared = Number(request.headers.get('content-length') ?? NaN);
+    let response: Response;
+    if (Number.isFinite(declared) && declared > limits.requestBytes) {
+      response = errorResponse(failedCall(413, 'request_too_large', `The request body is ${declared} bytes, over the requestBytes budget of ${limits.requestBytes}.`));
+    } else {
+      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
+      const process = await this.#process(target, artifactId);
+      if (!(process instanceof AppProcess)) {
+        response = errorResponse(failedCall(503, 'app_unavailable', process.message));
+      } else {
+        // Headers pass through except the cookie that carries the guest identity: the app never sees it.
+        const headers = [...request.headers].filter(([name]) => name !== 'cookie');
+        response = await process.fetch(this.#guest(target.appId, target.environment, visitor.guestId), { method: request.method, url: request.url, headers, ...(body ? { body } : {}) });
+      }
+    }
+    if (!visitor.setCookie) return response;
+    const headers = new Headers(response.headers);
+    headers.append('set-cookie', visitor.setCookie);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+
+  #asset(request: Request, record: ArtifactRecord, pathname: string): Response {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405, headers: { allow: 'GET, HEAD' } });
+    let path: string | undefined;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(pathname);
+    } catch {
+      return page(400, 'Bad request', 'The path is not valid.');
+    }
+    if (decoded === '/' || decoded === '/index.html') path = 'client/index.html';
+    else if (decoded.startsWith('/_platform/app/')) path = `client/${decoded.slice('/_platform/app/'.length)}`;
+    else path = `public/${decoded.slice(1)}`;
+    let entry = record.files[path];
+    // A single-page app answers every other document path with its document.
+    if (!entry && record.manifest.app?.spa && !decoded.startsWith('/_platform/')) {
+      path = 'client/index.html';
+      entry = record.files[path];
+    }
+    if (!entry || path.startsWith('server/') || path.startsWith('tests/')) return page(404, 'Not found', `Nothing is served at ${pathname}.`);
+    const etag = `"${entry.sha256}"`;
+    const headers = { 'content-type': contentType(path), etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };
+    if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers });
+    const bytes = this.#options.artifacts.blob(entry.sha256);
+    if (!bytes) return page(500, 'Blob missing', `The artifact's ${path} is not kept.`);
+    return new Response(request.method === 'HEAD' ? null : (bytes as BodyInit), { status: 200, headers: { ...headers, 'content-length': String(bytes.byteLength) } });
+  }
+
+  async close(): Promise<void> {
+    for (const process of this.#processes.values()) process.kill();
+    this.#processes.clear();
+  }
+}

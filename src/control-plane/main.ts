@@ -1,0 +1,67 @@
+/**
+ * `npm run control-plane`: the control plane over HTTP on loopback.
+ *
+ *   tsx src/control-plane/main.ts [--port 4310] [--host 127.0.0.1] [--data .platform-control]
+ *
+ * Prints its URL and the operator secret a person types on the approval page (/device).
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { createControlPlane, type ControlPlane } from './control-plane';
+
+export interface Started {
+  url: string;
+  port: number;
+  plane: ControlPlane;
+  stop(): Promise<void>;
+}
+
+/** Starts the control plane on a port (0 picks a free one) and resolves when it listens. */
+export async function startControlPlane(options: Parameters<typeof createControlPlane>[0] & { port?: number; host?: string }): Promise<Started> {
+  const plane = await createControlPlane(options);
+  const host = options.host ?? '127.0.0.1';
+  return new Promise((resolvePromise, reject) => {
+    const server = serve({ fetch: plane.app.fetch, port: options.port ?? 4310, hostname: host }, (info: AddressInfo) => {
+      const shown = host === '127.0.0.1' || host === '::1' || host === 'localhost' ? 'localhost' : host;
+      resolvePromise({
+        url: `http://${shown}:${info.port}`,
+        port: info.port,
+        plane,
+        stop: () =>
+          new Promise<void>((done) => {
+            (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+            server.close(() => void plane.close().then(done, done));
+          }),
+      });
+    });
+    server.once('error', reject);
+  });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: process.env.PLATFORM_CONTROL_PORT ?? '4310' },
+      host: { type: 'string', default: '127.0.0.1' },
+      data: { type: 'string', default: process.env.PLATFORM_CONTROL_DATA ?? '.platform-control' },
+    },
+  });
+  const started = await startControlPlane({ dataDir: resolve(values.data!), port: Number(values.port), host: values.host! });
+  console.log(`platform control plane on ${started.url} (data in ${resolve(values.data!)})`);
+  console.log(`Approve sign-ins at ${started.url}/device with the operator secret: ${started.plane.secrets.operatorSecret}`);
+  console.log(`Deployed apps are served at http://<app>--preview.localhost:${started.port} and http://<app>.localhost:${started.port}`);
+  const stop = () => {
+    void started.stop().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('control-plane/main.ts')) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

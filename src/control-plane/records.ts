@@ -1,0 +1,86 @@
+/**
+ * The control plane's records (builders, sessions, tokens, apps, deployments, environment values) in
+ * SQLite over sql.js. The whole database is exported and written atomically after every change, so
+ * the records on disk are always a committed state and survive a restart.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { nodeSqlDriverFactory } from '../adapters/node/sqljs';
+import type { SqlDriver, SqlValue } from '../core/runtime/sql-driver';
+import { writeAtomic } from './files';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS builders (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, createdAt INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (tokenHash TEXT PRIMARY KEY, builderId TEXT NOT NULL, createdAt INTEGER NOT NULL, revokedAt INTEGER);
+CREATE TABLE IF NOT EXISTS devices (deviceHash TEXT PRIMARY KEY, userCode TEXT NOT NULL UNIQUE, createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL, state TEXT NOT NULL, builderId TEXT);
+CREATE TABLE IF NOT EXISTS service_tokens (id TEXT PRIMARY KEY, tokenHash TEXT NOT NULL UNIQUE, builderId TEXT NOT NULL, name TEXT NOT NULL, createdAt INTEGER NOT NULL, lastUsedAt INTEGER, revokedAt INTEGER);
+CREATE TABLE IF NOT EXISTS apps (id TEXT PRIMARY KEY, name TEXT NOT NULL, ownerId TEXT NOT NULL, state TEXT NOT NULL, createdAt INTEGER NOT NULL, deletedAt INTEGER, teardown TEXT);
+CREATE TABLE IF NOT EXISTS deployments (id TEXT PRIMARY KEY, appId TEXT NOT NULL, builderId TEXT NOT NULL, environment TEXT NOT NULL, artifactId TEXT NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, createdAt INTEGER NOT NULL, receiptId TEXT UNIQUE, errorCode TEXT, errorMessage TEXT);
+CREATE INDEX IF NOT EXISTS deployments_by_app ON deployments (appId, createdAt);
+CREATE INDEX IF NOT EXISTS deployments_by_builder ON deployments (builderId, createdAt);
+CREATE TABLE IF NOT EXISTS serving (appId TEXT NOT NULL, environment TEXT NOT NULL, artifactId TEXT NOT NULL, deploymentId TEXT NOT NULL, PRIMARY KEY (appId, environment));
+CREATE TABLE IF NOT EXISTS stores (appId TEXT NOT NULL, environment TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (appId, environment));
+CREATE TABLE IF NOT EXISTS env_values (appId TEXT NOT NULL, scope TEXT NOT NULL, name TEXT NOT NULL, sealed TEXT NOT NULL, updatedAt INTEGER NOT NULL, PRIMARY KEY (appId, scope, name));
+`;
+
+export type Row = Record<string, SqlValue>;
+
+export class Records {
+  readonly #driver: SqlDriver;
+  readonly #file: string | undefined;
+  #depth = 0;
+
+  private constructor(driver: SqlDriver, file: string | undefined) {
+    this.#driver = driver;
+    this.#file = file;
+    this.#driver.exec(SCHEMA);
+  }
+
+  /** Opens the records kept in `file` (made when absent); without a file, they live in memory only. */
+  static async open(file?: string): Promise<Records> {
+    const factory = await nodeSqlDriverFactory();
+    const bytes = file && existsSync(file) ? new Uint8Array(readFileSync(file)) : undefined;
+    const records = new Records(factory(bytes), file);
+    records.#persist();
+    return records;
+  }
+
+  all(sql: string, params: readonly SqlValue[] = []): Row[] {
+    return this.#driver.all(sql, params);
+  }
+
+  get(sql: string, params: readonly SqlValue[] = []): Row | undefined {
+    return this.#driver.all(sql, params)[0];
+  }
+
+  /** Runs a change and writes the records to disk (unless inside `transaction`, which writes once at its end). */
+  run(sql: string, params: readonly SqlValue[] = []): void {
+    this.#driver.exec(sql, params);
+    if (this.#depth === 0) this.#persist();
+  }
+
+  /** Runs several changes as one: all of them reach the disk, or none. */
+  transaction<T>(work: () => T): T {
+    if (this.#depth > 0) return work();
+    this.#depth++;
+    this.#driver.exec('BEGIN');
+    try {
+      const result = work();
+      this.#driver.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.#driver.exec('ROLLBACK');
+      throw error;
+    } finally {
+      this.#depth--;
+      this.#persist();
+    }
+  }
+
+  #persist(): void {
+    if (this.#file) writeAtomic(this.#file, this.#driver.export());
+  }
+
+  close(): void {
+    this.#driver.close();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * A client of the control plane's HTTP API over an injected fetch: the CLI passes Node's fetch (or the
+ * control plane's own `app.request` in tests), the playground the browser's. Every answer is one of
+ * four outcomes, so callers map each to their own diagnostic codes and nothing throws.
+ */
+import { CONTROL_PROTOCOL, isObject, type ControlError, type ControlErrorCode } from './protocol';
+
+export type FetchLike = (request: Request) => Promise<Response>;
+
+export type ControlOutcome<T> =
+  | { kind: 'ok'; status: number; body: T }
+  /** The control plane refused, with its error code. */
+  | { kind: 'refused'; status: number; error: ControlError }
+  /** The answer was not a control plane answer (not JSON, another protocol, a shape it never sends). */
+  | { kind: 'untrusted'; status: number; message: string }
+  /** No answer: the control plane could not be reached. */
+  | { kind: 'unreachable'; message: string };
+
+const ERROR_CODES: ReadonlySet<string> = new Set<ControlErrorCode>([
+  'invalid_request', 'unauthorized', 'interactive_required', 'not_owner', 'app_not_found', 'app_deleted', 'app_disabled', 'quota_exceeded',
+  'artifact_invalid', 'module_invalid', 'provision_failed', 'runtime_not_ready', 'runtime_unhealthy', 'no_deployment', 'no_preview', 'no_receipt',
+  'confirm_mismatch', 'token_not_found', 'authorization_pending', 'expired_token', 'access_denied', 'too_large', 'not_found', 'internal',
+]);
+
+export class ControlClient {
+  readonly baseUrl: string;
+  readonly #fetch: FetchLike;
+  readonly #token: string | undefined;
+
+  constructor(baseUrl: string, fetch: FetchLike, token?: string) {
+    this.baseUrl = baseUrl;
+    this.#fetch = fetch;
+    this.#token = token;
+  }
+
+  /** The same control plane with another credential. */
+  withToken(token: string | undefined): ControlClient {
+    return new ControlClient(this.baseUrl, this.#fetch, token);
+  }
+
+  /**
+   * Sends one API request and checks the answer: `check` says whether a successful body has the shape
+   * the caller relies on (a false answer is `untrusted`).
+   */
+  async request<T>(method: string, path: string, options: { body?: unknown; check: (body: Record<string, unknown>) => boolean }): Promise<ControlOutcome<T>> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
+    let init: RequestInit = { method, headers };
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      init = { method, headers, body: JSON.stringify(options.body) };
+    }
+    let response: Response;
+    try {
+      response = await this.#fetch(new Request(`${this.baseUrl}${path}`, init));
+    } catch (error) {
+      // The message of a failed fetch names the host, never the credential.
+      return { kind: 'unreachable', message: `The control plane at ${this.baseUrl} could not be reached${error instanceof Error && error.message ? ` (${error.message})` : ''}.` };
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await response.text());
+    } catch {
+      return { kind: 'untrusted', status: response.status, message: `The control plane answered ${method} ${path} with HTTP ${response.status} and a body that is not JSON.` };
+    }
+    if (!isObject(body) || body.protocol !== CONTROL_PROTOCOL) {
+      return { kind: 'untrusted', status: response.status, message: `The control plane answered ${method} ${path} without the ${CONTROL_PROTOCOL} protocol.` };
+    }
+    if (!response.ok) {
+      const error = body.error;
+      if (!isObject(error) || typeof error.code !== 'string' || !ERROR_CODES.has(error.code) || typeof error.message !== 'string') {
+        return { kind: 'untrusted', status: response.status, message: `The control plane answered HTTP ${response.status} without a usable error.` };
+      }
+      return { kind: 'refused', status: response.status, error: error as unknown as ControlError };
+    }
+    if (!options.check(body)) {
+      return { kind: 'untrusted', status: response.status, message: `The control plane's answer to ${method} ${path} does not have the expected shape.` };
+    }
+    return { kind: 'ok', status: response.status, body: body as T };
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The control plane's HTTP API as data: the shapes it answers with and the checks a client makes before
+ * trusting an answer. Shared by the CLI's commands, the playground's Deploy panel and the control plane.
+ */
+import type { Environment, EnvScope } from './ids';
+import { APP_ID, ARTIFACT_ID, DEPLOYMENT_ID, RECEIPT_ID, SERVICE_TOKEN_ID } from './ids';
+
+export const CONTROL_PROTOCOL = 'platform.control.v0';
+export const PROJECT_FORMAT = 'platform.project.v0';
+export const PROJECT_CACHE_FORMAT = 'platform.project-cache.v0';
+export const ENV_LOCAL_FORMAT = 'platform.env-local.v0';
+export const DEFAULT_CONTROL_URL = 'http://localhost:4310';
+
+/** The error codes the control plane answers with (`error.code`). */
+export type ControlErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'interactive_required'
+  | 'not_owner'
+  | 'app_not_found'
+  | 'app_deleted'
+  | 'app_disabled'
+  | 'quota_exceeded'
+  | 'artifact_invalid'
+  | 'module_invalid'
+  | 'provision_failed'
+  | 'runtime_not_ready'
+  | 'runtime_unhealthy'
+  | 'no_deployment'
+  | 'no_preview'
+  | 'no_receipt'
+  | 'confirm_mismatch'
+  | 'token_not_found'
+  | 'authorization_pending'
+  | 'expired_token'
+  | 'access_denied'
+  | 'too_large'
+  | 'not_found'
+  | 'internal';
+
+export interface ControlError {
+  code: ControlErrorCode;
+  message: string;
+  /** For `quota_exceeded`: which quota, and when it frees (ISO 8601), when it frees with time. */
+  quota?: 'apps' | 'deploys-hour' | 'deploys-day';
+  resetAt?: string;
+}
+
+export interface BuilderInfo {
+  id: string;
+  name: string;
+}
+
+export type AppState = 'active' | 'disabled' | 'deleted';
+
+export interface AppInfo {
+  id: string;
+  name: string;
+  state: AppState;
+  createdAt: string;
+  /** The hosted origins of both environments. */
+  urls: Record<Environment, string>;
+  /** The artifact each environment serves, when it serves one. */
+  serving: Partial<Record<Environment, string>>;
+}
+
+export interface DeploymentInfo {
+  id: string;
+  appId: string;
+  environment: Environment;
+  artifactId: string;
+  kind: 'deploy' | 'promote' | 'rollback';
+  state: 'completed' | 'failed';
+  createdAt: string;
+  /** The review receipt of a completed preview deployment (what `promote --receipt` names). */
+  receiptId?: string;
+  error?: { code: ControlErrorCode; message: string };
+}
+
+export interface ServiceTokenInfo {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt?: string;
+}
+
+export interface EnvVariableInfo {
+  name: string;
+  updatedAt: string;
+}
+
+/** What `POST /v0/apps/:appId/deployments` takes: the artifact record and every blob, base64, by SHA-256. */
+export interface DeployRequest {
+  environment: Environment;
+  artifact: { id: string; record: unknown; blobs: Record<string, string> };
+}
+
+export interface DeviceAuthorization {
+  deviceCode: string;
+  userCode: string;
+  verificationUri: string;
+  verificationUriComplete: string;
+  expiresAt: string;
+  intervalMs: number;
+}
+
+export type { Environment, EnvScope };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isDate = (value: unknown): value is string => isString(value) && !Number.isNaN(Date.parse(value));
+
+export function isBuilder(value: unknown): value is BuilderInfo {
+  return isObject(value) && isString(value.id) && isString(value.name);
+}
+
+export function isApp(value: unknown): value is AppInfo {
+  return (
+    isObject(value) && isString(value.id) && APP_ID.test(value.id) && isString(value.name) && (value.state === 'active' || value.state === 'disabled' || value.state === 'deleted') &&
+    isDate(value.createdAt) && isObject(value.urls) && isString(value.urls.preview) && isString(value.urls.production) && isObject(value.serving) &&
+    Object.values(value.serving).every((id) => isString(id) && ARTIFACT_ID.test(id))
+  );
+}
+
+export function isDeployment(value: unknown): value is DeploymentInfo {
+  return (
+    isObject(value) && isString(value.id) && DEPLOYMENT_ID.test(value.id) && isString(value.appId) && APP_ID.test(value.appId) &&
+    (value.environment === 'preview' || value.environment === 'production') && isString(value.artifactId) && ARTIFACT_ID.test(value.artifactId) &&
+    (value.kind === 'deploy' || value.kind === 'promote' || value.kind === 'rollback') && (value.state === 'completed' || value.state === 'failed') &&
+    isDate(value.createdAt) && (value.receiptId === undefined || (isString(value.receiptId) && RECEIPT_ID.test(value.receiptId))) &&
+    (value.error === undefined || (isObject(value.error) && isString(value.error.code) && isString(value.error.message)))
+  );
+}
+
+export function isServiceToken(value: unknown): value is ServiceTokenInfo {
+  return isObject(value) && isString(value.id) && SERVICE_TOKEN_ID.test(value.id) && isString(value.name) && isDate(value.createdAt) && (value.lastUsedAt === undefined || isDate(value.lastUsedAt));
+}
+
+export function isEnvVariable(value: unknown): value is EnvVariableInfo {
+  return isObject(value) && isString(value.name) && isDate(value.updatedAt);
+}
+
+export function isDeviceAuthorization(value: unknown): value is DeviceAuthorization {
+  return (
+    isObject(value) && isString(value.deviceCode) && isString(value.userCode) && isString(value.verificationUri) && isString(value.verificationUriComplete) &&
+    isDate(value.expiresAt) && typeof value.intervalMs === 'number' && value.intervalMs > 0
+  );
+}
+
+export { isObject };
