@@ -1,0 +1,64 @@
+/** What the control plane's tests share: an in-process sign-in through the device flow, and HTTP to a hosted origin on loopback. */
+import { request as httpRequest } from 'node:http';
+import type { ControlPlane } from './control-plane';
+
+export const BASE = 'http://localhost:4310';
+
+/** A request to the control plane in process. */
+export function call(plane: ControlPlane, method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string>; base?: string } = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  return Promise.resolve(plane.app.request(new Request(`${options.base ?? BASE}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) })));
+}
+
+/** Approves a waiting user code on the approval page, as the person at the browser would. */
+export function approve(plane: ControlPlane, userCode: string, builder: string, options: { secret?: string; decision?: 'approve' | 'deny'; headers?: Record<string, string> } = {}): Promise<Response> {
+  const form = new URLSearchParams({ code: userCode, builder, secret: options.secret ?? plane.secrets.operatorSecret, decision: options.decision ?? 'approve' });
+  return Promise.resolve(plane.app.request(new Request(`${BASE}/device`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...options.headers }, body: form.toString() })));
+}
+
+/** Signs a builder in through the whole device flow and returns the session token. */
+export async function signIn(plane: ControlPlane, builder: string): Promise<string> {
+  const started = (await (await call(plane, 'POST', '/v0/auth/device', { body: {} })).json()) as { deviceCode: string; userCode: string };
+  const approved = await approve(plane, started.userCode, builder);
+  if (approved.status !== 200) throw new Error(`approval failed: ${approved.status}`);
+  const polled = (await (await call(plane, 'POST', '/v0/auth/device/token', { body: { deviceCode: started.deviceCode } })).json()) as { token: string };
+  return polled.token;
+}
+
+export interface HostedAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** An HTTP request to a hosted origin (`http://app-…--preview.localhost:<port>`) sent to 127.0.0.1 with that Host. */
+export function hostedRequest(origin: string, path: string, options: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<HostedAnswer> {
+  const url = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port: Number(url.port), path, method: options.method ?? 'GET', headers: { host: url.host, ...(options.body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(options.body)) } : {}), ...options.headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}
+
+/** The `name=value` part of a Set-Cookie header, to send back. */
+export function cookieOf(answer: HostedAnswer): string | undefined {
+  const set = answer.headers['set-cookie'];
+  const first = Array.isArray(set) ? set[0] : set;
+  return first?.split(';')[0];
+}
