@@ -1,0 +1,38 @@
+// `npm start`: the playground (Vite on 5173) and the control plane (on 4310) side by side; stopping
+// either, or this script, stops both.
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => join(root, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
+const controlPort = process.env.PLATFORM_CONTROL_PORT ?? '4310';
+const dataDir = process.env.PLATFORM_CONTROL_DATA ?? '.platform/control-plane';
+
+const children = [
+  spawn(bin('vite'), ['--port', '5173', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' }),
+  spawn(bin('tsx'), ['src/control-plane/main.ts', '--port', controlPort, '--data', dataDir], { cwd: root, stdio: 'inherit' }),
+];
+
+let stopping = false;
+function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  // Whatever does not stop within five seconds is ended.
+  const timer = setTimeout(() => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }, 5000);
+  timer.unref();
+  Promise.all(children.map((child) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((done) => child.once('exit', done))))).then(() => process.exit(code));
+}
+
+for (const child of children) {
+  child.once('exit', (code) => stop(code ?? 1));
+  child.once('error', (error) => {
+    console.error(error.message);
+    stop(1);
+  });
+}
+process.once('SIGINT', () => stop(0));
+process.once('SIGTERM', () => stop(0));
