@@ -35,6 +35,8 @@ export interface ControlPlaneOptions {
   /** Overrides every hosted app's handler deadline, and the grace before a runaway thread is ended. */
   handlerDeadlineMs?: number;
   handlerGraceMs?: number;
+  /** How long a deployed app may take to start before its deployment fails (default 30 s). */
+  appStartTimeoutMs?: number;
 }
 
 export interface ControlPlane {
@@ -73,6 +75,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     envValues: (appId, environment) => envValues(context, appId, environment),
     ...(options.handlerDeadlineMs ? { handlerDeadlineMs: options.handlerDeadlineMs } : {}),
     ...(options.handlerGraceMs !== undefined ? { graceMs: options.handlerGraceMs } : {}),
+    ...(options.appStartTimeoutMs ? { startTimeoutMs: options.appStartTimeoutMs } : {}),
   });
 
   // The sweep: deletions a crash interrupted are finished before anything is served.

@@ -41,6 +41,8 @@ export interface HostingOptions {
   handlerDeadlineMs?: number;
   /** How long past the deadline a handler may run before its thread is ended. */
   graceMs?: number;
+  /** How long an app may take to start (load its module, open its database). */
+  startTimeoutMs?: number;
 }
 
 /** Which deployed app and environment a Host header names, if any. */
@@ -100,7 +102,7 @@ export class Hosting {
         secret: this.#secret(appId, environment),
         ...(this.#options.handlerDeadlineMs ? { handlerDeadlineMs: this.#options.handlerDeadlineMs } : {}),
       },
-      { deadlineMs, ...(this.#options.graceMs !== undefined ? { graceMs: this.#options.graceMs } : {}) },
+      { deadlineMs, ...(this.#options.graceMs !== undefined ? { graceMs: this.#options.graceMs } : {}), ...(this.#options.startTimeoutMs ? { startTimeoutMs: this.#options.startTimeoutMs } : {}) },
     );
   }
 
