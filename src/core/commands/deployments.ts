@@ -9,7 +9,7 @@ export interface DeploymentsResult {
   deployments: DeploymentInfo[];
 }
 
-const FAMILY: CodeFamily = { rejected: 'DG5141', untrusted: 'DG5142', failure: 'DG5149', specific: { app_not_found: 'DG5143', app_deleted: 'DG5143' } };
+const FAMILY: CodeFamily = { rejected: 'DG5141', untrusted: 'DG5142', failure: 'DG5149', specific: { not_owner: 'DG5141', app_not_found: 'DG5143', app_deleted: 'DG5143' } };
 export const DEFAULT_LIMIT = 20;
 
 export const deployments: CommandDefinition<DeploymentsResult> = {

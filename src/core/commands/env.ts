@@ -24,7 +24,7 @@ export interface EnvResult {
   names?: string[];
 }
 
-const FAMILY: CodeFamily = { rejected: 'DG5131', untrusted: 'DG5132', failure: 'DG5139', specific: { quota_exceeded: 'DG5133' } };
+const FAMILY: CodeFamily = { rejected: 'DG5131', untrusted: 'DG5132', failure: 'DG5139', specific: { not_owner: 'DG5131', quota_exceeded: 'DG5133' } };
 const ACTIONS = ['set', 'ls', 'rm', 'pull'] as const;
 
 /** Why a local env document is unusable, or undefined: `{ format: 'platform.env-local.v0', values: { NAME: 'string' } }`. */

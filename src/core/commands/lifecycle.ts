@@ -11,7 +11,7 @@ export interface LifecycleResult {
   app: AppInfo;
 }
 
-const FAMILY: CodeFamily = { rejected: 'DG5151', untrusted: 'DG5152', failure: 'DG5159', specific: { app_not_found: 'DG5153', app_deleted: 'DG5153', confirm_mismatch: 'DG5151' } };
+const FAMILY: CodeFamily = { rejected: 'DG5151', untrusted: 'DG5152', failure: 'DG5159', specific: { not_owner: 'DG5151', app_not_found: 'DG5153', app_deleted: 'DG5153', confirm_mismatch: 'DG5151' } };
 
 function lifecycleCommand(name: 'disable' | 'enable' | 'delete', summary: string): CommandDefinition<LifecycleResult> {
   return {

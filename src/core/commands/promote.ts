@@ -20,7 +20,7 @@ const FAMILY: CodeFamily = {
   rejected: 'DG5171',
   untrusted: 'DG5172',
   failure: 'DG5179',
-  specific: { quota_exceeded: 'DG5171', app_not_found: 'DG5173', app_deleted: 'DG5173', no_deployment: 'DG5174', no_preview: 'DG5175', no_receipt: 'DG5176' },
+  specific: { not_owner: 'DG5171', quota_exceeded: 'DG5171', app_not_found: 'DG5173', app_deleted: 'DG5173', no_deployment: 'DG5174', no_preview: 'DG5175', no_receipt: 'DG5176' },
 };
 
 export const promote: CommandDefinition<PromoteResult> = {

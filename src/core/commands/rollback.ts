@@ -17,7 +17,7 @@ const FAMILY: CodeFamily = {
   rejected: 'DG5161',
   untrusted: 'DG5162',
   failure: 'DG5169',
-  specific: { quota_exceeded: 'DG5161', app_not_found: 'DG5163', app_deleted: 'DG5163', no_deployment: 'DG5164' },
+  specific: { not_owner: 'DG5161', quota_exceeded: 'DG5161', app_not_found: 'DG5163', app_deleted: 'DG5163', no_deployment: 'DG5164' },
 };
 
 export const rollback: CommandDefinition<RollbackResult> = {
