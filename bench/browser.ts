@@ -39,7 +39,7 @@ async function waitForServer(url: string): Promise<void> {
 }
 
 /** Builds the playground, serves it with `vite preview` and opens it in Chromium. */
-export async function openPlayground(): Promise<BrowserSession & { startup: Record<string, number> }> {
+export async function openPlayground(): Promise<BrowserSession & { startup: Record<string, number>; url: string }> {
   const build = spawnSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('vite build failed');
   const server: ChildProcess = spawn('npx', ['vite', 'preview', '--host', '127.0.0.1', '--port', String(PORT), '--strictPort'], { cwd: ROOT, stdio: 'ignore', detached: true });
@@ -53,6 +53,7 @@ export async function openPlayground(): Promise<BrowserSession & { startup: Reco
     browser,
     page,
     startup,
+    url,
     async close() {
       await browser.close();
       if (server.pid) process.kill(-server.pid);

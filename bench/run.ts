@@ -8,6 +8,7 @@ import { checkManifest, validateManifestText } from '../src/core/manifest';
 import { FULL_MANIFEST } from '../src/core/manifest/__fixtures__/cases';
 import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
 import { browserCompilerRows, openPlayground } from './browser';
+import { playgroundRows } from './playground';
 import { compilerRows, stopCompilers } from './compiler';
 import { benchProjects } from './projects';
 import { tableRows, templateTestRows } from './runtime';
@@ -77,6 +78,7 @@ try {
     Object.entries(playground.startup).map(([name, value]) => ({ name: `worker start-up: ${name}`, value, unit: 'ms' as const })),
   );
   for (const project of projects) printTable(`Compiler worker in Chromium: ${project.name}`, await browserCompilerRows(playground.page, project));
+  printTable('Playground in Chromium: first preview, edits, queries, page weight', await playgroundRows(playground.browser, playground.url));
 } finally {
   await playground.close();
 }

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { editorText, openTemplate, preview, replaceEditorText } from './helpers';
+import { editorText, openTemplate, preview, replaceEditorText, replaceFile } from './helpers';
 
 // Each test starts the compiler worker (esbuild-wasm and TypeScript) in a fresh page, on 2 cores.
 test.describe.configure({ timeout: 120_000 });
@@ -90,4 +90,24 @@ test('the manifest JSON Schema is served for editors', async ({ request }) => {
   expect(response.ok()).toBe(true);
   const schema = await response.json();
   expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+});
+
+test('a schema change the data cannot follow is DG1603: the last good build serves on; resetting the data adopts it', async ({ page }, testInfo) => {
+  await openTemplate(page);
+  await preview(page).getByLabel('New todo').fill('milk');
+  await preview(page).getByRole('button', { name: 'Add' }).click();
+  await expect(preview(page).getByText('1 left')).toBeVisible();
+
+  await replaceFile(page, 'app.manifest.json', (text) => text.replace('"maxLength": 200', '"maxLength": 100'));
+  await expect(page.getByTestId('compile-status')).toHaveText('Build failed: showing the last good build', { timeout: 60_000 });
+  await expect(page.locator('.diagnostic[data-code="DG1603"]')).toContainText('could not take over');
+  // The last good generation restarted on the same data and still answers.
+  await preview(page).getByLabel('New todo').fill('bread');
+  await preview(page).getByRole('button', { name: 'Add' }).click();
+  await expect(preview(page).getByText('2 left')).toBeVisible();
+  await testInfo.attach('DG1603', { body: await page.screenshot(), contentType: 'image/png' });
+
+  await page.getByRole('button', { name: 'Reset data' }).click();
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  await expect(preview(page).getByText('0 left')).toBeVisible();
 });

@@ -65,6 +65,7 @@ export class CompilerClient {
         const message = event.data;
         switch (message.type) {
           case 'ready':
+            performance.mark('platform:compiler-ready');
             resolve(message.startup);
             break;
           case 'startup-failed':

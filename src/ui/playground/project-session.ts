@@ -43,6 +43,8 @@ export interface SessionRuntime {
   /** Hands over commits not exported yet. */
   flush(): Promise<void>;
   readonly committedState: Uint8Array | undefined;
+  /** 'running' while the last start succeeded and the sandbox is up. */
+  readonly phase: string;
 }
 
 export class ProjectSession {
@@ -154,6 +156,7 @@ export class ProjectSession {
     const files = this.#state.project.files;
     this.#set({ compile: this.#state.generation || this.#state.compile !== 'loading' ? 'compiling' : 'loading' });
     this.log('compile.start', { files: Object.keys(files).length });
+    performance.mark('platform:compile-start');
     let result: CompileResult | undefined;
     try {
       result = await this.#compiler.compile(files, 'preview', this.#focus);
@@ -162,6 +165,7 @@ export class ProjectSession {
       return;
     }
     if (!result || files !== this.#state.project.files) return; // superseded by a newer edit
+    performance.mark('platform:compile-done');
     const diagnostics = sortDiagnostics(result.diagnostics);
     const built = result.files?.['server/index.js'] && result.files['client/app.js'];
     if (!built) {
@@ -182,6 +186,15 @@ export class ProjectSession {
       clientCode: decoder.decode(result.files!['client/app.js']),
       ...(result.files!['client/app.css'] ? { clientCss: decoder.decode(result.files!['client/app.css']) } : {}),
     };
+    // A client-only edit leaves the server and the manifest as they were: the running runtime (and its
+    // uncommitted-to-disk state) serves the new client as it is; only the previews reload.
+    const previous = this.#state.generation;
+    const sameServer = previous !== undefined && previous.serverCode === generation.serverCode && JSON.stringify(previous.manifest) === JSON.stringify(manifest) && this.#runtime.phase === 'running';
+    if (sameServer) {
+      this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), runtime: 'kept' });
+      this.#set({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
+      return;
+    }
     try {
       // Commits are exported to the trusted side in batches: take the latest before restarting.
       await this.#runtime.flush();
@@ -192,7 +205,6 @@ export class ProjectSession {
       });
       this.log('compile.diagnostic', { ...d });
       // The last good generation takes over again, on the data it was running with.
-      const previous = this.#state.generation;
       if (previous) {
         await this.#runtime
           .start({ manifest: previous.manifest, serverCode: previous.serverCode, state: this.#runtime.committedState ?? this.#committed })
@@ -207,6 +219,8 @@ export class ProjectSession {
 
   /** Starts over with empty data (the committed state is dropped). */
   async resetData(): Promise<void> {
+    // Commits the sandbox has not exported yet land first, so none arrives after the reset.
+    await this.#runtime.flush();
     this.#committed = undefined;
     await clearState(this.#state.project.id);
     const generation = this.#state.generation;

@@ -77,6 +77,12 @@ interface StartWaiter {
   reject(error: Error): void;
 }
 
+interface Spare {
+  frame: SandboxFrame;
+  /** The generation whose runtime this sandbox became (-1 while spare). */
+  owner: { generation: number };
+}
+
 interface Running {
   frame: SandboxFrame;
   generation: number;
@@ -171,6 +177,7 @@ export class RuntimeHost {
   #phase: RuntimePhase = 'idle';
   #failure = '';
   #running: Running | undefined;
+  #spare: Spare | undefined;
   #generation = 0;
   #nextId = 1;
   #committed: Uint8Array | undefined;
@@ -282,9 +289,17 @@ export class RuntimeHost {
     return () => this.#faultListeners.delete(listener);
   }
 
+  /** Gets ready ahead of the first start: fetches sql.js's wasm and loads a sandbox. */
+  prepare(): void {
+    sqlWasm().catch(() => undefined);
+    this.#prepareSpare();
+  }
+
   /** Removes the sandbox; running and queued calls are answered 503 `runtime_unavailable`. */
   stop(): void {
     this.#generation++;
+    this.#spare?.frame.dispose();
+    this.#spare = undefined;
     this.#teardown('The runtime was stopped.');
     this.#phase = 'stopped';
     this.#failure = 'The runtime was stopped.';
@@ -317,16 +332,9 @@ export class RuntimeHost {
     const step = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, started.then((): never => { throw new Error('The runtime answered before it was asked to start.'); })]);
     try {
       const wasm = await step(sqlWasm());
-      const frame = new SandboxFrame({
-        container: this.#container,
-        code: sandboxCode,
-        onMessage: (data) => {
-          if (generation === this.#generation) this.#receive(data);
-        },
-        onWorkerError: (message) => {
-          if (generation === this.#generation) this.#crashed(message);
-        },
-      });
+      const spare = this.#takeSpare();
+      spare.owner.generation = generation;
+      const frame = spare.frame;
       this.#running = { frame, generation };
       await step(frame.booted);
       const frameReady = performance.now();
@@ -348,6 +356,8 @@ export class RuntimeHost {
       this.#timings = { ...timings, frame: frameReady - began, overall: performance.now() - began };
       this.#phase = 'running';
       this.#pump();
+      // The next (re)start takes a sandbox that has loaded already.
+      setTimeout(() => this.#prepareSpare(), 0);
     } catch (error) {
       if (generation !== this.#generation) return;
       const message = error instanceof Error ? error.message : String(error);
@@ -360,6 +370,35 @@ export class RuntimeHost {
       clearTimeout(deadline);
       if (this.#startWaiter === waiter) this.#startWaiter = undefined;
     }
+  }
+
+  /**
+   * A sandbox made ahead of need: its iframe loads and its worker starts while nothing waits for it,
+   * so a restart (a new generation, a stuck handler) only has to start the app. Its messages go to
+   * whichever generation takes it.
+   */
+  #prepareSpare(): void {
+    if (this.#spare || this.#phase === 'stopped') return;
+    const owner = { generation: -1 };
+    const frame = new SandboxFrame({
+      container: this.#container,
+      code: sandboxCode,
+      onMessage: (data) => {
+        if (owner.generation === this.#generation) this.#receive(data);
+      },
+      onWorkerError: (message) => {
+        if (owner.generation === this.#generation) this.#crashed(message);
+      },
+    });
+    frame.booted.catch(() => undefined);
+    this.#spare = { frame, owner };
+  }
+
+  #takeSpare(): Spare {
+    this.#prepareSpare();
+    const spare = this.#spare!;
+    this.#spare = undefined;
+    return spare;
   }
 
   /** Kills the sandbox and starts again from the committed state; queued calls wait for it. */

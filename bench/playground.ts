@@ -1,0 +1,132 @@
+/**
+ * The playground as a person meets it, in headless Chromium against the built playground: page load to
+ * the first preview painted (cold: a fresh profile with no HTTP cache; warm: a reload), edit to preview
+ * updated, a query's round trip from the preview, and the JavaScript the page loads before anything is
+ * clicked. The playground marks `platform:compile-start` and `platform:preview-ready` (performance marks).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { Browser, Page } from '@playwright/test';
+import { median, percentile, type Row } from './stats';
+
+const ROOT = join(import.meta.dirname, '..');
+const COLD_RUNS = 5;
+const EDITS = 20;
+const QUERIES = 300;
+
+/** The last `platform:preview-ready` mark's time (ms since the page's navigation started), if any after `after`. */
+function readyAfter(page: Page, after: number): Promise<number | undefined> {
+  return page.evaluate((since) => performance.getEntriesByName('platform:preview-ready').map((e) => e.startTime).find((t) => t > since), after);
+}
+
+async function waitForReady(page: Page, after: number): Promise<number> {
+  for (let i = 0; i < 600; i++) {
+    const at = await readyAfter(page, after);
+    if (at !== undefined) return at;
+    await page.waitForTimeout(20);
+  }
+  throw new Error('The preview did not become ready');
+}
+
+/** Cold: a fresh profile opens the playground and a template; warm: the same profile reloads the project. */
+async function firstPreview(browser: Browser, url: string): Promise<{ cold: number[]; warm: number[]; compilerReady: number[]; compileDone: number[]; page: Page }> {
+  const cold: number[] = [];
+  const compilerReady: number[] = [];
+  const compileDone: number[] = [];
+  const warm: number[] = [];
+  let page: Page | undefined;
+  for (let i = 0; i < COLD_RUNS; i++) {
+    const context = await browser.newContext();
+    const current = await context.newPage();
+    await current.goto(url);
+    await current.locator('[data-template="todo"]').click();
+    cold.push(await waitForReady(current, 0));
+    const marks = await current.evaluate(() => Object.fromEntries(['platform:compiler-ready', 'platform:compile-done'].map((name) => [name, performance.getEntriesByName(name)[0]?.startTime ?? NaN])));
+    compilerReady.push(marks['platform:compiler-ready']!);
+    compileDone.push(marks['platform:compile-done']!);
+    await current.frameLocator('iframe.preview-frame').getByRole('heading', { name: 'Todos' }).waitFor();
+    await current.reload();
+    warm.push(await waitForReady(current, 0));
+    if (i === COLD_RUNS - 1) page = current;
+    else await context.close();
+  }
+  return { cold, warm, compilerReady, compileDone, page: page! };
+}
+
+/** Edits the client's heading through CodeMirror and waits for the preview to show it. */
+async function editToPreview(page: Page): Promise<{ total: number[]; compile: number[] }> {
+  await page.getByRole('treeitem', { name: 'main.tsx' }).click();
+  const total: number[] = [];
+  const compile: number[] = [];
+  for (let i = 0; i < EDITS; i++) {
+    const edited = await page.locator('.cm-content').evaluate((el, n) => {
+      const view = (el as unknown as { cmTile: { root: { view: { state: { doc: { toString(): string } }; dispatch(spec: unknown): void } } } }).cmTile.root.view;
+      const text = view.state.doc.toString();
+      const from = text.indexOf('<h1>') + '<h1>'.length;
+      const to = text.indexOf('</h1>');
+      const at = performance.now();
+      view.dispatch({ changes: { from, to, insert: `Todos ${n}` } });
+      return at;
+    }, i);
+    const ready = await waitForReady(page, edited);
+    const started = await page.evaluate((since) => performance.getEntriesByName('platform:compile-start').map((e) => e.startTime).filter((t) => t > since).at(-1), edited);
+    await page.frameLocator('iframe.preview-frame').getByRole('heading', { name: `Todos ${i}` }).waitFor();
+    total.push(ready - edited);
+    if (started !== undefined) compile.push(ready - started);
+  }
+  return { total, compile };
+}
+
+/** `query('todos.list', {})` from inside the preview, one after another, each timed there. */
+async function queryRoundTrips(page: Page): Promise<number[]> {
+  const frame = await (await page.locator('iframe.preview-frame').first().elementHandle())!.contentFrame();
+  if (!frame) throw new Error('No preview frame');
+  return frame.evaluate(async (count) => {
+    const host = (globalThis as unknown as Record<symbol, { call(kind: string, name: string, input: unknown): Promise<unknown> }>)[Symbol.for('platform.client.host')]!;
+    const times: number[] = [];
+    for (let i = 0; i < count + 20; i++) {
+      const start = performance.now();
+      await host.call('query', 'todos.list', {});
+      if (i >= 20) times.push(performance.now() - start);
+    }
+    return times;
+  }, QUERIES);
+}
+
+/** The JavaScript index.html loads before anything is clicked: its module script and modulepreloads. */
+function initialJavaScript(): { raw: number; gzip: number; files: number } {
+  const html = readFileSync(join(ROOT, 'dist/index.html'), 'utf8');
+  const paths = [...html.matchAll(/<(?:script[^>]*src|link[^>]*rel="modulepreload"[^>]*href)="([^"]+\.js)"/g)].map((m) => m[1]!);
+  let raw = 0;
+  let gzip = 0;
+  for (const path of paths) {
+    const bytes = readFileSync(join(ROOT, 'dist', path));
+    raw += bytes.length;
+    gzip += gzipSync(bytes).length;
+  }
+  return { raw, gzip, files: paths.length };
+}
+
+export async function playgroundRows(browser: Browser, url: string): Promise<Row[]> {
+  const { cold, warm, compilerReady, compileDone, page } = await firstPreview(browser, url);
+  const edits = await editToPreview(page);
+  const queries = await queryRoundTrips(page);
+  await page.context().close();
+  const js = initialJavaScript();
+  return [
+    { name: `page load to first preview, cold profile, p50 of ${COLD_RUNS} (goal < 2000)`, value: median(cold), unit: 'ms' },
+    { name: 'page load to first preview, cold profile, max', value: Math.max(...cold), unit: 'ms' },
+    { name: '  of which: page load to compiler ready (esbuild-wasm, TypeScript), p50', value: median(compilerReady), unit: 'ms' },
+    { name: '  of which: page load to first build done (type check, bundles), p50', value: median(compileDone), unit: 'ms' },
+    { name: `page load to first preview, warm (reload), p50 of ${COLD_RUNS}`, value: median(warm), unit: 'ms' },
+    { name: `edit to preview updated, after the ${250} ms quiet window, p50 (goal < 250)`, value: median(edits.compile), unit: 'ms' },
+    { name: 'edit to preview updated, after the quiet window, p95', value: percentile(edits.compile, 95), unit: 'ms' },
+    { name: 'edit to preview updated, including the quiet window, p50', value: median(edits.total), unit: 'ms' },
+    { name: 'edit to preview updated, including the quiet window, p95', value: percentile(edits.total, 95), unit: 'ms' },
+    { name: `query round trip from the preview, p50 of ${QUERIES} (goal < 2)`, value: median(queries), unit: 'ms' },
+    { name: 'query round trip from the preview, p95', value: percentile(queries, 95), unit: 'ms' },
+    { name: `initial JavaScript, ${js.files} files, raw`, value: js.raw, unit: 'bytes' },
+    { name: 'initial JavaScript, gzip', value: js.gzip, unit: 'bytes' },
+  ];
+}
