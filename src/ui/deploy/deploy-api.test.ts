@@ -1,0 +1,60 @@
+/** The Deploy panel's client against a real control plane in process: sign-in, deploy, history, promote, roll back. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createControlPlane, type ControlPlane } from '../../control-plane/control-plane';
+import { build, smallApp, templateFiles } from '../../control-plane/fixtures';
+import { approve, BASE, signIn } from '../../control-plane/test-helpers';
+import { DeployApi, type BuiltArtifact } from './deploy-api';
+
+let work: string;
+let plane: ControlPlane;
+const artifact = async (files: Record<string, string>): Promise<BuiltArtifact> => {
+  const built = await build(files);
+  return { artifactId: built.id, record: built.record, files: Object.fromEntries(built.files) };
+};
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'platform-ui-deploy-'));
+  plane = await createControlPlane({ dataDir: work, devicePollMs: 5 });
+});
+afterAll(async () => {
+  await plane.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+it('signs in by device code, deploys, lists, promotes and rolls back', async () => {
+  const api = new DeployApi(BASE, (request) => Promise.resolve(plane.app.request(request)));
+  const started = await api.startDeviceLogin();
+  if (!started.ok) throw new Error(started.message);
+  expect(await api.pollDeviceLogin(started.value.deviceCode)).toEqual({ ok: false, pending: true });
+  await approve(plane, started.value.userCode, 'ui-builder');
+  expect(await api.pollDeviceLogin(started.value.deviceCode)).toMatchObject({ ok: true, value: { name: 'ui-builder' } });
+  const app = await api.ensureApp('project-1', 'endpoints');
+  if (!app.ok) throw new Error(app.message);
+  const first = await artifact(templateFiles('endpoints'));
+  const deployed = await api.deploy(app.value.id, first);
+  expect(deployed).toMatchObject({ ok: true, value: { url: app.value.urls.preview, deployment: { environment: 'preview', state: 'completed' } } });
+  const receipt = deployed.ok ? deployed.value.deployment.receiptId! : '';
+  expect((await api.promote(app.value.id, { receiptId: receipt })).ok).toBe(true);
+  const other = await artifact(smallApp({ storage: false, name: 'endpoints' }));
+  expect((await api.deploy(app.value.id, other)).ok).toBe(true);
+  expect((await api.promote(app.value.id)).ok).toBe(true);
+  expect((await api.rollback(app.value.id, first.artifactId)).ok).toBe(true);
+  const history = await api.deployments(app.value.id);
+  expect(history.ok && history.value.map((d) => d.kind)).toEqual(['rollback', 'promote', 'deploy', 'promote', 'deploy']);
+  const refused = await api.rollback(app.value.id, `sha256:${'f'.repeat(64)}`);
+  expect(refused).toMatchObject({ ok: false, code: 'no_deployment' });
+}, 60_000);
+
+it('accepts a pasted token only when the control plane does, and says when it cannot be reached', async () => {
+  const api = new DeployApi(BASE, (request) => Promise.resolve(plane.app.request(request)));
+  expect(await api.useToken('not a token')).toMatchObject({ ok: false });
+  expect(await api.useToken(`xst_${'A'.repeat(43)}`)).toMatchObject({ ok: false, code: 'unauthorized' });
+  expect(await api.useToken(await signIn(plane, 'pasted'))).toMatchObject({ ok: true, value: { name: 'pasted' } });
+  const down = new DeployApi('http://127.0.0.1:9', () => Promise.reject(new TypeError('fetch failed')));
+  const answer = await down.startDeviceLogin();
+  expect(answer.ok).toBe(false);
+  expect(!answer.ok && answer.message).toContain('npm start');
+});

@@ -1,0 +1,163 @@
+/**
+ * The Deploy panel's client of the control plane: the core's `ControlClient` over the browser's fetch,
+ * with the credential and the app of each project kept in localStorage (the playground's own origin;
+ * apps run in opaque-origin sandboxes and cannot read it).
+ */
+import type { ArtifactRecord } from '../../core/build/artifact';
+import { encodeBase64 } from '../../core/deploy/base64';
+import { ControlClient, type ControlOutcome } from '../../core/deploy/client';
+import { controlUrlProblem, SERVICE_TOKEN, SESSION_TOKEN, type Environment } from '../../core/deploy/ids';
+import {
+  DEFAULT_CONTROL_URL,
+  isApp,
+  isBuilder,
+  isDeployment,
+  isDeviceAuthorization,
+  type AppInfo,
+  type BuilderInfo,
+  type DeploymentInfo,
+  type DeviceAuthorization,
+} from '../../core/deploy/protocol';
+
+export { DEFAULT_CONTROL_URL, controlUrlProblem };
+
+/** What the panel deploys: the artifact as the compiler made it (`compile(files, 'build')` plus its record). */
+export interface BuiltArtifact {
+  artifactId: string;
+  record: ArtifactRecord;
+  /** Artifact path → bytes (`client/index.html`, `server/index.js`, …). */
+  files: Record<string, Uint8Array>;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; message: string; code?: string };
+
+function result<T>(outcome: ControlOutcome<T>): Result<T> {
+  switch (outcome.kind) {
+    case 'ok':
+      return { ok: true, value: outcome.body };
+    case 'refused':
+      return { ok: false, message: outcome.error.message, code: outcome.error.code };
+    case 'untrusted':
+      return { ok: false, message: `${outcome.message} Is this a platform control plane?` };
+    case 'unreachable':
+      return { ok: false, message: `${outcome.message} Start it with npm start (or npm run control-plane).` };
+  }
+}
+
+const storage = (): Storage | undefined => (typeof localStorage === 'undefined' ? undefined : localStorage);
+const CONTROL_URL_KEY = 'platform.deploy.controlUrl';
+const credentialKey = (controlUrl: string) => `platform.deploy.credential:${controlUrl}`;
+const appKey = (controlUrl: string, project: string) => `platform.deploy.app:${controlUrl}:${project}`;
+
+export function savedControlUrl(): string {
+  return storage()?.getItem(CONTROL_URL_KEY) ?? DEFAULT_CONTROL_URL;
+}
+
+export function saveControlUrl(url: string): void {
+  storage()?.setItem(CONTROL_URL_KEY, url);
+}
+
+export class DeployApi {
+  readonly controlUrl: string;
+  #client: ControlClient;
+
+  constructor(controlUrl: string, fetchImpl: (request: Request) => Promise<Response> = (request) => fetch(request)) {
+    this.controlUrl = controlUrl;
+    const token = storage()?.getItem(credentialKey(controlUrl)) ?? undefined;
+    this.#client = new ControlClient(controlUrl, fetchImpl, token);
+  }
+
+  get signedIn(): boolean {
+    return Boolean(storage()?.getItem(credentialKey(this.controlUrl)));
+  }
+
+  #useToken(token: string | undefined): void {
+    this.#client = this.#client.withToken(token);
+    if (token) storage()?.setItem(credentialKey(this.controlUrl), token);
+    else storage()?.removeItem(credentialKey(this.controlUrl));
+  }
+
+  async whoami(): Promise<Result<BuilderInfo>> {
+    const answer = result(await this.#client.request<{ builder: BuilderInfo }>('GET', '/v0/auth/whoami', { check: (b) => isBuilder(b.builder) }));
+    return answer.ok ? { ok: true, value: answer.value.builder } : answer;
+  }
+
+  /** Uses a pasted token (a service token, or a session) once the control plane accepts it. */
+  async useToken(token: string): Promise<Result<BuilderInfo>> {
+    const trimmed = token.trim();
+    if (!SERVICE_TOKEN.test(trimmed) && !SESSION_TOKEN.test(trimmed)) return { ok: false, message: 'That is not a platform token (xst_ or xbs_ followed by 43 characters).' };
+    const previous = storage()?.getItem(credentialKey(this.controlUrl)) ?? undefined;
+    this.#useToken(trimmed);
+    const who = await this.whoami();
+    if (!who.ok) this.#useToken(previous);
+    return who;
+  }
+
+  startDeviceLogin(): Promise<Result<DeviceAuthorization>> {
+    return this.#client.withToken(undefined).request<DeviceAuthorization>('POST', '/v0/auth/device', { body: {}, check: isDeviceAuthorization }).then(result);
+  }
+
+  /** Polls once: the builder when approved, `pending` while waiting. */
+  async pollDeviceLogin(deviceCode: string): Promise<Result<BuilderInfo> | { ok: false; pending: true }> {
+    const answer = result(await this.#client.withToken(undefined).request<{ token: string; builder: BuilderInfo }>('POST', '/v0/auth/device/token', {
+      body: { deviceCode },
+      check: (b) => typeof b.token === 'string' && SESSION_TOKEN.test(b.token) && isBuilder(b.builder),
+    }));
+    if (!answer.ok) return answer.code === 'authorization_pending' ? { ok: false, pending: true } : answer;
+    this.#useToken(answer.value.token);
+    return { ok: true, value: answer.value.builder };
+  }
+
+  async signOut(): Promise<void> {
+    await this.#client.request('POST', '/v0/auth/logout', { check: () => true });
+    this.#useToken(undefined);
+  }
+
+  /** The app this project deploys to, made on first use. */
+  async ensureApp(project: string, name: string): Promise<Result<AppInfo>> {
+    const known = storage()?.getItem(appKey(this.controlUrl, project));
+    if (known) {
+      const found = result(await this.#client.request<{ app: AppInfo }>('GET', `/v0/apps/${known}`, { check: (b) => isApp(b.app) }));
+      if (found.ok) return { ok: true, value: found.value.app };
+      if (found.code !== 'app_not_found' && found.code !== 'app_deleted' && found.code !== 'not_owner') return found;
+    }
+    const created = result(await this.#client.request<{ app: AppInfo }>('POST', '/v0/apps', { body: { name }, check: (b) => isApp(b.app) }));
+    if (!created.ok) return created;
+    storage()?.setItem(appKey(this.controlUrl, project), created.value.app.id);
+    return { ok: true, value: created.value.app };
+  }
+
+  async app(appId: string): Promise<Result<AppInfo>> {
+    const found = result(await this.#client.request<{ app: AppInfo }>('GET', `/v0/apps/${appId}`, { check: (b) => isApp(b.app) }));
+    return found.ok ? { ok: true, value: found.value.app } : found;
+  }
+
+  knownApp(project: string): string | undefined {
+    return storage()?.getItem(appKey(this.controlUrl, project)) ?? undefined;
+  }
+
+  async deploy(appId: string, artifact: BuiltArtifact, environment: Environment = 'preview'): Promise<Result<{ deployment: DeploymentInfo; url: string }>> {
+    const blobs: Record<string, string> = {};
+    for (const [path, bytes] of Object.entries(artifact.files)) {
+      const entry = artifact.record.files[path];
+      if (entry) blobs[entry.sha256] = encodeBase64(bytes);
+    }
+    return result(await this.#client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/deployments`, {
+      body: { environment, artifact: { id: artifact.artifactId, record: artifact.record, blobs } },
+      check: (b) => isDeployment(b.deployment) && typeof b.url === 'string',
+    }));
+  }
+
+  async deployments(appId: string, limit = 20): Promise<Result<DeploymentInfo[]>> {
+    const listed = result(await this.#client.request<{ deployments: DeploymentInfo[] }>('GET', `/v0/apps/${appId}/deployments?limit=${limit}`, { check: (b) => Array.isArray(b.deployments) && b.deployments.every(isDeployment) }));
+    return listed.ok ? { ok: true, value: listed.value.deployments } : listed;
+  }
+
+  async promote(appId: string, choice: { receiptId?: string; artifactId?: string } = {}): Promise<Result<{ deployment: DeploymentInfo; url: string }>> {
+    return result(await this.#client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/promote`, { body: choice, check: (b) => isDeployment(b.deployment) && typeof b.url === 'string' }));
+  }
+
+  async rollback(appId: string, artifactId: string, environment: Environment = 'production'): Promise<Result<{ deployment: DeploymentInfo; url: string }>> {
+    return result(await this.#client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/rollback`, { body: { artifactId, environment }, check: (b) => isDeployment(b.deployment) && typeof b.url === 'string' }));
+  }
+}
