@@ -65,6 +65,7 @@ printTable('Foundation: manifest and CLI', rows);
 printTable('Runtime: table API against raw sql.js (same run, same schema)', await tableRows());
 printTable('Tests: platform test per template', templateTestRows(['todo', 'files', 'team-board', 'endpoints']));
 printTable('Share links: size per template, encode and decode p50', await (await import('./share')).shareRows());
+printTable('Control plane: deploy latency, and a hosted query under 50 connections on loopback', await (await import('./deploy')).deployRows());
 
 // The compiler, in Node and in the browser worker, for each project.
 const projects = benchProjects();
