@@ -41,3 +41,15 @@ export async function replaceFile(page: Page, name: string, edit: (text: string)
   await expect(page.getByRole('tab', { name: new RegExp(name.replace('.', '\\.')) })).toHaveAttribute('aria-selected', 'true');
   await replaceEditorText(page, edit(await editorText(page)));
 }
+
+/** The number of the build the first preview shows (0 before the first). */
+export async function generationShown(page: Page): Promise<number> {
+  return Number((await page.locator('.preview').first().getAttribute('data-generation')) ?? 0);
+}
+
+/** Does `change` (an edit), then waits until a newer build than before is in the preview. */
+export async function afterRebuild(page: Page, change: () => Promise<void>): Promise<void> {
+  const before = await generationShown(page);
+  await change();
+  await expect.poll(() => generationShown(page), { timeout: 60_000 }).toBeGreaterThan(before);
+}

@@ -135,6 +135,7 @@ export function Playground({ project, state, compiler, theme }: { project: Proje
                   performance.mark('platform:preview-ready', { detail: { generation: generation?.number } });
                   session.log('preview.ready', { generation: generation?.number });
                 },
+                onNotice: (message) => session.log('preview.notice', { message }),
                 onUnresponsive: () => session.log('preview.unresponsive', { message: 'The preview stopped responding (a loop in client code?); it reloads with the next build.' }),
               }}
             />

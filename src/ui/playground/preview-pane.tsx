@@ -29,7 +29,7 @@ function OnePreview({ persona, generation, runtime, events, frames }: { persona:
       },
     });
     frames.set(persona, frame);
-    if (generation) frame.load({ code: generation.clientCode, css: generation.clientCss, title: generation.manifest.app?.title ?? generation.manifest.name, lang: generation.manifest.app?.language ?? 'en' });
+    if (generation) frame.load({ code: generation.clientCode, css: generation.clientCss, title: generation.manifest.app?.title ?? generation.manifest.name, lang: generation.manifest.app?.language ?? 'en', publicFiles: generation.publicFiles });
     return () => {
       frames.delete(persona);
       frame.destroy();
@@ -38,7 +38,7 @@ function OnePreview({ persona, generation, runtime, events, frames }: { persona:
   }, [persona, generation?.number, runtime, stopped, attempt]);
   useEffect(() => setStopped(false), [generation?.number]);
   return (
-    <div class="preview" data-persona={persona}>
+    <div class="preview" data-persona={persona} data-generation={generation?.number ?? 0}>
       <div class="preview-label">
         as <strong>{persona}</strong>
       </div>

@@ -7,7 +7,8 @@ import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnos
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { CompileResult, CompilerClient } from '../compiler-client';
-import { clearState, saveProject, saveState, type Project } from '../projects/store';
+import { clearPendingImport, clearRecovery, clearState, loadRecovery, saveProject, saveRecovery, saveState, type Project, type RecoveryCopy } from '../projects/store';
+import type { InspectAnswer, InspectQuery } from '../runtime/runtime-host';
 
 export const QUIET_WINDOW_MS = 250;
 const SAVE_DELAY_MS = 400;
@@ -20,6 +21,8 @@ export interface Generation {
   serverCode: string;
   clientCode: string;
   clientCss?: string;
+  /** The app's public/ files (path under public/ → text), served at / in the previews. */
+  publicFiles: Record<string, string>;
 }
 
 export type DevEvent = { protocol: 'platform.dev.v0'; kind: string; at: number } & Record<string, unknown>;
@@ -34,6 +37,25 @@ export interface SessionState {
   stale: boolean;
   events: DevEvent[];
   timings?: CompileResult['timings'];
+  /** When "Reset data" last kept a copy of the data it dropped (restorable). */
+  recovery?: { savedAt: number };
+  /** A message about the project's data (an import from a share link, a restore), until dismissed. */
+  notice?: SessionNotice;
+}
+
+export interface SessionNotice {
+  tone: 'info' | 'error';
+  message: string;
+  /** A diagnostic code (DG1824) and its detail.code, when the notice reports one. */
+  code?: string;
+  detailCode?: string;
+}
+
+export interface SessionOptions {
+  /** False for a scratch project (embed mode): nothing is written to IndexedDB. True by default. */
+  persist?: boolean;
+  /** A platform.state-export.v0 document (JSON text) to import once the runtime first starts. */
+  pendingImport?: string;
 }
 
 /** The runtime the session drives (RuntimeHost implements it). */
@@ -45,6 +67,7 @@ export interface SessionRuntime {
   readonly committedState: Uint8Array | undefined;
   /** 'running' while the last start succeeded and the sandbox is up. */
   readonly phase: string;
+  inspect<K extends InspectQuery['kind']>(query: Extract<InspectQuery, { kind: K }>): Promise<InspectAnswer<K>>;
 }
 
 export class ProjectSession {
@@ -59,17 +82,34 @@ export class ProjectSession {
   /** The app's committed database as last handed over (or loaded from IndexedDB). */
   #committed: Uint8Array | undefined;
   readonly #unsubscribe: () => void;
+  readonly #persist: boolean;
+  #pendingImport: string | undefined;
+  /** The recovery copy of a scratch project (not persisted), or the last one saved. */
+  #recovery: RecoveryCopy | undefined;
 
-  constructor(project: Project, compiler: CompilerClient, runtime: SessionRuntime, initialState?: Uint8Array) {
+  constructor(project: Project, compiler: CompilerClient, runtime: SessionRuntime, initialState?: Uint8Array, options: SessionOptions = {}) {
     this.#state = { project, compile: 'loading', diagnostics: [], stale: false, events: [] };
     this.#compiler = compiler;
     this.#runtime = runtime;
     this.#committed = initialState;
+    this.#persist = options.persist ?? true;
+    this.#pendingImport = options.pendingImport;
     this.#unsubscribe = runtime.onCommit((state) => {
       this.#committed = state;
-      void saveState(project.id, state);
+      if (this.#persist) void saveState(project.id, state);
     });
+    if (this.#persist)
+      void loadRecovery(project.id).then((copy) => {
+        if (!copy || this.#recovery) return;
+        this.#recovery = copy;
+        this.#set({ recovery: { savedAt: copy.savedAt } });
+      });
     this.#scheduleCompile(0);
+  }
+
+  /** Whether edits and data are kept in IndexedDB (false in embed mode). */
+  get persistent(): boolean {
+    return this.#persist;
   }
 
   get state(): SessionState {
@@ -95,7 +135,7 @@ export class ProjectSession {
   #updateProject(patch: Partial<Project>, recompile: boolean, focus?: string): void {
     this.#set({ project: { ...this.#state.project, ...patch } });
     clearTimeout(this.#saveTimer);
-    this.#saveTimer = setTimeout(() => void saveProject(this.#state.project), SAVE_DELAY_MS);
+    if (this.#persist) this.#saveTimer = setTimeout(() => void saveProject(this.#state.project), SAVE_DELAY_MS);
     if (recompile) {
       this.#focus = focus;
       this.#scheduleCompile(QUIET_WINDOW_MS);
@@ -144,7 +184,7 @@ export class ProjectSession {
   /** Saves now (Mod-s); autosave does the same after a short delay. */
   async save(): Promise<void> {
     clearTimeout(this.#saveTimer);
-    await saveProject(this.#state.project);
+    if (this.#persist) await saveProject(this.#state.project);
   }
 
   #scheduleCompile(delay: number): void {
@@ -185,6 +225,7 @@ export class ProjectSession {
       serverCode: decoder.decode(result.files!['server/index.js']),
       clientCode: decoder.decode(result.files!['client/app.js']),
       ...(result.files!['client/app.css'] ? { clientCss: decoder.decode(result.files!['client/app.css']) } : {}),
+      publicFiles: Object.fromEntries(Object.entries(files).filter(([path]) => path.startsWith('public/')).map(([path, text]) => [path.slice('public/'.length), text])),
     };
     // A client-only edit leaves the server and the manifest as they were: the running runtime (and its
     // uncommitted-to-disk state) serves the new client as it is; only the previews reload.
@@ -213,25 +254,118 @@ export class ProjectSession {
       this.#set({ compile: 'failed', diagnostics: [d, ...diagnostics], stale: previous !== undefined, timings: result.timings });
       return;
     }
+    // A share link's data goes in before the previews first load, so they show it.
+    if (this.#pendingImport !== undefined) await this.#importPending(this.#pendingImport);
     this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total) });
     this.#set({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
   }
 
-  /** Starts over with empty data (the committed state is dropped). */
+  async #importPending(text: string): Promise<void> {
+    this.#pendingImport = undefined;
+    const result = await this.importState(text);
+    if (this.#persist) await clearPendingImport(this.#state.project.id);
+    if (result.kind === 'import-state') {
+      const rows = Object.values(result.counts).reduce((a, b) => a + b, 0);
+      this.#set({ notice: { tone: 'info', message: `The link's data was imported: ${rows} record${rows === 1 ? '' : 's'}.` } });
+    } else {
+      this.#set({ notice: { tone: 'error', message: `The link's data could not be imported: ${result.message}`, ...noticeCodes(result) } });
+    }
+  }
+
+  /** Runs an inspection in the app's runtime (the data browser). */
+  inspect<K extends InspectQuery['kind']>(query: Extract<InspectQuery, { kind: K }>): Promise<InspectAnswer<K>> {
+    return this.#runtime.inspect(query);
+  }
+
+  /** Replaces the app's records with a platform.state-export.v0 document's (all or nothing). */
+  async importState(text: string): Promise<InspectAnswer<'import-state'>> {
+    const result = await this.#runtime.inspect({ kind: 'import-state', text });
+    if (result.kind === 'import-state') {
+      await this.#runtime.flush();
+      this.log('state.imported', { counts: result.counts });
+      this.#reloadPreviews();
+    } else {
+      this.log('state.import.refused', { code: result.diagnostic?.code ?? 'refused', message: result.message, ...(result.diagnostic?.detail?.code ? { detailCode: result.diagnostic.detail.code } : {}) });
+    }
+    return result;
+  }
+
+  /** The same generation again under a new number: the previews reload and show the data as it is now. */
+  #reloadPreviews(): void {
+    const generation = this.#state.generation;
+    if (generation) this.#set({ generation: { ...generation, number: ++this.#generations } });
+  }
+
+  dismissNotice(): void {
+    this.#set({ notice: undefined });
+  }
+
+  /**
+   * Starts over with empty data. The committed state it drops is kept first as the recovery copy
+   * (replacing the previous one), which `restoreRecovery` brings back. Empty data keeps no copy.
+   */
   async resetData(): Promise<void> {
     // Commits the sandbox has not exported yet land first, so none arrives after the reset.
     await this.#runtime.flush();
+    const dropped = this.#runtime.committedState ?? this.#committed;
+    if (dropped) {
+      const copy: RecoveryCopy = { state: dropped.slice(), savedAt: Date.now() };
+      if (this.#persist) await saveRecovery(this.#state.project.id, copy);
+      this.#recovery = copy;
+      this.#set({ recovery: { savedAt: copy.savedAt } });
+    }
+    this.log('state.reset', { recoveryCopy: dropped ? dropped.length : 0 });
     this.#committed = undefined;
-    await clearState(this.#state.project.id);
+    if (this.#persist) await clearState(this.#state.project.id);
     const generation = this.#state.generation;
     if (generation) await this.#runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode });
     this.#scheduleCompile(0);
+  }
+
+  /**
+   * Brings back the data the last reset dropped: the runtime restarts on the recovery copy, which
+   * becomes the committed state (and is then discarded). Refused when the copy's schema no longer
+   * matches the app (the runtime keeps its current data).
+   */
+  async restoreRecovery(): Promise<{ ok: true } | { ok: false; message: string }> {
+    const copy = this.#recovery;
+    const generation = this.#state.generation;
+    if (!copy) return { ok: false, message: 'There is no recovery copy.' };
+    if (!generation) return { ok: false, message: 'The app is not running: fix the build first.' };
+    await this.#runtime.flush();
+    const current = this.#runtime.committedState ?? this.#committed;
+    try {
+      await this.#runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: copy.state });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await this.#runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, ...(current ? { state: current } : {}) }).catch(() => undefined);
+      this.#set({ notice: { tone: 'error', message: `The recovery copy could not be restored: ${message}` } });
+      return { ok: false, message };
+    }
+    this.#committed = copy.state;
+    this.#recovery = undefined;
+    if (this.#persist) {
+      await saveState(this.#state.project.id, copy.state);
+      await clearRecovery(this.#state.project.id);
+    }
+    this.log('state.restored', { savedAt: new Date(copy.savedAt).toISOString() });
+    this.#set({ recovery: undefined, notice: { tone: 'info', message: `The data from before the reset (${new Date(copy.savedAt).toLocaleTimeString()}) was restored.` } });
+    this.#reloadPreviews();
+    return { ok: true };
   }
 
   dispose(): void {
     clearTimeout(this.#compileTimer);
     clearTimeout(this.#saveTimer);
     this.#unsubscribe();
-    void saveProject(this.#state.project);
+    if (this.#persist) void saveProject(this.#state.project);
   }
+}
+
+/** The diagnostic code and detail.code of a refusal, for a notice. */
+export function noticeCodes(result: { diagnostic?: { code: string; detail?: Record<string, unknown> } }): Pick<SessionNotice, 'code' | 'detailCode'> {
+  const d = result.diagnostic;
+  if (!d) return {};
+  const detailCode = d.detail?.code;
+  return { code: d.code, ...(typeof detailCode === 'string' ? { detailCode } : {}) };
 }

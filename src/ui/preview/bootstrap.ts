@@ -20,15 +20,71 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     call: (kind, name, input) => request({ type: 'call', kind, name, input }),
     subscribe(listener) { listeners.add(listener); return () => listeners.delete(listener); },
   };
+  // The app's public/ files: path → { url (blob:), type }.
+  const assets = new Map();
+  // Streamed bodies: request id → the ReadableStream's controller.
+  const bodies = new Map();
   const nativeFetch = globalThis.fetch;
   globalThis.fetch = async (input, init) => {
     const req = new Request(input instanceof Request ? input : new URL(String(input), 'http://app.local/'), init);
     const url = new URL(req.url);
     if (url.origin !== 'http://app.local') return nativeFetch(req);
+    const asset = (req.method === 'GET' || req.method === 'HEAD') && assets.get(url.pathname);
+    if (asset) return new Response(req.method === 'HEAD' ? null : asset.blob, { status: 200, headers: { 'content-type': asset.type } });
     const body = req.method === 'GET' || req.method === 'HEAD' ? null : await req.arrayBuffer();
-    const answer = await request({ type: 'fetch', method: req.method, path: url.pathname + url.search, headers: [...req.headers], body }, body ? [body] : []);
-    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+    const head = await request({ type: 'fetch', method: req.method, path: url.pathname + url.search, headers: [...req.headers], body }, body ? [body] : []);
+    // The body arrives in chunks as the runtime sends them (a stream() keeps flowing).
+    const stream = head.hasBody ? new ReadableStream({
+      start(controller) { bodies.set(head.id, controller); },
+      cancel() { bodies.delete(head.id); port.postMessage({ type: 'cancel-body', id: head.id }); },
+    }) : null;
+    return new Response(stream, { status: head.status, headers: head.headers });
   };
+  const APP = 'http://app.local';
+  const appUrl = (value) => {
+    try {
+      const url = new URL(value, APP + '/');
+      return url.origin === APP ? url : undefined;
+    } catch (error) {
+      return undefined;
+    }
+  };
+  // public/ files referenced by src, href (stylesheets, icons) or poster load from blob: URLs.
+  const ATTRIBUTES = ['src', 'poster', 'href'];
+  const rewrite = (element) => {
+    for (const name of ATTRIBUTES) {
+      if (name === 'href' && element.localName !== 'link') continue;
+      const value = element.getAttribute(name);
+      if (!value || value.startsWith('blob:')) continue;
+      const url = appUrl(value);
+      const asset = url && assets.get(url.pathname);
+      if (asset) element.setAttribute(name, asset.url);
+    }
+  };
+  const scan = (root) => {
+    if (root.nodeType !== 1) return;
+    rewrite(root);
+    root.querySelectorAll('[src],[poster],link[href]').forEach(rewrite);
+  };
+  new MutationObserver((records) => {
+    for (const record of records) {
+      if (record.type === 'attributes') rewrite(record.target);
+      else record.addedNodes.forEach(scan);
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ATTRIBUTES });
+  // A click on a link is not followed by the frame (it would leave the app): a link into the app is
+  // fetched as this persona and offered as a download by the playground; others are reported. Only
+  // a person's click counts (isTrusted), never a script's.
+  addEventListener('click', (event) => {
+    const link = event.target instanceof Element ? event.target.closest('a[href]') : null;
+    if (!link || event.defaultPrevented || !event.isTrusted) return;
+    const href = link.getAttribute('href');
+    if (href.startsWith('#')) return;
+    event.preventDefault();
+    const url = appUrl(href);
+    if (url) port.postMessage({ type: 'download', path: url.pathname + url.search, name: link.getAttribute('download') || '' });
+    else port.postMessage({ type: 'external-link', href: String(link.href) });
+  });
   const report = (message) => port && port.postMessage({ type: 'client-error', message: String(message) });
   addEventListener('error', (event) => report(event.message));
   addEventListener('unhandledrejection', (event) => report(event.reason && event.reason.message || event.reason));
@@ -38,18 +94,30 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     port.onmessage = ({ data }) => {
       if (data.type === 'ping') return port.postMessage({ type: 'pong', at: data.at });
       if (data.type === 'refresh') return listeners.forEach((listener) => listener(data.wrote));
+      if (data.type === 'body-chunk' || data.type === 'body-end' || data.type === 'body-error') {
+        const controller = bodies.get(data.id);
+        if (!controller) return;
+        if (data.type === 'body-chunk') return controller.enqueue(new Uint8Array(data.chunk));
+        bodies.delete(data.id);
+        return data.type === 'body-end' ? controller.close() : controller.error(new Error(data.message));
+      }
       const waiter = pending.get(data.id);
       if (!waiter) return;
       pending.delete(data.id);
       if (data.type === 'error') waiter.reject(Object.assign(new Error(data.error.message), data.error));
       else waiter.resolve(data.type === 'response' ? data : data.result);
     };
+    for (const [path, file] of Object.entries(event.data.assets || {})) {
+      const blob = new Blob([file.text], { type: file.type });
+      assets.set(path, { blob, type: file.type, url: URL.createObjectURL(blob) });
+    }
     if (event.data.css) {
       const style = document.createElement('style');
       style.textContent = event.data.css;
       document.head.appendChild(style);
     }
     try {
+      scan(document.documentElement);
       await import(URL.createObjectURL(new Blob([event.data.code], { type: 'text/javascript' })));
       port.postMessage({ type: 'loaded' });
     } catch (error) {

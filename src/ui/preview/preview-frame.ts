@@ -19,9 +19,53 @@ export interface PreviewEvents {
   onLoaded?(): void;
   /** The preview stopped answering its heartbeat (a loop in client code). */
   onUnresponsive?(): void;
+  /** Something the person should know that is not an error (a download made, a link not followed). */
+  onNotice?(message: string): void;
 }
 
 const HEARTBEAT_MS = 1000;
+
+interface Asset {
+  text: string;
+  type: string;
+}
+
+const TYPES: Record<string, string> = {
+  svg: 'image/svg+xml', css: 'text/css', js: 'text/javascript', mjs: 'text/javascript', json: 'application/json', txt: 'text/plain',
+  html: 'text/html', md: 'text/markdown', csv: 'text/csv', xml: 'application/xml', webmanifest: 'application/manifest+json',
+};
+
+/** The app's public/ files by the path they are served at (`public/logo.svg` at `/logo.svg`). */
+function publicAssets(files: Record<string, string>): Record<string, Asset> {
+  const assets: Record<string, Asset> = {};
+  for (const [path, text] of Object.entries(files)) {
+    const type = TYPES[path.slice(path.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream';
+    assets[`/${path}`] = { text, type: type.startsWith('text/') ? `${type}; charset=utf-8` : type };
+  }
+  return assets;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The file name a Content-Disposition header gives, if any. */
+function dispositionName(header: string | null): string | undefined {
+  if (!header) return undefined;
+  const encoded = /filename\*=(?:UTF-8'')?([^;]+)/i.exec(header);
+  if (encoded) {
+    try {
+      return decodeURIComponent(encoded[1]!.trim().replace(/^"|"$/g, ''));
+    } catch {
+      // fall through to the plain form
+    }
+  }
+  return /filename="?([^";]+)"?/i.exec(header)?.[1]?.trim();
+}
 
 export class PreviewFrame {
   readonly iframe: HTMLIFrameElement;
@@ -33,6 +77,9 @@ export class PreviewFrame {
   #lastPong = Date.now();
   /** The port handed to the preview when its document has loaded. */
   #pending: MessagePort | undefined;
+  /** Response bodies being sent to the preview, by request id. */
+  readonly #bodies = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
+  #assets: Record<string, Asset> = {};
 
   constructor(container: HTMLElement, persona: PersonaName, runtime: PreviewRuntime, events: PreviewEvents = {}) {
     this.persona = persona;
@@ -49,13 +96,14 @@ export class PreviewFrame {
     container.appendChild(this.iframe);
   }
 
-  /** Loads (or reloads) the client bundle. */
-  load(app: { code: string; css?: string; title: string; lang: string }): void {
+  /** Loads (or reloads) the client bundle; `publicFiles` (path under public/ → text) are served at /. */
+  load(app: { code: string; css?: string; title: string; lang: string; publicFiles?: Record<string, string> }): void {
     const port = this.#pending;
+    this.#assets = publicAssets(app.publicFiles ?? {});
     this.iframe.onload = () => {
       if (!port) return;
       this.#pending = undefined;
-      this.iframe.contentWindow?.postMessage({ type: 'init', code: app.code, css: app.css }, '*', [port]);
+      this.iframe.contentWindow?.postMessage({ type: 'init', code: app.code, css: app.css, assets: this.#assets }, '*', [port]);
       this.#startHeartbeat();
     };
     this.iframe.srcdoc = previewDocument(app.lang, app.title);
@@ -109,17 +157,76 @@ export class PreviewFrame {
           ...(message.body ? { body: message.body as ArrayBuffer } : {}),
         });
         const response = await this.#runtime.fetch(this.persona, request);
-        const body = await response.arrayBuffer();
         this.#events.onCall?.({ persona: this.persona, operation: `${method} ${new URL(request.url).pathname}`, status: response.status, durationMs: performance.now() - started });
-        this.#port.postMessage({ type: 'response', id, status: response.status, headers: [...response.headers], body }, [body]);
+        this.#port.postMessage({ type: 'response', id, status: response.status, headers: [...response.headers], hasBody: response.body !== null });
+        if (response.body) void this.#pump(id, response.body.getReader());
         return;
       }
+      case 'cancel-body':
+        void this.#bodies.get(Number(message.id))?.cancel();
+        this.#bodies.delete(Number(message.id));
+        return;
+      case 'download':
+        void this.#download(String(message.path), typeof message.name === 'string' ? message.name : '');
+        return;
+      case 'external-link':
+        this.#events.onNotice?.(`The preview does not follow links out of the app (${String(message.href).slice(0, 200)}).`);
+        return;
       default:
         return;
     }
   }
 
+  /** Sends a response body to the preview as it is read: a stream keeps flowing chunk by chunk. */
+  async #pump(id: number, reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    this.#bodies.set(id, reader);
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const chunk = value.slice().buffer;
+        this.#port.postMessage({ type: 'body-chunk', id, chunk }, [chunk]);
+      }
+      this.#port.postMessage({ type: 'body-end', id });
+    } catch (error) {
+      this.#port.postMessage({ type: 'body-error', id, message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      this.#bodies.delete(id);
+    }
+  }
+
+  /**
+   * A link into the app that a person clicked in the preview: a public file, or what the app answers
+   * to GET as this persona, saved as a download (the preview itself cannot navigate or download).
+   */
+  async #download(path: string, name: string): Promise<void> {
+    const url = new URL(path, 'http://app.local/');
+    const asset = this.#assets[url.pathname];
+    let blob: Blob;
+    let filename = name || safeDecode(url.pathname.split('/').pop() || '') || 'download';
+    if (asset) blob = new Blob([asset.text], { type: asset.type });
+    else {
+      const started = performance.now();
+      const response = await this.#runtime.fetch(this.persona, new Request(url, { method: 'GET' }));
+      this.#events.onCall?.({ persona: this.persona, operation: `GET ${url.pathname}`, status: response.status, durationMs: performance.now() - started });
+      if (!response.ok) {
+        this.#events.onNotice?.(`GET ${url.pathname} answered ${response.status}: nothing to download.`);
+        return;
+      }
+      blob = await response.blob();
+      filename = name || dispositionName(response.headers.get('content-disposition')) || filename;
+    }
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(blob);
+    link.download = filename;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+    this.#events.onNotice?.(`Downloaded ${filename} (${blob.size} bytes) from ${url.pathname}.`);
+  }
+
   destroy(): void {
+    for (const reader of this.#bodies.values()) void reader.cancel();
+    this.#bodies.clear();
     clearInterval(this.#heartbeat);
     this.#port.close();
     this.iframe.remove();
