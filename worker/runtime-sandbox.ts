@@ -13,7 +13,7 @@
  * export never runs while a call is running (sql.js refuses to export inside a transaction).
  */
 import initSqlJs from 'sql.js';
-import { sqlJsFactory } from '../src/adapters/sqljs/sqljs-driver';
+import { SqlJsDriver, sqlJsFactory } from '../src/adapters/sqljs/sqljs-driver';
 import { randomId, systemClock } from '../src/core/runtime/clock';
 import { failedCall } from '../src/core/runtime/outcome';
 import { isPersona, personaAuth, type Auth, type PersonaName } from '../src/core/runtime/personas';
@@ -23,6 +23,7 @@ import { loadModuleMap } from '../src/core/testing/locate';
 import { runTestFile } from '../src/core/testing/run-file';
 import { decodeJson, encodeJson } from '../src/modules/wire';
 import type { RuntimeMessage, RuntimeRequest } from './protocol/runtime';
+import { inspect, operationsOf, type Inspected } from './runtime-inspect';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -30,6 +31,8 @@ let port: MessagePort | undefined;
 let runtime: AppRuntime | undefined;
 let driver: SqlDriver | undefined;
 let manifestName = '';
+/** The running app's database, manifest and operations, for the data browser (runtime-inspect.ts). */
+let inspected: Inspected | undefined;
 let commitDelayMs = 250;
 /** Per persona, for `ctx.auth.sessionId`: fresh for every sandbox. */
 const sessions = new Map<PersonaName, Auth>();
@@ -150,7 +153,8 @@ async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promi
     const sqljsReady = performance.now();
     const module = await importCode(`${request.serverCode}\n//# sourceURL=platform-app/server/index.js\n`);
     const serverReady = performance.now();
-    const opened = sqlJsFactory(SQL)(request.state);
+    const db = request.state ? new SQL.Database(request.state) : new SQL.Database();
+    const opened = new SqlJsDriver(db);
     try {
       runtime = new AppRuntime({
         manifest: request.manifest,
@@ -165,6 +169,7 @@ async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promi
     }
     driver = opened;
     manifestName = request.manifest.name;
+    inspected = { db, driver: opened, manifest: request.manifest, operations: operationsOf(module.default) };
     commitDelayMs = request.commitDelayMs;
     noteChanges();
     // A fresh database's schema needs no export: it is made again from the manifest.
@@ -315,6 +320,21 @@ async function run(request: RuntimeRequest): Promise<void> {
       void bodies.get(request.id)?.cancel();
       bodies.delete(request.id);
       return;
+    case 'inspect': {
+      if (!inspected) {
+        post({ type: 'inspected', id: request.id, result: { kind: 'refused', message: 'The runtime has not started.' } });
+        return;
+      }
+      const result = await inspect(inspected, request.query).catch((error: unknown) => ({ kind: 'refused' as const, message: describe(error).slice(0, 4000) }));
+      // An import is a commit of its own: exported now, not with the next call's batch.
+      if (result.kind === 'import-state') {
+        noteChanges();
+        exportNow();
+      }
+      const transfer = result.kind === 'storage-get' && result.object ? [result.object.bytes.buffer as ArrayBuffer] : [];
+      post({ type: 'inspected', id: request.id, result }, transfer);
+      return;
+    }
     default: {
       const unknown: never = request;
       throw new Error(`Unknown runtime request ${JSON.stringify(unknown)}`);

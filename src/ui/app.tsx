@@ -1,14 +1,19 @@
 /**
  * The playground: the start page (templates and projects) or one open project, chosen by the URL hash
  * (`#/p/<id>`), so a reload comes back to the same project. A project is open in one tab at a time.
+ * A share link (`#/share/v1.…`) opens as a new project; `?embed` shows the compact embed view; a zip
+ * or a folder dropped anywhere opens as a new project.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { CompilerClient } from './compiler-client';
 import { Gallery } from './playground/gallery';
 import { Playground } from './playground/playground';
 import { acquireLease, type LeaseHolder } from './projects/lease';
-import { loadProject, loadState, newProjectId, PROJECT_FORMAT, saveProject, type Project } from './projects/store';
+import { loadPendingImport, loadProject, loadState, newProjectId, PROJECT_FORMAT, saveProject, type Project } from './projects/store';
 import type { PlaygroundTemplate } from './projects/templates';
+import { EmbedView, embedMode } from './embed/embed-view';
+import { readShareLink, saveLinkedProject, shareFragment, type OpenedLink } from './share/share';
+import { openDropped, openZipFile, type Opened as OpenedFiles } from './share/zip-files';
 import './workspace/workspace.css';
 
 declare global {
@@ -16,16 +21,18 @@ declare global {
   var __platformCompiler: CompilerClient | undefined;
 }
 
-type Route = { page: 'home' } | { page: 'project'; id: string };
+type Route = { page: 'home' } | { page: 'project'; id: string } | { page: 'share'; fragment: string };
 
 function route(): Route {
+  const fragment = shareFragment(location.hash);
+  if (fragment !== undefined) return { page: 'share', fragment };
   const match = /^#\/p\/([A-Za-z0-9_-]+)$/.exec(location.hash);
   return match ? { page: 'project', id: match[1]! } : { page: 'home' };
 }
 
 type Opened =
   | { kind: 'loading' }
-  | { kind: 'open'; project: Project; state?: Uint8Array; release(): void }
+  | { kind: 'open'; project: Project; state?: Uint8Array; pendingImport?: string; release(): void }
   | { kind: 'missing' }
   | { kind: 'held'; project: Project; holder?: LeaseHolder };
 
@@ -38,6 +45,11 @@ export function App() {
   const compiler = useMemo(() => (globalThis.__platformCompiler ??= new CompilerClient()), []);
   const [current, setCurrent] = useState<Route>(route);
   const [opened, setOpened] = useState<Opened>({ kind: 'loading' });
+  const embed = useMemo(() => embedMode(location.search), []);
+  /** A share link being read, or read: its error, or (in embed mode) its scratch project. */
+  const [shared, setShared] = useState<OpenedLink | undefined>();
+  const [dropped, setDropped] = useState<{ code?: string; message: string; tone: 'info' | 'error' } | undefined>();
+  const [dragging, setDragging] = useState(false);
   const [theme, setTheme] = useState<'light' | 'dark'>(() => (localStorage.getItem('platform-theme') as 'light' | 'dark' | null) ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'));
 
   useEffect(() => {
@@ -64,13 +76,57 @@ export function App() {
       if (!lease.held) return setOpened({ kind: 'held', project, ...(lease.holder ? { holder: lease.holder } : {}) });
       release = lease.release;
       const state = await loadState(project.id);
-      setOpened({ kind: 'open', project, ...(state ? { state } : {}), release: lease.release });
+      const pendingImport = await loadPendingImport(project.id);
+      setOpened({ kind: 'open', project, ...(state ? { state } : {}), ...(pendingImport !== undefined ? { pendingImport } : {}), release: lease.release });
     })();
     return () => {
       live = false;
       release?.();
     };
   }, [current.page === 'project' ? current.id : '']);
+
+  // A share link: read it (nothing is written for a bad one), then save it as a new project and go
+  // there; the history entry of the link is replaced, so Back and reload do not make another copy.
+  // In embed mode it stays a scratch project in this page.
+  const fragment = current.page === 'share' ? current.fragment : undefined;
+  useEffect(() => {
+    if (fragment === undefined) return undefined;
+    let live = true;
+    setShared(undefined);
+    void (async () => {
+      const read = await readShareLink(fragment);
+      if (!live) return;
+      if (!read.ok || embed) return setShared(read);
+      await saveLinkedProject(read);
+      if (live) location.replace(`#/p/${read.project.id}`);
+    })();
+    return () => {
+      live = false;
+    };
+  }, [fragment]);
+
+  const openFiles = async (work: Promise<OpenedFiles>) => {
+    const result = await work;
+    if (!result.ok) return setDropped({ tone: 'error', code: result.error.code, message: result.error.message });
+    await saveProject(result.project);
+    setDropped(result.skipped.length ? { tone: 'info', message: `Opened ${result.project.title}; left out: ${result.skipped.slice(0, 10).join(', ')}${result.skipped.length > 10 ? ` and ${result.skipped.length - 10} more` : ''}.` } : undefined);
+    location.hash = `#/p/${result.project.id}`;
+  };
+  const hasFiles = (event: DragEvent) => !embed && (event.dataTransfer?.types.includes('Files') ?? false);
+  // Capture phase: the editor would otherwise take a dropped file as text to insert.
+  const onDragOver = (event: DragEvent) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    setDragging(true);
+  };
+  const onDrop = (event: DragEvent) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    setDragging(false);
+    void openFiles(openDropped(event.dataTransfer!));
+  };
 
   const create = async (template: PlaygroundTemplate) => {
     const project = projectFrom(template);
@@ -84,25 +140,77 @@ export function App() {
     location.hash = `#/p/${duplicate.id}`;
   };
 
-  const title = current.page === 'project' && opened.kind === 'open' ? opened.project.title : undefined;
+  const title = current.page === 'project' && opened.kind === 'open' ? opened.project.title : current.page === 'share' && shared?.ok ? shared.project.title : undefined;
   useEffect(() => {
     document.title = title ? `${title} · Platform Playground` : 'Platform Playground';
   }, [title]);
 
+  if (embed) {
+    const full = `${location.origin}${location.pathname}${location.hash}`;
+    return (
+      <div class="shell embed-shell" data-theme={theme}>
+        {current.page === 'share' && shared?.ok ? (
+          <EmbedView key={shared.project.id} project={shared.project} {...(shared.state !== undefined ? { pendingImport: shared.state } : {})} persist={false} mode={embed} compiler={compiler} theme={theme} openHref={full} />
+        ) : current.page === 'project' && opened.kind === 'open' ? (
+          <EmbedView key={opened.project.id} project={opened.project} state={opened.state} persist={embed === 'edit'} mode={embed} compiler={compiler} theme={theme} openHref={full} />
+        ) : current.page === 'share' && shared && !shared.ok ? (
+          <ShareLinkError error={shared.error} />
+        ) : current.page === 'home' ? (
+          <p class="page-message">
+            Nothing to show: embed a project with a share link, <code>?embed#/share/v1.…</code> (or <code>?embed=readonly</code>).
+          </p>
+        ) : opened.kind === 'missing' || opened.kind === 'held' ? (
+          <p class="page-message" role="alert">
+            {opened.kind === 'missing' ? 'There is no such project in this browser.' : 'This project is open in another tab.'}
+          </p>
+        ) : (
+          <p class="muted page-message">Opening the project…</p>
+        )}
+      </div>
+    );
+  }
+
   return (
-    <div class="shell" data-theme={theme}>
+    <div class={`shell ${dragging ? 'dragging' : ''}`} data-theme={theme} onDragOverCapture={onDragOver} onDragLeave={(e) => !e.relatedTarget && setDragging(false)} onDropCapture={onDrop}>
       <header class="topbar">
         <a href="#/" class="brand" aria-label="Projects and templates">
           <img src="/favicon.svg" alt="" width="22" height="22" />
           <h1>Platform Playground</h1>
         </a>
         {title && <span class="project-title">{title}</span>}
+        <label class="link open-zip" title="Open a project's zip as a new project (or drop a zip or a folder anywhere)">
+          Open zip…
+          <input
+            type="file"
+            accept=".zip,application/zip"
+            class="visually-hidden"
+            data-testid="open-zip"
+            onChange={(e) => {
+              const input = e.target as HTMLInputElement;
+              const file = input.files?.[0];
+              input.value = '';
+              if (file) void openFiles(openZipFile(file));
+            }}
+          />
+        </label>
         <button type="button" class="link theme-toggle" onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')} aria-label="Switch between light and dark">
           {theme === 'dark' ? 'Light' : 'Dark'} theme
         </button>
       </header>
+      {dropped && (
+        <div class={`notice banner ${dropped.tone}`} role={dropped.tone === 'error' ? 'alert' : 'status'} data-testid="open-result" data-code={dropped.code}>
+          {dropped.code && <strong>{dropped.code}: </strong>}
+          {dropped.message}
+          <button type="button" class="link" aria-label="Dismiss" onClick={() => setDropped(undefined)}>
+            ×
+          </button>
+        </div>
+      )}
+      {dragging && <div class="drop-overlay">Drop a zip or a folder to open it as a new project</div>}
       <main class="main">
-        {current.page === 'home' ? (
+        {current.page === 'share' ? (
+          shared && !shared.ok ? <ShareLinkError error={shared.error} /> : <p class="muted page-message">Opening the shared project…</p>
+        ) : current.page === 'home' ? (
           <Gallery onCreate={(t) => void create(t)} onOpen={(id) => (location.hash = `#/p/${id}`)} />
         ) : opened.kind === 'loading' ? (
           <p class="muted page-message">Opening the project…</p>
@@ -126,9 +234,23 @@ export function App() {
             </p>
           </div>
         ) : (
-          <Playground key={opened.project.id} project={opened.project} state={opened.state} compiler={compiler} theme={theme} />
+          <Playground key={opened.project.id} project={opened.project} state={opened.state} {...(opened.pendingImport !== undefined ? { pendingImport: opened.pendingImport } : {})} compiler={compiler} theme={theme} />
         )}
       </main>
+    </div>
+  );
+}
+
+/** A link that cannot be opened: its code and message; nothing was written. */
+function ShareLinkError({ error }: { error: { code: string; message: string } }) {
+  return (
+    <div class="page-message" role="alert" data-testid="share-error" data-code={error.code}>
+      <h2>This share link cannot be opened</h2>
+      <p>
+        <code>{error.code}</code>: {error.message}
+      </p>
+      <p class="muted">Nothing was changed: no project was made, and your projects are as they were.</p>
+      <a href="#/">Back to the templates and projects</a>
     </div>
   );
 }

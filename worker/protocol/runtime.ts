@@ -98,7 +98,9 @@ export type RuntimeRequest =
       only?: string;
       skip: string[];
       timeoutMs: number;
-    };
+    }
+  /** The data browser and state export/import: see `InspectQuery`; answered `inspected`. */
+  | { type: 'inspect'; id: number; query: InspectQuery };
 
 export type RuntimeMessage =
   | { type: 'started'; id: number; timings: StartTimings }
@@ -120,7 +122,108 @@ export type RuntimeMessage =
   | { type: 'test-start'; id: number; name: string; location?: string; moduleUrl: string }
   /** A test passed or failed (the `platform.dev.v0` event `platform test` prints). */
   | { type: 'test-event'; id: number; event: TestEvent }
-  | { type: 'tests-done'; id: number };
+  | { type: 'tests-done'; id: number }
+  /** The answer to an `inspect` request: a result of the query's kind, or `refused`. */
+  | { type: 'inspected'; id: number; result: InspectResult };
+
+// ---- inspection (the data browser) ---------------------------------------------------------------
+
+/**
+ * What the data browser asks a running app's sandbox. Everything reads, except `import-state`,
+ * which replaces the records (core `importState`, one transaction) and commits at once. `sql` is
+ * read-only: one reading statement, run with SQLite's `query_only` on.
+ */
+export type InspectQuery =
+  /** Every table (schema, indexes, row count) and the server's queries and mutations. */
+  | { kind: 'overview' }
+  | { kind: 'rows'; table: string; offset: number; limit: number }
+  | { kind: 'sql'; sql: string }
+  | { kind: 'storage-list'; after?: string; limit: number }
+  | { kind: 'storage-get'; key: string }
+  /** A `platform.state-export.v0` document as JSON text (core `exportState`). */
+  | { kind: 'export-state' }
+  | { kind: 'import-state'; text: string };
+
+/** A value in a grid: SQLite's values, a BLOB as its size and first bytes in hex. */
+export type GridCell = null | number | string | { blob: number; hex: string };
+
+/** Rows as the sandbox read them; `truncated` when more rows (or longer text) were left out. */
+export interface Grid {
+  columns: string[];
+  rows: GridCell[][];
+  truncated: boolean;
+}
+
+export interface ColumnInfo {
+  name: string;
+  type: string;
+  notNull: boolean;
+  primaryKey: boolean;
+  default: string | null;
+}
+
+export interface IndexInfo {
+  name: string;
+  unique: boolean;
+  columns: string[];
+}
+
+export interface TableInfo {
+  name: string;
+  /** Declared in the manifest (not one of the runtime's own `__platform_*` tables). */
+  declared: boolean;
+  rowCount: number;
+  columns: ColumnInfo[];
+  indexes: IndexInfo[];
+}
+
+export interface OperationInfo {
+  kind: 'query' | 'mutation';
+  name: string;
+}
+
+export interface StoredObjectInfo {
+  key: string;
+  size: number;
+  contentType: string;
+  /** Milliseconds since the epoch. */
+  uploadedAt: number;
+}
+
+/** A refusal's diagnostic (DG1822/DG1824 from state export and import), as data to show. */
+export interface InspectDiagnostic {
+  code: string;
+  severity: string;
+  message: string;
+  detail?: Record<string, string | number | boolean | null>;
+}
+
+export type InspectResult =
+  | { kind: 'overview'; tables: TableInfo[]; operations: OperationInfo[] }
+  | { kind: 'rows'; table: string; total: number; grid: Grid }
+  | { kind: 'sql'; grid: Grid }
+  | { kind: 'storage-list'; objects: StoredObjectInfo[]; more: boolean }
+  | { kind: 'storage-get'; object: (StoredObjectInfo & { bytes: Uint8Array }) | null }
+  | { kind: 'export-state'; text: string }
+  | { kind: 'import-state'; counts: Record<string, number> }
+  | { kind: 'refused'; message: string; diagnostic?: InspectDiagnostic };
+
+/** Limits of what the trusted side accepts from an inspection (the sandbox keeps under them). */
+export const INSPECT_LIMITS = {
+  /** Rows in one grid (a page of a table, an SQL result). */
+  rows: 500,
+  columns: 256,
+  /** Characters of one text cell or name; the sandbox cuts longer text and marks the grid truncated. */
+  text: 10_000,
+  tables: 500,
+  operations: 2_000,
+  objects: 1_000,
+  /** Bytes of one downloaded object. */
+  objectBytes: 64 * 1024 * 1024,
+  /** Characters of an exported state document (core MAX_STATE_EXPORT_BYTES). */
+  exportChars: 32 * 1024 * 1024,
+  message: 4_000,
+} as const;
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
@@ -158,6 +261,75 @@ function isTestEvent(value: unknown): value is TestEvent {
     ['file', 'hint', 'matcher', 'expected', 'actual', 'failure'].every((key) => isOptional(e[key], isString)) &&
     isOptional(e.span, isSpan)
   );
+}
+
+const isText = (value: unknown, max: number = INSPECT_LIMITS.text): value is string => typeof value === 'string' && value.length <= max;
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+const isListOf = (value: unknown, max: number, check: (item: unknown) => boolean) => Array.isArray(value) && value.length <= max && value.every(check);
+
+function isCell(value: unknown): boolean {
+  if (value === null || typeof value === 'number') return true;
+  if (typeof value === 'string') return value.length <= INSPECT_LIMITS.text;
+  if (!isRecord(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length === 2 && isCount(value.blob) && isText(value.hex, 64) && /^[0-9a-f]*$/.test(value.hex as string);
+}
+
+function isGrid(value: unknown): value is Grid {
+  if (!isRecord(value) || typeof value.truncated !== 'boolean') return false;
+  const { columns, rows } = value;
+  if (!isListOf(columns, INSPECT_LIMITS.columns, (c) => isText(c, 1000))) return false;
+  const width = (columns as unknown[]).length;
+  return isListOf(rows, INSPECT_LIMITS.rows, (row) => Array.isArray(row) && row.length === width && row.every(isCell));
+}
+
+const isColumn = (c: unknown) =>
+  isRecord(c) && isText(c.name, 1000) && isText(c.type, 1000) && typeof c.notNull === 'boolean' && typeof c.primaryKey === 'boolean' && (c.default === null || isText(c.default));
+const isIndex = (i: unknown) => isRecord(i) && isText(i.name, 1000) && typeof i.unique === 'boolean' && isListOf(i.columns, INSPECT_LIMITS.columns, (c) => isText(c, 1000));
+const isTable = (t: unknown) =>
+  isRecord(t) && isText(t.name, 1000) && typeof t.declared === 'boolean' && isCount(t.rowCount) && isListOf(t.columns, INSPECT_LIMITS.columns, isColumn) && isListOf(t.indexes, 1000, isIndex);
+const isObjectInfo = (o: unknown): o is StoredObjectInfo =>
+  isRecord(o) && isText(o.key, 4096) && isCount(o.size) && isText(o.contentType, 1000) && isCount(o.uploadedAt);
+
+const isStoredBytes = (bytes: unknown) => bytes instanceof Uint8Array && bytes.length <= INSPECT_LIMITS.objectBytes;
+
+function isInspectDiagnostic(value: unknown): value is InspectDiagnostic {
+  if (!isRecord(value)) return false;
+  if (!isText(value.code, 16) || !/^DG\d{4}$/.test(value.code) || !isText(value.severity, 16) || !isText(value.message, INSPECT_LIMITS.message)) return false;
+  if (value.detail === undefined) return true;
+  if (!isRecord(value.detail) || Object.keys(value.detail).length > 32) return false;
+  return Object.values(value.detail).every((v) => v === null || typeof v === 'number' || typeof v === 'boolean' || isText(v, 2000));
+}
+
+/** An inspection result of the shape its `kind` promises, within INSPECT_LIMITS. */
+export function isInspectResult(value: unknown): value is InspectResult {
+  if (!isRecord(value)) return false;
+  const r = value;
+  const kind = r.kind as InspectResult['kind'];
+  switch (kind) {
+    case 'overview':
+      return isListOf(r.tables, INSPECT_LIMITS.tables, isTable) && isListOf(r.operations, INSPECT_LIMITS.operations, (o) => isRecord(o) && (o.kind === 'query' || o.kind === 'mutation') && isText(o.name, 1000));
+    case 'rows':
+      return isText(r.table, 1000) && isCount(r.total) && isGrid(r.grid);
+    case 'sql':
+      return isGrid(r.grid);
+    case 'storage-list':
+      return isListOf(r.objects, INSPECT_LIMITS.objects, isObjectInfo) && typeof r.more === 'boolean';
+    case 'storage-get':
+      return r.object === null || (isObjectInfo(r.object) && isStoredBytes((r.object as unknown as Record<string, unknown>).bytes));
+    case 'export-state':
+      return isText(r.text, INSPECT_LIMITS.exportChars);
+    case 'import-state':
+      return isRecord(r.counts) && Object.keys(r.counts).length <= INSPECT_LIMITS.tables && Object.values(r.counts).every(isCount);
+    case 'refused':
+      return isText(r.message, INSPECT_LIMITS.message) && (r.diagnostic === undefined || isInspectDiagnostic(r.diagnostic));
+    default: {
+      const unknown: never = kind;
+      void unknown;
+      return false;
+    }
+  }
 }
 
 /** True when a message from the sandbox has the shape its `type` promises (the sandbox is not trusted). */
@@ -200,6 +372,8 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
       return isId(m.id) && isTestEvent(m.event);
     case 'tests-done':
       return isId(m.id);
+    case 'inspected':
+      return isId(m.id) && isInspectResult(m.result);
     default: {
       const unknown: never = type;
       void unknown;

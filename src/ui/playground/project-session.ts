@@ -283,7 +283,7 @@ export class ProjectSession {
     if (result.kind === 'import-state') {
       await this.#runtime.flush();
       this.log('state.imported', { counts: result.counts });
-      this.#reloadPreviews();
+      this.reloadPreviews();
     } else {
       this.log('state.import.refused', { code: result.diagnostic?.code ?? 'refused', message: result.message, ...(result.diagnostic?.detail?.code ? { detailCode: result.diagnostic.detail.code } : {}) });
     }
@@ -291,7 +291,7 @@ export class ProjectSession {
   }
 
   /** The same generation again under a new number: the previews reload and show the data as it is now. */
-  #reloadPreviews(): void {
+  reloadPreviews(): void {
     const generation = this.#state.generation;
     if (generation) this.#set({ generation: { ...generation, number: ++this.#generations } });
   }
@@ -350,7 +350,7 @@ export class ProjectSession {
     }
     this.log('state.restored', { savedAt: new Date(copy.savedAt).toISOString() });
     this.#set({ recovery: undefined, notice: { tone: 'info', message: `The data from before the reset (${new Date(copy.savedAt).toLocaleTimeString()}) was restored.` } });
-    this.#reloadPreviews();
+    this.reloadPreviews();
     return { ok: true };
   }
 

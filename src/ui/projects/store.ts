@@ -57,6 +57,8 @@ export async function saveProject(project: Project): Promise<void> {
 export async function deleteProject(id: string): Promise<void> {
   await del(projectKey(id), db());
   await del(stateKey(id), db());
+  await del(recoveryKey(id), db());
+  await del(pendingImportKey(id), db());
 }
 
 /** The app's committed dev database (an SQLite file), kept apart from the project's files. */
@@ -70,4 +72,44 @@ export async function saveState(id: string, state: Uint8Array): Promise<void> {
 
 export async function clearState(id: string): Promise<void> {
   await del(stateKey(id), db());
+}
+
+/** The committed state kept by "Reset data" before it dropped it, so the reset can be undone. */
+export interface RecoveryCopy {
+  state: Uint8Array;
+  /** Milliseconds since the epoch. */
+  savedAt: number;
+}
+
+const recoveryKey = (id: string) => `recovery:${id}`;
+const pendingImportKey = (id: string) => `import:${id}`;
+
+export async function loadRecovery(id: string): Promise<RecoveryCopy | undefined> {
+  const copy = await get<RecoveryCopy>(recoveryKey(id), db());
+  return copy && copy.state instanceof Uint8Array && typeof copy.savedAt === 'number' ? copy : undefined;
+}
+
+export async function saveRecovery(id: string, copy: RecoveryCopy): Promise<void> {
+  await set(recoveryKey(id), copy, db());
+}
+
+export async function clearRecovery(id: string): Promise<void> {
+  await del(recoveryKey(id), db());
+}
+
+/**
+ * A `platform.state-export.v0` document (JSON text) a new project is to import into its runtime
+ * once it starts: the data of a share link. Kept until the import succeeded or was refused.
+ */
+export async function loadPendingImport(id: string): Promise<string | undefined> {
+  const text = await get<string>(pendingImportKey(id), db());
+  return typeof text === 'string' ? text : undefined;
+}
+
+export async function savePendingImport(id: string, text: string): Promise<void> {
+  await set(pendingImportKey(id), text, db());
+}
+
+export async function clearPendingImport(id: string): Promise<void> {
+  await del(pendingImportKey(id), db());
 }

@@ -25,10 +25,13 @@ import { failedCall } from '../../core/runtime/outcome';
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
 import type { CallOutcome } from '../../core/runtime/runtime';
 import { decodeJson, encodeJson, runtimeErrorBody } from '../../modules/wire';
-import { isRuntimeMessage, type RuntimeMessage, type RuntimeRequest, type StartTimings, type Wrote } from '../../../worker/protocol/runtime';
+import { isRuntimeMessage, type InspectQuery, type InspectResult, type RuntimeMessage, type RuntimeRequest, type StartTimings, type Wrote } from '../../../worker/protocol/runtime';
 import { SandboxFrame } from './sandbox-frame';
 
-export type { Wrote } from '../../../worker/protocol/runtime';
+export type { InspectQuery, InspectResult, Wrote } from '../../../worker/protocol/runtime';
+
+/** The answer to an inspection of kind K, or a refusal (of the sandbox, or of the host when it is not running). */
+export type InspectAnswer<K extends InspectQuery['kind']> = Extract<InspectResult, { kind: K | 'refused' }>;
 
 export interface RuntimeHostOptions {
   /** Where the hidden iframe goes; document.body by default. */
@@ -69,7 +72,8 @@ type Job =
   | { type: 'call'; persona: PersonaName; kind: 'query' | 'mutation'; name: string; input?: string; settle(outcome: CallOutcome): void }
   | { type: 'fetch'; persona: PersonaName; method: string; url: string; headers: Array<[string, string]>; body: Uint8Array | null; settle(response: Response): void }
   | { type: 'set-env'; values: Record<string, string>; settle(): void }
-  | { type: 'flush'; settle(): void };
+  | { type: 'flush'; settle(): void }
+  | { type: 'inspect'; query: InspectQuery; settle(result: InspectResult): void };
 
 interface StartWaiter {
   id: number;
@@ -125,6 +129,9 @@ function fail(job: Job, outcome: CallOutcome): void {
     case 'flush':
       job.settle();
       break;
+    case 'inspect':
+      job.settle({ kind: 'refused', message: outcome.error?.message ?? 'The runtime is not running.' });
+      break;
     default: {
       const unknown: never = job;
       throw new Error(`Unknown job ${JSON.stringify(unknown)}`);
@@ -141,6 +148,8 @@ function describeJob(job: Job): string {
     case 'set-env':
     case 'flush':
       return job.type;
+    case 'inspect':
+      return `inspect ${job.query.kind}`;
     default: {
       const unknown: never = job;
       return String(unknown);
@@ -263,6 +272,22 @@ export class RuntimeHost {
   /** Resolves once everything committed so far has reached `committedState` (after queued calls). */
   flush(): Promise<void> {
     return new Promise((resolve) => this.#enqueue({ type: 'flush', settle: resolve }));
+  }
+
+  /**
+   * Looks inside the running app's database for the data browser (tables, rows, read-only SQL,
+   * stored objects) or exports and imports its state. Runs in turn with calls, under the same
+   * deadline. Never rejects: a runtime that is not running answers `refused`. What comes back was
+   * checked against the protocol's shapes and limits; an answer of another kind is refused.
+   */
+  inspect<K extends InspectQuery['kind']>(query: Extract<InspectQuery, { kind: K }>): Promise<InspectAnswer<K>> {
+    return new Promise((resolve) =>
+      this.#enqueue({
+        type: 'inspect',
+        query: structuredClone(query),
+        settle: (result) => resolve((result.kind === query.kind || result.kind === 'refused' ? result : { kind: 'refused', message: `The runtime answered a ${query.kind} inspection with ${result.kind}.` }) as InspectAnswer<K>),
+      }),
+    );
   }
 
   /** Committed database snapshots, to persist. */
@@ -480,6 +505,9 @@ export class RuntimeHost {
       case 'flush':
         frame.post({ type: 'flush', id } satisfies RuntimeRequest);
         break;
+      case 'inspect':
+        frame.post({ type: 'inspect', id, query: job.query } satisfies RuntimeRequest);
+        break;
       default: {
         const unknown: never = job;
         throw new Error(`Unknown job ${JSON.stringify(unknown)}`);
@@ -585,6 +613,9 @@ export class RuntimeHost {
         break;
       case 'fault':
         this.#fault(message.message.slice(0, 2000));
+        break;
+      case 'inspected':
+        this.#finish(message.id, 'inspect')?.settle(message.result);
         break;
       case 'test-start':
       case 'test-event':

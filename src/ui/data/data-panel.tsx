@@ -1,0 +1,169 @@
+/**
+ * The Data panel: the running app's tables (rows paged, schema, indexes), its stored objects,
+ * read-only SQL, calls as any persona, and the state tools (export, import, reset, restore). All of
+ * it is read in the sandbox (RuntimeHost.inspect) and arrives as checked data.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import type { PersonaName } from '../../core/runtime/personas';
+import type { ProjectSession } from '../playground/project-session';
+import type { InspectResult, RuntimeHost } from '../runtime/runtime-host';
+import type { TableInfo } from '../../../worker/protocol/runtime';
+import { CallTool, SqlTool, StateTools, StorageTool } from './data-tools';
+import { GridView } from './grid-view';
+
+export const PAGE_SIZE = 50;
+
+type Overview = Extract<InspectResult, { kind: 'overview' }>;
+type View = 'tables' | 'storage' | 'sql' | 'call' | 'state';
+
+function TableDetail({ session, table, version }: { session: ProjectSession; table: TableInfo; version: number }) {
+  const [offset, setOffset] = useState(0);
+  const [rows, setRows] = useState<Extract<InspectResult, { kind: 'rows' | 'refused' }> | undefined>();
+  useEffect(() => setOffset(0), [table.name]);
+  useEffect(() => {
+    let live = true;
+    void session.inspect({ kind: 'rows', table: table.name, offset, limit: PAGE_SIZE }).then((result) => live && setRows(result));
+    return () => {
+      live = false;
+    };
+  }, [session, table.name, offset, version]);
+  const total = rows?.kind === 'rows' ? rows.total : table.rowCount;
+  return (
+    <div class="table-detail" data-table={table.name}>
+      <h3>
+        {table.name} <span class="muted">{table.declared ? '' : '(the runtime’s own)'}</span>
+      </h3>
+      {rows?.kind === 'refused' ? (
+        <p role="alert" class="error-text">{rows.message}</p>
+      ) : rows ? (
+        <>
+          <GridView grid={rows.grid} label={`Rows of ${table.name}`} />
+          <div class="pager">
+            <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+              Previous
+            </button>
+            <span data-testid="row-range">
+              {total === 0 ? 'No rows' : `Rows ${offset + 1}–${Math.min(offset + PAGE_SIZE, total)} of ${total}`}
+            </span>
+            <button type="button" disabled={offset + PAGE_SIZE >= total} onClick={() => setOffset(offset + PAGE_SIZE)}>
+              Next
+            </button>
+          </div>
+        </>
+      ) : (
+        <p class="muted">Reading…</p>
+      )}
+      <details class="schema" open>
+        <summary>Schema and indexes</summary>
+        <table class="data-grid schema-grid" aria-label={`Schema of ${table.name}`}>
+          <thead>
+            <tr>
+              <th scope="col">column</th>
+              <th scope="col">type</th>
+              <th scope="col">not null</th>
+              <th scope="col">key</th>
+              <th scope="col">default</th>
+            </tr>
+          </thead>
+          <tbody>
+            {table.columns.map((c) => (
+              <tr key={c.name}>
+                <td>{c.name}</td>
+                <td>{c.type}</td>
+                <td>{c.notNull ? 'yes' : ''}</td>
+                <td>{c.primaryKey ? 'primary' : ''}</td>
+                <td>{c.default ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <ul class="indexes" aria-label={`Indexes of ${table.name}`}>
+          {table.indexes.length === 0 && <li class="muted">No indexes.</li>}
+          {table.indexes.map((index) => (
+            <li key={index.name}>
+              <code>{index.name}</code> {index.unique ? 'unique ' : ''}({index.columns.join(', ')})
+            </li>
+          ))}
+        </ul>
+      </details>
+    </div>
+  );
+}
+
+export function DataPanel({ session, runtime, persona }: { session: ProjectSession; runtime: RuntimeHost; persona: PersonaName }) {
+  const [view, setView] = useState<View>('tables');
+  const [version, setVersion] = useState(0);
+  const [overview, setOverview] = useState<Overview | Extract<InspectResult, { kind: 'refused' }> | undefined>();
+  const [selected, setSelected] = useState<string | undefined>();
+  const generation = session.state.generation?.number;
+
+  // What the app writes, or a restart, shows at once.
+  useEffect(() => {
+    const bump = () => setVersion((n) => n + 1);
+    const offs = [runtime.onCommit(bump), runtime.onWrite(bump), runtime.onRestart(bump)];
+    return () => offs.forEach((off) => off());
+  }, [runtime]);
+  useEffect(() => {
+    if (generation === undefined) return undefined;
+    let live = true;
+    void session.inspect({ kind: 'overview' }).then((result) => live && setOverview(result));
+    return () => {
+      live = false;
+    };
+  }, [session, generation, version]);
+
+  const tables = overview?.kind === 'overview' ? overview.tables : [];
+  const table = tables.find((t) => t.name === selected) ?? tables[0];
+  const refresh = () => setVersion((n) => n + 1);
+
+  return (
+    <div class="data-panel">
+      <div role="tablist" aria-label="Data views" class="data-views">
+        {(
+          [
+            ['tables', 'Tables'],
+            ['storage', 'Storage'],
+            ['sql', 'SQL'],
+            ['call', 'Run an operation'],
+            ['state', 'Export, import, reset'],
+          ] as const
+        ).map(([id, label]) => (
+          <button key={id} type="button" role="tab" aria-selected={view === id} onClick={() => setView(id)}>
+            {label}
+          </button>
+        ))}
+        <button type="button" class="link refresh" onClick={refresh} title="Read the data again">
+          Refresh
+        </button>
+      </div>
+      {generation === undefined ? (
+        <p class="muted">The data appears when the app runs.</p>
+      ) : view === 'tables' ? (
+        overview?.kind === 'refused' ? (
+          <p role="alert" class="error-text">{overview.message}</p>
+        ) : (
+          <div class="data-tables">
+            <ul class="table-list" aria-label="Tables">
+              {tables.map((t) => (
+                <li key={t.name}>
+                  <button type="button" aria-pressed={t === table} class={t.declared ? '' : 'muted'} onClick={() => setSelected(t.name)}>
+                    {t.name} <span class="count">{t.rowCount}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+            {table ? <TableDetail session={session} table={table} version={version} /> : <p class="muted">{overview ? 'No tables.' : 'Reading…'}</p>}
+          </div>
+        )
+      ) : view === 'storage' ? (
+        <StorageTool session={session} version={version} />
+      ) : view === 'sql' ? (
+        <SqlTool session={session} />
+      ) : view === 'call' ? (
+        <CallTool session={session} runtime={runtime} persona={persona} operations={overview?.kind === 'overview' ? overview.operations : []} />
+      ) : (
+        <StateTools session={session} onChanged={refresh} />
+      )}
+    </div>
+  );
+}

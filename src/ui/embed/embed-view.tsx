@@ -1,0 +1,96 @@
+/**
+ * Embed mode (`?embed`, `?embed=readonly`): a compact editor and the preview, for teaching pages and
+ * docs that iframe the playground. No project list, no panels. A share link opens as a scratch
+ * project kept only in the page (nothing is written to IndexedDB); the app runs sandboxed as ever.
+ */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { CompilerClient } from '../compiler-client';
+import { PersonaSwitcher, PreviewPane } from '../playground/preview-pane';
+import { ProjectSession } from '../playground/project-session';
+import type { Project } from '../projects/store';
+import { RuntimeHost } from '../runtime/runtime-host';
+import { CodeEditor } from '../workspace/editor';
+
+export type EmbedMode = 'edit' | 'readonly';
+
+/** `?embed` → 'edit', `?embed=readonly` → 'readonly', no `embed` parameter → undefined. */
+export function embedMode(search: string): EmbedMode | undefined {
+  const params = new URLSearchParams(search);
+  if (!params.has('embed')) return undefined;
+  return params.get('embed') === 'readonly' ? 'readonly' : 'edit';
+}
+
+export interface EmbedViewProps {
+  project: Project;
+  state?: Uint8Array;
+  pendingImport?: string;
+  /** False for a project from a share link: a scratch copy. */
+  persist: boolean;
+  mode: EmbedMode;
+  compiler: CompilerClient;
+  theme: 'light' | 'dark';
+  /** The full playground's URL for this project (opens in a new tab). */
+  openHref: string;
+}
+
+export function EmbedView({ project, state, pendingImport, persist, mode, compiler, theme, openHref }: EmbedViewProps) {
+  const runtime = useMemo(() => {
+    const host = new RuntimeHost();
+    host.prepare();
+    return host;
+  }, [project.id]);
+  const session = useMemo(() => new ProjectSession(project, compiler, runtime, state, { persist, ...(pendingImport !== undefined ? { pendingImport } : {}) }), [project.id]);
+  const [, rerender] = useState(0);
+  useEffect(() => session.subscribe(() => rerender((n) => n + 1)), [session]);
+  useEffect(() => {
+    const off = runtime.onRestart((reason) => session.log('runtime.restarted', { reason }));
+    return () => {
+      off();
+      session.dispose();
+      runtime.stop();
+    };
+  }, [session, runtime]);
+  const { project: current, compile, generation, diagnostics } = session.state;
+  const files = Object.keys(current.files).sort();
+  const active = current.activeFile && current.files[current.activeFile] !== undefined ? current.activeFile : files.includes('src/client/main.tsx') ? 'src/client/main.tsx' : files[0];
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+
+  return (
+    <div class={`embed ${mode}`} data-theme={theme} data-testid="embed">
+      <div class="embed-bar">
+        <strong class="embed-title">{current.title}</strong>
+        <select aria-label="File" value={active} onChange={(e) => session.openFile((e.target as HTMLSelectElement).value)}>
+          {files.map((path) => (
+            <option key={path} value={path}>
+              {path}
+            </option>
+          ))}
+        </select>
+        {mode === 'readonly' && <span class="badge">read-only</span>}
+        <PersonaSwitcher persona={current.persona} split={false} onPersona={(p) => session.setPersona(p)} onSplit={() => undefined} />
+        <span class={`compile-status ${compile === 'ready' ? 'ok' : compile === 'failed' ? 'error' : 'busy'}`} data-testid="compile-status" role="status">
+          {compile === 'ready' ? 'Ready' : compile === 'failed' ? `Build failed${errors[0] ? `: ${errors[0].code} ${errors[0].message}` : ''}` : compile === 'loading' ? 'Loading the compiler…' : 'Compiling…'}
+        </span>
+        <a href={openHref} target="_blank" rel="noopener" class="link">
+          Open in the playground ↗
+        </a>
+      </div>
+      <div class="embed-body">
+        <div class="embed-editor">
+          {!active ? (
+            <p class="muted">No files.</p>
+          ) : mode === 'readonly' ? (
+            <pre class="embed-code" aria-label={active} data-testid="embed-code">
+              {current.files[active]}
+            </pre>
+          ) : (
+            <CodeEditor path={active} value={current.files[active]!} onChange={(text) => session.edit(active, text)} diagnostics={diagnostics.filter((d) => d.file === active)} services={compiler} theme={theme} files={files} />
+          )}
+        </div>
+        <div class="embed-preview">
+          <PreviewPane generation={generation} personas={[current.persona]} runtime={runtime} events={{ onError: (message) => session.log('preview.error', { message }) }} />
+        </div>
+      </div>
+    </div>
+  );
+}
