@@ -3,6 +3,7 @@ import { defineConfig, type Plugin } from 'vite';
 import { nodeLibrary } from './src/adapters/node/library.ts';
 import { runtimeSandboxPlugin } from './vite/runtime-sandbox-plugin.ts';
 import { ISOLATION_HEADERS } from './src/adapters/webcontainer/isolation.ts';
+import { platformToolchainPlugin } from './vite/platform-toolchain-plugin.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -26,7 +27,7 @@ function platformLibrary(): Plugin {
 
 // The playground. Preact's automatic JSX runtime comes from tsconfig.base.json (jsxImportSource).
 export default defineConfig({
-  plugins: [platformLibrary(), runtimeSandboxPlugin()],
+  plugins: [platformLibrary(), runtimeSandboxPlugin(), platformToolchainPlugin(root)],
   // Cross-origin isolation, which a WebContainer needs (docs/terminal.md says what it changes).
   server: { port: 5173, strictPort: false, headers: { ...ISOLATION_HEADERS } },
   preview: { port: 4173, strictPort: true, headers: { ...ISOLATION_HEADERS } },
