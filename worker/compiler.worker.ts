@@ -108,7 +108,7 @@ async function run(request: CompileRequest): Promise<void> {
     remember(outcome.analysis);
     const files = outcome.files ? Object.fromEntries(outcome.files) : undefined;
     post(
-      { type: 'result', id: request.id, diagnostics: outcome.diagnostics, artifactId: outcome.id, files, timings: { ...outcome.analysis.timings, bundle: outcome.bundleTime, total: performance.now() - started } },
+      { type: 'result', id: request.id, diagnostics: outcome.diagnostics, artifactId: outcome.id, ...(outcome.record ? { record: outcome.record } : {}), files, timings: { ...outcome.analysis.timings, bundle: outcome.bundleTime, total: performance.now() - started } },
       files ? Object.values(files).map((bytes) => bytes.buffer as ArrayBuffer) : [],
     );
   } catch (error) {

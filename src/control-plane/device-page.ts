@@ -12,7 +12,8 @@ const HEADERS = {
   // No script at all, no framing (clickjacking), forms only to this origin.
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
+  // Not no-referrer: with it Chromium sends `Origin: null` on the form's POST, which the same-origin check refuses.
+  'referrer-policy': 'same-origin',
 };
 
 const STYLE = 'body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;line-height:1.5}label{display:block;margin:.8rem 0 .2rem}input{font:inherit;padding:.4rem;width:100%;box-sizing:border-box}.code{font-family:ui-monospace,monospace;letter-spacing:.15em;text-transform:uppercase}button{font:inherit;padding:.5rem 1rem;margin:1rem .5rem 0 0}';

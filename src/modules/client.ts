@@ -3,7 +3,7 @@
 
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { MutationInput, MutationNames, MutationResult, QueryInput, QueryNames, QueryResult } from './types';
-import { RuntimeError, encodeJson, hasRuntimeErrorShape, isRuntimeError } from './wire';
+import { RuntimeError, decodeJson, encodeJson, hasRuntimeErrorShape, isRuntimeError, runtimeErrorFromBody } from './wire';
 
 export { RuntimeError, isRuntimeError } from './wire';
 export type { RuntimeErrorShape } from './types';
@@ -26,7 +26,39 @@ const HOST_KEY = Symbol.for('platform.client.host');
 type HostSlot = { [HOST_KEY]?: ClientHost };
 
 function currentHost(): ClientHost | undefined {
-  return (globalThis as HostSlot)[HOST_KEY];
+  return (globalThis as HostSlot)[HOST_KEY] ?? sameOriginHost();
+}
+
+let httpHost: ClientHost | undefined;
+
+/**
+ * Without an installed host, a page served over HTTP (a deployment, `platform preview`) calls the
+ * runtime that served it: `POST /_platform/v0/<kind>/<name>` on its own origin with the wire codec.
+ * No live updates: a hosted environment's default `liveConnections` budget is 0.
+ */
+function sameOriginHost(): ClientHost | undefined {
+  const location = (globalThis as { location?: { protocol?: string } }).location;
+  if (!location || (location.protocol !== 'http:' && location.protocol !== 'https:')) return undefined;
+  httpHost ??= {
+    async call(kind, name, input) {
+      const response = await fetch(`/_platform/v0/${kind}/${encodeURIComponent(name)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: encodeJson(input === undefined ? {} : { input }),
+        credentials: 'same-origin',
+      });
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = decodeJson(text);
+      } catch {
+        throw new RuntimeError({ status: response.status, code: 'invalid_response', message: `The runtime answered ${response.status} with a body that is not wire JSON.`, errorId: '' });
+      }
+      if (!response.ok) throw runtimeErrorFromBody(response.status, body) ?? new RuntimeError({ status: response.status, code: 'invalid_response', message: `The runtime answered ${response.status} without an error body.`, errorId: '' });
+      return (body as { result?: unknown } | null)?.result;
+    },
+  };
+  return httpHost;
 }
 
 /**

@@ -1,10 +1,12 @@
 /** The playground's side of the compiler worker: requests by id, with stale results dropped. */
 import type { CompileMode, CompilerRequest, CompilerResponse, CompileTimings, CompletionItem, TestBundle, TextEdit } from '../../worker/protocol/compiler';
+import type { ArtifactRecord } from '../core/build/artifact';
 import type { Diagnostic } from '../core/diagnostics';
 
 export interface CompileResult {
   diagnostics: Diagnostic[];
   artifactId?: string;
+  record?: ArtifactRecord;
   files?: Record<string, Uint8Array>;
   /** For `test`: each test file that compiled. */
   tests?: TestBundle[];
@@ -74,7 +76,7 @@ export class CompilerClient {
             this.#waiting.clear();
             break;
           case 'result':
-            this.#settle(message.id, (w) => w.resolve({ diagnostics: message.diagnostics, artifactId: message.artifactId, files: message.files, tests: message.tests, timings: message.timings }));
+            this.#settle(message.id, (w) => w.resolve({ diagnostics: message.diagnostics, artifactId: message.artifactId, record: message.record, files: message.files, tests: message.tests, timings: message.timings }));
             break;
           case 'progress':
             this.#progress = { loaded: message.loaded, total: message.total };

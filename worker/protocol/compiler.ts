@@ -1,4 +1,5 @@
 /** Messages between the playground and the compiler worker. Structured-clone-safe; tagged by `type`. */
+import type { ArtifactRecord } from '../../src/core/build/artifact';
 import type { Diagnostic } from '../../src/core/diagnostics';
 
 /**
@@ -74,7 +75,17 @@ export interface CompileTimings {
 
 export type CompilerResponse =
   | { type: 'ready'; startup: { library: number; esbuild: number; typescript: number; total: number } }
-  | { type: 'result'; id: number; diagnostics: Diagnostic[]; artifactId?: string; files?: Record<string, Uint8Array>; tests?: TestBundle[]; timings: CompileTimings }
+  | {
+      type: 'result';
+      id: number;
+      diagnostics: Diagnostic[];
+      /** For `build`: the artifact's id and record (what a control plane verifies the files against). */
+      artifactId?: string;
+      record?: ArtifactRecord;
+      files?: Record<string, Uint8Array>;
+      tests?: TestBundle[];
+      timings: CompileTimings;
+    }
   /** Start-up progress: bytes of esbuild's wasm received (`total` 0 when the size is unknown). */
   | { type: 'progress'; loaded: number; total: number }
   | { type: 'failed'; id: number; message: string }

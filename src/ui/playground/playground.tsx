@@ -9,14 +9,37 @@ import { FileTree } from '../workspace/file-tree';
 import { SplitPane } from '../workspace/split-pane';
 import { Tabs } from '../workspace/tabs';
 import type { Project } from '../projects/store';
+import { MANIFEST_FILE } from '../../core/manifest';
+import { DeployPanel } from '../deploy/deploy-panel';
+import type { BuiltArtifact } from '../deploy/deploy-api';
 import { TestSession, testFilesOf } from '../tests/test-session';
 import { TestsPanel } from '../tests/tests-panel';
 import { installDocumentShortcuts } from '../workspace/shortcuts';
 import { EventsPanel, ProblemsPanel } from './panels';
 import { PersonaSwitcher, PreviewPane } from './preview-pane';
 import { ProjectSession } from './project-session';
+import { DataPanel } from '../data/data-panel';
+import { ShareDialog } from '../share/share-dialog';
+import { downloadZip } from '../share/zip-files';
 
 const OTHER: Record<PersonaName, PersonaName> = { alice: 'bob', bob: 'alice', guest: 'alice' };
+
+/** The manifest's `name`, if the manifest parses. */
+function manifestName(files: Record<string, string>): string | undefined {
+  try {
+    const name = (JSON.parse(files[MANIFEST_FILE] ?? '') as { name?: unknown }).name;
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every bundle and the artifact record, for a deploy; or the diagnostics that stopped the build. */
+async function buildArtifact(compiler: CompilerClient, files: Record<string, string>): Promise<BuiltArtifact | { diagnostics: Diagnostic[] }> {
+  const result = await compiler.compile(files, 'build');
+  if (result?.artifactId && result.record && result.files) return { artifactId: result.artifactId, record: result.record, files: result.files };
+  return { diagnostics: result?.diagnostics ?? [] };
+}
 
 /** "Loading the compiler… 40% of 14.2 MB" while esbuild's wasm arrives, then while it starts. */
 function loadingText({ loaded, total }: LoadProgress): string {
@@ -25,18 +48,20 @@ function loadingText({ loaded, total }: LoadProgress): string {
   return loaded > 0 ? 'Starting the compiler…' : 'Loading the compiler…';
 }
 
-export function Playground({ project, state, compiler, theme }: { project: Project; state?: Uint8Array; compiler: CompilerClient; theme: 'light' | 'dark' }) {
+export function Playground({ project, state, pendingImport, compiler, theme }: { project: Project; state?: Uint8Array; pendingImport?: string; compiler: CompilerClient; theme: 'light' | 'dark' }) {
   const runtime = useMemo(() => {
     const host = new RuntimeHost();
     // The sandbox loads while the compiler starts: the first preview does not wait for it.
     host.prepare();
     return host;
   }, [project.id]);
-  const session = useMemo(() => new ProjectSession(project, compiler, runtime, state), [project.id]);
+  const session = useMemo(() => new ProjectSession(project, compiler, runtime, state, { ...(pendingImport !== undefined ? { pendingImport } : {}) }), [project.id]);
   const tests = useMemo(() => new TestSession(compiler, { files: () => session.state.project.files, log: (kind, fields) => session.log(kind, fields) }), [session]);
   const [, rerender] = useState(0);
   const [split, setSplit] = useState(false);
-  const [panel, setPanel] = useState<'problems' | 'tests' | 'events'>('problems');
+  const [sharing, setSharing] = useState(false);
+  const [zipError, setZipError] = useState<string | undefined>();
+  const [panel, setPanel] = useState<'problems' | 'tests' | 'events' | 'data' | 'deploy'>('problems');
   const [progress, setProgress] = useState<LoadProgress>({ loaded: 0, total: 0 });
   useEffect(() => compiler.onProgress(setProgress), [compiler]);
   const [reveal, setReveal] = useState<Span | undefined>();
@@ -87,9 +112,45 @@ export function Playground({ project, state, compiler, theme }: { project: Proje
         <span class={`compile-status ${compile === 'ready' ? 'ok' : compile === 'failed' ? 'error' : 'busy'}`} data-testid="compile-status" role="status">
           {status}
         </span>
-        <button type="button" class="link" onClick={() => void session.resetData()} title="Drop the app's dev data and start empty">
+        <button type="button" class="link" onClick={() => void session.resetData()} title="Drop the app's dev data and start empty (a recovery copy is kept)">
           Reset data
         </button>
+        {session.state.recovery && (
+          <button type="button" class="link" onClick={() => void session.restoreRecovery()} title="Bring back the data the last reset dropped">
+            Restore data from {new Date(session.state.recovery.savedAt).toLocaleTimeString()}
+          </button>
+        )}
+        <span class="toolbar-end">
+          <button
+            type="button"
+            class="link"
+            onClick={() => {
+              const zipped = downloadZip(current.files);
+              setZipError(zipped.ok ? undefined : `${zipped.error.code}: ${zipped.error.message}`);
+            }}
+            title="The project as a zip that platform check and platform test accept"
+          >
+            Download zip
+          </button>
+          <button type="button" aria-expanded={sharing} onClick={() => setSharing(!sharing)}>
+            Share…
+          </button>
+        </span>
+        {(session.state.notice || zipError) && (
+          <div class={`notice ${session.state.notice?.tone === 'error' || zipError ? 'error' : ''}`} role={session.state.notice?.tone === 'error' || zipError ? 'alert' : 'status'} data-testid="session-notice">
+            {zipError ?? (
+              <>
+                {session.state.notice!.code && <strong>{session.state.notice!.code} </strong>}
+                {session.state.notice!.detailCode && <code>{session.state.notice!.detailCode} </code>}
+                {session.state.notice!.message}
+              </>
+            )}
+            <button type="button" class="link" aria-label="Dismiss" onClick={() => (setZipError(undefined), session.dismissNotice())}>
+              ×
+            </button>
+          </div>
+        )}
+        {sharing && <ShareDialog session={session} tests={tests.state} onClose={() => setSharing(false)} />}
       </div>
       <div class="workspace-area">
         <SplitPane direction="horizontal" size={sizes.tree} onSizeChange={(tree) => setSizes({ ...sizes, tree })} label="Resize the file tree">
@@ -158,9 +219,19 @@ export function Playground({ project, state, compiler, theme }: { project: Proje
           <button type="button" role="tab" aria-selected={panel === 'events'} onClick={() => setPanel('events')}>
             Events
           </button>
+          <button type="button" role="tab" aria-selected={panel === 'data'} onClick={() => setPanel('data')}>
+            Data
+          </button>
+          <button type="button" role="tab" aria-selected={panel === 'deploy'} onClick={() => setPanel('deploy')}>
+            Deploy
+          </button>
         </div>
         {panel === 'problems' ? (
           <ProblemsPanel diagnostics={diagnostics} onSelect={select} />
+        ) : panel === 'data' ? (
+          <DataPanel session={session} runtime={runtime} persona={current.persona} />
+        ) : panel === 'deploy' ? (
+          <DeployPanel projectId={current.id} projectName={manifestName(current.files) ?? current.title} buildArtifact={() => buildArtifact(compiler, current.files)} />
         ) : panel === 'tests' ? (
           <TestsPanel state={tests.state} testFiles={testFilesOf(current.files)} onRun={runTests} onSelect={select} />
         ) : (

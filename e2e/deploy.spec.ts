@@ -1,0 +1,74 @@
+/**
+ * Deploying from the playground to a real control plane on loopback (started here, on a free port,
+ * with its own data directory): sign in with a device code a person approves on the control plane's
+ * page, deploy to preview, use the hosted app at its own *.localhost origin, promote, and see both
+ * environments in the history.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { startControlPlane, type Started } from '../src/control-plane/main';
+import { openTemplate } from './helpers';
+
+test.describe.configure({ timeout: 180_000 });
+
+let plane: Started;
+let dataDir: string;
+
+test.beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'platform-e2e-control-'));
+  plane = await startControlPlane({ dataDir, port: 0 });
+});
+
+test.afterAll(async () => {
+  await plane?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('deploy a template from the playground, use the hosted app, promote it', async ({ page, context }, testInfo) => {
+  await openTemplate(page, 'endpoints');
+  await page.getByRole('tab', { name: 'Deploy' }).click();
+  const panel = page.getByRole('region', { name: 'Deploy' });
+  await panel.getByLabel('Control plane').fill(plane.url);
+  await panel.getByRole('button', { name: 'Use', exact: true }).click();
+
+  // Sign in: the panel shows a code; a person approves it on the control plane's page.
+  await panel.getByRole('button', { name: 'Sign in' }).click();
+  const code = (await panel.getByLabel('Sign-in code').textContent())!.trim();
+  const [approval] = await Promise.all([context.waitForEvent('page'), panel.getByRole('link', { name: 'the approval page' }).click()]);
+  await expect(approval.locator('#code')).toHaveValue(new RegExp(code, 'i'));
+  await approval.locator('#builder').fill('ada');
+  await approval.locator('#secret').fill(plane.plane.secrets.operatorSecret);
+  await approval.getByRole('button', { name: 'Approve' }).click();
+  await expect(approval.getByRole('heading', { name: 'Signed in' })).toBeVisible();
+  await approval.close();
+  await expect(panel.locator('.deploy-row', { hasText: 'Signed in as' })).toContainText('Signed in as ada', { timeout: 30_000 });
+
+  // Deploy to preview: built in the browser, verified and kept by the control plane.
+  await panel.getByRole('button', { name: 'Deploy to preview' }).click();
+  const previewLink = panel.locator('.deploy-urls li', { hasText: 'preview' }).getByRole('link');
+  await expect(previewLink).toHaveAttribute('href', /^http:\/\/app-[a-z0-9]+--preview\.localhost:\d+/, { timeout: 60_000 });
+  await testInfo.attach('deployed', { body: await page.screenshot(), contentType: 'image/png' });
+
+  // The hosted app, served by the control plane at its own origin, as a guest visitor.
+  const hosted = await context.newPage();
+  await hosted.goto((await previewLink.getAttribute('href'))!);
+  await expect(hosted.getByRole('heading', { name: 'Endpoints and streams' })).toBeVisible();
+  const [visit] = await Promise.all([hosted.waitForResponse((r) => r.url().includes('/api/visits/home')), hosted.getByRole('button', { name: 'POST /api/visits/home' }).click()]);
+  expect(visit.status(), await visit.text()).toBe(201);
+  await expect(hosted.getByText('1 visits')).toBeVisible();
+  await hosted.getByRole('button', { name: 'Stream GET /api/count/20' }).click();
+  await expect(hosted.locator('pre')).toHaveText(/ 19 20$/);
+  await testInfo.attach('hosted app', { body: await hosted.screenshot(), contentType: 'image/png' });
+
+  // Promote: production serves the same artifact, with data of its own.
+  await panel.getByRole('button', { name: 'Promote to production' }).click();
+  const productionLink = panel.locator('.deploy-urls li', { hasText: 'production' }).getByRole('link');
+  await expect(productionLink).toHaveAttribute('href', /^http:\/\/app-[a-z0-9]+\.localhost:\d+/, { timeout: 60_000 });
+  await hosted.goto((await productionLink.getAttribute('href'))!);
+  await expect(hosted.getByRole('heading', { name: 'Endpoints and streams' })).toBeVisible();
+  await expect(hosted.getByText('0 visits')).toBeVisible();
+  await expect(panel.getByRole('table', { name: 'Deployments' })).toContainText('production');
+  await testInfo.attach('promoted', { body: await page.screenshot(), contentType: 'image/png' });
+});
