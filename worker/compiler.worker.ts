@@ -16,6 +16,7 @@ import { prepareTests } from '../src/core/testing/prepare';
 import type { Analysis } from '../src/core/analyze/analyze';
 import ts from 'typescript';
 import type { CompilerRequest, CompilerResponse, CompletionItem } from './protocol/compiler';
+import { CommandRuns } from './command-host';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -198,6 +199,21 @@ const slotOf = (request: CompileRequest) => (request.mode === 'test' ? 'test' : 
 /** Queued language requests, at most one of each type: a newer one supersedes the queued one. */
 const queued = new Map<LanguageRequest['type'], LanguageRequest>();
 let running = false;
+/** Terminal command lines, in the order typed. */
+const commandLines: Array<Extract<CompilerRequest, { type: 'command' }>> = [];
+const commandRuns = new CommandRuns(post);
+
+/** Runs a command line until it finishes or no longer needs the compiler (its tests run in the page). */
+async function command(request: Extract<CompilerRequest, { type: 'command' }>): Promise<void> {
+  let compilerDone!: () => void;
+  const released = new Promise<void>((resolve) => (compilerDone = resolve));
+  try {
+    const host = await compiler;
+    await Promise.race([commandRuns.run(request, host, embedded.toolchainVersion, compilerDone), released]);
+  } catch (error) {
+    post({ type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) });
+  }
+}
 
 /**
  * One request at a time, so a language request never syncs the session in the middle of a compile.
@@ -207,11 +223,15 @@ async function drain(): Promise<void> {
   if (running) return;
   running = true;
   try {
-    while (pending.size || queued.size) {
+    while (pending.size || queued.size || commandLines.length) {
       if (queued.size) {
         const requests = [...queued.values()];
         queued.clear();
         for (const request of requests) await serve(request);
+        continue;
+      }
+      if (commandLines.length) {
+        await command(commandLines.shift()!);
         continue;
       }
       const [slot, request] = pending.entries().next().value!;
@@ -248,6 +268,14 @@ self.addEventListener('message', (event: MessageEvent<CompilerRequest>) => {
         queued.delete(type);
         post({ type: 'superseded', id: request.id });
       }
+      break;
+    case 'command':
+      commandLines.push(request);
+      void drain();
+      break;
+    case 'command-test-event':
+    case 'command-tests-done':
+      commandRuns.receive(request);
       break;
     default: {
       const unknown: never = request;

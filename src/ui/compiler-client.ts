@@ -2,6 +2,8 @@
 import type { CompileMode, CompilerRequest, CompilerResponse, CompileTimings, CompletionItem, TestBundle, TextEdit } from '../../worker/protocol/compiler';
 import type { ArtifactRecord } from '../core/build/artifact';
 import type { Diagnostic } from '../core/diagnostics';
+import type { Manifest } from '../core/manifest';
+import type { TestEvent } from '../core/testing/events';
 
 export interface CompileResult {
   diagnostics: Diagnostic[];
@@ -46,6 +48,30 @@ export interface LanguageQuery {
   signal?: AbortSignal;
 }
 
+/** The tests `platform test` prepared, for the page to run in its sandboxes. */
+export interface CommandTestRun {
+  manifest: Manifest;
+  serverCode: string;
+  tests: TestBundle[];
+  /** Only the tests with this exact name (`--only`). */
+  only?: string;
+}
+
+export interface CommandOptions {
+  /** Each line a streaming command (`test`) prints, as it prints it. */
+  onOutput(text: string): void;
+  /** Runs the tests of `platform test` (in sandboxes: src/ui/tests/test-runner.ts). */
+  runTests?(run: CommandTestRun): AsyncIterable<TestEvent>;
+  /** Why npm packages cannot be installed here, for DG1208. */
+  installUnavailable?: string;
+}
+
+/** How a command line ended: what it printed last and its exit status (0, 1, 2 as the CLI's). */
+export interface CommandOutcome {
+  output: string;
+  exitCode: 0 | 1 | 2;
+}
+
 interface Waiter {
   resolve(result: unknown): void;
   reject(error: Error): void;
@@ -54,6 +80,7 @@ interface Waiter {
 export class CompilerClient {
   readonly #worker: Worker;
   readonly #waiting = new Map<number, Waiter>();
+  readonly #commands = new Map<number, CommandOptions>();
   readonly #progressListeners = new Set<(progress: LoadProgress) => void>();
   #progress: LoadProgress = { loaded: 0, total: 0 };
   #nextId = 1;
@@ -98,6 +125,16 @@ export class CompilerClient {
           }
           case 'format':
             this.#settle(message.id, (w) => w.resolve(message.edits));
+            break;
+          case 'command-output':
+            this.#commands.get(message.id)?.onOutput(message.text);
+            break;
+          case 'command-tests':
+            void this.#runCommandTests(message);
+            break;
+          case 'command-result':
+            this.#commands.delete(message.id);
+            this.#settle(message.id, (w) => w.resolve({ output: message.output, exitCode: message.exitCode } satisfies CommandOutcome));
             break;
           default: {
             const unknown: never = message;
@@ -172,6 +209,42 @@ export class CompilerClient {
   /** TypeScript's formatter over `path`: edits in the coordinates of its text (`files[path]` when given). */
   format({ path, files, signal }: Omit<LanguageQuery, 'offset'>): Promise<TextEdit[] | undefined> {
     return this.#language<TextEdit[]>({ type: 'format', id: this.#nextId++, path, ...(files ? { files } : {}) }, signal);
+  }
+
+  /**
+   * Runs `platform <args>` with the core's commands in the worker, over `files`: what the terminal does
+   * without a WebContainer. Streaming output arrives through `onOutput`; the rest is in the outcome.
+   */
+  command(args: readonly string[], files: Record<string, string | Uint8Array>, options: CommandOptions): Promise<CommandOutcome> {
+    const id = this.#nextId++;
+    this.#commands.set(id, options);
+    const request: CompilerRequest = { type: 'command', id, args: [...args], files, ...(options.installUnavailable ? { installUnavailable: options.installUnavailable } : {}) };
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, {
+        resolve: (outcome) => resolve(outcome as CommandOutcome),
+        reject: (error) => {
+          this.#commands.delete(id);
+          reject(error);
+        },
+      });
+      this.#worker.postMessage(request);
+    });
+  }
+
+  /** Runs a command's tests where the page can (its sandboxes) and sends each event back to the worker. */
+  async #runCommandTests({ id, type: _type, ...run }: Extract<CompilerResponse, { type: 'command-tests' }>): Promise<void> {
+    const options = this.#commands.get(id);
+    const reply = (message: CompilerRequest) => this.#worker.postMessage(message);
+    if (!options?.runTests) {
+      reply({ type: 'command-tests-done', id, error: 'This page cannot run tests.' });
+      return;
+    }
+    try {
+      for await (const event of options.runTests(run)) reply({ type: 'command-test-event', id, event });
+      reply({ type: 'command-tests-done', id });
+    } catch (error) {
+      reply({ type: 'command-tests-done', id, error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   terminate(): void {

@@ -1,6 +1,8 @@
 /** Messages between the playground and the compiler worker. Structured-clone-safe; tagged by `type`. */
 import type { ArtifactRecord } from '../../src/core/build/artifact';
 import type { Diagnostic } from '../../src/core/diagnostics';
+import type { Manifest } from '../../src/core/manifest';
+import type { TestEvent } from '../../src/core/testing/events';
 
 /**
  * `check`: no bundling; `preview`: client and server bundles; `build`: every bundle and the artifact;
@@ -37,7 +39,15 @@ export type CompilerRequest =
   /** TypeScript's formatter over `path` (after `files` are applied): the edits to make. */
   | { type: 'format'; id: number; files?: Record<string, string>; path: string }
   /** Drops a queued language request (answered `superseded`); one already answered or running is unaffected. */
-  | { type: 'cancel'; id: number };
+  | { type: 'cancel'; id: number }
+  /**
+   * `platform <args>` by the core's commands over `files` (the terminal without a WebContainer),
+   * answered `command-result`. `installUnavailable` replaces the DG1208 reason (the terminal knows why).
+   */
+  | { type: 'command'; id: number; args: string[]; files: Record<string, string | Uint8Array>; installUnavailable?: string }
+  /** The page's answer to `command-tests`: each event of the run, then `command-tests-done`. */
+  | { type: 'command-test-event'; id: number; event: TestEvent }
+  | { type: 'command-tests-done'; id: number; error?: string };
 
 /** A completion entry: `kind` is TypeScript's ScriptElementKind (`method`, `property`, `const`, …). */
 export interface CompletionItem {
@@ -96,4 +106,10 @@ export type CompilerResponse =
   | { type: 'completions'; id: number; items: CompletionItem[]; from: number }
   /** No `text` when there is no symbol at the offset; `from`/`to` is the symbol's range. */
   | { type: 'quickinfo'; id: number; text?: string; documentation?: string; from?: number; to?: number }
-  | { type: 'format'; id: number; edits: TextEdit[] };
+  | { type: 'format'; id: number; edits: TextEdit[] }
+  /** A line a command printed as it ran (`platform test`'s report). */
+  | { type: 'command-output'; id: number; text: string }
+  /** `platform test` asks the page to run the prepared tests in its sandboxes (only the test named `only`). */
+  | { type: 'command-tests'; id: number; manifest: Manifest; serverCode: string; tests: TestBundle[]; only?: string }
+  /** What the command printed at its end (empty for `test`, which printed as it went) and its exit status. */
+  | { type: 'command-result'; id: number; output: string; exitCode: 0 | 1 | 2 };

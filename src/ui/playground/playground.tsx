@@ -19,6 +19,7 @@ import { EventsPanel, ProblemsPanel } from './panels';
 import { PersonaSwitcher, PreviewPane } from './preview-pane';
 import { ProjectSession } from './project-session';
 import { DataPanel } from '../data/data-panel';
+import { TerminalPanel } from '../terminal';
 import { ShareDialog } from '../share/share-dialog';
 import { downloadZip } from '../share/zip-files';
 
@@ -61,7 +62,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const [split, setSplit] = useState(false);
   const [sharing, setSharing] = useState(false);
   const [zipError, setZipError] = useState<string | undefined>();
-  const [panel, setPanel] = useState<'problems' | 'tests' | 'events' | 'data' | 'deploy'>('problems');
+  const [panel, setPanel] = useState<'problems' | 'tests' | 'events' | 'data' | 'deploy' | 'terminal'>('problems');
   const [progress, setProgress] = useState<LoadProgress>({ loaded: 0, total: 0 });
   useEffect(() => compiler.onProgress(setProgress), [compiler]);
   const [reveal, setReveal] = useState<Span | undefined>();
@@ -225,6 +226,9 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
           <button type="button" role="tab" aria-selected={panel === 'deploy'} onClick={() => setPanel('deploy')}>
             Deploy
           </button>
+          <button type="button" role="tab" aria-selected={panel === 'terminal'} onClick={() => setPanel('terminal')}>
+            Terminal
+          </button>
         </div>
         {panel === 'problems' ? (
           <ProblemsPanel diagnostics={diagnostics} onSelect={select} />
@@ -232,6 +236,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
           <DataPanel session={session} runtime={runtime} persona={current.persona} />
         ) : panel === 'deploy' ? (
           <DeployPanel projectId={current.id} projectName={manifestName(current.files) ?? current.title} buildArtifact={() => buildArtifact(compiler, current.files)} />
+        ) : panel === 'terminal' ? (
+          <TerminalPanel files={() => session.state.project.files} compiler={compiler} theme={theme} />
         ) : panel === 'tests' ? (
           <TestsPanel state={tests.state} testFiles={testFilesOf(current.files)} onRun={runTests} onSelect={select} />
         ) : (
