@@ -174,7 +174,9 @@ export function CallTool({ session, runtime, persona, operations }: { session: P
         </button>
       </div>
       <label class="stacked">
-        Input (JSON; <code>{'{"$date": "…"}'}</code> for a date)
+        <span>
+          Input (JSON; <code>{'{"$date": "…"}'}</code> for a date)
+        </span>
         <textarea class="code-input" rows={4} spellcheck={false} value={input} onInput={(e) => setInput((e.target as HTMLTextAreaElement).value)} aria-label="Input" />
       </label>
       <div data-testid="call-result">
@@ -215,7 +217,7 @@ export function StateTools({ session, onChanged }: { session: ProjectSession; on
       const exported = await exportedState(session);
       if (!exported.ok) return { tone: 'error', message: exported.message, code: exported.code, detailCode: exported.detailCode };
       const rows = Object.values(exported.document.tables).reduce((n, list) => n + list.length, 0);
-      downloadBytes(`${safeFileName(session.state.project.title, 'app')}-state.json`, exported.text, 'application/json');
+      downloadBytes(`${safeFileName(session.state.generation?.manifest.name ?? session.state.project.title, 'app')}-state.json`, exported.text, 'application/json');
       return { tone: 'info', message: `Exported ${rows} record${rows === 1 ? '' : 's'} (platform.state-export.v0).` };
     });
   const importFile = (file: File) =>

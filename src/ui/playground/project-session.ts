@@ -314,6 +314,7 @@ export class ProjectSession {
       this.#recovery = copy;
       this.#set({ recovery: { savedAt: copy.savedAt } });
     }
+    this.#set({ notice: undefined });
     this.log('state.reset', { recoveryCopy: dropped ? dropped.length : 0 });
     this.#committed = undefined;
     if (this.#persist) await clearState(this.#state.project.id);

@@ -1,0 +1,170 @@
+import { expect, test, type Page } from '@playwright/test';
+import { openTemplate, preview, replaceFile } from './helpers';
+import { addTodo, dataView, shareLink, tableButton } from './share-helpers';
+
+// Each test starts the compiler worker (esbuild-wasm and TypeScript) in a fresh page, on 2 cores.
+test.describe.configure({ timeout: 180_000 });
+
+/** The projects the start page lists, by title. */
+async function projectTitles(page: Page): Promise<string[]> {
+  await page.goto('/#/');
+  await expect(page.locator('[data-template="todo"]')).toBeVisible();
+  const list = page.locator('.project-list > li > button:first-child');
+  await expect.poll(() => list.count()).toBeGreaterThan(0);
+  return list.allTextContents();
+}
+
+test('a shared project with data opens in a fresh browser as a new project: same preview, data, persona, open file and failing test', async ({ page, browser, context }, testInfo) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await openTemplate(page);
+  await addTodo(page, 'milk');
+  await page.getByRole('button', { name: 'bob' }).click();
+  await addTodo(page, 'bread');
+  // A test that fails, open in the editor, and run.
+  await replaceFile(page, 'todos.test.ts', (text) => text.replace('expect(todos).toHaveLength(1);', 'expect(todos).toHaveLength(2);'));
+  await page.getByRole('tab', { name: /Tests/ }).click();
+  await page.getByRole('button', { name: 'Run all tests' }).click();
+  await expect(page.getByTestId('tests-summary')).toHaveText(/^5 passed, 1 failed/, { timeout: 60_000 });
+
+  const url = await shareLink(page);
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#\/share\/v1\.[A-Za-z0-9_-]+$/);
+  await testInfo.attach('share dialog', { body: await page.screenshot(), contentType: 'image/png' });
+
+  // The bug report: the link, the failing test with expected and actual, the persona, the version.
+  await page.getByRole('button', { name: 'Copy bug report' }).click();
+  await expect(page.getByRole('dialog', { name: 'Share' }).getByRole('status')).toHaveText('The bug report is copied: paste it into an issue.');
+  const report = await page.getByTestId('bug-report').inputValue();
+  expect(report).toContain('### Bug report: `Todos` (1 failing test)');
+  expect(report).toContain(`<${url}>`);
+  expect(report).toContain('- `a todo added is listed for its owner`');
+  expect(report).toContain('DG1904');
+  expect(report).toMatch(/expected: 2\n\s+actual:\s+1/);
+  expect(report).toContain('| persona | `bob` |');
+  expect(report).toContain('| playground | `0.1.0` |');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(report);
+
+  // A fresh browser context: another person, with nothing stored.
+  const other = await browser.newContext();
+  const visitor = await other.newPage();
+  await visitor.goto(url);
+  await expect(visitor).toHaveURL(/#\/p\/p_/);
+  await expect(visitor.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  await expect(visitor.getByTestId('session-notice')).toHaveText(/The link's data was imported: 2 records\./);
+  // As bob, with the test file open, the same data.
+  await expect(visitor.getByRole('button', { name: 'bob' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(visitor.getByRole('tab', { name: /todos\.test\.ts/ })).toHaveAttribute('aria-selected', 'true');
+  await expect(preview(visitor).getByText('bread', { exact: true })).toBeVisible();
+  await expect(preview(visitor).getByText('1 left')).toBeVisible();
+  await testInfo.attach('opened from the link', { body: await visitor.screenshot(), contentType: 'image/png' });
+  await visitor.getByRole('button', { name: 'alice' }).click();
+  await expect(preview(visitor).getByText('milk', { exact: true })).toBeVisible();
+  await dataView(visitor, 'Tables');
+  await expect(tableButton(visitor, 'todos')).toHaveText('todos 2');
+  // The same failing test.
+  await visitor.getByRole('tab', { name: /Tests/ }).click();
+  await visitor.getByRole('button', { name: 'Run all tests' }).click();
+  await expect(visitor.getByTestId('tests-summary')).toHaveText(/^5 passed, 1 failed/, { timeout: 60_000 });
+  await expect(visitor.locator('.test-case.failed .test-name')).toHaveText('a todo added is listed for its owner');
+  await testInfo.attach('the same failing test', { body: await visitor.screenshot(), contentType: 'image/png' });
+
+  // Reloading the project does not import the data again; the start page holds exactly one project.
+  await visitor.reload();
+  await expect(visitor.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  await expect(preview(visitor).getByText('milk', { exact: true })).toBeVisible();
+  await dataView(visitor, 'Tables');
+  await expect(tableButton(visitor, 'todos')).toHaveText('todos 2');
+  expect(await projectTitles(visitor)).toEqual(['Todos']);
+  // Opening the link again makes a second project; the first keeps its data.
+  await visitor.goto(url);
+  await expect(visitor).toHaveURL(/#\/p\/p_/);
+  await expect(visitor.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  expect(await projectTitles(visitor)).toEqual(['Todos', 'Todos']);
+  await other.close();
+});
+
+test('corrupt, truncated, oversize and future-version links get a clear message and change nothing', async ({ page }, testInfo) => {
+  await openTemplate(page);
+  await addTodo(page, 'milk');
+  const url = await shareLink(page, false);
+  const fragment = url.slice(url.indexOf('#/share/') + '#/share/'.length);
+  const before = await projectTitles(page);
+  expect(before).toEqual(['Todos']);
+
+  const at = Math.floor(fragment.length * 0.6);
+  const flipped = fragment.slice(0, at) + (fragment[at] === 'A' ? 'B' : 'A') + fragment.slice(at + 1);
+  const cases: Array<[string, string, string]> = [
+    ['truncated', fragment.slice(0, fragment.length - 40), 'share_link_truncated'],
+    ['cut after the version', 'v1.', 'share_link_truncated'],
+    ['a changed character', flipped, 'share_link_corrupt'],
+    ['not base64url', `${fragment.slice(0, 20)}*${fragment.slice(21)}`, 'share_link_corrupt'],
+    ['a future version', `v2.${fragment.slice(3)}`, 'share_link_future_version'],
+    ['an unknown version', `v0.${fragment.slice(3)}`, 'share_link_unknown_version'],
+    ['oversize', `v1.${'A'.repeat(1_000_001)}`, 'share_link_too_large'],
+  ];
+  for (const [what, broken, code] of cases) {
+    await page.goto(`/#/share/${broken}`);
+    const message = page.getByTestId('share-error');
+    await expect(message, what).toHaveAttribute('data-code', code);
+    await expect(message).toContainText('This share link cannot be opened');
+    await expect(message).toContainText(code);
+    await expect(message).toContainText('Nothing was changed');
+    if (code === 'share_link_corrupt') await testInfo.attach(`link: ${what}`, { body: await page.screenshot(), contentType: 'image/png' });
+  }
+  // The core's bare form `#v1.…` is read too, and refused the same way.
+  await page.goto(`/#v9.${fragment.slice(3)}`);
+  await expect(page.getByTestId('share-error')).toHaveAttribute('data-code', 'share_link_future_version');
+
+  // Nothing was made, and the existing project is as it was, data included.
+  expect(await projectTitles(page)).toEqual(before);
+  await page.locator('.project-list > li > button:first-child').first().click();
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  await expect(preview(page).getByText('milk', { exact: true })).toBeVisible();
+  await expect(preview(page).getByText('1 left')).toBeVisible();
+});
+
+test('embed mode shows a compact editor and preview without the gallery, read-only or editable, from a share link', async ({ page, browser }, testInfo) => {
+  await openTemplate(page);
+  await addTodo(page, 'milk');
+  const url = await shareLink(page);
+  const hash = url.slice(url.indexOf('#'));
+
+  const other = await browser.newContext({ viewport: { width: 900, height: 480 } });
+  const embedded = await other.newPage();
+  await embedded.goto(`/?embed=readonly${hash}`);
+  await expect(embedded.getByTestId('embed')).toBeVisible();
+  await expect(embedded.getByTestId('compile-status')).toHaveText('Ready', { timeout: 60_000 });
+  await expect(preview(embedded).getByText('milk', { exact: true })).toBeVisible();
+  await expect(embedded.getByText('read-only')).toBeVisible();
+  await expect(embedded.getByTestId('embed-code')).toContainText("import { render } from 'preact';");
+  await expect(embedded.locator('.cm-content')).toHaveCount(0);
+  // No chrome: no start page, no project list, no panels, no top bar.
+  await expect(embedded.locator('.gallery, .project-list, .topbar, .bottom-panels, .ws-tree')).toHaveCount(0);
+  await expect(embedded).toHaveURL(/\?embed=readonly#\/share\/v1\./);
+  await testInfo.attach('embed: read-only', { body: await embedded.screenshot(), contentType: 'image/png' });
+  await embedded.getByLabel('File').selectOption('src/server/index.ts');
+  await expect(embedded.getByTestId('embed-code')).toContainText('defineServer');
+
+  // Editable: the editor, and an edit rebuilds the preview.
+  await embedded.goto(`/?embed${hash}`);
+  await expect(embedded.getByTestId('compile-status')).toHaveText('Ready', { timeout: 60_000 });
+  await expect(embedded.locator('.cm-content')).toBeVisible();
+  await expect(preview(embedded).getByRole('heading', { name: 'Todos' })).toBeVisible();
+  await embedded.getByLabel('File').selectOption('src/client/main.tsx');
+  await embedded.locator('.cm-content').evaluate((el) => {
+    const view = (el as unknown as { cmTile: { root: { view: { state: { doc: { toString(): string } }; dispatch(spec: unknown): void } } } }).cmTile.root.view;
+    const text = view.state.doc.toString();
+    const from = text.indexOf('<h1>Todos</h1>');
+    view.dispatch({ changes: { from, to: from + '<h1>Todos</h1>'.length, insert: '<h1>Lesson 1</h1>' } });
+  });
+  await expect(preview(embedded).getByRole('heading', { name: 'Lesson 1' })).toBeVisible({ timeout: 30_000 });
+  await testInfo.attach('embed: editable', { body: await embedded.screenshot(), contentType: 'image/png' });
+
+  // An embed is a scratch copy: the visitor's browser kept no project.
+  await embedded.goto('/');
+  await expect(embedded.locator('[data-template="todo"]')).toBeVisible();
+  await expect(embedded.locator('.project-list')).toHaveCount(0);
+  // A bad link in an embed says so too.
+  await embedded.goto(`/?embed#/share/v1.${'x'.repeat(10)}`);
+  await expect(embedded.getByTestId('share-error')).toBeVisible();
+  await other.close();
+});
