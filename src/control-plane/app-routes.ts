@@ -6,7 +6,7 @@
 import type { Hono } from 'hono';
 import type { ArtifactRecord } from '../core/build/artifact';
 import { ARTIFACT_ID, deployEnvironment, ENV_NAME, ENV_VALUE_MAX_BYTES, envScope, hostedOrigin, RECEIPT_ID, type Environment } from '../core/deploy/ids';
-import { answer, appInfo, authenticate, deployQuotaRefusal, deploymentInfo, newId, ownedApp, refuse, type Caller, type Context } from './context';
+import { answer, appInfo, authenticate, jsonObject as json, deployQuotaRefusal, deploymentInfo, newId, ownedApp, refuse, type Caller, type Context } from './context';
 import type { Row } from './records';
 import { seal, unseal } from './secrets';
 
@@ -14,14 +14,6 @@ const APP_NAME = /^[a-z][a-z0-9-]{1,62}$/;
 /** The largest deploy request: the artifact's blobs travel base64 in it. */
 export const MAX_DEPLOY_BYTES = 64 * 1024 * 1024;
 
-async function json(request: Request): Promise<Record<string, unknown> | undefined> {
-  try {
-    const value = (await request.json()) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const FAILURE_STATUS = { module_invalid: 422, provision_failed: 409, runtime_not_ready: 503, runtime_unhealthy: 502, artifact_invalid: 422 } as const;
 
@@ -85,6 +77,17 @@ export function appRoutes(app: Hono, ctx: Context): void {
     return authenticate(ctx, request);
   }
 
+  /** The caller and one of their apps that is in service, or the refusal. */
+  function activeApp(request: Request, id: string): { who: Caller; appId: string } | Response {
+    const who = caller(request);
+    if (who instanceof Response) return who;
+    const row = ownedApp(ctx, who, id);
+    if (row instanceof Response) return row;
+    const appId = String(row.id);
+    if (row.state === 'disabled') return refuse(409, 'app_disabled', `The app ${appId} is disabled: enable it first (platform enable).`);
+    return { who, appId };
+  }
+
   app.get('/v0/apps', (c) => {
     const who = caller(c.req.raw);
     if (who instanceof Response) return who;
@@ -117,12 +120,9 @@ export function appRoutes(app: Hono, ctx: Context): void {
   });
 
   app.post('/v0/apps/:appId/deployments', async (c) => {
-    const who = caller(c.req.raw);
-    if (who instanceof Response) return who;
-    const row = ownedApp(ctx, who, c.req.param('appId'));
-    if (row instanceof Response) return row;
-    const appId = String(row.id);
-    if (row.state === 'disabled') return refuse(409, 'app_disabled', `The app ${appId} is disabled: enable it first (platform enable).`);
+    const active = activeApp(c.req.raw, c.req.param('appId'));
+    if (active instanceof Response) return active;
+    const { who, appId } = active;
     if (Number(c.req.header('content-length') ?? 0) > MAX_DEPLOY_BYTES) return refuse(413, 'too_large', `A deployment may carry at most ${MAX_DEPLOY_BYTES} bytes.`);
     const body = await json(c.req.raw);
     const environment = typeof body?.environment === 'string' ? deployEnvironment(body.environment) : undefined;
@@ -152,12 +152,9 @@ export function appRoutes(app: Hono, ctx: Context): void {
   });
 
   app.post('/v0/apps/:appId/promote', async (c) => {
-    const who = caller(c.req.raw);
-    if (who instanceof Response) return who;
-    const row = ownedApp(ctx, who, c.req.param('appId'));
-    if (row instanceof Response) return row;
-    const appId = String(row.id);
-    if (row.state === 'disabled') return refuse(409, 'app_disabled', `The app ${appId} is disabled: enable it first (platform enable).`);
+    const active = activeApp(c.req.raw, c.req.param('appId'));
+    if (active instanceof Response) return active;
+    const { who, appId } = active;
     const body = (await json(c.req.raw)) ?? {};
     const { artifactId, receiptId } = body;
     if (artifactId !== undefined && receiptId !== undefined) return refuse(400, 'invalid_request', 'Give artifactId or receiptId, not both.');
@@ -184,12 +181,9 @@ export function appRoutes(app: Hono, ctx: Context): void {
   });
 
   app.post('/v0/apps/:appId/rollback', async (c) => {
-    const who = caller(c.req.raw);
-    if (who instanceof Response) return who;
-    const row = ownedApp(ctx, who, c.req.param('appId'));
-    if (row instanceof Response) return row;
-    const appId = String(row.id);
-    if (row.state === 'disabled') return refuse(409, 'app_disabled', `The app ${appId} is disabled: enable it first (platform enable).`);
+    const active = activeApp(c.req.raw, c.req.param('appId'));
+    if (active instanceof Response) return active;
+    const { who, appId } = active;
     const body = (await json(c.req.raw)) ?? {};
     const environment = typeof body.environment === 'string' ? deployEnvironment(body.environment) : body.environment === undefined ? 'production' : undefined;
     if (typeof body.artifactId !== 'string' || !ARTIFACT_ID.test(body.artifactId) || !environment) return refuse(400, 'invalid_request', 'Send {"artifactId": "sha256:…", "environment": "production" | "preview"}.');

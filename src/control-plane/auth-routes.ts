@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { TOKEN_NAME } from '../core/deploy/ids';
-import { answer, authenticate, iso, newId, refuse, type Caller, type Context } from './context';
+import { answer, authenticate, iso, jsonObject as json, newId, refuse, type Caller, type Context } from './context';
 import { approvalPage, resultPage } from './device-page';
 import { hashToken, sameSecret } from './secrets';
 
@@ -20,14 +20,6 @@ function userCode(): string {
   return `${chars.slice(0, 4).join('')}-${chars.slice(4).join('')}`;
 }
 
-async function json(request: Request): Promise<Record<string, unknown> | undefined> {
-  try {
-    const value = (await request.json()) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export function authRoutes(app: Hono, ctx: Context): void {
   // Wrong operator secrets are counted, so the secret cannot be guessed at speed.

@@ -43,6 +43,16 @@ export function answer(status: number, body: Record<string, unknown>, headers: R
   return new Response(JSON.stringify({ protocol: CONTROL_PROTOCOL, ...body }), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers } });
 }
 
+/** A request's JSON body when it is an object; undefined for anything else (not JSON, an array, a string). */
+export async function jsonObject(request: Request): Promise<Record<string, unknown> | undefined> {
+  try {
+    const value = (await request.json()) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function refuse(status: number, code: ControlErrorCode, message: string, extra: Record<string, unknown> = {}): Response {
   return answer(status, { error: { code, message, ...extra } });
 }

@@ -1,19 +1,10 @@
 /** The playground's side of the compiler worker: requests by id, with stale results dropped. */
 import type { CompileMode, CompilerRequest, CompilerResponse, CompileTimings, CompletionItem, TestBundle, TextEdit } from '../../worker/protocol/compiler';
-import type { ArtifactRecord } from '../core/build/artifact';
-import type { Diagnostic } from '../core/diagnostics';
 import type { Manifest } from '../core/manifest';
 import type { TestEvent } from '../core/testing/events';
 
-export interface CompileResult {
-  diagnostics: Diagnostic[];
-  artifactId?: string;
-  record?: ArtifactRecord;
-  files?: Record<string, Uint8Array>;
-  /** For `test`: each test file that compiled. */
-  tests?: TestBundle[];
-  timings: CompileTimings;
-}
+/** A compile's outcome: the worker's `result` message without its envelope. */
+export type CompileResult = Omit<Extract<CompilerResponse, { type: 'result' }>, 'type' | 'id'>;
 
 /** Bytes of esbuild's wasm received while the compiler starts (`total` 0 when unknown). */
 export interface LoadProgress {
