@@ -1,5 +1,5 @@
 /** The playground's side of the compiler worker: requests by id, with stale results dropped. */
-import type { CompileMode, CompilerRequest, CompilerResponse, CompileTimings, CompletionItem, TestBundle, TextEdit } from '../../worker/protocol/compiler';
+import type { CompileMode, CompilerRequest, CompilerResponse, CompletionItem, TestBundle, TextEdit } from '../../worker/protocol/compiler';
 import type { Manifest } from '../core/manifest';
 import type { TestEvent } from '../core/testing/events';
 
