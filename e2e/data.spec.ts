@@ -152,3 +152,27 @@ test('state: export, reset, restore the recovery copy, import; a wrong document 
   await expect(tableButton(page, 'todos')).toHaveText('todos 2');
   await expect(preview(page).getByText('2 left')).toBeVisible();
 });
+
+test('the data browser lists stored objects with their metadata and downloads them', async ({ page }, testInfo) => {
+  await openTemplate(page, 'files');
+  const body = 'hello from the data browser\n';
+  await preview(page).locator('input[type="file"]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from(body) });
+  await expect(preview(page).getByText('Uploaded notes.txt.')).toBeVisible();
+
+  await dataView(page, 'Storage');
+  const objects = page.getByRole('table', { name: 'Stored objects' });
+  await expect(objects.getByRole('row')).toHaveCount(2);
+  await expect(objects.getByRole('row').nth(1)).toContainText(`${body.length} bytes`);
+  await expect(objects.getByRole('row').nth(1)).toContainText('text/plain');
+  await testInfo.attach('data: storage', { body: await page.screenshot(), contentType: 'image/png' });
+  const downloading = page.waitForEvent('download');
+  await objects.getByRole('button', { name: /^Download / }).click();
+  const download = await downloading;
+  const saved = testInfo.outputPath('object');
+  await download.saveAs(saved);
+  expect(await readFile(saved, 'utf8')).toBe(body);
+  // The row that records it is in its table.
+  await dataView(page, 'Tables');
+  await expect(tableButton(page, 'files')).toHaveText('files 1');
+  await expect(page.getByRole('table', { name: 'Rows of files' }).getByRole('cell', { name: 'notes.txt', exact: true })).toBeVisible();
+});
