@@ -54,7 +54,7 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(workdir, { recursive: true, force: true }));
 
-describe('the toolchain', () => {
+describe('the toolchain', { timeout: 60_000 }, () => {
   it('pins the packages npm installs to this checkout\'s versions and bundles everything else', () => {
     const pkg = JSON.parse(files['package.json']!) as { type: string; dependencies: Record<string, string> };
     expect(pkg.type).toBe('module');
