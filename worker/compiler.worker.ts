@@ -105,7 +105,7 @@ async function run(request: CompileRequest): Promise<void> {
       post({ type: 'result', id: request.id, diagnostics: prepared.diagnostics, ...(files ? { files } : {}), tests: prepared.tests, timings: { analyze: 0, focusCheck: 0, typecheck: 0, bundle: 0, total: performance.now() - started } });
       return;
     }
-    const outcome = await compileProject(fs, host, { focus: request.focus, targets: request.mode === 'preview' ? ['client', 'server'] : undefined });
+    const outcome = await compileProject(fs, host, { focus: request.focus, targets: request.mode === 'preview' ? ['client', 'server'] : undefined, typecheck: !request.skipTypecheck });
     remember(outcome.analysis);
     const files = outcome.files ? Object.fromEntries(outcome.files) : undefined;
     post(

@@ -152,9 +152,9 @@ export class CompilerClient {
   }
 
   /** Compiles the files; resolves undefined when a newer request superseded this one. */
-  compile(files: Record<string, string | Uint8Array>, mode: CompileMode, focus?: string): Promise<CompileResult | undefined> {
+  compile(files: Record<string, string | Uint8Array>, mode: CompileMode, focus?: string, options: { skipTypecheck?: boolean } = {}): Promise<CompileResult | undefined> {
     const id = this.#nextId++;
-    const request: CompilerRequest = { type: 'compile', id, files, mode, focus };
+    const request: CompilerRequest = { type: 'compile', id, files, mode, focus, ...(options.skipTypecheck ? { skipTypecheck: true } : {}) };
     return new Promise((resolve, reject) => {
       this.#waiting.set(id, { resolve: (result) => resolve(result as CompileResult | undefined), reject });
       this.#worker.postMessage(request);

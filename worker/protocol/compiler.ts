@@ -26,6 +26,8 @@ export type CompilerRequest =
       mode: CompileMode;
       /** A file to type-check first (the one being edited), so its diagnostics are ready soonest. */
       focus?: string;
+      /** Bundle without type-checking: for files known to check cleanly (see src/ui/projects/known-good.ts). */
+      skipTypecheck?: boolean;
     }
   /**
    * Completions at `offset` in `path`, over the files of the last compile. `files` (project-relative

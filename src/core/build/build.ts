@@ -38,12 +38,14 @@ export interface CompileOptions {
   focus?: string;
   /** What to bundle: everything for an artifact (the default), client and server for a preview. */
   targets?: readonly BuildTarget[];
+  /** False to bundle without type-checking (the host knows the files check cleanly); true by default. */
+  typecheck?: boolean;
 }
 
 /** Analyses and bundles a project, and makes its artifact (in memory) when every target was bundled. */
 export async function compileProject(fs: WritableFileSystem, compiler: Compiler, options: CompileOptions = {}): Promise<BuildOutcome> {
   const now = compiler.now ?? (() => 0);
-  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now });
+  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: options.typecheck === false ? false : compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now });
   const diagnostics = [...analysis.diagnostics];
   if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) return { analysis, diagnostics, bundleTime: 0 };
   const bundling = now();

@@ -7,6 +7,7 @@ import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnos
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { CompileResult, CompilerClient } from '../compiler-client';
+import { isKnownGood, rememberGood } from '../projects/known-good';
 import { clearPendingImport, clearRecovery, clearState, loadRecovery, saveProject, saveRecovery, saveState, type Project, type RecoveryCopy } from '../projects/store';
 import type { InspectAnswer, InspectQuery } from '../runtime/runtime-host';
 
@@ -198,8 +199,10 @@ export class ProjectSession {
     this.log('compile.start', { files: Object.keys(files).length });
     performance.mark('platform:compile-start');
     let result: CompileResult | undefined;
+    // The session's first build of files known to check cleanly shows the preview first and checks after.
+    const trusted = this.#generations === 0 && (await isKnownGood(this.#state.project.id, files));
     try {
-      result = await this.#compiler.compile(files, 'preview', this.#focus);
+      result = await this.#compiler.compile(files, 'preview', this.#focus, { skipTypecheck: trusted });
     } catch (error) {
       this.#set({ compile: 'failed', diagnostics: [diagnostic('DG1602', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] });
       return;
@@ -234,6 +237,7 @@ export class ProjectSession {
     if (sameServer) {
       this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), runtime: 'kept' });
       this.#set({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
+      void rememberGood(this.#state.project.id, files);
       return;
     }
     try {
@@ -256,8 +260,18 @@ export class ProjectSession {
     }
     // A share link's data goes in before the previews first load, so they show it.
     if (this.#pendingImport !== undefined) await this.#importPending(this.#pendingImport);
-    this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total) });
+    this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...(trusted ? { typecheck: 'after' } : {}) });
     this.#set({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
+    if (trusted) void this.#checkAfter(files);
+    else void rememberGood(this.#state.project.id, files);
+  }
+
+  /** The type check a trusted first build skipped: its diagnostics, unless an edit came first. */
+  async #checkAfter(files: Record<string, string>): Promise<void> {
+    const checked = await this.#compiler.compile(files, 'check').catch(() => undefined);
+    if (!checked || files !== this.#state.project.files) return;
+    this.#set({ diagnostics: sortDiagnostics(checked.diagnostics) });
+    if (!checked.diagnostics.some((d) => d.severity === 'error')) void rememberGood(this.#state.project.id, files);
   }
 
   async #importPending(text: string): Promise<void> {

@@ -1,0 +1,39 @@
+/**
+ * Files known to build and type-check cleanly: a template as shipped (CI runs `platform check` and
+ * `platform test` on each), or a project's files at its last build that passed the type check. The
+ * first build of a session over such files shows the preview without waiting for the type check (about
+ * a second cold), which runs right after for the diagnostics: a build with type errors still never runs.
+ */
+import { createStore, get, set, type UseStore } from 'idb-keyval';
+import { canonicalJson, sha256Hex } from '../../core/hash';
+import { TEMPLATES } from './templates';
+
+let store: UseStore | undefined;
+const db = () => (store ??= createStore('platform-playground-known-good', 'digests'));
+
+/** The content digest of a project's files. */
+export function filesDigest(files: Record<string, string>): string {
+  return sha256Hex(canonicalJson(files));
+}
+
+let templateDigests: Set<string> | undefined;
+
+export async function isKnownGood(projectId: string, files: Record<string, string>): Promise<boolean> {
+  const digest = filesDigest(files);
+  templateDigests ??= new Set(TEMPLATES.map((t) => filesDigest(t.files)));
+  if (templateDigests.has(digest)) return true;
+  try {
+    return (await get<string>(projectId, db())) === digest;
+  } catch {
+    return false;
+  }
+}
+
+/** Remembers the files of a build that type-checked cleanly. */
+export async function rememberGood(projectId: string, files: Record<string, string>): Promise<void> {
+  try {
+    await set(projectId, filesDigest(files), db());
+  } catch {
+    // Only a shortcut is lost: the next session's first build waits for the type check.
+  }
+}
