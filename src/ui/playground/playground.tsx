@@ -10,7 +10,6 @@ import { SplitPane } from '../workspace/split-pane';
 import { Tabs } from '../workspace/tabs';
 import type { Project } from '../projects/store';
 import { MANIFEST_FILE } from '../../core/manifest';
-import { DeployPanel } from '../deploy/deploy-panel';
 import type { BuiltArtifact } from '../deploy/deploy-api';
 import { TestSession, testFilesOf } from '../tests/test-session';
 import { TestsPanel } from '../tests/tests-panel';
@@ -18,12 +17,18 @@ import { installDocumentShortcuts } from '../workspace/shortcuts';
 import { EventsPanel, ProblemsPanel } from './panels';
 import { PersonaSwitcher, PreviewPane } from './preview-pane';
 import { ProjectSession } from './project-session';
-import { DataPanel } from '../data/data-panel';
-import { TerminalPanel } from '../terminal';
+import { lazyComponent } from '../lazy';
 import { ShareDialog } from '../share/share-dialog';
 import { downloadZip } from '../share/zip-files';
 
 const OTHER: Record<PersonaName, PersonaName> = { alice: 'bob', bob: 'alice', guest: 'alice' };
+
+/** True from the first time `open` is true. */
+function useOpened(open: boolean): boolean {
+  const [opened, setOpened] = useState(open);
+  if (open && !opened) setOpened(true);
+  return opened || open;
+}
 
 /** The manifest's `name`, if the manifest parses. */
 function manifestName(files: Record<string, string>): string | undefined {
@@ -49,6 +54,11 @@ function loadingText({ loaded, total }: LoadProgress): string {
   return loaded > 0 ? 'Starting the compiler…' : 'Loading the compiler…';
 }
 
+// Panels most sessions never open load when first shown: xterm.js alone is a third of the page's script.
+const DataPanel = lazyComponent(() => import('../data/data-panel').then((m) => m.DataPanel), 'data browser');
+const DeployPanel = lazyComponent(() => import('../deploy/deploy-panel').then((m) => m.DeployPanel), 'deploy panel');
+const TerminalPanel = lazyComponent(() => import('../terminal').then((m) => m.TerminalPanel), 'terminal');
+
 export function Playground({ project, state, pendingImport, compiler, theme }: { project: Project; state?: Uint8Array; pendingImport?: string; compiler: CompilerClient; theme: 'light' | 'dark' }) {
   const runtime = useMemo(() => {
     const host = new RuntimeHost();
@@ -63,6 +73,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const [sharing, setSharing] = useState(false);
   const [zipError, setZipError] = useState<string | undefined>();
   const [panel, setPanel] = useState<'problems' | 'tests' | 'events' | 'data' | 'deploy' | 'terminal'>('problems');
+  const terminalOpened = useOpened(panel === 'terminal');
   const [progress, setProgress] = useState<LoadProgress>({ loaded: 0, total: 0 });
   useEffect(() => compiler.onProgress(setProgress), [compiler]);
   const [reveal, setReveal] = useState<Span | undefined>();
@@ -236,12 +247,16 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
           <DataPanel session={session} runtime={runtime} persona={current.persona} />
         ) : panel === 'deploy' ? (
           <DeployPanel projectId={current.id} projectName={manifestName(current.files) ?? current.title} buildArtifact={() => buildArtifact(compiler, current.files)} />
-        ) : panel === 'terminal' ? (
-          <TerminalPanel files={() => session.state.project.files} compiler={compiler} theme={theme} />
-        ) : panel === 'tests' ? (
+        ) : panel === 'terminal' ? null : panel === 'tests' ? (
           <TestsPanel state={tests.state} testFiles={testFilesOf(current.files)} onRun={runTests} onSelect={select} />
         ) : (
           <EventsPanel events={session.state.events} />
+        )}
+        {/* Once opened, the terminal stays (hidden on other tabs): its scrollback and history live on. */}
+        {terminalOpened && (
+          <div class="terminal-slot" hidden={panel !== 'terminal'}>
+            <TerminalPanel files={() => session.state.project.files} compiler={compiler} theme={theme} onDependencies={(modules) => session.setDependencies(modules)} />
+          </div>
         )}
       </div>
     </div>

@@ -80,6 +80,7 @@ export class ProjectSession {
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
   #generations = 0;
   #focus: string | undefined;
+  #dependencies: Record<string, Uint8Array> | undefined;
   /** The app's committed database as last handed over (or loaded from IndexedDB). */
   #committed: Uint8Array | undefined;
   readonly #unsubscribe: () => void;
@@ -188,6 +189,16 @@ export class ProjectSession {
     if (this.#persist) await saveProject(this.#state.project);
   }
 
+  /**
+   * Packages installed in a WebContainer (`node_modules/…` → bytes, read back by the terminal): the
+   * compiler resolves the app's dependencies from them. Without a WebContainer there are none, and
+   * DG1208 says why.
+   */
+  setDependencies(modules: Record<string, Uint8Array>): void {
+    this.#dependencies = Object.keys(modules).length ? modules : undefined;
+    this.#scheduleCompile(0);
+  }
+
   #scheduleCompile(delay: number): void {
     clearTimeout(this.#compileTimer);
     this.#compileTimer = setTimeout(() => void this.#compile(), delay);
@@ -202,7 +213,7 @@ export class ProjectSession {
     // The session's first build of files known to check cleanly shows the preview first and checks after.
     const trusted = this.#generations === 0 && (await isKnownGood(this.#state.project.id, files));
     try {
-      result = await this.#compiler.compile(files, 'preview', this.#focus, { skipTypecheck: trusted });
+      result = await this.#compiler.compile(this.#dependencies ? { ...files, ...this.#dependencies } : files, 'preview', this.#focus, { skipTypecheck: trusted });
     } catch (error) {
       this.#set({ compile: 'failed', diagnostics: [diagnostic('DG1602', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] });
       return;
