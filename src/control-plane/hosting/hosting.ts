@@ -16,7 +16,7 @@ import type { Auth } from '../../core/runtime/personas';
 import { errorResponse } from '../../core/runtime/runtime';
 import type { ArtifactStore } from '../artifacts';
 import { writeAtomic } from '../files';
-import { hmac, type Secrets } from '../secrets';
+import { hmac, sameSecret, type Secrets } from '../secrets';
 import { AppProcess, type StartFailure } from './app-process';
 import { contentType } from './content-types';
 
@@ -177,7 +177,7 @@ export class Hosting {
     const bind = (id: string) => hmac(this.#options.secrets.cookieKey, `guest:${target.appId}:${target.environment}:${id}`);
     if (raw) {
       const [id, signature] = raw.split('.');
-      if (id && signature && /^[A-Za-z0-9_-]{22}$/.test(id) && bind(id) === signature) return { guestId: id };
+      if (id && signature && /^[A-Za-z0-9_-]{22}$/.test(id) && sameSecret(signature, bind(id))) return { guestId: id };
     }
     const guestId = randomBytes(16).toString('base64url');
     return { guestId, setCookie: `${GUEST_COOKIE}=${guestId}.${bind(guestId)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000` };
