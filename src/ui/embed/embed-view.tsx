@@ -3,12 +3,10 @@
  * docs that iframe the playground. No project list, no panels. A share link opens as a scratch
  * project kept only in the page (nothing is written to IndexedDB); the app runs sandboxed as ever.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { CompilerClient } from '../compiler-client';
 import { PersonaSwitcher, PreviewPane } from '../playground/preview-pane';
-import { ProjectSession } from '../playground/project-session';
+import { useProjectSession } from '../playground/use-project-session';
 import type { Project } from '../projects/store';
-import { RuntimeHost } from '../runtime/runtime-host';
 import { CodeEditor } from '../workspace/editor';
 
 export type EmbedMode = 'edit' | 'readonly';
@@ -34,22 +32,7 @@ export interface EmbedViewProps {
 }
 
 export function EmbedView({ project, state, pendingImport, persist, mode, compiler, theme, openHref }: EmbedViewProps) {
-  const runtime = useMemo(() => {
-    const host = new RuntimeHost();
-    host.prepare();
-    return host;
-  }, [project.id]);
-  const session = useMemo(() => new ProjectSession(project, compiler, runtime, state, { persist, ...(pendingImport !== undefined ? { pendingImport } : {}) }), [project.id]);
-  const [, rerender] = useState(0);
-  useEffect(() => session.subscribe(() => rerender((n) => n + 1)), [session]);
-  useEffect(() => {
-    const off = runtime.onRestart((reason) => session.log('runtime.restarted', { reason }));
-    return () => {
-      off();
-      session.dispose();
-      runtime.stop();
-    };
-  }, [session, runtime]);
+  const { session, runtime } = useProjectSession(project, compiler, state, { persist, ...(pendingImport !== undefined ? { pendingImport } : {}) });
   const { project: current, compile, generation, diagnostics } = session.state;
   const files = Object.keys(current.files).sort();
   const active = current.activeFile && current.files[current.activeFile] !== undefined ? current.activeFile : files.includes('src/client/main.tsx') ? 'src/client/main.tsx' : files[0];

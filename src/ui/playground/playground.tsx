@@ -3,7 +3,6 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Diagnostic, Span } from '../../core/diagnostics';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { CompilerClient, LoadProgress } from '../compiler-client';
-import { RuntimeHost } from '../runtime/runtime-host';
 import { CodeEditor } from '../workspace/editor';
 import { FileTree } from '../workspace/file-tree';
 import { SplitPane } from '../workspace/split-pane';
@@ -16,7 +15,7 @@ import { TestsPanel } from '../tests/tests-panel';
 import { installDocumentShortcuts } from '../workspace/shortcuts';
 import { EventsPanel, ProblemsPanel } from './panels';
 import { PersonaSwitcher, PreviewPane } from './preview-pane';
-import { ProjectSession } from './project-session';
+import { useProjectSession } from './use-project-session';
 import { lazyComponent } from '../lazy';
 import { ShareDialog } from '../share/share-dialog';
 import { downloadZip } from '../share/zip-files';
@@ -60,13 +59,7 @@ const DeployPanel = lazyComponent(() => import('../deploy/deploy-panel').then((m
 const TerminalPanel = lazyComponent(() => import('../terminal').then((m) => m.TerminalPanel), 'terminal');
 
 export function Playground({ project, state, pendingImport, compiler, theme }: { project: Project; state?: Uint8Array; pendingImport?: string; compiler: CompilerClient; theme: 'light' | 'dark' }) {
-  const runtime = useMemo(() => {
-    const host = new RuntimeHost();
-    // The sandbox loads while the compiler starts: the first preview does not wait for it.
-    host.prepare();
-    return host;
-  }, [project.id]);
-  const session = useMemo(() => new ProjectSession(project, compiler, runtime, state, { ...(pendingImport !== undefined ? { pendingImport } : {}) }), [project.id]);
+  const { session, runtime } = useProjectSession(project, compiler, state, { ...(pendingImport !== undefined ? { pendingImport } : {}) });
   const tests = useMemo(() => new TestSession(compiler, { files: () => session.state.project.files, log: (kind, fields) => session.log(kind, fields) }), [session]);
   const [, rerender] = useState(0);
   const [split, setSplit] = useState(false);
@@ -79,7 +72,6 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const [reveal, setReveal] = useState<Span | undefined>();
   const [sizes, setSizes] = useState({ tree: 220, editor: 640 });
 
-  useEffect(() => session.subscribe(() => rerender((n) => n + 1)), [session]);
   useEffect(() => {
     const off = tests.subscribe(() => rerender((n) => n + 1));
     return () => {
@@ -92,14 +84,6 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
     void tests.run(scope);
   };
   useEffect(() => installDocumentShortcuts(() => ({ onSave: () => void session.save(), onRunTests: () => runTests() })), [session, tests]);
-  useEffect(() => {
-    const off = runtime.onRestart((reason) => session.log('runtime.restarted', { reason }));
-    return () => {
-      off();
-      session.dispose();
-      runtime.stop();
-    };
-  }, [session, runtime]);
   useEffect(() => {
     if (!session.state.project.activeFile) session.openFile(session.state.project.files['src/client/main.tsx'] !== undefined ? 'src/client/main.tsx' : 'app.manifest.json');
   }, [session]);

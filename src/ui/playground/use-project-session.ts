@@ -1,0 +1,27 @@
+/** One open project's session and its runtime sandbox, made once per project and torn down with the view. */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { CompilerClient } from '../compiler-client';
+import type { Project } from '../projects/store';
+import { RuntimeHost } from '../runtime/runtime-host';
+import { ProjectSession, type SessionOptions } from './project-session';
+
+export function useProjectSession(project: Project, compiler: CompilerClient, state: Uint8Array | undefined, options: SessionOptions): { session: ProjectSession; runtime: RuntimeHost } {
+  const runtime = useMemo(() => {
+    const host = new RuntimeHost();
+    // The sandbox loads while the compiler starts: the first preview does not wait for it.
+    host.prepare();
+    return host;
+  }, [project.id]);
+  const session = useMemo(() => new ProjectSession(project, compiler, runtime, state, options), [project.id]);
+  const [, rerender] = useState(0);
+  useEffect(() => session.subscribe(() => rerender((n) => n + 1)), [session]);
+  useEffect(() => {
+    const off = runtime.onRestart((reason) => session.log('runtime.restarted', { reason }));
+    return () => {
+      off();
+      session.dispose();
+      runtime.stop();
+    };
+  }, [session, runtime]);
+  return { session, runtime };
+}
