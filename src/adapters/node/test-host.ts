@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { failEvent, type TestEvent } from '../../core/testing/events';
-import { loadModuleMap } from '../../core/testing/locate';
 import type { PreparedTests } from '../../core/testing/prepare';
-import { TEST_TIMEOUT_MS, timeoutFailure } from '../../core/testing/run-file';
+import { runFileToEnd, type Attempt } from '../../core/testing/restarts';
+import { TEST_TIMEOUT_MS } from '../../core/testing/run-file';
 import type { RunFileMessage, WorkerMessage } from './test-protocol';
 
 const WORKER = new URL('./test-worker.mjs', import.meta.url);
@@ -34,21 +34,10 @@ export async function* runTestsInNode(prepared: PreparedTests, options: NodeTest
       const testPath = join(dir, test.file.replace(/\.[^./]+$/, '.mjs'));
       mkdirSync(dirname(testPath), { recursive: true });
       writeFileSync(testPath, test.code);
-      const done = new Set<string>();
-      let finished = false;
-      while (!finished) {
-        const message: RunFileMessage = { type: 'run', file: test.file, manifest: prepared.manifest, serverPath, testPath, testMap: test.map, skip: [...done], only: options.only, timeoutMs };
-        const outcome = yield* runWorker(message, timeoutMs + GRACE_MS);
-        if (outcome.stopped) {
-          // The worker was stopped in the middle of a test: report it, then go on with the rest.
-          done.add(outcome.stopped.name);
-          const module = loadModuleMap(new URL(`file://${testPath}`).href, test.map);
-          yield failEvent(outcome.stopped.name, timeoutMs, timeoutFailure({ file: test.file, module }, outcome.stopped, timeoutMs));
-        } else {
-          finished = true;
-        }
-        for (const name of outcome.ran) done.add(name);
-      }
+      const testUrl = new URL(`file://${testPath}`).href;
+      yield* runFileToEnd(test, timeoutMs, (skip) =>
+        runWorker({ type: 'run', file: test.file, manifest: prepared.manifest!, serverPath, testPath, testMap: test.map, skip, only: options.only, timeoutMs }, timeoutMs + GRACE_MS, testUrl),
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -56,7 +45,7 @@ export async function* runTestsInNode(prepared: PreparedTests, options: NodeTest
 }
 
 /** Runs one worker to its end, yielding its events; tells which test it was stopped in, if it was. */
-async function* runWorker(message: RunFileMessage, limitMs: number): AsyncGenerator<TestEvent, { ran: string[]; stopped?: { name: string; location?: string } }> {
+async function* runWorker(message: RunFileMessage, limitMs: number, testUrl: string): AsyncGenerator<TestEvent, Attempt> {
   const worker = new Worker(WORKER);
   const queue: Array<WorkerMessage | { type: 'stopped' } | { type: 'crashed'; error: string }> = [];
   let wake: (() => void) | undefined;
@@ -64,7 +53,7 @@ async function* runWorker(message: RunFileMessage, limitMs: number): AsyncGenera
     queue.push(item);
     wake?.();
   };
-  let current: { name: string; location?: string } | undefined;
+  let current: { name: string; location?: string; moduleUrl: string } | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   worker.on('message', (m: WorkerMessage) => push(m));
   worker.on('error', (error) => push({ type: 'crashed', error: error.message }));
@@ -76,7 +65,7 @@ async function* runWorker(message: RunFileMessage, limitMs: number): AsyncGenera
       if (!queue.length) await new Promise<void>((resolve) => (wake = resolve));
       const item = queue.shift()!;
       if (item.type === 'start') {
-        current = { name: item.name, ...(item.location ? { location: item.location } : {}) };
+        current = { name: item.name, moduleUrl: testUrl, ...(item.location ? { location: item.location } : {}) };
         clearTimeout(timer);
         timer = setTimeout(() => void worker.terminate(), limitMs);
       } else if (item.type === 'event') {

@@ -12,8 +12,8 @@ import sandboxCode from 'virtual:runtime-sandbox';
 import type { Manifest } from '../../core/manifest';
 import { diagnostic } from '../../core/diagnostics';
 import { failEvent, type TestEvent } from '../../core/testing/events';
-import { loadModuleMap } from '../../core/testing/locate';
-import { TEST_TIMEOUT_MS, timeoutFailure } from '../../core/testing/run-file';
+import { runFileToEnd, type Attempt } from '../../core/testing/restarts';
+import { TEST_TIMEOUT_MS } from '../../core/testing/run-file';
 import { isRuntimeMessage, type RuntimeMessage, type RuntimeRequest } from '../../../worker/protocol/runtime';
 import type { TestBundle } from '../compiler-client';
 import { sqlWasm } from '../runtime/runtime-host';
@@ -55,19 +55,8 @@ export async function* runTestsInSandbox(prepared: PreparedRun, options: Sandbox
   const timeoutMs = options.timeoutMs ?? TEST_TIMEOUT_MS;
   const files = prepared.tests.filter((t) => (options.only ? t.file === options.only.file : options.file === undefined || t.file === options.file));
   for (const test of files) {
-    const done = new Set<string>();
-    for (;;) {
-      if (options.signal?.aborted) return;
-      const run = runSandbox(prepared, test, [...done], timeoutMs, options);
-      let step = await run.next();
-      for (; !step.done; step = await run.next()) yield { testFile: test.file, event: step.value };
-      const outcome = step.value;
-      for (const name of outcome.ran) done.add(name);
-      if (!outcome.stopped) break;
-      done.add(outcome.stopped.name);
-      const module = loadModuleMap(outcome.stopped.moduleUrl, test.map);
-      yield { testFile: test.file, event: failEvent(outcome.stopped.name, timeoutMs, timeoutFailure({ file: test.file, module }, outcome.stopped, timeoutMs)) };
-    }
+    const events = runFileToEnd(test, timeoutMs, (skip) => runSandbox(prepared, test, skip, timeoutMs, options), () => options.signal?.aborted === true);
+    for await (const event of events) yield { testFile: test.file, event };
   }
 }
 
@@ -78,7 +67,7 @@ async function* runSandbox(
   skip: string[],
   timeoutMs: number,
   options: SandboxTestOptions,
-): AsyncGenerator<TestEvent, { ran: string[]; stopped?: { name: string; location?: string; moduleUrl: string } }> {
+): AsyncGenerator<TestEvent, Attempt> {
   const queue: Item[] = [];
   let wake: (() => void) | undefined;
   const push = (item: Item) => {
