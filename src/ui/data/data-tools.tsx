@@ -4,7 +4,7 @@ import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
 import { decodeJson, encodeJson } from '../../modules/wire';
 import { noticeCodes, type ProjectSession } from '../playground/project-session';
 import type { InspectResult, RuntimeHost } from '../runtime/runtime-host';
-import { downloadBytes, safeFileName } from '../share/download';
+import { downloadBytes, safeFileName } from '../download';
 import { exportedState } from '../share/share';
 import type { OperationInfo, StoredObjectInfo } from '../../../worker/protocol/runtime';
 import { GridView } from './grid-view';

@@ -1,5 +1,5 @@
 /** The workspace of one open project: files, tabs and editor; previews as personas; problems and events. */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Diagnostic, Span } from '../../core/diagnostics';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { CompilerClient, LoadProgress } from '../compiler-client';
@@ -24,9 +24,9 @@ const OTHER: Record<PersonaName, PersonaName> = { alice: 'bob', bob: 'alice', gu
 
 /** True from the first time `open` is true. */
 function useOpened(open: boolean): boolean {
-  const [opened, setOpened] = useState(open);
-  if (open && !opened) setOpened(true);
-  return opened || open;
+  const opened = useRef(false);
+  if (open) opened.current = true;
+  return opened.current;
 }
 
 /** The manifest's `name`, if the manifest parses. */

@@ -7,6 +7,7 @@ import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnos
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { CompileResult, CompilerClient } from '../compiler-client';
+import { StateStore } from '../state-store';
 import { isKnownGood, rememberGood } from '../projects/known-good';
 import { clearPendingImport, clearRecovery, clearState, loadRecovery, saveProject, saveRecovery, saveState, type Project, type RecoveryCopy } from '../projects/store';
 import type { InspectAnswer, InspectQuery } from '../runtime/runtime-host';
@@ -71,11 +72,9 @@ export interface SessionRuntime {
   inspect<K extends InspectQuery['kind']>(query: Extract<InspectQuery, { kind: K }>): Promise<InspectAnswer<K>>;
 }
 
-export class ProjectSession {
-  #state: SessionState;
+export class ProjectSession extends StateStore<SessionState> {
   readonly #compiler: CompilerClient;
   readonly #runtime: SessionRuntime;
-  readonly #listeners = new Set<() => void>();
   #compileTimer: ReturnType<typeof setTimeout> | undefined;
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
   #generations = 0;
@@ -90,7 +89,7 @@ export class ProjectSession {
   #recovery: RecoveryCopy | undefined;
 
   constructor(project: Project, compiler: CompilerClient, runtime: SessionRuntime, initialState?: Uint8Array, options: SessionOptions = {}) {
-    this.#state = { project, compile: 'loading', diagnostics: [], stale: false, events: [] };
+    super({ project, compile: 'loading', diagnostics: [], stale: false, events: [] });
     this.#compiler = compiler;
     this.#runtime = runtime;
     this.#committed = initialState;
@@ -104,7 +103,7 @@ export class ProjectSession {
       void loadRecovery(project.id).then((copy) => {
         if (!copy || this.#recovery) return;
         this.#recovery = copy;
-        this.#set({ recovery: { savedAt: copy.savedAt } });
+        this.update({ recovery: { savedAt: copy.savedAt } });
       });
     this.#scheduleCompile(0);
   }
@@ -114,30 +113,16 @@ export class ProjectSession {
     return this.#persist;
   }
 
-  get state(): SessionState {
-    return this.#state;
-  }
-
-  subscribe(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  #set(patch: Partial<SessionState>): void {
-    this.#state = { ...this.#state, ...patch };
-    for (const listener of this.#listeners) listener();
-  }
-
   /** Adds an event to the log (kept to the last 500). */
   log(kind: string, fields: Record<string, unknown> = {}): void {
     const event: DevEvent = { protocol: 'platform.dev.v0', kind, at: Date.now(), ...fields };
-    this.#set({ events: [...this.#state.events.slice(-499), event] });
+    this.update({ events: [...this.state.events.slice(-499), event] });
   }
 
   #updateProject(patch: Partial<Project>, recompile: boolean, focus?: string): void {
-    this.#set({ project: { ...this.#state.project, ...patch } });
+    this.update({ project: { ...this.state.project, ...patch } });
     clearTimeout(this.#saveTimer);
-    if (this.#persist) this.#saveTimer = setTimeout(() => void saveProject(this.#state.project), SAVE_DELAY_MS);
+    if (this.#persist) this.#saveTimer = setTimeout(() => void saveProject(this.state.project), SAVE_DELAY_MS);
     if (recompile) {
       this.#focus = focus;
       this.#scheduleCompile(QUIET_WINDOW_MS);
@@ -145,37 +130,37 @@ export class ProjectSession {
   }
 
   edit(path: string, text: string): void {
-    if (this.#state.project.files[path] === text) return;
-    this.#updateProject({ files: { ...this.#state.project.files, [path]: text } }, true, path);
+    if (this.state.project.files[path] === text) return;
+    this.#updateProject({ files: { ...this.state.project.files, [path]: text } }, true, path);
   }
 
   createFile(path: string, text = ''): void {
-    this.#updateProject({ files: { ...this.#state.project.files, [path]: text }, openTabs: [...new Set([...this.#state.project.openTabs, path])], activeFile: path }, true);
+    this.#updateProject({ files: { ...this.state.project.files, [path]: text }, openTabs: [...new Set([...this.state.project.openTabs, path])], activeFile: path }, true);
   }
 
   renamePath(from: string, to: string): void {
     const files: Record<string, string> = {};
     const move = (path: string) => (path === from ? to : path.startsWith(`${from}/`) ? `${to}${path.slice(from.length)}` : path);
-    for (const [path, text] of Object.entries(this.#state.project.files)) files[move(path)] = text;
-    const { openTabs, activeFile } = this.#state.project;
+    for (const [path, text] of Object.entries(this.state.project.files)) files[move(path)] = text;
+    const { openTabs, activeFile } = this.state.project;
     this.#updateProject({ files, openTabs: openTabs.map(move), ...(activeFile ? { activeFile: move(activeFile) } : {}) }, true);
   }
 
   deletePath(path: string): void {
     const gone = (p: string) => p === path || p.startsWith(`${path}/`);
-    const files = Object.fromEntries(Object.entries(this.#state.project.files).filter(([p]) => !gone(p)));
-    const openTabs = this.#state.project.openTabs.filter((p) => !gone(p));
-    const activeFile = this.#state.project.activeFile && gone(this.#state.project.activeFile) ? openTabs[0] : this.#state.project.activeFile;
+    const files = Object.fromEntries(Object.entries(this.state.project.files).filter(([p]) => !gone(p)));
+    const openTabs = this.state.project.openTabs.filter((p) => !gone(p));
+    const activeFile = this.state.project.activeFile && gone(this.state.project.activeFile) ? openTabs[0] : this.state.project.activeFile;
     this.#updateProject({ files, openTabs, ...(activeFile ? { activeFile } : { activeFile: undefined }) }, true);
   }
 
   openFile(path: string): void {
-    this.#updateProject({ openTabs: [...new Set([...this.#state.project.openTabs, path])], activeFile: path }, false);
+    this.#updateProject({ openTabs: [...new Set([...this.state.project.openTabs, path])], activeFile: path }, false);
   }
 
   closeFile(path: string): void {
-    const openTabs = this.#state.project.openTabs.filter((p) => p !== path);
-    const activeFile = this.#state.project.activeFile === path ? openTabs.at(-1) : this.#state.project.activeFile;
+    const openTabs = this.state.project.openTabs.filter((p) => p !== path);
+    const activeFile = this.state.project.activeFile === path ? openTabs.at(-1) : this.state.project.activeFile;
     this.#updateProject({ openTabs, activeFile }, false);
   }
 
@@ -186,7 +171,7 @@ export class ProjectSession {
   /** Saves now (Mod-s); autosave does the same after a short delay. */
   async save(): Promise<void> {
     clearTimeout(this.#saveTimer);
-    if (this.#persist) await saveProject(this.#state.project);
+    if (this.#persist) await saveProject(this.state.project);
   }
 
   /**
@@ -205,31 +190,31 @@ export class ProjectSession {
   }
 
   async #compile(): Promise<void> {
-    const files = this.#state.project.files;
-    this.#set({ compile: this.#state.generation || this.#state.compile !== 'loading' ? 'compiling' : 'loading' });
+    const files = this.state.project.files;
+    this.update({ compile: this.state.generation || this.state.compile !== 'loading' ? 'compiling' : 'loading' });
     this.log('compile.start', { files: Object.keys(files).length });
     performance.mark('platform:compile-start');
     let result: CompileResult | undefined;
     // The session's first build of files known to check cleanly shows the preview first and checks after.
-    const trusted = this.#generations === 0 && (await isKnownGood(this.#state.project.id, files));
+    const trusted = this.#generations === 0 && (await isKnownGood(this.state.project.id, files));
     try {
       result = await this.#compiler.compile(this.#dependencies ? { ...files, ...this.#dependencies } : files, 'preview', this.#focus, { skipTypecheck: trusted });
     } catch (error) {
-      this.#set({ compile: 'failed', diagnostics: [diagnostic('DG1602', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] });
+      this.update({ compile: 'failed', diagnostics: [diagnostic('DG1602', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] });
       return;
     }
-    if (!result || files !== this.#state.project.files) return; // superseded by a newer edit
+    if (!result || files !== this.state.project.files) return; // superseded by a newer edit
     performance.mark('platform:compile-done');
     const diagnostics = sortDiagnostics(result.diagnostics);
     const built = result.files?.['server/index.js'] && result.files['client/app.js'];
     if (!built) {
-      const serving = this.#state.generation !== undefined;
+      const serving = this.state.generation !== undefined;
       if (serving) {
         const d = diagnostic('DG1602', 'The rebuild failed; the previous generation is still serving.', { hint: 'Fix the errors below; the next good rebuild takes over by itself.' });
         this.log('compile.diagnostic', { ...d });
         diagnostics.unshift(d);
       }
-      this.#set({ compile: 'failed', diagnostics, stale: serving, timings: result.timings });
+      this.update({ compile: 'failed', diagnostics, stale: serving, timings: result.timings });
       return;
     }
     const manifest = JSON.parse(files[MANIFEST_FILE] ?? '{}') as Manifest;
@@ -243,12 +228,12 @@ export class ProjectSession {
     };
     // A client-only edit leaves the server and the manifest as they were: the running runtime (and its
     // uncommitted-to-disk state) serves the new client as it is; only the previews reload.
-    const previous = this.#state.generation;
+    const previous = this.state.generation;
     const sameServer = previous !== undefined && previous.serverCode === generation.serverCode && JSON.stringify(previous.manifest) === JSON.stringify(manifest) && this.#runtime.phase === 'running';
     if (sameServer) {
       this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), runtime: 'kept' });
-      this.#set({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
-      void rememberGood(this.#state.project.id, files);
+      this.update({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
+      void rememberGood(this.state.project.id, files);
       return;
     }
     try {
@@ -266,34 +251,34 @@ export class ProjectSession {
           .start({ manifest: previous.manifest, serverCode: previous.serverCode, state: this.#runtime.committedState ?? this.#committed })
           .catch((restart: unknown) => this.log('runtime.restarted', { reason: `The last good build could not restart: ${restart instanceof Error ? restart.message : String(restart)}` }));
       }
-      this.#set({ compile: 'failed', diagnostics: [d, ...diagnostics], stale: previous !== undefined, timings: result.timings });
+      this.update({ compile: 'failed', diagnostics: [d, ...diagnostics], stale: previous !== undefined, timings: result.timings });
       return;
     }
     // A share link's data goes in before the previews first load, so they show it.
     if (this.#pendingImport !== undefined) await this.#importPending(this.#pendingImport);
     this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...(trusted ? { typecheck: 'after' } : {}) });
-    this.#set({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
+    this.update({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
     if (trusted) void this.#checkAfter(files);
-    else void rememberGood(this.#state.project.id, files);
+    else void rememberGood(this.state.project.id, files);
   }
 
   /** The type check a trusted first build skipped: its diagnostics, unless an edit came first. */
   async #checkAfter(files: Record<string, string>): Promise<void> {
     const checked = await this.#compiler.compile(files, 'check').catch(() => undefined);
-    if (!checked || files !== this.#state.project.files) return;
-    this.#set({ diagnostics: sortDiagnostics(checked.diagnostics) });
-    if (!checked.diagnostics.some((d) => d.severity === 'error')) void rememberGood(this.#state.project.id, files);
+    if (!checked || files !== this.state.project.files) return;
+    this.update({ diagnostics: sortDiagnostics(checked.diagnostics) });
+    if (!checked.diagnostics.some((d) => d.severity === 'error')) void rememberGood(this.state.project.id, files);
   }
 
   async #importPending(text: string): Promise<void> {
     this.#pendingImport = undefined;
     const result = await this.importState(text);
-    if (this.#persist) await clearPendingImport(this.#state.project.id);
+    if (this.#persist) await clearPendingImport(this.state.project.id);
     if (result.kind === 'import-state') {
       const rows = Object.values(result.counts).reduce((a, b) => a + b, 0);
-      this.#set({ notice: { tone: 'info', message: `The link's data was imported: ${rows} record${rows === 1 ? '' : 's'}.` } });
+      this.update({ notice: { tone: 'info', message: `The link's data was imported: ${rows} record${rows === 1 ? '' : 's'}.` } });
     } else {
-      this.#set({ notice: { tone: 'error', message: `The link's data could not be imported: ${result.message}`, ...noticeCodes(result) } });
+      this.update({ notice: { tone: 'error', message: `The link's data could not be imported: ${result.message}`, ...noticeCodes(result) } });
     }
   }
 
@@ -317,12 +302,12 @@ export class ProjectSession {
 
   /** The same generation again under a new number: the previews reload and show the data as it is now. */
   reloadPreviews(): void {
-    const generation = this.#state.generation;
-    if (generation) this.#set({ generation: { ...generation, number: ++this.#generations } });
+    const generation = this.state.generation;
+    if (generation) this.update({ generation: { ...generation, number: ++this.#generations } });
   }
 
   dismissNotice(): void {
-    this.#set({ notice: undefined });
+    this.update({ notice: undefined });
   }
 
   /**
@@ -335,15 +320,15 @@ export class ProjectSession {
     const dropped = this.#runtime.committedState ?? this.#committed;
     if (dropped) {
       const copy: RecoveryCopy = { state: dropped.slice(), savedAt: Date.now() };
-      if (this.#persist) await saveRecovery(this.#state.project.id, copy);
+      if (this.#persist) await saveRecovery(this.state.project.id, copy);
       this.#recovery = copy;
-      this.#set({ recovery: { savedAt: copy.savedAt } });
+      this.update({ recovery: { savedAt: copy.savedAt } });
     }
-    this.#set({ notice: undefined });
+    this.update({ notice: undefined });
     this.log('state.reset', { recoveryCopy: dropped ? dropped.length : 0 });
     this.#committed = undefined;
-    if (this.#persist) await clearState(this.#state.project.id);
-    const generation = this.#state.generation;
+    if (this.#persist) await clearState(this.state.project.id);
+    const generation = this.state.generation;
     if (generation) await this.#runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode });
     this.#scheduleCompile(0);
   }
@@ -355,7 +340,7 @@ export class ProjectSession {
    */
   async restoreRecovery(): Promise<{ ok: true } | { ok: false; message: string }> {
     const copy = this.#recovery;
-    const generation = this.#state.generation;
+    const generation = this.state.generation;
     if (!copy) return { ok: false, message: 'There is no recovery copy.' };
     if (!generation) return { ok: false, message: 'The app is not running: fix the build first.' };
     await this.#runtime.flush();
@@ -365,17 +350,17 @@ export class ProjectSession {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await this.#runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, ...(current ? { state: current } : {}) }).catch(() => undefined);
-      this.#set({ notice: { tone: 'error', message: `The recovery copy could not be restored: ${message}` } });
+      this.update({ notice: { tone: 'error', message: `The recovery copy could not be restored: ${message}` } });
       return { ok: false, message };
     }
     this.#committed = copy.state;
     this.#recovery = undefined;
     if (this.#persist) {
-      await saveState(this.#state.project.id, copy.state);
-      await clearRecovery(this.#state.project.id);
+      await saveState(this.state.project.id, copy.state);
+      await clearRecovery(this.state.project.id);
     }
     this.log('state.restored', { savedAt: new Date(copy.savedAt).toISOString() });
-    this.#set({ recovery: undefined, notice: { tone: 'info', message: `The data from before the reset (${new Date(copy.savedAt).toLocaleTimeString()}) was restored.` } });
+    this.update({ recovery: undefined, notice: { tone: 'info', message: `The data from before the reset (${new Date(copy.savedAt).toLocaleTimeString()}) was restored.` } });
     this.reloadPreviews();
     return { ok: true };
   }
@@ -384,7 +369,7 @@ export class ProjectSession {
     clearTimeout(this.#compileTimer);
     clearTimeout(this.#saveTimer);
     this.#unsubscribe();
-    if (this.#persist) void saveProject(this.#state.project);
+    if (this.#persist) void saveProject(this.state.project);
   }
 }
 

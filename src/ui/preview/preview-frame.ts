@@ -4,6 +4,7 @@
  * code in the preview cannot choose whom it acts as.
  */
 import type { PersonaName } from '../../core/runtime/personas';
+import { downloadBytes } from '../download';
 import { previewDocument } from './bootstrap';
 
 /** What a preview needs from the runtime (RuntimeHost implements it). */
@@ -202,9 +203,10 @@ export class PreviewFrame {
   async #download(path: string, name: string): Promise<void> {
     const url = new URL(path, 'http://app.local/');
     const asset = this.#assets[url.pathname];
-    let blob: Blob;
+    let bytes: Uint8Array | string;
+    let type: string;
     let filename = name || safeDecode(url.pathname.split('/').pop() || '') || 'download';
-    if (asset) blob = new Blob([asset.text], { type: asset.type });
+    if (asset) ({ text: bytes, type } = asset);
     else {
       const started = performance.now();
       const response = await this.#runtime.fetch(this.persona, new Request(url, { method: 'GET' }));
@@ -213,15 +215,12 @@ export class PreviewFrame {
         this.#events.onNotice?.(`GET ${url.pathname} answered ${response.status}: nothing to download.`);
         return;
       }
-      blob = await response.blob();
+      bytes = new Uint8Array(await response.arrayBuffer());
+      type = response.headers.get('content-type') ?? 'application/octet-stream';
       filename = name || dispositionName(response.headers.get('content-disposition')) || filename;
     }
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(blob);
-    link.download = filename;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
-    this.#events.onNotice?.(`Downloaded ${filename} (${blob.size} bytes) from ${url.pathname}.`);
+    const size = downloadBytes(filename, bytes, type);
+    this.#events.onNotice?.(`Downloaded ${filename} (${size} bytes) from ${url.pathname}.`);
   }
 
   destroy(): void {

@@ -7,7 +7,7 @@ import { MANIFEST_FILE } from '../../core/manifest';
 import { pathSetProblem, projectPathProblem } from '../../core/share';
 import { MAX_ZIP_ENTRY_BYTES, MAX_ZIP_FILES, MAX_ZIP_TOTAL_BYTES, openZip, zipProject } from '../../core/zip';
 import { newProjectId, PROJECT_FORMAT, type Project } from '../projects/store';
-import { downloadBytes } from './download';
+import { downloadBytes } from '../download';
 
 export interface OpenError {
   code: string;

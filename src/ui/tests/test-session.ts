@@ -7,6 +7,7 @@ import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnos
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import type { TestEvent } from '../../core/testing/events';
 import type { CompilerClient } from '../compiler-client';
+import { StateStore } from '../state-store';
 import { runTestsInSandbox } from './test-runner';
 
 const decoder = new TextDecoder();
@@ -47,30 +48,15 @@ export function testFilesOf(files: Record<string, string>): string[] {
     .sort();
 }
 
-export class TestSession {
-  #state: TestsState = { status: 'idle', results: [], diagnostics: [], passed: 0, failed: 0 };
-  readonly #listeners = new Set<() => void>();
+export class TestSession extends StateStore<TestsState> {
   readonly #compiler: CompilerClient;
   readonly #host: TestSessionHost;
   #run: AbortController | undefined;
 
   constructor(compiler: CompilerClient, host: TestSessionHost) {
+    super({ status: 'idle', results: [], diagnostics: [], passed: 0, failed: 0 });
     this.#compiler = compiler;
     this.#host = host;
-  }
-
-  get state(): TestsState {
-    return this.#state;
-  }
-
-  subscribe(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  #set(patch: Partial<TestsState>): void {
-    this.#state = { ...this.#state, ...patch };
-    for (const listener of this.#listeners) listener();
   }
 
   /** Runs every test, one file's (`file`) or one test (`file` and `name`). */
@@ -81,26 +67,26 @@ export class TestSession {
     const started = performance.now();
     // Outcomes outside the scope are kept from the last run; those inside start over.
     const inScope = (o: TestOutcome) => (scope.file === undefined || o.file === scope.file) && (scope.name === undefined || o.name === scope.name);
-    const kept = this.#state.results.filter((o) => !inScope(o));
-    this.#set({ status: 'compiling', scope, diagnostics: [], results: this.#state.results.map((o) => (inScope(o) ? { ...o, status: 'running', failure: undefined, durationMs: undefined } : o)) });
+    const kept = this.state.results.filter((o) => !inScope(o));
+    this.update({ status: 'compiling', scope, diagnostics: [], results: this.state.results.map((o) => (inScope(o) ? { ...o, status: 'running', failure: undefined, durationMs: undefined } : o)) });
     const files = this.#host.files();
     let compiled;
     try {
       compiled = await this.#compiler.compile(files, 'test');
     } catch (error) {
       if (run.signal.aborted) return;
-      this.#set({ status: 'failed', diagnostics: [diagnostic('DG1902', `The tests could not be compiled: ${error instanceof Error ? error.message : String(error)}`)] });
+      this.update({ status: 'failed', diagnostics: [diagnostic('DG1902', `The tests could not be compiled: ${error instanceof Error ? error.message : String(error)}`)] });
       return;
     }
     if (run.signal.aborted) return;
     if (!compiled) {
-      this.#set({ status: 'idle' });
+      this.update({ status: 'idle' });
       return;
     }
     const diagnostics = sortDiagnostics(compiled.diagnostics.filter((d) => d.severity === 'error' || d.code.startsWith('DG19')));
     const server = compiled.files?.['server/index.js'];
     if (!server || !compiled.tests?.length) {
-      this.#set({ status: 'failed', diagnostics, results: kept });
+      this.update({ status: 'failed', diagnostics, results: kept });
       for (const d of diagnostics.filter((x) => x.code.startsWith('DG19'))) this.#host.log('test.case.fail', { name: '(compile)', ...d });
       return;
     }
@@ -108,7 +94,7 @@ export class TestSession {
     try {
       manifest = JSON.parse(files[MANIFEST_FILE] ?? '') as Manifest;
     } catch {
-      this.#set({ status: 'failed', diagnostics });
+      this.update({ status: 'failed', diagnostics });
       return;
     }
     const results: TestOutcome[] = [...kept];
@@ -119,9 +105,9 @@ export class TestSession {
       results.sort((a, b) => a.file.localeCompare(b.file));
       const passed = results.filter((o) => o.status === 'passed').length;
       const failed = results.filter((o) => o.status === 'failed').length;
-      this.#set({ results: [...results], passed, failed });
+      this.update({ results: [...results], passed, failed });
     };
-    this.#set({ status: 'running', diagnostics, results });
+    this.update({ status: 'running', diagnostics, results });
     const events = runTestsInSandbox(
       { manifest, serverCode: decoder.decode(server), tests: compiled.tests },
       {
@@ -143,7 +129,7 @@ export class TestSession {
     const passed = finished.filter((o) => o.status === 'passed').length;
     const failed = finished.filter((o) => o.status === 'failed').length;
     this.#host.log('test.run.finish', { ok: failed === 0, passed, failed });
-    this.#set({ status: 'done', results: finished, passed, failed, durationMs: performance.now() - started });
+    this.update({ status: 'done', results: finished, passed, failed, durationMs: performance.now() - started });
   }
 
   dispose(): void {

@@ -1,6 +1,7 @@
 /** Saving bytes as a file from the page (an `<a download>` click), and file names made safe. */
 
-export function downloadBytes(name: string, bytes: Uint8Array | string, type: string): void {
+/** Saves the bytes (or text) as a file named `name`; returns the file's size in bytes. */
+export function downloadBytes(name: string, bytes: Uint8Array | string, type: string): number {
   const blob = new Blob([typeof bytes === 'string' ? bytes : (bytes as Uint8Array<ArrayBuffer>)], { type });
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
@@ -11,6 +12,7 @@ export function downloadBytes(name: string, bytes: Uint8Array | string, type: st
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return blob.size;
 }
 
 /** A file name from any text: letters, digits, `.`, `-` and `_`; never empty. */
