@@ -233,7 +233,7 @@ export class ProjectSession extends StateStore<SessionState> {
     if (sameServer) {
       this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), runtime: 'kept' });
       this.update({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
-      void rememberGood(this.state.project.id, files);
+      this.#rememberGood(files);
       return;
     }
     try {
@@ -259,7 +259,7 @@ export class ProjectSession extends StateStore<SessionState> {
     this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...(trusted ? { typecheck: 'after' } : {}) });
     this.update({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
     if (trusted) void this.#checkAfter(files);
-    else void rememberGood(this.state.project.id, files);
+    else this.#rememberGood(files);
   }
 
   /** The type check a trusted first build skipped: its diagnostics, unless an edit came first. */
@@ -267,7 +267,12 @@ export class ProjectSession extends StateStore<SessionState> {
     const checked = await this.#compiler.compile(files, 'check').catch(() => undefined);
     if (!checked || files !== this.state.project.files) return;
     this.update({ diagnostics: sortDiagnostics(checked.diagnostics) });
-    if (!checked.diagnostics.some((d) => d.severity === 'error')) void rememberGood(this.state.project.id, files);
+    if (!checked.diagnostics.some((d) => d.severity === 'error')) this.#rememberGood(files);
+  }
+
+  /** Files that type-checked cleanly, for the next session's first build; a scratch project keeps nothing. */
+  #rememberGood(files: Record<string, string>): void {
+    if (this.#persist) void rememberGood(this.state.project.id, files);
   }
 
   async #importPending(text: string): Promise<void> {
