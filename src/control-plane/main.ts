@@ -1,7 +1,7 @@
 /**
  * `npm run control-plane`: the control plane over HTTP on loopback.
  *
- *   tsx src/control-plane/main.ts [--port 4310] [--host 127.0.0.1] [--data .platform-control]
+ *   tsx src/control-plane/main.ts [--port 4310] [--host 127.0.0.1] [--data .platform/control-plane]
  *
  * Prints its URL and the operator secret a person types on the approval page (/device).
  */
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     options: {
       port: { type: 'string', default: process.env.PLATFORM_CONTROL_PORT ?? '4310' },
       host: { type: 'string', default: '127.0.0.1' },
-      data: { type: 'string', default: process.env.PLATFORM_CONTROL_DATA ?? '.platform-control' },
+      data: { type: 'string', default: process.env.PLATFORM_CONTROL_DATA ?? '.platform/control-plane' },
     },
   });
   const started = await startControlPlane({ dataDir: resolve(values.data!), port: Number(values.port), host: values.host! });
