@@ -98,7 +98,7 @@ function rows({ db, driver, manifest }: Inspected, table: string, offset: number
   if (!tableNames(driver).includes(table)) return refused(`There is no table "${table}".`);
   const q = quoteIdentifier(table);
   const total = Number(driver.all(`SELECT count(*) AS n FROM ${q}`)[0]?.n ?? 0);
-  const order = manifest.database?.tables[table] ? ' ORDER BY "createdAt", rowid' : table === OBJECTS_TABLE ? ' ORDER BY "key"' : '';
+  const order = manifest.database?.tables[table] ? ' ORDER BY "createdAt", "id"' : table === OBJECTS_TABLE ? ' ORDER BY "key"' : '';
   const statement = db.prepare(`SELECT * FROM ${q}${order} LIMIT ? OFFSET ?`);
   try {
     statement.bind([Math.min(Math.max(1, Math.floor(limit)), INSPECT_LIMITS.rows), Math.max(0, Math.floor(offset))]);

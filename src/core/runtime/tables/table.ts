@@ -8,7 +8,7 @@
  */
 import type { FieldDeclaration, TableDeclaration } from '../../manifest/types';
 import { didYouMean } from '../../text/suggest';
-import { randomId, type RuntimeClock } from '../clock';
+import { orderedId, type RuntimeClock } from '../clock';
 import type { CursorSigner } from '../cursor';
 import { fault } from '../faults';
 import type { Meter } from '../limits';
@@ -329,6 +329,15 @@ export class Table {
     return record ? { createdAt: Number(record.createdAt), updatedAt: Number(record.updatedAt) } : undefined;
   }
 
+  /**
+   * A minted id that sorts after every id stored with the same createdAt (an index seek on the order
+   * index, whatever the caller's policy lets it see), so that (createdAt, id) is insertion order.
+   */
+  #mintId(now: number): string {
+    const [last] = this.#context.driver.all(`SELECT "id" FROM ${this.#quoted} WHERE "createdAt" = ? ORDER BY "id" DESC LIMIT 1`, [now]);
+    return orderedId(this.#context.clock, now, typeof last?.id === 'string' ? last.id : undefined);
+  }
+
   #now(): number {
     return Math.floor(this.#context.clock.now());
   }
@@ -449,6 +458,7 @@ export class Table {
       if (field.generated && value[key] !== undefined) throw new Error(`Field "${key}" of ${table} is generated and cannot be written.`);
     }
 
+    const now = this.#now();
     let id: string;
     if (applicationIds) {
       const chosen = given('id');
@@ -456,7 +466,7 @@ export class Table {
       if (typeof chosen !== 'string' || chosen === '') throw new Error(`Field "id" of ${table} must be a non-empty string.`);
       id = chosen;
     } else {
-      id = randomId(this.#context.clock);
+      id = this.#mintId(now);
     }
 
     const columns: string[] = [];
@@ -487,7 +497,6 @@ export class Table {
     if (applicationIds && this.#context.driver.all(`SELECT 1 AS "x" FROM ${this.#quoted} WHERE "id" = ?`, [id]).length > 0) {
       throw fault('unique_violation', `Record ${table}/${id} already exists.`, 409);
     }
-    const now = this.#now();
     const all = ['id', 'createdAt', 'updatedAt', ...columns];
     this.#context.driver.exec(
       `INSERT INTO ${this.#quoted} (${all.map(quoteIdentifier).join(', ')}) VALUES (${all.map(() => '?').join(', ')})`,
