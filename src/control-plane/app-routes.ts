@@ -123,7 +123,6 @@ export function appRoutes(app: Hono, ctx: Context): void {
     const active = activeApp(c.req.raw, c.req.param('appId'));
     if (active instanceof Response) return active;
     const { who, appId } = active;
-    if (Number(c.req.header('content-length') ?? 0) > MAX_DEPLOY_BYTES) return refuse(413, 'too_large', `A deployment may carry at most ${MAX_DEPLOY_BYTES} bytes.`);
     const body = await json(c.req.raw);
     const environment = typeof body?.environment === 'string' ? deployEnvironment(body.environment) : undefined;
     const artifact = body?.artifact as { id?: unknown; record?: unknown; blobs?: unknown } | undefined;

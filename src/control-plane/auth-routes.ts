@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { TOKEN_NAME } from '../core/deploy/ids';
 import { answer, authenticate, iso, jsonObject as json, newId, refuse, type Caller, type Context } from './context';
+import { BodyTooLargeError } from './body-limit';
 import { approvalPage, resultPage } from './device-page';
 import { hashToken, sameSecret } from './secrets';
 
@@ -71,7 +72,10 @@ export function authRoutes(app: Hono, ctx: Context): void {
     if ((from && from !== origin) || (c.req.header('sec-fetch-site') ?? 'same-origin') !== 'same-origin') {
       return resultPage(403, 'Refused', 'Approve sign-ins on this page only.');
     }
-    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const form = await c.req.parseBody().catch((error: unknown) => {
+      if (error instanceof BodyTooLargeError) throw error;
+      return {} as Record<string, unknown>;
+    });
     const code = String(form.code ?? '').trim().toUpperCase();
     const name = String(form.builder ?? '').trim();
     const secret = String(form.secret ?? '');

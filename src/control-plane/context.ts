@@ -3,6 +3,7 @@ import { randomId, systemClock } from '../core/runtime/clock';
 import { APP_ID, hostedOrigin, type Environment } from '../core/deploy/ids';
 import { CONTROL_PROTOCOL, type AppInfo, type AppState, type ControlErrorCode, type DeploymentInfo } from '../core/deploy/protocol';
 import type { ArtifactStore } from './artifacts';
+import { BodyTooLargeError } from './body-limit';
 import type { Hosting } from './hosting/hosting';
 import type { Records, Row } from './records';
 import { hashToken, type Secrets } from './secrets';
@@ -45,8 +46,16 @@ export function answer(status: number, body: Record<string, unknown>, headers: R
 
 /** A request's JSON body when it is an object; undefined for anything else (not JSON, an array, a string). */
 export async function jsonObject(request: Request): Promise<Record<string, unknown> | undefined> {
+  let text: string;
   try {
-    const value = (await request.json()) as unknown;
+    text = await request.text();
+  } catch (error) {
+    // Past the body limit: answered 413 by the body-limit middleware.
+    if (error instanceof BodyTooLargeError) throw error;
+    return undefined;
+  }
+  try {
+    const value = JSON.parse(text) as unknown;
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

@@ -9,7 +9,8 @@ import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { ArtifactStore } from './artifacts';
 import { answer, DEFAULT_QUOTAS, refuse, type Context, type Quotas } from './context';
-import { appRoutes, envValues, teardown } from './app-routes';
+import { appRoutes, envValues, MAX_DEPLOY_BYTES, teardown } from './app-routes';
+import { bodyLimit } from './body-limit';
 import { authRoutes } from './auth-routes';
 import { Hosting, hostedTarget } from './hosting/hosting';
 import { Records } from './records';
@@ -18,6 +19,10 @@ import type { Environment } from '../core/deploy/ids';
 
 /** The playground's origins (dev server, and the preview server end-to-end tests use). */
 export const PLAYGROUND_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173', 'http://127.0.0.1:4173', 'http://localhost:4173'];
+
+/** The largest body of any request but a deploy (JSON of a few fields, the approval form). */
+export const MAX_BODY_BYTES = 64 * 1024;
+const DEPLOY_PATH = /^\/v0\/apps\/[^/]+\/deployments$/;
 
 export interface ControlPlaneOptions {
   /** Where records, artifacts, app databases and secrets live. */
@@ -95,6 +100,17 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
       allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
       allowHeaders: ['authorization', 'content-type'],
       maxAge: 600,
+    }),
+  );
+  // Every body is counted as it streams: a deploy may carry 64 MiB, read by its route once the caller
+  // is known; any other body is at most 64 KiB, read before its route runs.
+  const isDeploy = (request: Request) => request.method === 'POST' && DEPLOY_PATH.test(new URL(request.url).pathname);
+  app.use(
+    '*',
+    bodyLimit({
+      limit: (request) => (isDeploy(request) ? MAX_DEPLOY_BYTES : MAX_BODY_BYTES),
+      eager: (request) => !isDeploy(request),
+      tooLarge: (limit) => refuse(413, 'too_large', `The request body is larger than ${limit} bytes; nothing was done.`),
     }),
   );
   app.get('/v0/health', () => answer(200, { ok: true }));
