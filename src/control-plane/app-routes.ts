@@ -40,15 +40,42 @@ export async function teardown(ctx: Context, appId: string): Promise<void> {
 export function appRoutes(app: Hono, ctx: Context): void {
   const origin = (request: Request) => new URL(request.url).origin;
 
-  /** Records a deployment and, when it completed, makes the environment serve it. */
-  function record(caller: Caller, appId: string, environment: Environment, artifactId: string, kind: 'deploy' | 'promote' | 'rollback', failure?: { code: string; message: string }, manifest?: ArtifactRecord['manifest']): Row {
-    const id = newId('dep');
-    const receiptId = !failure && environment === 'preview' ? newId('review') : null;
-    ctx.records.transaction(() => {
-      ctx.records.run('INSERT INTO deployments (id, appId, builderId, environment, artifactId, kind, state, createdAt, receiptId, errorCode, errorMessage) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-        id, appId, caller.builderId, environment, artifactId, kind, failure ? 'failed' : 'completed', ctx.now(), receiptId, failure?.code ?? null, failure?.message ?? null,
+  type Kind = 'deploy' | 'promote' | 'rollback';
+  interface Reservation {
+    id: string;
+    caller: Caller;
+    appId: string;
+    environment: Environment;
+    artifactId: string;
+    kind: Kind;
+  }
+
+  /**
+   * Checks the deploy quota and records a pending deployment in one step, with no await in between: of
+   * any number of concurrent requests, only as many as the quota has room for get a reservation.
+   */
+  function reserve(caller: Caller, appId: string, environment: Environment, artifactId: string, kind: Kind): Reservation | Response {
+    return ctx.records.transaction(() => {
+      const quota = deployQuotaRefusal(ctx, caller.builderId);
+      if (quota) return quota;
+      const id = newId('dep');
+      ctx.records.run('INSERT INTO deployments (id, appId, builderId, environment, artifactId, kind, state, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+        id, appId, caller.builderId, environment, artifactId, kind, 'pending', ctx.now(),
       ]);
-      if (failure) return;
+      return { id, caller, appId, environment, artifactId, kind };
+    });
+  }
+
+  /** Settles a reserved deployment: failed, or completed and served by its environment. */
+  function settle(reservation: Reservation, failure?: { code: string; message: string }, manifest?: ArtifactRecord['manifest']): Row {
+    const { id, appId, environment, artifactId } = reservation;
+    ctx.records.transaction(() => {
+      if (failure) {
+        ctx.records.run("UPDATE deployments SET state = 'failed', errorCode = ?, errorMessage = ? WHERE id = ?", [failure.code, failure.message, id]);
+        return;
+      }
+      const receiptId = environment === 'preview' ? newId('review') : null;
+      ctx.records.run("UPDATE deployments SET state = 'completed', receiptId = ? WHERE id = ?", [receiptId, id]);
       ctx.records.run('INSERT INTO serving (appId, environment, artifactId, deploymentId) VALUES (?, ?, ?, ?) ON CONFLICT (appId, environment) DO UPDATE SET artifactId = excluded.artifactId, deploymentId = excluded.deploymentId', [appId, environment, artifactId, id]);
       // Storage: a deploy declaring it attaches the store (the same one, contents intact); one without it detaches it, keeping the objects.
       const declares = manifest?.capabilities?.includes('storage') ?? false;
@@ -59,16 +86,32 @@ export function appRoutes(app: Hono, ctx: Context): void {
     return ctx.records.get('SELECT * FROM deployments WHERE id = ?', [id])!;
   }
 
-  /** Starts an artifact in an environment: probed first, so a failure leaves the previous version serving. */
-  async function activate(request: Request, caller: Caller, appId: string, environment: Environment, artifactId: string, kind: 'deploy' | 'promote' | 'rollback'): Promise<Response> {
+  /** Runs the work of a reservation; if it throws, the deployment is recorded as failed, never left pending. */
+  async function carry(reservation: Reservation, work: () => Promise<Response>): Promise<Response> {
+    try {
+      return await work();
+    } catch (error) {
+      if (ctx.records.get("SELECT 1 FROM deployments WHERE id = ? AND state = 'pending'", [reservation.id])) {
+        settle(reservation, { code: 'internal', message: `The deployment failed: ${error instanceof Error ? error.message : String(error)}` });
+      }
+      throw error;
+    }
+  }
+
+  /** Starts a reserved artifact in its environment: probed first, so a failure leaves the previous version serving. */
+  async function activate(request: Request, reservation: Reservation): Promise<Response> {
+    const { appId, environment, artifactId } = reservation;
     const artifact = ctx.artifacts.record(artifactId);
-    if (!artifact) return refuse(404, 'no_deployment', `The artifact ${artifactId} is not kept.`);
+    if (!artifact) {
+      settle(reservation, { code: 'no_deployment', message: `The artifact ${artifactId} is not kept.` });
+      return refuse(404, 'no_deployment', `The artifact ${artifactId} is not kept.`);
+    }
     const failure = await ctx.hosting.probe(appId, environment, artifact);
     if (failure) {
-      record(caller, appId, environment, artifactId, kind, failure);
+      settle(reservation, failure);
       return refuse(FAILURE_STATUS[failure.code], failure.code, `${failure.message} Nothing was activated; the previous version still serves.`);
     }
-    const row = record(caller, appId, environment, artifactId, kind, undefined, artifact.manifest);
+    const row = settle(reservation, undefined, artifact.manifest);
     await ctx.hosting.restart(appId, environment);
     return answer(201, { deployment: deploymentInfo(row), url: hostedOrigin(appId, environment, origin(request)) });
   }
@@ -127,15 +170,18 @@ export function appRoutes(app: Hono, ctx: Context): void {
     const environment = typeof body?.environment === 'string' ? deployEnvironment(body.environment) : undefined;
     const artifact = body?.artifact as { id?: unknown; record?: unknown; blobs?: unknown } | undefined;
     if (!body || !environment || typeof artifact !== 'object' || artifact === null) return refuse(400, 'invalid_request', 'Send {"environment": "preview" | "production", "artifact": {"id", "record", "blobs"}}.');
-    const quota = deployQuotaRefusal(ctx, who.builderId);
-    if (quota) return quota;
-    const received = await ctx.artifacts.receive(artifact.id, artifact.record, artifact.blobs);
-    if (!received.ok) {
-      // A refused artifact is a failed deployment, and counts against the quota.
-      if (typeof artifact.id === 'string' && ARTIFACT_ID.test(artifact.id)) record(who, appId, environment, artifact.id, 'deploy', { code: 'artifact_invalid', message: received.message });
-      return refuse(422, 'artifact_invalid', `The artifact was refused: ${received.message}`);
-    }
-    return activate(c.req.raw, who, appId, environment, artifact.id as string, 'deploy');
+    if (typeof artifact.id !== 'string' || !ARTIFACT_ID.test(artifact.id)) return refuse(422, 'artifact_invalid', 'The artifact was refused: its id is not sha256: followed by 64 hex digits.');
+    const reservation = reserve(who, appId, environment, artifact.id, 'deploy');
+    if (reservation instanceof Response) return reservation;
+    return carry(reservation, async () => {
+      const received = await ctx.artifacts.receive(artifact.id, artifact.record, artifact.blobs);
+      if (!received.ok) {
+        // A refused artifact is a failed deployment, and counts against the quota.
+        settle(reservation, { code: 'artifact_invalid', message: received.message });
+        return refuse(422, 'artifact_invalid', `The artifact was refused: ${received.message}`);
+      }
+      return activate(c.req.raw, reservation);
+    });
   });
 
   app.get('/v0/apps/:appId/deployments', (c) => {
@@ -146,7 +192,8 @@ export function appRoutes(app: Hono, ctx: Context): void {
     const given = c.req.query('limit') ?? '20';
     const limit = Number(given);
     if (!/^[0-9]+$/.test(given) || limit < 1 || limit > 200) return refuse(400, 'invalid_request', 'limit must be a whole number from 1 to 200.');
-    const rows = ctx.records.all('SELECT * FROM deployments WHERE appId = ? ORDER BY createdAt DESC, rowid DESC LIMIT ?', [row.id!, limit]);
+    // Deployments still in progress are not history yet.
+    const rows = ctx.records.all("SELECT * FROM deployments WHERE appId = ? AND state != 'pending' ORDER BY createdAt DESC, rowid DESC LIMIT ?", [row.id!, limit]);
     return answer(200, { deployments: rows.map(deploymentInfo) });
   });
 
@@ -174,9 +221,9 @@ export function appRoutes(app: Hono, ctx: Context): void {
     } else {
       return refuse(400, 'invalid_request', 'artifactId and receiptId are strings.');
     }
-    const quota = deployQuotaRefusal(ctx, who.builderId);
-    if (quota) return quota;
-    return activate(c.req.raw, who, appId, 'production', chosen, 'promote');
+    const reservation = reserve(who, appId, 'production', chosen, 'promote');
+    if (reservation instanceof Response) return reservation;
+    return carry(reservation, () => activate(c.req.raw, reservation));
   });
 
   app.post('/v0/apps/:appId/rollback', async (c) => {
@@ -189,9 +236,9 @@ export function appRoutes(app: Hono, ctx: Context): void {
     if (!ctx.records.get("SELECT 1 FROM deployments WHERE appId = ? AND artifactId = ? AND state = 'completed'", [appId, body.artifactId])) {
       return refuse(404, 'no_deployment', `${appId} has no completed deployment of ${body.artifactId}.`);
     }
-    const quota = deployQuotaRefusal(ctx, who.builderId);
-    if (quota) return quota;
-    return activate(c.req.raw, who, appId, environment, body.artifactId, 'rollback');
+    const reservation = reserve(who, appId, environment, body.artifactId, 'rollback');
+    if (reservation instanceof Response) return reservation;
+    return carry(reservation, () => activate(c.req.raw, reservation));
   });
 
   // Environment values: sealed with AES-GCM, bound to app, scope and name.

@@ -85,6 +85,10 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
 
   // The sweep: deletions a crash interrupted are finished before anything is served.
   for (const row of records.all("SELECT id FROM apps WHERE state = 'deleting'")) await teardown(context, String(row.id));
+  // A deployment a stop interrupted never activated anything: it is recorded as failed (it still counts).
+  if (records.get("SELECT 1 FROM deployments WHERE state = 'pending'")) {
+    records.run("UPDATE deployments SET state = 'failed', errorCode = 'internal', errorMessage = 'The control plane stopped before this deployment finished; nothing was activated.' WHERE state = 'pending'");
+  }
 
   const app = new Hono();
   // Deployed apps first: their origins never reach the builder API or the approval page.
