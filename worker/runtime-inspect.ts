@@ -5,7 +5,7 @@
  */
 import type { Database, Statement } from 'sql.js';
 import type { Manifest } from '../src/core/manifest';
-import { OBJECTS_TABLE, SqlObjectStore } from '../src/core/runtime/storage';
+import { CHUNKS_TABLE, OBJECTS_TABLE, SqlObjectStore } from '../src/core/runtime/storage';
 import { quoteIdentifier, type SqlDriver } from '../src/core/runtime/sql-driver';
 import { exportState, importStateText } from '../src/core/state';
 import type { Diagnostic } from '../src/core/diagnostics';
@@ -62,7 +62,7 @@ function gridOf(statement: Statement, maxRows: number = INSPECT_LIMITS.rows): Gr
 }
 
 function tableNames(driver: SqlDriver): string[] {
-  return driver.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").map((row) => String(row.name));
+  return driver.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name != ? ORDER BY name", [CHUNKS_TABLE]).map((row) => String(row.name));
 }
 
 function overview({ driver, manifest, operations }: Inspected): InspectResult {

@@ -29,7 +29,7 @@ declare const self: DedicatedWorkerGlobalScope;
 
 let port: MessagePort | undefined;
 let runtime: AppRuntime | undefined;
-let driver: SqlDriver | undefined;
+let driver: SqlJsDriver | undefined;
 let manifestName = '';
 /** The running app's database, manifest and operations, for the data browser (runtime-inspect.ts). */
 let inspected: Inspected | undefined;

@@ -5,7 +5,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { nodeSqlDriverFactory } from '../adapters/node/sqljs';
-import type { SqlDriver, SqlValue } from '../core/runtime/sql-driver';
+import type { SqlValue } from '../core/runtime/sql-driver';
+import type { SqlJsDriver } from '../adapters/sqljs/sqljs-driver';
 import { writeAtomic } from './files';
 
 const SCHEMA = `
@@ -25,11 +26,11 @@ CREATE TABLE IF NOT EXISTS env_values (appId TEXT NOT NULL, scope TEXT NOT NULL,
 export type Row = Record<string, SqlValue>;
 
 export class Records {
-  readonly #driver: SqlDriver;
+  readonly #driver: SqlJsDriver;
   readonly #file: string | undefined;
   #depth = 0;
 
-  private constructor(driver: SqlDriver, file: string | undefined) {
+  private constructor(driver: SqlJsDriver, file: string | undefined) {
     this.#driver = driver;
     this.#file = file;
     this.#driver.exec(SCHEMA);

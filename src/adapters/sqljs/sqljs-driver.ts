@@ -1,6 +1,6 @@
 /** The SqlDriver over sql.js (SQLite compiled to wasm), the same in Node and in the browser. */
 import type { Database, SqlJsStatic } from 'sql.js';
-import type { SqlDriver, SqlDriverFactory, SqlValue } from '../../core/runtime/sql-driver';
+import type { SqlDriver, SqlDriverFactory, SqlValue, TransactionOptions } from '../../core/runtime/sql-driver';
 
 export class SqlJsDriver implements SqlDriver {
   readonly #db: Database;
@@ -32,6 +32,33 @@ export class SqlJsDriver implements SqlDriver {
     return this.#db.getRowsModified();
   }
 
+  async transaction<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    this.#db.exec('BEGIN');
+    if (options.readOnly) this.#db.exec('PRAGMA query_only = ON');
+    try {
+      const result = await work();
+      if (options.readOnly) this.#db.exec('PRAGMA query_only = OFF');
+      this.#db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.#db.exec('ROLLBACK');
+      if (options.readOnly) this.#db.exec('PRAGMA query_only = OFF');
+      throw error;
+    }
+  }
+
+  transactionSync<T>(work: () => T): T {
+    this.#db.exec('BEGIN');
+    try {
+      const result = work();
+      this.#db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.#db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
   export(): Uint8Array {
     return this.#db.export();
   }
@@ -41,6 +68,11 @@ export class SqlJsDriver implements SqlDriver {
   }
 }
 
-export function sqlJsFactory(SQL: SqlJsStatic): SqlDriverFactory {
+/** Opens sql.js databases; its drivers can export their file. */
+export interface SqlJsFactory extends SqlDriverFactory {
+  (file?: Uint8Array): SqlJsDriver;
+}
+
+export function sqlJsFactory(SQL: SqlJsStatic): SqlJsFactory {
   return (file) => new SqlJsDriver(file ? new SQL.Database(file) : new SQL.Database());
 }

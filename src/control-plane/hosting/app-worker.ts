@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { parentPort } from 'node:worker_threads';
 import { existsSync, readFileSync } from 'node:fs';
 import { AppRuntime } from '../../core/runtime/runtime';
-import type { SqlDriver } from '../../core/runtime/sql-driver';
+import type { SqlJsDriver } from '../../adapters/sqljs/sqljs-driver';
 import { nodeSqlDriverFactory } from '../../adapters/node/sqljs';
 import { writeAtomic } from '../files';
 import type { HostMessage, RequestMessage, StartMessage, WorkerMessage } from './protocol';
@@ -18,7 +18,7 @@ const port = parentPort!;
 const post = (message: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
 let runtime: AppRuntime | undefined;
-let driver: SqlDriver | undefined;
+let driver: SqlJsDriver | undefined;
 let databasePath: string | undefined;
 let lastChanges = 0;
 

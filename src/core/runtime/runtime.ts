@@ -111,17 +111,12 @@ export class AppRuntime {
     const identity = schemaIdentity(this.manifest);
     const meta = this.#driver.all(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = '${META_TABLE}'`);
     if (meta.length === 0) {
-      this.#driver.exec('BEGIN');
-      try {
+      this.#driver.transactionSync(() => {
         this.#driver.exec(`CREATE TABLE ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
         this.#driver.exec(`INSERT INTO ${META_TABLE} (key, value) VALUES ('schema', ?)`, [identity]);
         if (this.manifest.database) createSchema(this.#driver, this.manifest.database);
         new SqlObjectStore(this.#driver);
-        this.#driver.exec('COMMIT');
-      } catch (error) {
-        this.#driver.exec('ROLLBACK');
-        throw error;
-      }
+      });
       return;
     }
     const stored = this.#driver.all(`SELECT value FROM ${META_TABLE} WHERE key = 'schema'`)[0]?.value;
@@ -239,25 +234,24 @@ export class AppRuntime {
     const driver = new ScopedDriver(this.#driver);
     const wrote: CallOutcome['wrote'] = { tables: [], storage: false };
     const writable = kind === 'mutation';
-    this.#driver.exec('BEGIN');
-    // A query cannot write, even through a path the API does not offer.
-    if (!writable) this.#driver.exec('PRAGMA query_only = ON');
     try {
-      const ctx = this.#context(auth, driver, meter, writable, wrote);
-      const result = await this.#withDeadline(async () => operation.handler(ctx, validated));
-      const encoded = encodeJson({ result });
-      const size = encoder.encode(encoded).byteLength;
-      if (size > this.limits.responseBytes) {
-        throw fault('response_too_large', `The result is ${size} bytes, over the responseBytes budget of ${this.limits.responseBytes}.`, 400);
-      }
-      driver.close();
-      if (!writable) this.#driver.exec('PRAGMA query_only = OFF');
-      this.#driver.exec('COMMIT');
+      // One transaction; a query cannot write, even through a path the API does not offer.
+      const encoded = await this.#driver.transaction(async () => {
+        try {
+          const ctx = this.#context(auth, driver, meter, writable, wrote);
+          const result = await this.#withDeadline(async () => operation.handler(ctx, validated));
+          const text = encodeJson({ result });
+          const size = encoder.encode(text).byteLength;
+          if (size > this.limits.responseBytes) {
+            throw fault('response_too_large', `The result is ${size} bytes, over the responseBytes budget of ${this.limits.responseBytes}.`, 400);
+          }
+          return text;
+        } finally {
+          driver.close();
+        }
+      }, { readOnly: !writable });
       return { status: 200, result: (decodeJson(encoded) as { result?: unknown }).result, wrote };
     } catch (error) {
-      driver.close();
-      this.#driver.exec('ROLLBACK');
-      if (!writable) this.#driver.exec('PRAGMA query_only = OFF');
       return this.#fromThrown(error, 'operation');
     }
   }
@@ -324,29 +318,29 @@ export class AppRuntime {
     const meter = new Meter(this.limits);
     const driver = new ScopedDriver(this.#driver);
     const wrote: CallOutcome['wrote'] = { tables: [], storage: false };
-    this.#driver.exec('BEGIN');
     try {
-      const ctx = this.#context(auth, driver, meter, true, wrote, { params: Object.freeze({ ...match.params }) });
-      const returned = await this.#withDeadline(async () => match.value.handler(handlerRequest, ctx));
-      if (isDescriptor<StreamDescriptor>(returned, 'stream')) {
-        if (wrote.tables.length || wrote.storage || meter.rowsWritten > 0) {
-          throw fault('stream_not_admitted', 'A handler that wrote to ctx.db or ctx.storage cannot return stream().', 500);
+      const answer = await this.#driver.transaction(async (): Promise<StreamDescriptor | Response> => {
+        try {
+          const ctx = this.#context(auth, driver, meter, true, wrote, { params: Object.freeze({ ...match.params }) });
+          const returned = await this.#withDeadline(async () => match.value.handler(handlerRequest, ctx));
+          if (isDescriptor<StreamDescriptor>(returned, 'stream')) {
+            if (wrote.tables.length || wrote.storage || meter.rowsWritten > 0) {
+              throw fault('stream_not_admitted', 'A handler that wrote to ctx.db or ctx.storage cannot return stream().', 500);
+            }
+            return returned;
+          }
+          if (!(returned instanceof Response)) throw new Error('An endpoint must return a Response or stream(…).');
+          const bytes = new Uint8Array(await returned.arrayBuffer());
+          if (bytes.byteLength > this.limits.responseBytes) {
+            throw fault('response_too_large', `The response is ${bytes.byteLength} bytes, over the responseBytes budget of ${this.limits.responseBytes}.`, 500);
+          }
+          return new Response(nullBodyStatus(returned.status) ? null : bytes, { status: returned.status, statusText: returned.statusText, headers: returned.headers });
+        } finally {
+          driver.close();
         }
-        driver.close();
-        this.#driver.exec('COMMIT');
-        return this.#stream(returned);
-      }
-      if (!(returned instanceof Response)) throw new Error('An endpoint must return a Response or stream(…).');
-      const bytes = new Uint8Array(await returned.arrayBuffer());
-      if (bytes.byteLength > this.limits.responseBytes) {
-        throw fault('response_too_large', `The response is ${bytes.byteLength} bytes, over the responseBytes budget of ${this.limits.responseBytes}.`, 500);
-      }
-      driver.close();
-      this.#driver.exec('COMMIT');
-      return new Response(nullBodyStatus(returned.status) ? null : bytes, { status: returned.status, statusText: returned.statusText, headers: returned.headers });
+      });
+      return answer instanceof Response ? answer : this.#stream(answer);
     } catch (error) {
-      driver.close();
-      this.#driver.exec('ROLLBACK');
       return errorResponse(this.#fromThrown(error, 'endpoint'));
     }
   }

@@ -34,7 +34,11 @@ export class ScopedDriver implements SqlDriver {
     return this.#driver.changes();
   }
 
-  export(): Uint8Array {
-    throw new Error('A handler cannot export the database.');
+  transaction<T>(): Promise<T> {
+    throw new Error('A handler runs inside its call\'s transaction; it cannot open another.');
+  }
+
+  transactionSync<T>(): T {
+    throw new Error('A handler runs inside its call\'s transaction; it cannot open another.');
   }
 }

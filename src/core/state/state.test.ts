@@ -72,7 +72,7 @@ describe('round trips over sql.js', () => {
       // The runtime opens the imported database as its own and serves its rows.
       const runtime = new AppRuntime({ manifest, definition: {}, driver });
       expect(runtime.manifest.name).toBe(manifest.name);
-      const copy = factory(driver.export());
+      const copy = factory(driver.export!());
       expect(exportOk(copy, manifest)).toEqual(sample);
     });
   }

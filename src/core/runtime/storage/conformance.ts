@@ -8,7 +8,7 @@ import { CursorSigner } from '../cursor';
 import { DEFAULT_LIMITS, Meter } from '../limits';
 import type { Limits } from '../limits';
 import type { SqlDriver, SqlDriverFactory } from '../sql-driver';
-import { SqlObjectStore } from './object-store';
+import { CHUNK_BYTES, SqlObjectStore } from './object-store';
 import type { ObjectStore, StoredRecord } from './object-store';
 import { createStorage } from './storage';
 import type { StorageReader, StorageWriter } from './storage';
@@ -873,14 +873,17 @@ export const storageConformance: ConformanceCase[] = [
     run: withEnv({}, async (env) => {
       await env.writer.put('t/keep', 'original', { contentType: 'text/plain' });
       await env.writer.put('t/doomed-delete', 'still here');
-      env.driver.exec('BEGIN');
-      await env.writer.put('t/new', 'new');
-      await env.writer.put('t/keep', 'replaced');
-      await env.writer.delete('t/doomed-delete');
-      assertEqual((await env.reader.get('t/new'))?.bytes, utf8('new'), 'the transaction reads its own put');
-      assertEqual((await env.reader.get('t/keep'))?.bytes, utf8('replaced'), 'and its own replacement');
-      assertEqual(await env.reader.head('t/doomed-delete'), null, 'and its own delete');
-      env.driver.exec('ROLLBACK');
+      const rollback = new Error('rollback');
+      const rolledBack = await env.driver.transaction(async () => {
+        await env.writer.put('t/new', 'new');
+        await env.writer.put('t/keep', 'replaced');
+        await env.writer.delete('t/doomed-delete');
+        assertEqual((await env.reader.get('t/new'))?.bytes, utf8('new'), 'the transaction reads its own put');
+        assertEqual((await env.reader.get('t/keep'))?.bytes, utf8('replaced'), 'and its own replacement');
+        assertEqual(await env.reader.head('t/doomed-delete'), null, 'and its own delete');
+        throw rollback;
+      }).catch((error: unknown) => error);
+      assertEqual(rolledBack === rollback, true, 'the transaction rolled back');
       assertEqual(await env.reader.head('t/new'), null, 'rolled-back put');
       assertEqual(
         await env.reader.get('t/keep'),
@@ -889,11 +892,30 @@ export const storageConformance: ConformanceCase[] = [
       );
       assertEqual((await env.reader.get('t/doomed-delete'))?.bytes, utf8('still here'), 'rolled-back delete');
       assertEqual(await listKeys(env.reader, 't/'), ['t/doomed-delete', 't/keep'], 'list after rollback');
-      env.driver.exec('BEGIN');
-      await env.writer.put('t/committed', 'yes');
-      env.driver.exec('COMMIT');
+      await env.driver.transaction(() => env.writer.put('t/committed', 'yes'));
       assertEqual((await env.reader.get('t/committed'))?.bytes, utf8('yes'), 'committed put');
     }),
+  },
+  {
+    name: 'SqlObjectStore: an object larger than one row holds is split into chunks and read back whole; replacing or deleting it leaves no chunk behind',
+    run: async (make) => {
+      const driver = make();
+      try {
+        const store = new SqlObjectStore(driver);
+        const big = new Uint8Array(CHUNK_BYTES * 2 + 12345).map((_, i) => (i * 31) % 251);
+        await store.put({ key: 'big/a', size: big.byteLength, contentType: 'application/octet-stream', uploadedAt: T0, bytes: big });
+        assertEqual((await store.get('big/a'))?.bytes, big, 'read back whole');
+        assertEqual(driver.all('SELECT COUNT(*) AS n FROM __platform_object_chunks')[0]?.['n'], 2, 'two chunks past the first');
+        await store.put({ key: 'big/a', size: 3, contentType: 'text/plain', uploadedAt: T0, bytes: utf8('abc') });
+        assertEqual((await store.get('big/a'))?.bytes, utf8('abc'), 'replaced by a small object');
+        assertEqual(driver.all('SELECT COUNT(*) AS n FROM __platform_object_chunks')[0]?.['n'], 0, 'no chunk left after the replacement');
+        await store.put({ key: 'big/b', size: big.byteLength, contentType: 'application/octet-stream', uploadedAt: T0, bytes: big });
+        await store.delete('big/b');
+        assertEqual(driver.all('SELECT COUNT(*) AS n FROM __platform_object_chunks')[0]?.['n'], 0, 'no chunk left after the delete');
+      } finally {
+        driver.close();
+      }
+    },
   },
   {
     name: 'SqlObjectStore: objects live in __platform_objects, survive reopening, and the table is created once',
@@ -906,7 +928,7 @@ export const storageConformance: ConformanceCase[] = [
         assertEqual(await second.head('db/a'), { key: 'db/a', size: 3, contentType: 'text/plain', uploadedAt: T0 }, 'a second store on the same database');
         const columns = driver.all("SELECT name FROM pragma_table_info('__platform_objects') ORDER BY cid").map((row) => row['name']);
         assertEqual(columns, ['key', 'size', 'contentType', 'uploadedAt', 'bytes'], 'columns');
-        const reopened = make(driver.export());
+        const reopened = driver.export ? make(driver.export()) : make.reopen!(driver);
         try {
           const store = new SqlObjectStore(reopened);
           assertEqual(await store.get('db/a'), { key: 'db/a', size: 3, contentType: 'text/plain', uploadedAt: T0, bytes: utf8('abc') }, 'after reopening');

@@ -9,7 +9,7 @@ export {
   validateKey,
   validatePrefix,
 } from './keys';
-export { MemoryObjectStore, OBJECTS_TABLE, SqlObjectStore, compareKeys } from './object-store';
+export { CHUNKS_TABLE, MemoryObjectStore, OBJECTS_TABLE, SqlObjectStore, compareKeys } from './object-store';
 export type { ObjectStore, StoredRecord } from './object-store';
 export {
   DEFAULT_CONTENT_TYPE,

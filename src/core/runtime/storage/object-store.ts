@@ -30,8 +30,16 @@ export interface ObjectStore {
 
 /** The table holding an application's objects. */
 export const OBJECTS_TABLE = '__platform_objects';
+/** The bytes of an object past its first chunk, one row per chunk. */
+export const CHUNKS_TABLE = '__platform_object_chunks';
+/**
+ * The most bytes one row holds: an engine may cap a value's size (a Durable Object's SQLite allows
+ * 2 MB), so a larger object is split: its first chunk in its row, the rest in `__platform_object_chunks`.
+ */
+export const CHUNK_BYTES = 1024 * 1024;
 
 const TABLE = quoteIdentifier(OBJECTS_TABLE);
+const CHUNKS = quoteIdentifier(CHUNKS_TABLE);
 /** Past every character: `key < prefix || char(0x10FFFF)` closes the range of keys starting with prefix. */
 const TOP_CHARACTER = 0x10ffff;
 
@@ -72,15 +80,22 @@ export class SqlObjectStore implements ObjectStore {
 
   constructor(driver: SqlDriver) {
     this.#driver = driver;
-    driver.exec(
-      `CREATE TABLE IF NOT EXISTS ${TABLE} (` +
-        'key TEXT COLLATE BINARY PRIMARY KEY NOT NULL, ' +
-        'size INTEGER NOT NULL, ' +
-        'contentType TEXT NOT NULL, ' +
-        'uploadedAt INTEGER NOT NULL, ' +
-        'bytes BLOB NOT NULL' +
-        ')',
-    );
+    // Looked up first, so a read-only call (which may not even run DDL) creates nothing.
+    const present = driver.all(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)`, [OBJECTS_TABLE, CHUNKS_TABLE]);
+    if (!present.some((row) => row['name'] === OBJECTS_TABLE)) {
+      driver.exec(
+        `CREATE TABLE ${TABLE} (` +
+          'key TEXT COLLATE BINARY PRIMARY KEY NOT NULL, ' +
+          'size INTEGER NOT NULL, ' +
+          'contentType TEXT NOT NULL, ' +
+          'uploadedAt INTEGER NOT NULL, ' +
+          'bytes BLOB NOT NULL' +
+          ')',
+      );
+    }
+    if (!present.some((row) => row['name'] === CHUNKS_TABLE)) {
+      driver.exec(`CREATE TABLE ${CHUNKS} (key TEXT COLLATE BINARY NOT NULL, seq INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (key, seq))`);
+    }
   }
 
   async head(key: string): Promise<StoredRecord | null> {
@@ -90,20 +105,38 @@ export class SqlObjectStore implements ObjectStore {
 
   async get(key: string): Promise<(StoredRecord & { bytes: Uint8Array }) | null> {
     const row = this.#driver.all(`SELECT key, size, contentType, uploadedAt, bytes FROM ${TABLE} WHERE key = ?`, [key])[0];
-    return row ? { ...toRecord(row), bytes: toBytes(row['bytes']) } : null;
+    if (!row) return null;
+    const record = toRecord(row);
+    const first = toBytes(row['bytes']);
+    if (first.byteLength >= record.size) return { ...record, bytes: first };
+    const bytes = new Uint8Array(record.size);
+    bytes.set(first);
+    let offset = first.byteLength;
+    for (const chunk of this.#driver.all(`SELECT bytes FROM ${CHUNKS} WHERE key = ? ORDER BY seq`, [key])) {
+      const part = toBytes(chunk['bytes']);
+      bytes.set(part.subarray(0, Math.max(0, record.size - offset)), offset);
+      offset += part.byteLength;
+    }
+    return { ...record, bytes };
   }
 
   async put(record: StoredRecord & { bytes: Uint8Array }): Promise<void> {
+    const { bytes } = record;
     this.#driver.exec(
       `INSERT INTO ${TABLE} (key, size, contentType, uploadedAt, bytes) VALUES (?, ?, ?, ?, ?) ` +
         'ON CONFLICT (key) DO UPDATE SET size = excluded.size, contentType = excluded.contentType, ' +
         'uploadedAt = excluded.uploadedAt, bytes = excluded.bytes',
-      [record.key, record.size, record.contentType, record.uploadedAt, record.bytes],
+      [record.key, record.size, record.contentType, record.uploadedAt, bytes.byteLength > CHUNK_BYTES ? bytes.subarray(0, CHUNK_BYTES) : bytes],
     );
+    this.#driver.exec(`DELETE FROM ${CHUNKS} WHERE key = ?`, [record.key]);
+    for (let offset = CHUNK_BYTES, seq = 1; offset < bytes.byteLength; offset += CHUNK_BYTES, seq++) {
+      this.#driver.exec(`INSERT INTO ${CHUNKS} (key, seq, bytes) VALUES (?, ?, ?)`, [record.key, seq, bytes.subarray(offset, offset + CHUNK_BYTES)]);
+    }
   }
 
   async delete(key: string): Promise<void> {
     this.#driver.exec(`DELETE FROM ${TABLE} WHERE key = ?`, [key]);
+    this.#driver.exec(`DELETE FROM ${CHUNKS} WHERE key = ?`, [key]);
   }
 
   async list(options: { prefix: string; after?: string; limit: number }): Promise<StoredRecord[]> {

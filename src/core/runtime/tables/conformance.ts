@@ -676,13 +676,16 @@ test('writes: onWrite is called with the table after each successful write, neve
 
 test('writes: reads see the call\'s own uncommitted writes, and a rollback discards them', (make) =>
   withTables(make, ITEMS, async ({ call, driver }) => {
-    driver.exec('BEGIN');
-    const items = call().w('items');
-    const row = await items.insert({ group: 'g', n: 1 });
-    assertEqual(ids(await items.find({ where: { group: 'g' } })), [row.id], 'own insert visible');
-    await items.update(row.id, { n: 2 });
-    assertEqual((await items.get(row.id))?.n, 2, 'own update visible');
-    driver.exec('ROLLBACK');
+    const rollback = new Error('rollback');
+    const rolledBack = await driver.transaction(async () => {
+      const items = call().w('items');
+      const row = await items.insert({ group: 'g', n: 1 });
+      assertEqual(ids(await items.find({ where: { group: 'g' } })), [row.id], 'own insert visible');
+      await items.update(row.id, { n: 2 });
+      assertEqual((await items.get(row.id))?.n, 2, 'own update visible');
+      throw rollback;
+    }).catch((error: unknown) => error);
+    assertEqual(rolledBack === rollback, true, 'the transaction rolled back');
     assertEqual(await call().r('items').all(), [], 'rolled back');
   }));
 
