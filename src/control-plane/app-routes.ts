@@ -176,9 +176,9 @@ export function appRoutes(app: Hono, ctx: Context): void {
     return carry(reservation, async () => {
       const received = await ctx.artifacts.receive(artifact.id, artifact.record, artifact.blobs);
       if (!received.ok) {
-        // A refused artifact is a failed deployment, and counts against the quota.
-        settle(reservation, { code: 'artifact_invalid', message: received.message });
-        return refuse(422, 'artifact_invalid', `The artifact was refused: ${received.message}`);
+        // A refused artifact is a failed deployment, and counts against the quota; nothing of it is kept or started.
+        settle(reservation, { code: received.code, message: received.message });
+        return refuse(422, received.code, `The artifact was refused: ${received.message} Nothing was kept or started.`);
       }
       return activate(c.req.raw, reservation);
     });

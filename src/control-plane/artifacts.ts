@@ -11,9 +11,17 @@ import { ARTIFACT_ID } from '../core/deploy/ids';
 import { hasErrors } from '../core/diagnostics';
 import { MemoryFileSystem } from '../core/fs';
 import { validateManifestText } from '../core/manifest';
+import { projectPathProblem } from '../core/share/paths';
 import { writeAtomic } from './files';
+import { serverBundleProblem } from './server-bundle';
 
-export type Received = { ok: true; record: ArtifactRecord } | { ok: false; message: string };
+/** The artifact's server bundle: the only code of an artifact the control plane runs. */
+const SERVER_BUNDLE = 'server/index.js';
+
+/** A refusal is `artifact_invalid` (the artifact is not what it claims) or `module_invalid` (its server bundle may not run). */
+export type Received = { ok: true; record: ArtifactRecord } | { ok: false; code: 'artifact_invalid' | 'module_invalid'; message: string };
+
+const invalid = (message: string): Received => ({ ok: false, code: 'artifact_invalid', message });
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
@@ -41,11 +49,16 @@ export class ArtifactStore {
 
   /** Verifies and keeps an artifact. Blobs already kept need not be sent again. */
   async receive(id: unknown, record: unknown, blobs: unknown): Promise<Received> {
-    if (typeof id !== 'string' || !ARTIFACT_ID.test(id)) return { ok: false, message: 'The artifact id is not sha256: followed by 64 hex digits.' };
-    if (typeof record !== 'object' || record === null || Array.isArray(record)) return { ok: false, message: 'The artifact record is not an object.' };
-    if (typeof blobs !== 'object' || blobs === null || Array.isArray(blobs)) return { ok: false, message: 'The artifact blobs are not an object of base64 strings by SHA-256.' };
+    if (typeof id !== 'string' || !ARTIFACT_ID.test(id)) return invalid('The artifact id is not sha256: followed by 64 hex digits.');
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) return invalid('The artifact record is not an object.');
+    if (typeof blobs !== 'object' || blobs === null || Array.isArray(blobs)) return invalid('The artifact blobs are not an object of base64 strings by SHA-256.');
     const files = (record as { files?: unknown }).files;
-    if (typeof files !== 'object' || files === null || Array.isArray(files)) return { ok: false, message: 'The artifact record lists no files.' };
+    if (typeof files !== 'object' || files === null || Array.isArray(files)) return invalid('The artifact record lists no files.');
+    // File names are project paths: nothing absolute, climbing, with a backslash or a control character.
+    for (const path of Object.keys(files)) {
+      const problem = projectPathProblem(path);
+      if (problem) return invalid(`The artifact names a file ${JSON.stringify(path.slice(0, 120))} that ${problem}.`);
+    }
     // The verification of `platform build --verify`, over the artifact as it arrived.
     const fs = new MemoryFileSystem({
       [LATEST_FILE]: JSON.stringify({ format: LATEST_FORMAT, artifact: id, sources: {} }),
@@ -54,10 +67,10 @@ export class ArtifactStore {
     const decoded = new Map<string, Uint8Array>();
     for (const entry of Object.values(files as Record<string, { sha256?: unknown }>)) {
       const hash = entry?.sha256;
-      if (typeof hash !== 'string' || !SHA256.test(hash)) return { ok: false, message: 'The artifact record names a blob that is not a SHA-256.' };
+      if (typeof hash !== 'string' || !SHA256.test(hash)) return invalid('The artifact record names a blob that is not a SHA-256.');
       const sent = (blobs as Record<string, unknown>)[hash];
       const bytes = typeof sent === 'string' ? decodeBase64(sent) : this.blob(hash);
-      if (typeof sent === 'string' && !bytes) return { ok: false, message: `The blob ${hash} is not base64.` };
+      if (typeof sent === 'string' && !bytes) return invalid(`The blob ${hash} is not base64.`);
       if (bytes) {
         decoded.set(hash, bytes);
         fs.write(blobPath(hash), bytes);
@@ -65,10 +78,17 @@ export class ArtifactStore {
     }
     const verification = await verifyLatest(fs);
     if (hasErrors(verification.diagnostics) || !verification.record) {
-      return { ok: false, message: verification.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code}: ${d.message}`).join(' ') };
+      return invalid(verification.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code}: ${d.message}`).join(' '));
     }
     const manifest = validateManifestText(JSON.stringify(verification.record.manifest));
-    if (!manifest.manifest) return { ok: false, message: `The artifact's manifest is not valid: ${manifest.diagnostics.map((d) => d.message).join(' ')}` };
+    if (!manifest.manifest) return invalid(`The artifact's manifest is not valid: ${manifest.diagnostics.map((d) => d.message).join(' ')}`);
+    // What runs is checked too, not only its hashes.
+    const server = verification.record.files[SERVER_BUNDLE];
+    if (server) {
+      const bytes = decoded.get(server.sha256) ?? this.blob(server.sha256);
+      const problem = bytes ? await serverBundleProblem(new TextDecoder().decode(bytes)) : 'it is missing';
+      if (problem) return { ok: false, code: 'module_invalid', message: `The server bundle ${SERVER_BUNDLE} may not run: ${problem}.` };
+    }
     for (const [hash, bytes] of decoded) {
       if (!existsSync(this.#blobFile(hash))) writeAtomic(this.#blobFile(hash), bytes, 0o644);
       this.#blobs.set(hash, bytes);
