@@ -1,5 +1,7 @@
-// `npm start`: the playground (Vite on 5173) and the control plane (on 4310) side by side; stopping
-// either, or this script, stops both.
+// `npm start`: the playground (Vite on 5173, PLATFORM_PLAYGROUND_PORT) and the control plane (on 4310,
+// PLATFORM_CONTROL_PORT) side by side; the control plane allows exactly the playground's origins. The
+// playground's port is strict: taken, it fails rather than move where the control plane refuses it.
+// Stopping either, or this script, stops both.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,10 +10,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
 const controlPort = process.env.PLATFORM_CONTROL_PORT ?? '4310';
 const dataDir = process.env.PLATFORM_CONTROL_DATA ?? '.platform/control-plane';
+const playgroundPort = process.env.PLATFORM_PLAYGROUND_PORT ?? '5173';
+const playgroundOrigins = [`http://localhost:${playgroundPort}`, `http://127.0.0.1:${playgroundPort}`];
 
 const children = [
-  spawn(bin('vite'), ['--port', '5173', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' }),
-  spawn(bin('tsx'), ['src/control-plane/main.ts', '--port', controlPort, '--data', dataDir], { cwd: root, stdio: 'inherit' }),
+  spawn(bin('vite'), ['--port', playgroundPort, '--strictPort', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' }),
+  spawn(bin('tsx'), ['src/control-plane/main.ts', '--port', controlPort, '--data', dataDir, '--playground-origin', playgroundOrigins.join(',')], { cwd: root, stdio: 'inherit' }),
 ];
 
 let stopping = false;

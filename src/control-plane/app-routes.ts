@@ -38,8 +38,6 @@ export async function teardown(ctx: Context, appId: string): Promise<void> {
 }
 
 export function appRoutes(app: Hono, ctx: Context): void {
-  const origin = (request: Request) => new URL(request.url).origin;
-
   type Kind = 'deploy' | 'promote' | 'rollback';
   interface Reservation {
     id: string;
@@ -99,7 +97,7 @@ export function appRoutes(app: Hono, ctx: Context): void {
   }
 
   /** Starts a reserved artifact in its environment: probed first, so a failure leaves the previous version serving. */
-  async function activate(request: Request, reservation: Reservation): Promise<Response> {
+  async function activate(reservation: Reservation): Promise<Response> {
     const { appId, environment, artifactId } = reservation;
     const artifact = ctx.artifacts.record(artifactId);
     if (!artifact) {
@@ -113,7 +111,7 @@ export function appRoutes(app: Hono, ctx: Context): void {
     }
     const row = settle(reservation, undefined, artifact.manifest);
     await ctx.hosting.restart(appId, environment);
-    return answer(201, { deployment: deploymentInfo(row), url: hostedOrigin(appId, environment, origin(request)) });
+    return answer(201, { deployment: deploymentInfo(row), url: hostedOrigin(appId, environment, ctx.publicOrigin) });
   }
 
   function caller(request: Request): Caller | Response {
@@ -135,7 +133,7 @@ export function appRoutes(app: Hono, ctx: Context): void {
     const who = caller(c.req.raw);
     if (who instanceof Response) return who;
     const rows = ctx.records.all("SELECT * FROM apps WHERE ownerId = ? AND state IN ('active', 'disabled') ORDER BY createdAt, id", [who.builderId]);
-    return answer(200, { apps: rows.map((row) => appInfo(ctx, row, origin(c.req.raw))) });
+    return answer(200, { apps: rows.map((row) => appInfo(ctx, row)) });
   });
 
   app.post('/v0/apps', async (c) => {
@@ -151,7 +149,7 @@ export function appRoutes(app: Hono, ctx: Context): void {
     let id = newId('app');
     while (ctx.records.get('SELECT 1 FROM apps WHERE id = ?', [id])) id = newId('app');
     ctx.records.run('INSERT INTO apps (id, name, ownerId, state, createdAt) VALUES (?, ?, ?, ?, ?)', [id, body.name, who.builderId, 'active', ctx.now()]);
-    return answer(201, { app: appInfo(ctx, ctx.records.get('SELECT * FROM apps WHERE id = ?', [id])!, origin(c.req.raw)) });
+    return answer(201, { app: appInfo(ctx, ctx.records.get('SELECT * FROM apps WHERE id = ?', [id])!) });
   });
 
   app.get('/v0/apps/:appId', (c) => {
@@ -159,7 +157,7 @@ export function appRoutes(app: Hono, ctx: Context): void {
     if (who instanceof Response) return who;
     const row = ownedApp(ctx, who, c.req.param('appId'));
     if (row instanceof Response) return row;
-    return answer(200, { app: appInfo(ctx, row, origin(c.req.raw)) });
+    return answer(200, { app: appInfo(ctx, row) });
   });
 
   app.post('/v0/apps/:appId/deployments', async (c) => {
@@ -180,7 +178,7 @@ export function appRoutes(app: Hono, ctx: Context): void {
         settle(reservation, { code: received.code, message: received.message });
         return refuse(422, received.code, `The artifact was refused: ${received.message} Nothing was kept or started.`);
       }
-      return activate(c.req.raw, reservation);
+      return activate(reservation);
     });
   });
 
@@ -223,7 +221,7 @@ export function appRoutes(app: Hono, ctx: Context): void {
     }
     const reservation = reserve(who, appId, 'production', chosen, 'promote');
     if (reservation instanceof Response) return reservation;
-    return carry(reservation, () => activate(c.req.raw, reservation));
+    return carry(reservation, () => activate(reservation));
   });
 
   app.post('/v0/apps/:appId/rollback', async (c) => {
@@ -238,7 +236,7 @@ export function appRoutes(app: Hono, ctx: Context): void {
     }
     const reservation = reserve(who, appId, environment, body.artifactId, 'rollback');
     if (reservation instanceof Response) return reservation;
-    return carry(reservation, () => activate(c.req.raw, reservation));
+    return carry(reservation, () => activate(reservation));
   });
 
   // Environment values: sealed with AES-GCM, bound to app, scope and name.
@@ -303,7 +301,7 @@ export function appRoutes(app: Hono, ctx: Context): void {
     if (row instanceof Response) return row;
     ctx.records.run("UPDATE apps SET state = 'disabled' WHERE id = ?", [row.id!]);
     for (const environment of ['preview', 'production'] as const) await ctx.hosting.restart(String(row.id), environment);
-    return answer(200, { app: appInfo(ctx, { ...row, state: 'disabled' }, origin(c.req.raw)) });
+    return answer(200, { app: appInfo(ctx, { ...row, state: 'disabled' }) });
   });
 
   app.post('/v0/apps/:appId/enable', (c) => {
@@ -312,7 +310,7 @@ export function appRoutes(app: Hono, ctx: Context): void {
     const row = ownedApp(ctx, who, c.req.param('appId'));
     if (row instanceof Response) return row;
     ctx.records.run("UPDATE apps SET state = 'active' WHERE id = ?", [row.id!]);
-    return answer(200, { app: appInfo(ctx, { ...row, state: 'active' }, origin(c.req.raw)) });
+    return answer(200, { app: appInfo(ctx, { ...row, state: 'active' }) });
   });
 
   app.post('/v0/apps/:appId/delete', async (c) => {
@@ -326,6 +324,6 @@ export function appRoutes(app: Hono, ctx: Context): void {
     // Offline first; the teardown is recorded, so a sweep at the next start finishes what a crash interrupted.
     ctx.records.run("UPDATE apps SET state = 'deleting', teardown = 'pending' WHERE id = ?", [appId]);
     await teardown(ctx, appId);
-    return answer(200, { app: appInfo(ctx, ctx.records.get('SELECT * FROM apps WHERE id = ?', [appId])!, origin(c.req.raw)) });
+    return answer(200, { app: appInfo(ctx, ctx.records.get('SELECT * FROM apps WHERE id = ?', [appId])!) });
   });
 }

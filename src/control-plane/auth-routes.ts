@@ -33,7 +33,7 @@ export function authRoutes(app: Hono, ctx: Context): void {
     const now = ctx.now();
     ctx.records.run('DELETE FROM devices WHERE expiresAt < ?', [now - 86_400_000]);
     ctx.records.run('INSERT INTO devices (deviceHash, userCode, createdAt, expiresAt, state) VALUES (?, ?, ?, ?, ?)', [hashToken(deviceCode), code, now, now + ctx.deviceTtlMs, 'pending']);
-    const origin = new URL(c.req.url).origin;
+    const origin = ctx.publicOrigin;
     return answer(200, {
       deviceCode,
       userCode: code,
@@ -66,11 +66,11 @@ export function authRoutes(app: Hono, ctx: Context): void {
   app.get('/device', (c) => approvalPage(c.req.query('code') ?? ''));
 
   app.post('/device', async (c) => {
-    const origin = new URL(c.req.url).origin;
-    // Only this page's own form may approve: not a page of another origin, not a script.
+    // Only this page's own form may approve: not a page of another origin, not a script. Its origin
+    // is the configured public origin, never one the request names (Host can be anything).
     const from = c.req.header('origin');
-    if ((from && from !== origin) || (c.req.header('sec-fetch-site') ?? 'same-origin') !== 'same-origin') {
-      return resultPage(403, 'Refused', 'Approve sign-ins on this page only.');
+    if ((from && from !== ctx.publicOrigin) || (c.req.header('sec-fetch-site') ?? 'same-origin') !== 'same-origin') {
+      return resultPage(403, 'Refused', `Approve sign-ins on ${ctx.publicOrigin}/device only.`);
     }
     const form = await c.req.parseBody().catch((error: unknown) => {
       if (error instanceof BodyTooLargeError) throw error;

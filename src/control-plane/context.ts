@@ -33,6 +33,8 @@ export interface Context {
   secrets: Secrets;
   now(): number;
   quotas: Quotas;
+  /** The origin the control plane is reached at (see ControlPlaneOptions.publicOrigin). */
+  publicOrigin: string;
   deviceTtlMs: number;
   devicePollMs: number;
 }
@@ -96,8 +98,8 @@ export function ownedApp(ctx: Context, caller: Caller, appId: string, options: {
   return app;
 }
 
-/** The public shape of an app record; hosted URLs are on the origin the request came to. */
-export function appInfo(ctx: Context, app: Row, origin: string): AppInfo {
+/** The public shape of an app record; hosted URLs are on the control plane's public origin. */
+export function appInfo(ctx: Context, app: Row): AppInfo {
   const id = String(app.id);
   const serving: AppInfo['serving'] = {};
   for (const row of ctx.records.all('SELECT environment, artifactId FROM serving WHERE appId = ?', [id])) serving[row.environment as Environment] = String(row.artifactId);
@@ -109,7 +111,7 @@ export function appInfo(ctx: Context, app: Row, origin: string): AppInfo {
     name: String(app.name),
     state,
     createdAt: iso(Number(app.createdAt)),
-    urls: { preview: hostedOrigin(id, 'preview', origin), production: hostedOrigin(id, 'production', origin) },
+    urls: { preview: hostedOrigin(id, 'preview', ctx.publicOrigin), production: hostedOrigin(id, 'production', ctx.publicOrigin) },
     serving,
     ...(Object.keys(stores).length ? { storage: stores } : {}),
   } as AppInfo;

@@ -16,6 +16,7 @@ import { Hosting, hostedTarget } from './hosting/hosting';
 import { Records } from './records';
 import { loadSecrets, type Secrets } from './secrets';
 import type { Environment } from '../core/deploy/ids';
+import { DEFAULT_CONTROL_URL } from '../core/deploy/protocol';
 
 /** The playground's origins (dev server, and the preview server end-to-end tests use). */
 export const PLAYGROUND_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173', 'http://127.0.0.1:4173', 'http://localhost:4173'];
@@ -35,8 +36,14 @@ export interface ControlPlaneOptions {
   devicePollMs?: number;
   /** The operator secret; by default the one kept in the data directory. */
   operatorSecret?: string;
-  /** Origins allowed to call the API from a browser (CORS); default: the playground's. */
+  /** Origins allowed to call the API from a browser (CORS); default: the playground's dev and preview servers. */
   corsOrigins?: string[];
+  /**
+   * The origin people and tools reach the control plane at (default http://localhost:4310): it names
+   * the approval page and hosted apps, and is the only origin the approval form is accepted from.
+   * Never taken from a request's Host header.
+   */
+  publicOrigin?: string;
   /** Overrides every hosted app's handler deadline, and the grace before a runaway thread is ended. */
   handlerDeadlineMs?: number;
   handlerGraceMs?: number;
@@ -46,6 +53,8 @@ export interface ControlPlaneOptions {
 
 export interface ControlPlane {
   app: Hono;
+  /** The origins allowed to call the API from a browser. */
+  corsOrigins: string[];
   secrets: Secrets;
   context: Context;
   close(): Promise<void>;
@@ -68,6 +77,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     secrets,
     now,
     quotas: { ...DEFAULT_QUOTAS, ...options.quotas },
+    publicOrigin: options.publicOrigin ?? DEFAULT_CONTROL_URL,
     deviceTtlMs: options.deviceTtlMs ?? 600_000,
     devicePollMs: options.devicePollMs ?? 2000,
     hosting: undefined as unknown as Hosting,
@@ -97,10 +107,11 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     if (target) return context.hosting.serve(c.req.raw, target);
     await next();
   });
+  const corsOrigins = options.corsOrigins ?? PLAYGROUND_ORIGINS;
   app.use(
     '/v0/*',
     cors({
-      origin: options.corsOrigins ?? PLAYGROUND_ORIGINS,
+      origin: corsOrigins,
       allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
       allowHeaders: ['authorization', 'content-type'],
       maxAge: 600,
@@ -126,6 +137,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
 
   return {
     app,
+    corsOrigins,
     secrets,
     context,
     async close() {

@@ -2,6 +2,7 @@
  * `npm run control-plane`: the control plane over HTTP on loopback.
  *
  *   tsx src/control-plane/main.ts [--port 4310] [--host 127.0.0.1] [--data .platform/control-plane]
+ *     [--public-origin http://localhost:4310] [--playground-origin http://localhost:5173 …]
  *
  * Prints its URL and the operator secret a person types on the approval page (/device).
  */
@@ -9,6 +10,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
+import { originProblem } from '../core/deploy/ids';
 import { createControlPlane, type ControlPlane } from './control-plane';
 
 export interface Started {
@@ -25,8 +27,11 @@ export async function startControlPlane(options: Parameters<typeof createControl
   return new Promise((resolvePromise, reject) => {
     const server = serve({ fetch: plane.app.fetch, port: options.port ?? 4310, hostname: host }, (info: AddressInfo) => {
       const shown = host === '127.0.0.1' || host === '::1' || host === 'localhost' ? 'localhost' : host;
+      // Where it is reached: given, or known only now that the port is (port 0 picks one).
+      const url = options.publicOrigin ?? `http://${shown}:${info.port}`;
+      plane.context.publicOrigin = url;
       resolvePromise({
-        url: `http://${shown}:${info.port}`,
+        url,
         port: info.port,
         plane,
         stop: () =>
@@ -46,11 +51,30 @@ async function main(): Promise<void> {
       port: { type: 'string', default: process.env.PLATFORM_CONTROL_PORT ?? '4310' },
       host: { type: 'string', default: '127.0.0.1' },
       data: { type: 'string', default: process.env.PLATFORM_CONTROL_DATA ?? '.platform/control-plane' },
+      'public-origin': { type: 'string', default: process.env.PLATFORM_PUBLIC_ORIGIN },
+      'playground-origin': { type: 'string', multiple: true },
     },
   });
-  const started = await startControlPlane({ dataDir: resolve(values.data!), port: Number(values.port), host: values.host! });
+  // Playground origins: the flag (repeated, or comma-separated), else PLATFORM_PLAYGROUND_ORIGINS.
+  const given = values['playground-origin'] ?? (process.env.PLATFORM_PLAYGROUND_ORIGINS ? [process.env.PLATFORM_PLAYGROUND_ORIGINS] : undefined);
+  const playgroundOrigins = given?.flatMap((value) => value.split(',')).map((value) => value.trim()).filter(Boolean);
+  for (const [name, origin] of [...(playgroundOrigins ?? []).map((o) => ['--playground-origin', o] as const), ['--public-origin', values['public-origin']] as const]) {
+    const problem = origin === undefined ? undefined : originProblem(origin);
+    if (problem) {
+      console.error(`${name} ${JSON.stringify(origin)} is not usable: ${problem}.`);
+      process.exit(2);
+    }
+  }
+  const started = await startControlPlane({
+    dataDir: resolve(values.data!),
+    port: Number(values.port),
+    host: values.host!,
+    ...(playgroundOrigins ? { corsOrigins: playgroundOrigins } : {}),
+    ...(values['public-origin'] ? { publicOrigin: values['public-origin'] } : {}),
+  });
   console.log(`platform control plane on ${started.url} (data in ${resolve(values.data!)})`);
   console.log(`Approve sign-ins at ${started.url}/device with the operator secret: ${started.plane.secrets.operatorSecret}`);
+  console.log(`Playgrounds allowed to call the API (CORS): ${started.plane.corsOrigins.join(', ')}`);
   console.log(`Deployed apps are served at http://<app>--preview.localhost:${started.port} and http://<app>.localhost:${started.port}`);
   const stop = () => {
     void started.stop().then(() => process.exit(0));

@@ -52,11 +52,8 @@ export function hostedOrigin(appId: string, environment: Environment, controlUrl
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/**
- * Why a `--control-url` value is refused, or undefined when it is usable: an exact HTTP(S) origin (no
- * path, query, fragment or credentials) and plain HTTP only on localhost.
- */
-export function controlUrlProblem(value: string): string | undefined {
+/** Why a value is not an exact HTTP(S) origin (`http://localhost:5173`: no path, query, slash or credentials), or undefined. */
+export function originProblem(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
@@ -66,6 +63,17 @@ export function controlUrlProblem(value: string): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `its scheme is ${url.protocol.replace(':', '')}, not http or https`;
   if (url.username || url.password) return 'it carries credentials';
   if (url.origin !== value) return `it is not an exact origin (the origin is ${url.origin}; leave out any path, query or trailing slash)`;
+  return undefined;
+}
+
+/**
+ * Why a `--control-url` value is refused, or undefined when it is usable: an exact HTTP(S) origin (no
+ * path, query, fragment or credentials) and plain HTTP only on localhost.
+ */
+export function controlUrlProblem(value: string): string | undefined {
+  const problem = originProblem(value);
+  if (problem) return problem;
+  const url = new URL(value);
   if (url.protocol === 'http:' && !LOCAL_HOSTS.has(url.hostname) && !url.hostname.endsWith('.localhost')) return 'plain HTTP is allowed only on localhost';
   return undefined;
 }

@@ -58,3 +58,20 @@ it('accepts a pasted token only when the control plane does, and says when it ca
   expect(answer.ok).toBe(false);
   expect(!answer.ok && answer.message).toContain('npm start');
 });
+
+it('names a CORS refusal as such, not as a control plane that cannot be reached', async () => {
+  // What a browser at another origin does: sends Origin, and rejects an answer without a matching
+  // Access-Control-Allow-Origin as "Failed to fetch"; a no-cors request resolves (opaque) if the server answers.
+  const browserAt = (origin: string) => async (request: Request) => {
+    const sent = new Request(request, { headers: { ...Object.fromEntries(request.headers), origin } });
+    const answer = await plane.app.request(sent);
+    if (request.mode === 'no-cors') return new Response(null);
+    if (answer.headers.get('access-control-allow-origin') !== origin) throw new TypeError('Failed to fetch');
+    return answer;
+  };
+  const refused = await new DeployApi(BASE, browserAt('http://localhost:7777')).startDeviceLogin();
+  expect(refused).toMatchObject({ ok: false, code: 'cors_refused' });
+  expect(!refused.ok && refused.message).toContain('CORS');
+  expect(!refused.ok && refused.message).toContain('--playground-origin');
+  expect((await new DeployApi(BASE, browserAt('http://localhost:5173')).startDeviceLogin()).ok).toBe(true);
+});

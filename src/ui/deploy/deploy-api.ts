@@ -60,11 +60,40 @@ export function saveControlUrl(url: string): void {
 export class DeployApi {
   readonly controlUrl: string;
   #client: ControlClient;
+  readonly #fetch: (request: Request) => Promise<Response>;
 
   constructor(controlUrl: string, fetchImpl: (request: Request) => Promise<Response> = (request) => fetch(request)) {
     this.controlUrl = controlUrl;
+    this.#fetch = fetchImpl;
     const token = storage()?.getItem(credentialKey(controlUrl)) ?? undefined;
     this.#client = new ControlClient(controlUrl, fetchImpl, token);
+  }
+
+  /**
+   * The outcome as the panel shows it. A browser reports a control plane that refuses this page's
+   * origin (CORS) exactly like one that is down ("Failed to fetch"); the two are told apart by asking
+   * again in `no-cors` mode, whose answer the page may not read but which arrives only from a server
+   * that is up.
+   */
+  async #result<T>(outcome: ControlOutcome<T>): Promise<Result<T>> {
+    if (outcome.kind === 'unreachable' && (await this.#answersWithoutCors())) {
+      const origin = typeof location === 'undefined' ? 'this page' : location.origin;
+      return {
+        ok: false,
+        code: 'cors_refused',
+        message: `The control plane at ${this.controlUrl} is up but refuses requests from ${origin} (CORS). Start it with --playground-origin ${origin} (or PLATFORM_PLAYGROUND_ORIGINS=${origin}); npm start allows its own playground.`,
+      };
+    }
+    return result(outcome);
+  }
+
+  async #answersWithoutCors(): Promise<boolean> {
+    try {
+      await this.#fetch(new Request(`${this.controlUrl}/v0/health`, { mode: 'no-cors' }));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   get signedIn(): boolean {
@@ -78,7 +107,7 @@ export class DeployApi {
   }
 
   async whoami(): Promise<Result<BuilderInfo>> {
-    const answer = result(await this.#client.request<{ builder: BuilderInfo }>('GET', '/v0/auth/whoami', { check: (b) => isBuilder(b.builder) }));
+    const answer = await this.#result(await this.#client.request<{ builder: BuilderInfo }>('GET', '/v0/auth/whoami', { check: (b) => isBuilder(b.builder) }));
     return answer.ok ? { ok: true, value: answer.value.builder } : answer;
   }
 
@@ -94,12 +123,12 @@ export class DeployApi {
   }
 
   startDeviceLogin(): Promise<Result<DeviceAuthorization>> {
-    return this.#client.withToken(undefined).request<DeviceAuthorization>('POST', '/v0/auth/device', { body: {}, check: isDeviceAuthorization }).then(result);
+    return this.#client.withToken(undefined).request<DeviceAuthorization>('POST', '/v0/auth/device', { body: {}, check: isDeviceAuthorization }).then((outcome) => this.#result(outcome));
   }
 
   /** Polls once: the builder when approved, `pending` while waiting. */
   async pollDeviceLogin(deviceCode: string): Promise<Result<BuilderInfo> | { ok: false; pending: true }> {
-    const answer = result(await this.#client.withToken(undefined).request<{ token: string; builder: BuilderInfo }>('POST', '/v0/auth/device/token', {
+    const answer = await this.#result(await this.#client.withToken(undefined).request<{ token: string; builder: BuilderInfo }>('POST', '/v0/auth/device/token', {
       body: { deviceCode },
       check: (b) => typeof b.token === 'string' && SESSION_TOKEN.test(b.token) && isBuilder(b.builder),
     }));
@@ -117,18 +146,18 @@ export class DeployApi {
   async ensureApp(project: string, name: string): Promise<Result<AppInfo>> {
     const known = storage()?.getItem(appKey(this.controlUrl, project));
     if (known) {
-      const found = result(await this.#client.request<{ app: AppInfo }>('GET', `/v0/apps/${known}`, { check: (b) => isApp(b.app) }));
+      const found = await this.#result(await this.#client.request<{ app: AppInfo }>('GET', `/v0/apps/${known}`, { check: (b) => isApp(b.app) }));
       if (found.ok) return { ok: true, value: found.value.app };
       if (found.code !== 'app_not_found' && found.code !== 'app_deleted' && found.code !== 'not_owner') return found;
     }
-    const created = result(await this.#client.request<{ app: AppInfo }>('POST', '/v0/apps', { body: { name }, check: (b) => isApp(b.app) }));
+    const created = await this.#result(await this.#client.request<{ app: AppInfo }>('POST', '/v0/apps', { body: { name }, check: (b) => isApp(b.app) }));
     if (!created.ok) return created;
     storage()?.setItem(appKey(this.controlUrl, project), created.value.app.id);
     return { ok: true, value: created.value.app };
   }
 
   async app(appId: string): Promise<Result<AppInfo>> {
-    const found = result(await this.#client.request<{ app: AppInfo }>('GET', `/v0/apps/${appId}`, { check: (b) => isApp(b.app) }));
+    const found = await this.#result(await this.#client.request<{ app: AppInfo }>('GET', `/v0/apps/${appId}`, { check: (b) => isApp(b.app) }));
     return found.ok ? { ok: true, value: found.value.app } : found;
   }
 
@@ -142,22 +171,22 @@ export class DeployApi {
       const entry = artifact.record.files[path];
       if (entry) blobs[entry.sha256] = encodeBase64(bytes);
     }
-    return result(await this.#client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/deployments`, {
+    return await this.#result(await this.#client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/deployments`, {
       body: { environment, artifact: { id: artifact.artifactId, record: artifact.record, blobs } },
       check: (b) => isDeployment(b.deployment) && typeof b.url === 'string',
     }));
   }
 
   async deployments(appId: string, limit = 20): Promise<Result<DeploymentInfo[]>> {
-    const listed = result(await this.#client.request<{ deployments: DeploymentInfo[] }>('GET', `/v0/apps/${appId}/deployments?limit=${limit}`, { check: (b) => Array.isArray(b.deployments) && b.deployments.every(isDeployment) }));
+    const listed = await this.#result(await this.#client.request<{ deployments: DeploymentInfo[] }>('GET', `/v0/apps/${appId}/deployments?limit=${limit}`, { check: (b) => Array.isArray(b.deployments) && b.deployments.every(isDeployment) }));
     return listed.ok ? { ok: true, value: listed.value.deployments } : listed;
   }
 
   async promote(appId: string, choice: { receiptId?: string; artifactId?: string } = {}): Promise<Result<{ deployment: DeploymentInfo; url: string }>> {
-    return result(await this.#client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/promote`, { body: choice, check: (b) => isDeployment(b.deployment) && typeof b.url === 'string' }));
+    return await this.#result(await this.#client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/promote`, { body: choice, check: (b) => isDeployment(b.deployment) && typeof b.url === 'string' }));
   }
 
   async rollback(appId: string, artifactId: string, environment: Environment = 'production'): Promise<Result<{ deployment: DeploymentInfo; url: string }>> {
-    return result(await this.#client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/rollback`, { body: { artifactId, environment }, check: (b) => isDeployment(b.deployment) && typeof b.url === 'string' }));
+    return await this.#result(await this.#client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/rollback`, { body: { artifactId, environment }, check: (b) => isDeployment(b.deployment) && typeof b.url === 'string' }));
   }
 }
