@@ -53,3 +53,33 @@ export async function afterRebuild(page: Page, change: () => Promise<void>): Pro
   await change();
   await expect.poll(() => generationShown(page), { timeout: 60_000 }).toBeGreaterThan(before);
 }
+
+/**
+ * What the playground has stored in IndexedDB for the open project (read with the raw API, as a reload
+ * would find it): the project record and whether its saved database holds `text`. Tests wait on this
+ * instead of on a fixed time before a reload.
+ */
+export async function storedProject(page: Page, text?: string): Promise<{ activeFile?: string; persona?: string; stateHolds: boolean }> {
+  return page.evaluate(async (needle) => {
+    const id = /#\/p\/(p_[a-z0-9]+)/.exec(location.hash)?.[1];
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open('platform-playground');
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    const read = (key: string) =>
+      new Promise<unknown>((resolve, reject) => {
+        const request = db.transaction('projects').objectStore('projects').get(key);
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+    try {
+      const project = (await read(`project:${id}`)) as { activeFile?: string; persona?: string } | undefined;
+      const state = (await read(`state:${id}`)) as Uint8Array | undefined;
+      const stateHolds = !!needle && state instanceof Uint8Array && new TextDecoder('latin1').decode(state).includes(needle);
+      return { activeFile: project?.activeFile, persona: project?.persona, stateHolds };
+    } finally {
+      db.close();
+    }
+  }, text);
+}

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { editorText, openTemplate, preview, replaceEditorText, replaceFile } from './helpers';
+import { editorText, openTemplate, preview, replaceEditorText, replaceFile, storedProject } from './helpers';
 
 // Each test starts the compiler worker (esbuild-wasm and TypeScript) in a fresh page, on 2 cores.
 test.describe.configure({ timeout: 120_000 });
@@ -68,7 +68,8 @@ test('a reload restores the files, the open file, the persona and the app\'s dat
   await page.getByRole('treeitem', { name: 'app.manifest.json' }).click();
   await page.getByRole('button', { name: 'bob' }).click();
   await page.getByRole('button', { name: 'alice' }).click();
-  await page.waitForTimeout(800); // autosave and the committed state
+  // Autosave and the committed state land shortly after: reload once they are in IndexedDB.
+  await expect.poll(() => storedProject(page, 'bread'), { timeout: 15_000 }).toEqual({ activeFile: 'app.manifest.json', persona: 'alice', stateHolds: true });
   await page.reload();
   await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 30_000 });
   await expect(page.getByRole('tab', { name: /app\.manifest\.json/ })).toHaveAttribute('aria-selected', 'true');

@@ -298,9 +298,10 @@ test('committed state survives a restart, uncommitted work does not; a burst of 
     const failed = await host.call('alice', 'mutation', 'todos.add_then_fail', { title: 'rolled back' });
     const burstStarted = performance.now();
     for (let i = 0; i < 20; i++) await host.call('alice', 'mutation', 'todos.add', { title: `todo ${i}` });
-    const burstMs = performance.now() - burstStarted;
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // The burst's one export comes within commitDelayMs; wait for it rather than for a fixed time.
+    while (events.commits < 1 && performance.now() - burstStarted < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
     const commitsAfterBurst = events.commits;
+    const burstMs = performance.now() - burstStarted;
     const echo = await host.fetch('alice', new Request('http://app.test/api/echo', { method: 'POST', body: 'hello' }));
     const echoed = { status: echo.status, header: echo.headers.get('x-echo'), text: await echo.text() };
     await host.call('bob', 'mutation', 'todos.add', { title: 'flushed by bob' });
@@ -333,8 +334,8 @@ test('committed state survives a restart, uncommitted work does not; a burst of 
   expect(result.commitsAfterFlush).toBe(result.commitsAfterBurst + 1);
   expect(result.echoed).toEqual({ status: 201, header: 'yes', text: 'hello' });
   expect(result.stopped).toEqual({ status: 503, code: 'runtime_unavailable' });
-  // all() orders by createdAt then id: rows of the same millisecond come in id order.
-  expect((result.alice as string[]).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `todo ${i}`).sort());
+  // all() orders by createdAt then id, and minted ids keep insertion order within a millisecond.
+  expect(result.alice).toEqual(Array.from({ length: 20 }, (_, i) => `todo ${i}`));
   expect(result.bob).toEqual(['flushed by bob']);
   expect(result.fresh).toEqual([]);
 });
@@ -452,9 +453,11 @@ test('a handler stuck in a loop is answered 504 and the runtime restarts with it
   const [spun, listed] = (await page.evaluate(() => (globalThis as HarnessWindow).pending)) as Array<{ status: number; error?: { code: string; errorId: string }; result?: unknown }>;
   const timeline = (await page.evaluate(() => (globalThis as HarnessWindow).timeline))!;
   expect(spun).toMatchObject({ status: 504, error: { code: 'handler_deadline_exceeded', errorId: expect.stringMatching(/^err_/) } });
-  // Answered after the deadline plus the grace (1500 + 1000 ms), with a margin for the restart.
+  // Answered once the deadline plus the grace (1500 + 1000 ms) had passed, never before; the upper bound
+  // only tells a watchdog's answer from a hang (how soon is the bench's to measure, and a loaded machine
+  // may take seconds to restart a sandbox).
   expect(timeline.answered).toBeGreaterThanOrEqual(2500);
-  expect(timeline.answered).toBeLessThan(2500 + 1500);
+  expect(timeline.answered).toBeLessThan(2500 + 12_000);
   // Both clicks were handled while the sandbox was still spinning.
   expect(timeline.clicks).toHaveLength(2);
   for (const click of timeline.clicks) expect(click).toBeLessThan(timeline.answered);
@@ -500,8 +503,10 @@ test('an async handler past its deadline is answered 504 by the runtime itself, 
     };
   });
   expect(result.spun).toEqual({ status: 504, code: 'handler_deadline_exceeded', message: 'The handler did not finish within its deadline of 1500 ms.' });
+  // Not before the deadline; the upper bound tells the runtime's own answer from a watchdog restart
+  // (which would also show in `restarts`), with room for a loaded machine.
   expect(result.took).toBeGreaterThanOrEqual(1450);
-  expect(result.took).toBeLessThan(2500);
+  expect(result.took).toBeLessThan(1500 + 8_000);
   expect(result.ticks).toEqual({ status: 200, type: 'text/plain', text: 'tick 0\ntick 1\ntick 2\n' });
   expect(result.during).toBe(200);
   expect(result.restarts).toBe(0);
