@@ -1,11 +1,11 @@
 /**
  * Deployed apps, served by Host header: `<app>--preview.localhost:<port>` is the preview of an app and
- * `<app>.localhost:<port>` its production. Each environment has its own database file and its own
- * worker thread running the same runtime as the playground. A visitor is a guest whose identity comes
+ * `<app>.localhost:<port>` its production. Each environment is its own workerd process (a V8 isolate
+ * running the same runtime as the playground) with its data in its own SQLite Durable Object. A visitor is a guest whose identity comes
  * from a cookie the control plane signs: `ctx.auth` is derived from nothing the browser can forge.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ArtifactRecord } from '../../core/build/artifact';
 import type { Environment } from '../../core/deploy/ids';
@@ -17,7 +17,8 @@ import { errorResponse } from '../../core/runtime/runtime';
 import type { ArtifactStore } from '../artifacts';
 import { writeAtomic } from '../files';
 import { hmac, sameSecret, type Secrets } from '../secrets';
-import { AppProcess, type StartFailure } from './app-process';
+import { AppEngine, type StartFailure } from './app-engine';
+import { bundleWorkerEntry } from './workerd-engine';
 import { contentType } from './content-types';
 
 export const GUEST_COOKIE = '__platform_guest';
@@ -43,6 +44,8 @@ export interface HostingOptions {
   graceMs?: number;
   /** How long an app may take to start (load its module, open its database). */
   startTimeoutMs?: number;
+  /** The resident memory past which an app's engine is ended and restarted (default 512 MiB). */
+  memoryLimitMb?: number;
 }
 
 /** Which deployed app and environment a Host header names, if any. */
@@ -59,18 +62,23 @@ function page(status: number, title: string, text: string): Response {
 
 export class Hosting {
   readonly #options: HostingOptions;
-  readonly #processes = new Map<string, AppProcess>();
+  readonly #processes = new Map<string, AppEngine>();
   readonly #swaps = new Map<string, Promise<void>>();
 
   constructor(options: HostingOptions) {
     this.#options = options;
   }
 
-  databasePath(appId: string, environment: Environment): string {
-    return join(this.#options.dataDir, 'apps', appId, `${environment}.sqlite`);
+  /** Where an environment's Durable Object keeps its SQLite files. */
+  storagePath(appId: string, environment: Environment): string {
+    return join(this.#options.dataDir, 'apps', appId, environment);
   }
 
-  /** The server bundle of an artifact as an importable `.mjs` file, kept under its hash. */
+  #engineDir(name: string): string {
+    return join(this.#options.dataDir, 'engines', name);
+  }
+
+  /** The server bundle of an artifact as a module file, kept under its hash. */
   #serverModule(record: ArtifactRecord): string | undefined {
     const entry = record.files['server/index.js'];
     if (!entry) return undefined;
@@ -83,47 +91,60 @@ export class Hosting {
     return path;
   }
 
-  #secret(appId: string, environment: Environment): Uint8Array {
-    return new Uint8Array(Buffer.from(hmac(this.#options.secrets.cursorKey, `cursor:${appId}:${environment}`), 'base64url'));
+  #secret(appId: string, environment: Environment): string {
+    return Buffer.from(hmac(this.#options.secrets.cursorKey, `cursor:${appId}:${environment}`), 'base64url').toString('hex');
   }
 
-  #newProcess(appId: string, environment: Environment, record: ArtifactRecord, probe: boolean): AppProcess | StartFailure {
-    const serverPath = this.#serverModule(record);
-    if (!serverPath) return { code: 'module_invalid', message: 'The artifact has no server module (server/index.js).' };
-    const databasePath = this.databasePath(appId, environment);
+  async #newEngine(appId: string, environment: Environment, record: ArtifactRecord, storageDir: string, dir: string): Promise<AppEngine | StartFailure> {
+    const appPath = this.#serverModule(record);
+    if (!appPath) return { code: 'module_invalid', message: 'The artifact has no server module (server/index.js).' };
     const deadlineMs = this.#options.handlerDeadlineMs ?? limitsOf(record.manifest).handlerDeadlineMs;
-    return new AppProcess(
-      {
-        type: 'start',
+    return new AppEngine({
+      dir,
+      storageDir,
+      entryPath: await bundleWorkerEntry('workerd-app', this.#engineDir('entry')),
+      appPath,
+      start: {
         manifest: record.manifest,
-        serverPath,
-        ...(probe ? (existsSync(databasePath) ? { probeState: new Uint8Array(readFileSync(databasePath)) } : {}) : { databasePath }),
         env: this.#options.envValues(appId, environment),
-        secret: this.#secret(appId, environment),
+        cursorSecret: this.#secret(appId, environment),
         ...(this.#options.handlerDeadlineMs ? { handlerDeadlineMs: this.#options.handlerDeadlineMs } : {}),
       },
-      { deadlineMs, ...(this.#options.graceMs !== undefined ? { graceMs: this.#options.graceMs } : {}), ...(this.#options.startTimeoutMs ? { startTimeoutMs: this.#options.startTimeoutMs } : {}) },
-    );
+      deadlineMs,
+      graceMs: this.#options.graceMs ?? 1000,
+      startTimeoutMs: this.#options.startTimeoutMs ?? 30_000,
+      memoryLimitBytes: (this.#options.memoryLimitMb ?? 512) * 1024 * 1024,
+      heapMb: 256,
+    });
   }
 
   /**
    * Checks that an artifact can serve an environment without touching it: it starts on a copy of the
-   * environment's database (the module loads, the schema fits the data) and answers a runtime request.
+   * environment's data (the module loads, the schema fits the data) and answers a runtime request.
    */
   async probe(appId: string, environment: Environment, record: ArtifactRecord): Promise<StartFailure | { code: 'runtime_unhealthy'; message: string } | undefined> {
-    const process = this.#newProcess(appId, environment, record, true);
-    if (!(process instanceof AppProcess)) return process;
+    const dir = this.#engineDir(`probe-${randomBytes(8).toString('hex')}`);
+    const storageDir = join(dir, 'storage');
+    mkdirSync(storageDir, { recursive: true });
+    const live = this.storagePath(appId, environment);
+    if (existsSync(live)) cpSync(live, storageDir, { recursive: true });
+    const engine = await this.#newEngine(appId, environment, record, storageDir, dir);
     try {
-      const failure = await process.ready();
-      if (failure) return failure;
-      const answer = await process.fetch(this.#guest(appId, environment, 'probe'), { method: 'POST', url: 'http://probe.localhost/_platform/v0/query/__platform.probe', headers: [['content-type', 'application/json']], body: new TextEncoder().encode('{"input":{}}') });
-      const body = (await answer.json().catch(() => undefined)) as { protocol?: string } | undefined;
-      if (answer.status !== 404 || body?.protocol !== 'platform.runtime.v0') {
-        return { code: 'runtime_unhealthy', message: `The app serves its assets but its runtime answered a request with HTTP ${answer.status}.` };
+      if (!(engine instanceof AppEngine)) return engine;
+      try {
+        const failure = await engine.ready();
+        if (failure) return failure;
+        const answer = await engine.fetch(this.#guest(appId, environment, 'probe'), { method: 'POST', url: 'http://probe.localhost/_platform/v0/query/__platform.probe', headers: [['content-type', 'application/json']], body: new TextEncoder().encode('{"input":{}}') });
+        const body = (await answer.json().catch(() => undefined)) as { protocol?: string } | undefined;
+        if (answer.status !== 404 || body?.protocol !== 'platform.runtime.v0') {
+          return { code: 'runtime_unhealthy', message: `The app serves its assets but its runtime answered a request with HTTP ${answer.status}.` };
+        }
+        return undefined;
+      } finally {
+        await engine.kill();
       }
-      return undefined;
     } finally {
-      process.kill();
+      rmSync(dir, { recursive: true, force: true });
     }
   }
 
@@ -144,22 +165,27 @@ export class Hosting {
   async destroy(appId: string): Promise<void> {
     for (const environment of ['preview', 'production'] as const) {
       await this.restart(appId, environment);
-      rmSync(this.databasePath(appId, environment), { force: true });
+      rmSync(this.storagePath(appId, environment), { recursive: true, force: true });
+      rmSync(this.#engineDir(`${appId}.${environment}`), { recursive: true, force: true });
     }
     rmSync(join(this.#options.dataDir, 'apps', appId), { recursive: true, force: true });
   }
 
-  async #process(target: HostedTarget, artifactId: string): Promise<AppProcess | StartFailure> {
+  async #process(target: HostedTarget, artifactId: string): Promise<AppEngine | StartFailure> {
     const key = `${target.appId}:${target.environment}`;
     await this.#swaps.get(key);
     let process = this.#processes.get(key);
     if (!process) {
       const record = this.#options.artifacts.record(artifactId);
       if (!record) return { code: 'module_invalid', message: `The artifact ${artifactId} is not kept.` };
-      const made = this.#newProcess(target.appId, target.environment, record, false);
-      if (!(made instanceof AppProcess)) return made;
-      process = made;
-      this.#processes.set(key, process);
+      // Another request may have made it while this one waited for the entry's bundle.
+      const made = await this.#newEngine(target.appId, target.environment, record, this.storagePath(target.appId, target.environment), this.#engineDir(`${target.appId}.${target.environment}`));
+      if (!(made instanceof AppEngine)) return made;
+      process = this.#processes.get(key);
+      if (!process) {
+        process = made;
+        this.#processes.set(key, process);
+      }
     }
     return process;
   }
@@ -206,7 +232,7 @@ export class Hosting {
     } else {
       const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
       const process = await this.#process(target, artifactId);
-      if (!(process instanceof AppProcess)) {
+      if (!(process instanceof AppEngine)) {
         response = errorResponse(failedCall(503, 'app_unavailable', process.message));
       } else {
         // Headers pass through except the cookie that carries the guest identity: the app never sees it.
@@ -248,7 +274,8 @@ export class Hosting {
   }
 
   async close(): Promise<void> {
-    for (const process of this.#processes.values()) process.kill();
+    const engines = [...this.#processes.values()];
     this.#processes.clear();
+    await Promise.all(engines.map((engine) => engine.kill()));
   }
 }

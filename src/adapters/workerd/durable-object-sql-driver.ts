@@ -1,0 +1,84 @@
+/**
+ * The SqlDriver over a SQLite-backed Durable Object's storage (`ctx.storage.sql`) in workerd. SQL
+ * `BEGIN` is refused there, so transactions go through `storage.transaction` / `transactionSync`;
+ * `PRAGMA query_only` is refused too, so a read-only transaction is enforced here: only reading
+ * statements run, and one that wrote anyway fails (and rolls its transaction back).
+ */
+import type { SqlDriver, SqlValue, TransactionOptions } from '../../core/runtime/sql-driver';
+
+/** The parts of workerd's `DurableObjectStorage` this driver uses. */
+export interface DurableObjectSqlStorage {
+  sql: {
+    exec(query: string, ...bindings: unknown[]): { toArray(): Array<Record<string, unknown>>; readonly rowsWritten: number };
+  };
+  transaction<T>(closure: () => Promise<T>): Promise<T>;
+  transactionSync<T>(closure: () => T): T;
+  deleteAll(): Promise<void>;
+}
+
+const READING = /^\s*(?:SELECT|WITH|VALUES|EXPLAIN)\b/i;
+const READ_ONLY = 'attempt to write a readonly database';
+
+function toParam(value: SqlValue): unknown {
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  return value;
+}
+
+function toValue(value: unknown): SqlValue {
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  return value as SqlValue;
+}
+
+export class DurableObjectSqlDriver implements SqlDriver {
+  readonly #storage: DurableObjectSqlStorage;
+  #readOnly = false;
+  #inTransaction = false;
+
+  constructor(storage: DurableObjectSqlStorage) {
+    this.#storage = storage;
+  }
+
+  #run(sql: string, params: readonly SqlValue[]): Array<Record<string, SqlValue>> {
+    if (this.#readOnly && !READING.test(sql)) throw new Error(READ_ONLY);
+    const cursor = this.#storage.sql.exec(sql, ...params.map(toParam));
+    const rows = cursor.toArray();
+    if (this.#readOnly && cursor.rowsWritten > 0) throw new Error(READ_ONLY);
+    return rows.map((row) => {
+      const out: Record<string, SqlValue> = {};
+      for (const [name, value] of Object.entries(row)) out[name] = toValue(value);
+      return out;
+    });
+  }
+
+  exec(sql: string, params: readonly SqlValue[] = []): void {
+    this.#run(sql, params);
+  }
+
+  all(sql: string, params: readonly SqlValue[] = []): Array<Record<string, SqlValue>> {
+    return this.#run(sql, params);
+  }
+
+  changes(): number {
+    return Number(this.#storage.sql.exec('SELECT changes() AS n').toArray()[0]?.['n'] ?? 0);
+  }
+
+  async transaction<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    if (this.#inTransaction) throw new Error('A transaction is already open on this database.');
+    this.#inTransaction = true;
+    this.#readOnly = options.readOnly === true;
+    try {
+      return await this.#storage.transaction(work);
+    } finally {
+      this.#readOnly = false;
+      this.#inTransaction = false;
+    }
+  }
+
+  transactionSync<T>(work: () => T): T {
+    return this.#storage.transactionSync(work);
+  }
+
+  close(): void {
+    // The engine owns the database; there is nothing to close.
+  }
+}

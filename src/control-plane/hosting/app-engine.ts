@@ -1,0 +1,225 @@
+/**
+ * One deployed app in one environment, run in its own workerd process: the trusted entry, the app's
+ * server bundle and its Durable Object (SQLite under the data directory). Requests go to it over
+ * loopback HTTP, each with an identity signed under a key made for this start. A watchdog ends the
+ * process when a handler holds the isolate past the deadline plus a grace (a `while (true) {}`), or
+ * when it holds more memory than allowed; the next request starts it again from its committed data.
+ */
+import { randomBytes } from 'node:crypto';
+import { failedCall } from '../../core/runtime/outcome';
+import { errorResponse } from '../../core/runtime/runtime';
+import type { Auth } from '../../core/runtime/personas';
+import { IDENTITY_HEADER, READY_PATH, signIdentity } from '../../core/host/identity';
+import type { AppStart } from '../../../worker/workerd-app';
+import { WorkerdEngine } from './workerd-engine';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect', 'te', 'trailer', 'proxy-connection']);
+
+export interface StartFailure {
+  code: 'module_invalid' | 'provision_failed' | 'runtime_not_ready';
+  message: string;
+}
+
+export interface HostedRequest {
+  method: string;
+  url: string;
+  headers: Array<[string, string]>;
+  body?: Uint8Array;
+}
+
+export interface AppEngineOptions {
+  /** The engine's own directory (config, pid file). */
+  dir: string;
+  /** Where its Durable Object keeps its SQLite files. */
+  storageDir: string;
+  /** The bundled trusted entry and the app's server bundle, as files. */
+  entryPath: string;
+  appPath: string;
+  start: Omit<AppStart, 'identityKey'>;
+  deadlineMs: number;
+  graceMs: number;
+  startTimeoutMs: number;
+  /** The resident memory past which the engine is ended. */
+  memoryLimitBytes: number;
+  heapMb: number;
+}
+
+interface Pending {
+  sentAt: number;
+  settle(response: Response): void;
+  abort: AbortController;
+}
+
+interface Running {
+  engine: WorkerdEngine;
+  identityKey: Uint8Array;
+}
+
+export class AppEngine {
+  readonly #options: AppEngineOptions;
+  #running: Promise<Running | StartFailure> | undefined;
+  readonly #pending = new Set<Pending>();
+  #lastProgress = Date.now();
+  #watchdog: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+  #ticks = 0;
+
+  constructor(options: AppEngineOptions) {
+    this.#options = options;
+  }
+
+  /** Starts the engine (once); resolves undefined when the app is ready, or why it could not start. */
+  async ready(): Promise<StartFailure | undefined> {
+    const running = await this.#start();
+    return 'engine' in running ? undefined : running;
+  }
+
+  #start(): Promise<Running | StartFailure> {
+    this.#running ??= this.#spawn();
+    return this.#running;
+  }
+
+  async #spawn(): Promise<Running | StartFailure> {
+    const options = this.#options;
+    const identityKey = randomBytes(32);
+    const start: AppStart = { ...options.start, identityKey: identityKey.toString('hex') };
+    let engine: WorkerdEngine;
+    try {
+      engine = await WorkerdEngine.start({
+        dir: options.dir,
+        modules: [{ name: 'entry.js', path: options.entryPath }, { name: 'app.js', path: options.appPath }],
+        durableObject: { className: 'AppStore', storageDir: options.storageDir },
+        secrets: { START: JSON.stringify(start) },
+        heapMb: options.heapMb,
+        compatibilityDate: '2025-09-01',
+        startTimeoutMs: options.startTimeoutMs,
+      });
+    } catch (error) {
+      this.#running = undefined;
+      return { code: 'module_invalid', message: error instanceof Error ? error.message : String(error) };
+    }
+    const running = { engine, identityKey };
+    void engine.exited.then(() => this.#lost(running, 'The app stopped.'));
+    let answer: StartFailure | { ready: true };
+    try {
+      const response = await fetch(`http://127.0.0.1:${engine.port}${READY_PATH}`, {
+        headers: { [IDENTITY_HEADER]: signIdentity(identityKey, { appUserId: 'ready', kind: 'guest', roles: [], permissions: [], workspaceIds: [], sessionId: 'ready' } as unknown as Auth, 'http://ready.localhost/') },
+        signal: AbortSignal.timeout(options.startTimeoutMs),
+      });
+      const body = (await response.json().catch(() => undefined)) as Partial<StartFailure> & { ready?: boolean } | undefined;
+      if (body?.ready === true) answer = { ready: true };
+      else if ((body?.code === 'module_invalid' || body?.code === 'provision_failed') && typeof body.message === 'string') answer = { code: body.code, message: body.message };
+      else answer = { code: 'runtime_not_ready', message: `The app answered its start with HTTP ${response.status}.` };
+    } catch (error) {
+      answer = { code: 'runtime_not_ready', message: `The app did not answer when started: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    if (!('ready' in answer)) {
+      await engine.kill();
+      this.#running = undefined;
+      return answer;
+    }
+    this.#watchdog ??= setInterval(() => this.#watch(running), 100);
+    this.#watchdog.unref();
+    return running;
+  }
+
+  /** Past the deadline and its grace with no answer from the isolate, or over its memory: end it. */
+  #watch(running: Running): void {
+    const now = Date.now();
+    const limit = this.#options.deadlineMs + this.#options.graceMs;
+    for (const pending of this.#pending) {
+      if (now - Math.max(pending.sentAt, this.#lastProgress) > limit) {
+        this.#pending.delete(pending);
+        pending.settle(errorResponse(failedCall(504, 'handler_deadline_exceeded', `The handler did not finish within its deadline of ${this.#options.deadlineMs} ms.`)));
+        this.#end(running, 'The app was restarted after a handler ran past its deadline.');
+        return;
+      }
+    }
+    // Memory is read once a second.
+    if (++this.#ticks % 10 === 0) {
+      const resident = running.engine.residentBytes();
+      if (resident !== undefined && resident > this.#options.memoryLimitBytes) {
+        this.#end(running, `The app was restarted: it held ${Math.round(resident / 1048576)} MiB, over its limit of ${Math.round(this.#options.memoryLimitBytes / 1048576)} MiB.`);
+      }
+    }
+  }
+
+  #end(running: Running, message: string): void {
+    this.#lost(running, message);
+    void running.engine.kill();
+  }
+
+  /** The engine is gone: open requests end, and the next one starts a new engine. */
+  #lost(running: Running, message: string): void {
+    void this.#running?.then((current) => {
+      if (current !== running) return;
+      this.#running = undefined;
+      clearInterval(this.#watchdog);
+      this.#watchdog = undefined;
+      for (const pending of this.#pending) {
+        pending.settle(errorResponse(failedCall(503, 'app_unavailable', message)));
+        pending.abort.abort(new Error(message));
+      }
+      this.#pending.clear();
+    });
+  }
+
+  /** Serves a request as `auth`. Requests may overlap; the runtime in the isolate runs them one at a time. */
+  async fetch(auth: Auth, request: HostedRequest): Promise<Response> {
+    if (this.#closed) return errorResponse(failedCall(503, 'app_unavailable', 'The app is stopping.'));
+    const running = await this.#start();
+    if (!('engine' in running)) return errorResponse(failedCall(503, 'app_unavailable', running.message));
+    const url = new URL(request.url);
+    const headers = new Headers();
+    for (const [name, value] of request.headers) if (!HOP_BY_HOP.has(name.toLowerCase()) && name.toLowerCase() !== IDENTITY_HEADER) headers.append(name, value);
+    headers.set(IDENTITY_HEADER, signIdentity(running.identityKey, auth, request.url));
+    return new Promise<Response>((resolve) => {
+      let settled = false;
+      const pending: Pending = {
+        sentAt: Date.now(),
+        abort: new AbortController(),
+        settle: (response) => {
+          if (settled) return;
+          settled = true;
+          resolve(response);
+        },
+      };
+      this.#pending.add(pending);
+      fetch(`http://127.0.0.1:${running.engine.port}${url.pathname}${url.search}`, {
+        method: request.method,
+        headers,
+        ...(request.body ? { body: request.body as BodyInit } : {}),
+        signal: pending.abort.signal,
+        redirect: 'manual',
+      }).then(
+        (response) => {
+          this.#lastProgress = Date.now();
+          this.#pending.delete(pending);
+          const out = new Headers();
+          for (const [name, value] of response.headers) if (!HOP_BY_HOP.has(name)) out.append(name, value);
+          pending.settle(new Response(response.body, { status: response.status, statusText: response.statusText, headers: out }));
+        },
+        (error: unknown) => {
+          this.#pending.delete(pending);
+          pending.settle(errorResponse(failedCall(503, 'app_unavailable', `The app could not be reached: ${error instanceof Error ? error.message : String(error)}`)));
+        },
+      );
+    });
+  }
+
+  /** Waits briefly for open requests, then ends the engine (a swap to another artifact, a stop). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const deadline = Date.now() + this.#options.deadlineMs + this.#options.graceMs;
+    while (this.#pending.size > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+    await this.kill();
+  }
+
+  /** Ends the engine now. */
+  async kill(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#watchdog);
+    const running = await this.#running;
+    if (running && 'engine' in running) await running.engine.kill();
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The workerd configuration (Cap'n Proto text) of one engine process: one worker of ES modules, its
+ * Durable Object namespace with SQLite storage on a local directory, no outbound network, a V8 heap
+ * limit, and one HTTP socket on loopback (port 0: the engine reports the port it got).
+ */
+
+export interface WorkerdConfig {
+  /** Modules by name; the first is the entry. Paths are relative to the config file. */
+  modules: Array<{ name: string; path: string }>;
+  /** The Durable Object class the entry exports; its data lives under `storageDir`. */
+  durableObject?: { className: string; storageDir: string };
+  /** Bindings read from the engine process's environment (secrets never go in the file). */
+  environmentBindings: Record<string, string>;
+  /** V8's old-generation limit, MiB. */
+  heapMb: number;
+  compatibilityDate: string;
+}
+
+/** A Cap'n Proto text literal. */
+function text(value: string): string {
+  return JSON.stringify(value);
+}
+
+export function workerdConfig(config: WorkerdConfig): string {
+  const modules = config.modules.map((module) => `(name = ${text(module.name)}, esModule = embed ${text(module.path)})`).join(',\n    ');
+  const bindings = Object.entries(config.environmentBindings).map(([name, variable]) => `(name = ${text(name)}, fromEnvironment = ${text(variable)})`);
+  const object = config.durableObject;
+  if (object) bindings.push(`(name = "STORE", durableObjectNamespace = ${text(object.className)})`);
+  return `using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "app", worker = .app),
+    # Outbound requests go nowhere: no address is allowed.
+    (name = "no-network", network = (allow = [], deny = [])),${object ? `\n    (name = "storage", disk = (path = ${text(object.storageDir)}, writable = true)),` : ''}
+  ],
+  sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "app") ],
+  v8Flags = [ ${text(`--max-old-space-size=${config.heapMb}`)} ],
+);
+
+const app :Workerd.Worker = (
+  compatibilityDate = ${text(config.compatibilityDate)},
+  modules = [
+    ${modules}
+  ],
+  bindings = [ ${bindings.join(', ')} ],
+  globalOutbound = "no-network",${object ? `\n  durableObjectNamespaces = [ (className = ${text(object.className)}, uniqueKey = "platform-app-store", enableSql = true, preventEviction = true) ],\n  durableObjectStorage = (localDisk = "storage"),` : ''}
+);
+`;
+}

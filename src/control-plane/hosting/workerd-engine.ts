@@ -1,0 +1,153 @@
+/**
+ * One workerd process: the binary from the `@cloudflare/workerd-*` package npm installed (no install
+ * script, nothing downloaded at run time), a generated config, secrets in its environment only, the
+ * port it reports on its control descriptor, and its end. A pid file lets a later control plane end an
+ * engine left behind by one that was killed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { workerdConfig, type WorkerdConfig } from './workerd-config';
+
+const require = createRequire(import.meta.url);
+const PACKAGES: Record<string, string> = {
+  'linux-x64': '@cloudflare/workerd-linux-64',
+  'linux-arm64': '@cloudflare/workerd-linux-arm64',
+  'darwin-x64': '@cloudflare/workerd-darwin-64',
+  'darwin-arm64': '@cloudflare/workerd-darwin-arm64',
+  'win32-x64': '@cloudflare/workerd-windows-64',
+};
+
+/** The workerd executable of this platform's optional dependency. */
+export function workerdBinary(): string {
+  const name = PACKAGES[`${process.platform}-${process.arch}`];
+  if (!name) throw new Error(`workerd has no build for ${process.platform}-${process.arch}.`);
+  return require.resolve(`${name}/bin/workerd${process.platform === 'win32' ? '.exe' : ''}`);
+}
+
+const bundles = new Map<string, Promise<string>>();
+
+/** Bundles a worker entry (TypeScript under worker/) into one ES module file under `dir`, once per process. */
+export function bundleWorkerEntry(entry: string, dir: string): Promise<string> {
+  const source = fileURLToPath(new URL(`../../../worker/${entry}.ts`, import.meta.url));
+  const out = join(dir, `${entry}.js`);
+  let made = bundles.get(out);
+  if (!made) {
+    made = build({ entryPoints: [source], outfile: out, bundle: true, format: 'esm', platform: 'neutral', target: 'es2022', mainFields: ['module', 'main'], logLevel: 'silent' }).then(() => out);
+    bundles.set(out, made);
+    made.catch(() => bundles.delete(out));
+  }
+  return made;
+}
+
+export interface EngineOptions extends Omit<WorkerdConfig, 'environmentBindings'> {
+  /** Where the config and pid file go (one directory per engine). */
+  dir: string;
+  /** Binding name → value, passed through the process environment. */
+  secrets: Record<string, string>;
+  startTimeoutMs: number;
+}
+
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+/** Ends an engine a previous control plane left running for this directory. */
+function endLeftover(dir: string): void {
+  const pidFile = join(dir, 'workerd.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (cmdline.includes(join(dir, 'config.capnp'))) process.kill(pid, 'SIGKILL');
+  } catch {
+    // Gone already (or not a Linux /proc): nothing to end.
+  }
+  rmSync(pidFile, { force: true });
+}
+
+export class WorkerdEngine {
+  readonly port: number;
+  readonly #child: ChildProcess;
+  readonly exited: Promise<void>;
+
+  private constructor(child: ChildProcess, port: number, exited: Promise<void>) {
+    this.#child = child;
+    this.port = port;
+    this.exited = exited;
+  }
+
+  /** Starts an engine; rejects with what it printed when it does not listen within the timeout. */
+  static async start(options: EngineOptions): Promise<WorkerdEngine> {
+    mkdirSync(options.dir, { recursive: true });
+    endLeftover(options.dir);
+    const configPath = join(options.dir, 'config.capnp');
+    const environmentBindings: Record<string, string> = {};
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(options.secrets)) {
+      environmentBindings[name] = `PLATFORM_${name}`;
+      env[`PLATFORM_${name}`] = value;
+    }
+    if (options.durableObject) mkdirSync(options.durableObject.storageDir, { recursive: true });
+    // Cap'n Proto embeds files by paths relative to the config.
+    const modules = options.modules.map((module) => ({ name: module.name, path: relative(options.dir, module.path) }));
+    writeFileSync(configPath, workerdConfig({ ...options, modules, environmentBindings }), { mode: 0o600 });
+    // Not the control plane's environment: only what the engine needs.
+    const child = spawn(workerdBinary(), ['serve', configPath, '--control-fd=3'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env });
+    live.add(child);
+    writeFileSync(join(options.dir, 'workerd.pid'), String(child.pid));
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    const exited = new Promise<void>((done) => child.once('exit', () => {
+      live.delete(child);
+      done();
+    }));
+    const port = await new Promise<number>((resolve, reject) => {
+      let control = '';
+      const timer = setTimeout(() => fail(`did not start within ${options.startTimeoutMs} ms`), options.startTimeoutMs);
+      const fail = (why: string) => {
+        clearTimeout(timer);
+        child.kill('SIGKILL');
+        // The engine's own words name the problem (a module it cannot load, an import it cannot resolve).
+        const said = stderr.replace(/\s+/g, ' ').trim();
+        reject(new Error(`The engine ${why}${said ? `: ${said.slice(0, 1000)}` : '.'}`));
+      };
+      (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
+        control += chunk.toString();
+        for (const line of control.split('\n')) {
+          const event = /"event":"listen".*"port":(\d+)/.exec(line);
+          if (event) {
+            clearTimeout(timer);
+            resolve(Number(event[1]));
+            return;
+          }
+        }
+      });
+      child.once('exit', () => setTimeout(() => fail('stopped while starting'), 20));
+      child.once('error', (error) => fail(`could not be run (${error.message})`));
+    });
+    return new WorkerdEngine(child, port, exited);
+  }
+
+  /** The engine's resident memory, in bytes (Linux); undefined where it cannot be read. */
+  residentBytes(): number | undefined {
+    try {
+      const pages = Number(readFileSync(`/proc/${this.#child.pid}/statm`, 'utf8').split(' ')[1]);
+      return pages * 4096;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Ends the engine at once (a runaway handler cannot be stopped any other way). */
+  kill(): Promise<void> {
+    this.#child.kill('SIGKILL');
+    return this.exited;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The trusted entry of a hosted app's workerd worker: one app environment, one Durable Object
+ * (`AppStore`) holding its tables and stored objects in SQLite, and the core runtime serving the app's
+ * server bundle (module `app.js`) over it. Every request must carry an identity the control plane
+ * signed with this engine's key; the key, the cursor secret and the app's environment values arrive as
+ * bindings, which app code never sees (it gets no `env`, and bindings are not globals).
+ */
+import { AppRuntime } from '../src/core/runtime/runtime';
+import { failedCall } from '../src/core/runtime/outcome';
+import { errorResponse } from '../src/core/runtime/runtime';
+import { IDENTITY_HEADER, READY_PATH, verifyIdentity } from '../src/core/host/identity';
+import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
+import type { Manifest } from '../src/core/manifest';
+
+/** What the control plane passes in the `START` binding (from the engine process's environment, never a file). */
+export interface AppStart {
+  manifest: Manifest;
+  env: Record<string, string>;
+  /** Hex keys: the cursor secret (stable across restarts) and this engine's identity key (fresh per start). */
+  cursorSecret: string;
+  identityKey: string;
+  handlerDeadlineMs?: number;
+}
+
+interface Env {
+  START: string;
+  STORE: { idFromName(name: string): unknown; get(id: unknown): { fetch(request: Request): Promise<Response> } };
+}
+
+const hex = (text: string) => Uint8Array.from(text.match(/../g) ?? [], (byte) => parseInt(byte, 16));
+const describe = (error: unknown) => (error instanceof Error ? error.message || error.name : String(error));
+
+// The app's module loads after this one has been evaluated: a failure to load is reported, not fatal.
+const APP_MODULE = './app.js';
+let definition: unknown;
+let loadFailure: string | undefined;
+try {
+  definition = ((await import(APP_MODULE)) as { default?: unknown }).default;
+} catch (error) {
+  loadFailure = `The server module could not be loaded: ${describe(error)}`;
+}
+
+export class AppStore {
+  readonly #identityKey: Uint8Array;
+  readonly #runtime: AppRuntime | undefined;
+  readonly #failure: { code: 'module_invalid' | 'provision_failed'; message: string } | undefined;
+
+  constructor(state: { storage: DurableObjectSqlStorage }, env: Env) {
+    const start = JSON.parse(env.START) as AppStart;
+    this.#identityKey = hex(start.identityKey);
+    if (loadFailure) {
+      this.#failure = { code: 'module_invalid', message: loadFailure };
+      return;
+    }
+    try {
+      this.#runtime = new AppRuntime({
+        manifest: start.manifest,
+        definition,
+        driver: new DurableObjectSqlDriver(state.storage),
+        env: start.env,
+        secret: hex(start.cursorSecret),
+        ...(start.handlerDeadlineMs ? { limits: { handlerDeadlineMs: start.handlerDeadlineMs } } : {}),
+      });
+    } catch (error) {
+      const text = describe(error);
+      this.#failure = /another schema/.test(text)
+        ? { code: 'provision_failed', message: `The environment's data was created for another database declaration: ${text}` }
+        : { code: 'module_invalid', message: `The server module is not a server definition: ${text}` };
+    }
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    const identity = verifyIdentity(this.#identityKey, request.headers.get(IDENTITY_HEADER));
+    if (!identity) return errorResponse(failedCall(403, 'identity_refused', 'The request does not carry an identity signed by the control plane.'));
+    if (new URL(request.url).pathname === READY_PATH) return Response.json(this.#failure ?? { ready: true });
+    if (!this.#runtime) return errorResponse(failedCall(503, 'app_unavailable', this.#failure?.message ?? 'The app is not running.'));
+    const forwarded = new Request(identity.url, request);
+    forwarded.headers.delete(IDENTITY_HEADER);
+    return this.#runtime.fetch(Object.freeze({ ...identity.auth }), forwarded);
+  }
+}
+
+export default {
+  fetch(request: Request, env: Env): Promise<Response> {
+    return env.STORE.get(env.STORE.idFromName('app')).fetch(request);
+  },
+};
