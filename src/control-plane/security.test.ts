@@ -1,0 +1,179 @@
+/**
+ * Hosted app code as an attacker: a hostile app deployed through the real CLI tries to reach Node, the
+ * file system, the network and the control plane, to spin forever and to hold 256 MiB buffers. Each
+ * attempt is refused or contained, and the control plane and a neighbouring app keep answering.
+ */
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeCompiler } from '../adapters/node/compiler';
+import type { Compiler } from '../core/build/build';
+import { main } from '../cli/main';
+import { startControlPlane, type Started } from './main';
+import { hostedRequest } from './test-helpers';
+
+const ROOT = join(import.meta.dirname, '../..');
+const HOSTILE = `import { defineServer, endpoint } from 'platform/server';
+
+const g = globalThis as unknown as Record<string, any>;
+const held: Uint8Array[] = [];
+async function attempt(work: () => unknown): Promise<string> {
+  try {
+    return 'reached: ' + String(await work());
+  } catch (error) {
+    return 'refused: ' + String(error);
+  }
+}
+
+export default defineServer({
+  endpoints: {
+    'GET /api/node': endpoint(async () => Response.json({
+      process: typeof g.process,
+      globalProcess: typeof g.globalThis.process,
+      require: typeof g.require,
+      getBuiltinModule: await attempt(() => g.process.getBuiltinModule('node:fs').readFileSync('/etc/passwd', 'utf8')),
+      functionThis: await attempt(() => typeof g.Function('return this')().process),
+    })),
+    'GET /api/fetch': endpoint(async (request) => {
+      const target = new URL(request.url).searchParams.get('url') ?? '';
+      return Response.json({ fetch: await attempt(async () => (await fetch(target)).status) });
+    }),
+    'GET /api/spin': endpoint(async () => {
+      for (;;) {
+        // never yields
+      }
+    }),
+    'GET /api/hold': endpoint(async () => {
+      const buffer = new Uint8Array(256 * 1024 * 1024);
+      buffer.fill(1);
+      held.push(buffer);
+      return Response.json({ held: held.length });
+    }),
+  },
+});
+`;
+
+let work: string;
+let started: Started;
+let shared: Compiler | undefined;
+const compiler = async () => (shared ??= nodeCompiler());
+let hostile: string;
+let neighbour: string;
+
+async function platform(project: string, args: string[], onStderr?: (text: string) => void) {
+  let stdout = '';
+  const code = await main([...args, '--json'], {
+    cwd: project,
+    compiler,
+    env: { PLATFORM_CONFIG_DIR: join(work, 'config'), PLATFORM_CONTROL_URL: started.url },
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => onStderr?.(t) },
+  });
+  return { code, envelope: JSON.parse(stdout || '{}') };
+}
+
+function project(name: string, server?: string): string {
+  const dir = join(work, name);
+  cpSync(join(ROOT, 'templates/endpoints'), dir, { recursive: true });
+  if (server) {
+    writeFileSync(join(dir, 'src/server/index.ts'), server);
+    writeFileSync(join(dir, 'src/client/main.tsx'), "document.body.textContent = 'hostile';\n");
+    rmSync(join(dir, 'tests'), { recursive: true, force: true });
+  }
+  return dir;
+}
+
+const json = async (origin: string, path: string) => {
+  const answer = await hostedRequest(origin, path);
+  return { status: answer.status, body: JSON.parse(answer.text) as Record<string, unknown> };
+};
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'platform-security-'));
+  started = await startControlPlane({ dataDir: join(work, 'data'), port: 0, devicePollMs: 20, handlerDeadlineMs: 500, handlerGraceMs: 500 });
+  let approval: Promise<Response> | undefined;
+  const login = await platform(work, ['auth', 'login'], (text) => {
+    const code = /code ([A-Z]{4}-[A-Z]{4})/.exec(text)?.[1];
+    if (!code || approval) return;
+    approval = fetch(`${started.url}/device`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ code, builder: 'mallory', secret: started.plane.secrets.operatorSecret, decision: 'approve' }).toString(),
+    });
+  });
+  expect(login.code).toBe(0);
+  const deployed = await platform(project('hostile', HOSTILE), ['deploy', '.']);
+  expect(deployed.envelope.diagnostics).toEqual([]);
+  hostile = deployed.envelope.result.url;
+  neighbour = (await platform(project('neighbour'), ['deploy', '.'])).envelope.result.url;
+}, 180_000);
+
+afterAll(async () => {
+  await started?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function stillServing(): Promise<void> {
+  expect((await fetch(`${started.url}/v0/health`)).status).toBe(200);
+  expect((await json(neighbour, '/api/greet/x')).body).toEqual({ message: 'Hello, x!' });
+}
+
+describe('a hostile app is contained', () => {
+  it('has no process, no Node built-ins, no code from strings', async () => {
+    const { status, body } = await json(hostile, '/api/node');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ process: 'undefined', globalProcess: 'undefined', require: 'undefined' });
+    for (const key of ['getBuiltinModule', 'functionThis']) expect(body[key]).toMatch(/^refused: /);
+    expect(String(body.functionThis)).toContain('Code generation from strings disallowed');
+    await stillServing();
+  });
+
+  it('import("node:fs") is refused before anything runs, and the app already deployed keeps serving', async () => {
+    const importing = HOSTILE.replace("'GET /api/spin'", "'GET /api/fs': endpoint(async () => Response.json(Object.keys(await import('node:fs')))),\n    'GET /api/spin'");
+    const refused = await platform(project('importing', importing), ['deploy', '.']);
+    expect(refused.code).toBe(1);
+    expect(JSON.stringify(refused.envelope.diagnostics)).toContain('server-runtime built-in module');
+    expect((await json(hostile, '/api/node')).status).toBe(200);
+    await stillServing();
+  });
+
+  it('cannot reach the control plane, a neighbour, or any address', async () => {
+    for (const target of [`${started.url}/v0/health`, `http://127.0.0.1:${started.port}/v0/apps`, neighbour, 'http://10.0.0.1/', 'https://example.com/']) {
+      const { body } = await json(hostile, `/api/fetch?url=${encodeURIComponent(target)}`);
+      expect(body.fetch, target).toMatch(/^refused: /);
+    }
+    await stillServing();
+  });
+
+  it('keeps the engine\'s keys out of every file: they reach the engine through its environment only', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const engines = join(work, 'data', 'engines');
+    const dir = readdirSync(engines).find((name) => name.endsWith('.preview') && readFileSync(join(engines, name, 'config.capnp'), 'utf8').includes('START'));
+    expect(dir).toBeDefined();
+    expect(readFileSync(join(engines, dir!, 'config.capnp'), 'utf8')).not.toMatch(/identityKey|cursorSecret/);
+  });
+
+  it('a handler that never yields is answered 504 and its engine restarted; the others keep answering', async () => {
+    const began = Date.now();
+    const spun = await json(hostile, '/api/spin');
+    expect(spun.status).toBe(504);
+    expect(spun.body).toMatchObject({ error: { code: 'handler_deadline_exceeded' } });
+    expect(Date.now() - began).toBeLessThan(5000);
+    await stillServing();
+    expect((await json(hostile, '/api/node')).status).toBe(200);
+  });
+
+  it('256 MiB buffers held across requests: the engine is restarted past its memory limit', async () => {
+    const counts: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const answer = await json(hostile, '/api/hold');
+      if (answer.status === 200) counts.push(Number(answer.body.held));
+      await new Promise((done) => setTimeout(done, 1500));
+    }
+    // Never more than two held at once (512 MiB): the watchdog ended the engine, which started afresh.
+    expect(Math.max(...counts)).toBeLessThanOrEqual(2);
+    expect(counts.length).toBeGreaterThanOrEqual(2);
+    await stillServing();
+  }, 60_000);
+});
