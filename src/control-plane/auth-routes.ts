@@ -9,6 +9,7 @@ import { TOKEN_NAME } from '../core/deploy/ids';
 import { answer, authenticate, iso, jsonObject as json, newId, refuse, type Caller, type Context } from './context';
 import { BodyTooLargeError } from './body-limit';
 import { approvalPage, resultPage } from './device-page';
+import { clientAddress } from './rate-limit';
 import { hashToken, sameSecret } from './secrets';
 
 const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
@@ -22,16 +23,46 @@ function userCode(): string {
 }
 
 
+/** Wrong operator secrets a device code takes before it is refused for good (the terminal that asked runs `auth login` again). */
+export const WRONG_SECRETS_PER_CODE = 5;
+/** Pending device codes kept at once, whoever asked: past it, new ones wait. */
+export const MAX_PENDING_DEVICES = 200;
+/** How long an expired device code is kept, so a terminal still polling learns it expired; then it is purged. */
+export const EXPIRED_DEVICE_GRACE_MS = 600_000;
+
+/** Deletes device codes expired longer ago than the grace. */
+export function purgeDevices(ctx: Context): void {
+  const cutoff = ctx.now() - EXPIRED_DEVICE_GRACE_MS;
+  if (ctx.records.get('SELECT 1 FROM devices WHERE expiresAt < ?', [cutoff])) ctx.records.run('DELETE FROM devices WHERE expiresAt < ?', [cutoff]);
+}
+
 export function authRoutes(app: Hono, ctx: Context): void {
-  // Wrong operator secrets are counted, so the secret cannot be guessed at speed.
-  let failures: number[] = [];
+  // Wrong operator secrets are counted per device code, never globally: a stranger's wrong guesses
+  // spend only the codes they asked for, and cannot lock out the operator approving their own. The
+  // guessing rate is bounded by the device-code rate limit times WRONG_SECRETS_PER_CODE.
+  const wrongSecrets = new Map<string, number>();
 
   app.post('/v0/auth/device', (c) => {
+    const now = ctx.now();
+    const limited = ctx.deviceRequests.take(clientAddress(c.env), now);
+    const pending = Number(ctx.records.get("SELECT count(*) AS n FROM devices WHERE state = 'pending' AND expiresAt >= ?", [now])?.n ?? 0);
+    if (limited || pending >= MAX_PENDING_DEVICES) {
+      const retryAt = limited?.retryAt ?? Number(ctx.records.get("SELECT min(expiresAt) AS t FROM devices WHERE state = 'pending' AND expiresAt >= ?", [now])?.t ?? now + 1000);
+      return refuse(
+        429,
+        'rate_limited',
+        limited
+          ? `At most ${ctx.deviceRequests.limit} sign-ins a minute may be started from one address; the next is allowed at ${iso(retryAt)}.`
+          : `${MAX_PENDING_DEVICES} sign-ins are waiting for approval; the next is allowed at ${iso(retryAt)}.`,
+        { resetAt: iso(retryAt) },
+        { 'retry-after': String(Math.max(1, Math.ceil((retryAt - now) / 1000))) },
+      );
+    }
+    purgeDevices(ctx);
+    for (const hash of wrongSecrets.keys()) if (!ctx.records.get('SELECT 1 FROM devices WHERE deviceHash = ?', [hash])) wrongSecrets.delete(hash);
     const deviceCode = randomBytes(32).toString('base64url');
     let code = userCode();
     while (ctx.records.get('SELECT 1 FROM devices WHERE userCode = ?', [code])) code = userCode();
-    const now = ctx.now();
-    ctx.records.run('DELETE FROM devices WHERE expiresAt < ?', [now - 86_400_000]);
     ctx.records.run('INSERT INTO devices (deviceHash, userCode, createdAt, expiresAt, state) VALUES (?, ?, ?, ?, ?)', [hashToken(deviceCode), code, now, now + ctx.deviceTtlMs, 'pending']);
     const origin = ctx.publicOrigin;
     return answer(200, {
@@ -56,11 +87,12 @@ export function authRoutes(app: Hono, ctx: Context): void {
     }
     const session = token('xbs');
     const builder = ctx.records.get('SELECT id, name FROM builders WHERE id = ?', [device.builderId!])!;
+    const now = ctx.now();
     ctx.records.transaction(() => {
       ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['used', device.deviceHash!]);
-      ctx.records.run('INSERT INTO sessions (tokenHash, builderId, createdAt) VALUES (?, ?, ?)', [hashToken(session), builder.id!, ctx.now()]);
+      ctx.records.run('INSERT INTO sessions (tokenHash, builderId, createdAt) VALUES (?, ?, ?)', [hashToken(session), builder.id!, now]);
     });
-    return answer(200, { token: session, builder: { id: builder.id, name: builder.name } });
+    return answer(200, { token: session, builder: { id: builder.id, name: builder.name }, expiresAt: iso(now + ctx.sessionTtlMs) });
   });
 
   app.get('/device', (c) => approvalPage(c.req.query('code') ?? ''));
@@ -81,15 +113,22 @@ export function authRoutes(app: Hono, ctx: Context): void {
     const secret = String(form.secret ?? '');
     const decision = form.decision === 'deny' ? 'deny' : 'approve';
     const now = ctx.now();
-    failures = failures.filter((t) => t > now - 600_000);
-    if (failures.length >= 10) return resultPage(429, 'Too many attempts', 'Too many wrong operator secrets: wait ten minutes.', code);
     const device = ctx.records.get('SELECT * FROM devices WHERE userCode = ?', [code]);
     if (!device || device.state !== 'pending') return resultPage(404, 'Unknown code', 'No sign-in is waiting for that code. Check it against your terminal.', code);
     if (now > Number(device.expiresAt)) return resultPage(410, 'Code expired', 'This code expired: run platform auth login again.', code);
+    const hash = String(device.deviceHash);
     if (!sameSecret(secret, ctx.secrets.operatorSecret)) {
-      failures.push(now);
-      return resultPage(403, 'Wrong operator secret', 'The operator secret is wrong. The control plane printed it when it started.', code);
+      const wrong = (wrongSecrets.get(hash) ?? 0) + 1;
+      wrongSecrets.set(hash, wrong);
+      if (wrong >= WRONG_SECRETS_PER_CODE) {
+        // The code is spent: its terminal is told (access_denied) and asks for a new one.
+        ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['denied', hash]);
+        wrongSecrets.delete(hash);
+        return resultPage(429, 'Code refused', `${WRONG_SECRETS_PER_CODE} wrong operator secrets were given for this code, so it can no longer be approved: run platform auth login again for a new one.`);
+      }
+      return resultPage(403, 'Wrong operator secret', `The operator secret is wrong (${WRONG_SECRETS_PER_CODE - wrong} tries left for this code). The control plane printed it when it started.`, code);
     }
+    wrongSecrets.delete(hash);
     if (decision === 'deny') {
       ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['denied', device.deviceHash!]);
       return resultPage(200, 'Sign-in denied', 'The terminal that asked will be told.');
@@ -133,6 +172,7 @@ export function authRoutes(app: Hono, ctx: Context): void {
     id: row.id,
     name: row.name,
     createdAt: iso(Number(row.createdAt)),
+    expiresAt: iso(Number(row.createdAt) + ctx.serviceTokenTtlMs),
     ...(row.lastUsedAt !== null && row.lastUsedAt !== undefined ? { lastUsedAt: iso(Number(row.lastUsedAt)) } : {}),
   });
 

@@ -5,6 +5,7 @@ import { CONTROL_PROTOCOL, type AppInfo, type AppState, type ControlErrorCode, t
 import type { ArtifactStore } from './artifacts';
 import { BodyTooLargeError } from './body-limit';
 import type { Hosting } from './hosting/hosting';
+import type { RateLimit } from './rate-limit';
 import type { Records, Row } from './records';
 import { hashToken, type Secrets } from './secrets';
 
@@ -36,6 +37,11 @@ export interface Context {
   /** The origin the control plane is reached at (see ControlPlaneOptions.publicOrigin). */
   publicOrigin: string;
   deviceTtlMs: number;
+  /** Device codes asked for, per client address. */
+  deviceRequests: RateLimit;
+  /** How long a builder session and a service token live after they are issued. */
+  sessionTtlMs: number;
+  serviceTokenTtlMs: number;
   devicePollMs: number;
 }
 
@@ -64,24 +70,36 @@ export async function jsonObject(request: Request): Promise<Record<string, unkno
   }
 }
 
-export function refuse(status: number, code: ControlErrorCode, message: string, extra: Record<string, unknown> = {}): Response {
-  return answer(status, { error: { code, message, ...extra } });
+export function refuse(status: number, code: ControlErrorCode, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
+  return answer(status, { error: { code, message, ...extra } }, headers);
 }
 
-/** The builder a request's bearer token belongs to, or the 401 answer. */
+/** The builder a request's bearer token belongs to, or the 401 answer (`credential_expired` past its lifetime). */
 export function authenticate(ctx: Context, request: Request): Caller | Response {
   const header = request.headers.get('authorization') ?? '';
   const token = /^Bearer (\S+)$/.exec(header)?.[1];
   if (!token) return refuse(401, 'unauthorized', 'A builder credential is required (Authorization: Bearer …).');
   const hash = hashToken(token);
+  const now = ctx.now();
+  const expired = (kind: Caller['kind'], createdAt: number, ttl: number) => {
+    if (now < createdAt + ttl) return undefined;
+    const at = iso(createdAt + ttl);
+    const message =
+      kind === 'session'
+        ? `The builder session expired at ${at} (sessions live ${Math.round(ttl / 86_400_000)} days); sign in again.`
+        : `The service token expired at ${at} (tokens live ${Math.round(ttl / 86_400_000)} days); create a new one.`;
+    return refuse(401, 'credential_expired', message, { credential: kind, resetAt: at });
+  };
   if (token.startsWith('xbs_')) {
-    const row = ctx.records.get('SELECT s.builderId, b.name FROM sessions s JOIN builders b ON b.id = s.builderId WHERE s.tokenHash = ? AND s.revokedAt IS NULL', [hash]);
-    if (row) return { builderId: String(row.builderId), builderName: String(row.name), kind: 'session', tokenHash: hash };
+    const row = ctx.records.get('SELECT s.builderId, s.createdAt, b.name FROM sessions s JOIN builders b ON b.id = s.builderId WHERE s.tokenHash = ? AND s.revokedAt IS NULL', [hash]);
+    if (row) return expired('session', Number(row.createdAt), ctx.sessionTtlMs) ?? { builderId: String(row.builderId), builderName: String(row.name), kind: 'session', tokenHash: hash };
   } else if (token.startsWith('xst_')) {
-    const row = ctx.records.get('SELECT t.id, t.builderId, t.lastUsedAt, b.name FROM service_tokens t JOIN builders b ON b.id = t.builderId WHERE t.tokenHash = ? AND t.revokedAt IS NULL', [hash]);
+    const row = ctx.records.get('SELECT t.id, t.builderId, t.createdAt, t.lastUsedAt, b.name FROM service_tokens t JOIN builders b ON b.id = t.builderId WHERE t.tokenHash = ? AND t.revokedAt IS NULL', [hash]);
     if (row) {
+      const refusal = expired('service-token', Number(row.createdAt), ctx.serviceTokenTtlMs);
+      if (refusal) return refusal;
       // Last use is recorded at most once a minute: every record change is a write to disk.
-      if (row.lastUsedAt === null || ctx.now() - Number(row.lastUsedAt) > 60_000) ctx.records.run('UPDATE service_tokens SET lastUsedAt = ? WHERE id = ?', [ctx.now(), row.id!]);
+      if (row.lastUsedAt === null || now - Number(row.lastUsedAt) > 60_000) ctx.records.run('UPDATE service_tokens SET lastUsedAt = ? WHERE id = ?', [now, row.id!]);
       return { builderId: String(row.builderId), builderName: String(row.name), kind: 'service-token', tokenHash: hash };
     }
   }

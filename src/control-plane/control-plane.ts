@@ -11,8 +11,9 @@ import { ArtifactStore } from './artifacts';
 import { answer, DEFAULT_QUOTAS, refuse, type Context, type Quotas } from './context';
 import { appRoutes, envValues, MAX_DEPLOY_BYTES, teardown } from './app-routes';
 import { bodyLimit } from './body-limit';
-import { authRoutes } from './auth-routes';
+import { authRoutes, purgeDevices } from './auth-routes';
 import { Hosting, hostedTarget } from './hosting/hosting';
+import { RateLimit } from './rate-limit';
 import { Records } from './records';
 import { loadSecrets, type Secrets } from './secrets';
 import type { Environment } from '../core/deploy/ids';
@@ -20,6 +21,10 @@ import { DEFAULT_CONTROL_URL } from '../core/deploy/protocol';
 
 /** The playground's origins (dev server, and the preview server end-to-end tests use). */
 export const PLAYGROUND_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173', 'http://127.0.0.1:4173', 'http://localhost:4173'];
+
+/** Lifetimes of builder credentials from when they are issued (docs/control-plane.md). */
+export const SESSION_TTL_MS = 30 * 86_400_000;
+export const SERVICE_TOKEN_TTL_MS = 90 * 86_400_000;
 
 /** The largest body of any request but a deploy (JSON of a few fields, the approval form). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -34,6 +39,11 @@ export interface ControlPlaneOptions {
   /** How long a device code waits for approval (default 10 minutes), and the poll interval it advertises (default 2 s). */
   deviceTtlMs?: number;
   devicePollMs?: number;
+  /** Device codes one client address may ask for in a minute (default 10). */
+  deviceRequestsPerMinute?: number;
+  /** How long a builder session lives (default 30 days) and a service token (default 90 days). */
+  sessionTtlMs?: number;
+  serviceTokenTtlMs?: number;
   /** The operator secret; by default the one kept in the data directory. */
   operatorSecret?: string;
   /** Origins allowed to call the API from a browser (CORS); default: the playground's dev and preview servers. */
@@ -79,6 +89,9 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     quotas: { ...DEFAULT_QUOTAS, ...options.quotas },
     publicOrigin: options.publicOrigin ?? DEFAULT_CONTROL_URL,
     deviceTtlMs: options.deviceTtlMs ?? 600_000,
+    deviceRequests: new RateLimit(options.deviceRequestsPerMinute ?? 10, 60_000),
+    sessionTtlMs: options.sessionTtlMs ?? SESSION_TTL_MS,
+    serviceTokenTtlMs: options.serviceTokenTtlMs ?? SERVICE_TOKEN_TTL_MS,
     devicePollMs: options.devicePollMs ?? 2000,
     hosting: undefined as unknown as Hosting,
   };
@@ -95,6 +108,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
 
   // The sweep: deletions a crash interrupted are finished before anything is served.
   for (const row of records.all("SELECT id FROM apps WHERE state = 'deleting'")) await teardown(context, String(row.id));
+  purgeDevices(context);
   // A deployment a stop interrupted never activated anything: it is recorded as failed (it still counts).
   if (records.get("SELECT 1 FROM deployments WHERE state = 'pending'")) {
     records.run("UPDATE deployments SET state = 'failed', errorCode = 'internal', errorMessage = 'The control plane stopped before this deployment finished; nothing was activated.' WHERE state = 'pending'");

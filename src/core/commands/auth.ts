@@ -59,7 +59,7 @@ export const auth: CommandDefinition<AuthResult> = {
     const expiresAt = Date.parse(device.expiresAt);
     for (;;) {
       await plane.value.sleep(device.intervalMs);
-      const polled = await client.request<{ token: string; builder: BuilderInfo }>('POST', '/v0/auth/device/token', {
+      const polled = await client.request<{ token: string; builder: BuilderInfo; expiresAt?: string }>('POST', '/v0/auth/device/token', {
         body: { deviceCode: device.deviceCode },
         check: (b) => typeof b.token === 'string' && isBuilder(b.builder),
       });
@@ -76,7 +76,13 @@ export const auth: CommandDefinition<AuthResult> = {
       }
       if (polled.kind !== 'ok') return envelope('auth', [outcomeDiagnostic(polled, FAMILY)]);
       if (!SESSION_TOKEN.test(polled.body.token)) return envelope('auth', [diagnostic('DG5004', 'The control plane issued a credential that is not a builder session.', { hint: 'Check that --control-url names a platform control plane of this version.' })]);
-      await credentials.write(controlUrl, { token: polled.body.token, builder: polled.body.builder, createdAt: new Date().toISOString() });
+      const sessionEnds = polled.body.expiresAt;
+      await credentials.write(controlUrl, {
+        token: polled.body.token,
+        builder: polled.body.builder,
+        createdAt: new Date().toISOString(),
+        ...(typeof sessionEnds === 'string' && !Number.isNaN(Date.parse(sessionEnds)) ? { expiresAt: sessionEnds } : {}),
+      });
       return envelope('auth', [], { controlUrl, builder: polled.body.builder, credential: 'session' });
     }
   },

@@ -90,6 +90,11 @@ export async function connect(invocation: Invocation, host: CommandHost, family:
     if (stored.status === 'ok') return fail(diagnostic('DG5008', `The stored credential for ${controlUrl} is not a builder session.`, { hint: 'Sign in again with platform auth login.' }));
     return fail(diagnostic('DG5002', `No builder credential is stored for ${controlUrl}.`, { hint: options.interactive ? 'Sign in interactively with platform auth login (a service token cannot do this).' : 'Sign in with platform auth login, or set PLATFORM_SERVICE_TOKEN.' }));
   }
+  // A session known to be expired is not sent: the answer is known (DG5002), and the token stays home.
+  const { expiresAt } = stored.credential;
+  if (expiresAt !== undefined && Date.parse(expiresAt) <= Date.now()) {
+    return fail(diagnostic('DG5002', `The builder session stored for ${controlUrl} expired at ${expiresAt}.`, { hint: 'Sign in again with platform auth login.', detail: { code: 'credential_expired', expiresAt } }));
+  }
   return { ok: true, value: { controlUrl, client: new ControlClient(controlUrl, plane.value.fetch, stored.credential.token), credential: 'session', plane: plane.value } };
 }
 
@@ -104,6 +109,10 @@ export function outcomeDiagnostic(outcome: Exclude<ControlOutcome<unknown>, { ki
   const { error } = outcome;
   const specific = family.specific?.[error.code];
   if (specific) return diagnostic(specific, error.code === 'quota_exceeded' ? quotaMessage(error) : error.message, { detail: { code: error.code, ...(error.resetAt ? { resetAt: error.resetAt } : {}) } });
+  if (error.code === 'credential_expired') {
+    const hint = error.credential === 'service-token' ? 'Create a new token with platform token create (after platform auth login) and set PLATFORM_SERVICE_TOKEN to it.' : 'Sign in again with platform auth login.';
+    return diagnostic('DG5002', error.message, { hint, detail: { code: error.code, ...(error.resetAt ? { expiresAt: error.resetAt } : {}) } });
+  }
   if (error.code === 'unauthorized') return diagnostic('DG5002', `The control plane does not accept the credential: ${error.message}`, { hint: 'Sign in again with platform auth login, or set PLATFORM_SERVICE_TOKEN to a live token.' });
   if (error.code === 'not_owner') return diagnostic('DG5111', error.message, { hint: 'Deploy your own copy: platform link --new gives this project a new identity.' });
   return diagnostic(family.rejected, error.message, { detail: { code: error.code, ...(error.resetAt ? { resetAt: error.resetAt } : {}) } });

@@ -3,7 +3,7 @@
  * control plane's own `app.request` in tests), the playground the browser's. Every answer is one of
  * four outcomes, so callers map each to their own diagnostic codes and nothing throws.
  */
-import { CONTROL_PROTOCOL, isObject, type ControlError, type ControlErrorCode } from './protocol';
+import { CONTROL_ERROR_CODES, CONTROL_PROTOCOL, isObject, type ControlError } from './protocol';
 
 export type FetchLike = (request: Request) => Promise<Response>;
 
@@ -16,11 +16,7 @@ export type ControlOutcome<T> =
   /** No answer: the control plane could not be reached. */
   | { kind: 'unreachable'; message: string };
 
-const ERROR_CODES: ReadonlySet<string> = new Set<ControlErrorCode>([
-  'invalid_request', 'unauthorized', 'interactive_required', 'not_owner', 'app_not_found', 'app_deleted', 'app_disabled', 'quota_exceeded',
-  'artifact_invalid', 'module_invalid', 'provision_failed', 'runtime_not_ready', 'runtime_unhealthy', 'no_deployment', 'no_preview', 'no_receipt',
-  'confirm_mismatch', 'token_not_found', 'authorization_pending', 'expired_token', 'access_denied', 'too_large', 'not_found', 'internal',
-]);
+const ERROR_CODES: ReadonlySet<string> = new Set<string>(CONTROL_ERROR_CODES);
 
 export class ControlClient {
   readonly baseUrl: string;

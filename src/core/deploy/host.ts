@@ -8,6 +8,8 @@ export interface StoredCredential {
   token: string;
   builder: BuilderInfo;
   createdAt: string;
+  /** When the control plane stops accepting it (absent in credentials stored before sessions expired). */
+  expiresAt?: string;
 }
 
 export type CredentialRead =

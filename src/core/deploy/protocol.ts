@@ -12,38 +12,46 @@ export const ENV_LOCAL_FORMAT = 'platform.env-local.v0';
 export const DEFAULT_CONTROL_URL = 'http://localhost:4310';
 
 /** The error codes the control plane answers with (`error.code`). */
-export type ControlErrorCode =
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'interactive_required'
-  | 'not_owner'
-  | 'app_not_found'
-  | 'app_deleted'
-  | 'app_disabled'
-  | 'quota_exceeded'
-  | 'artifact_invalid'
-  | 'module_invalid'
-  | 'provision_failed'
-  | 'runtime_not_ready'
-  | 'runtime_unhealthy'
-  | 'no_deployment'
-  | 'no_preview'
-  | 'no_receipt'
-  | 'confirm_mismatch'
-  | 'token_not_found'
-  | 'authorization_pending'
-  | 'expired_token'
-  | 'access_denied'
-  | 'too_large'
-  | 'not_found'
-  | 'internal';
+export const CONTROL_ERROR_CODES = [
+  'invalid_request',
+  'unauthorized',
+  'credential_expired',
+  'interactive_required',
+  'not_owner',
+  'app_not_found',
+  'app_deleted',
+  'app_disabled',
+  'quota_exceeded',
+  'rate_limited',
+  'artifact_invalid',
+  'module_invalid',
+  'provision_failed',
+  'runtime_not_ready',
+  'runtime_unhealthy',
+  'no_deployment',
+  'no_preview',
+  'no_receipt',
+  'confirm_mismatch',
+  'token_not_found',
+  'authorization_pending',
+  'expired_token',
+  'access_denied',
+  'too_large',
+  'not_found',
+  'internal',
+] as const;
+
+export type ControlErrorCode = (typeof CONTROL_ERROR_CODES)[number];
 
 export interface ControlError {
   code: ControlErrorCode;
   message: string;
   /** For `quota_exceeded`: which quota, and when it frees (ISO 8601), when it frees with time. */
   quota?: 'apps' | 'deploys-hour' | 'deploys-day';
+  /** For `quota_exceeded` and `rate_limited`: when the next request is allowed (ISO 8601). */
   resetAt?: string;
+  /** For `credential_expired`: which credential expired. */
+  credential?: 'session' | 'service-token';
 }
 
 export interface BuilderInfo {
@@ -81,6 +89,8 @@ export interface ServiceTokenInfo {
   id: string;
   name: string;
   createdAt: string;
+  /** When it stops being accepted (service tokens live 90 days by default). */
+  expiresAt?: string;
   lastUsedAt?: string;
 }
 

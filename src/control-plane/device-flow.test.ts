@@ -1,0 +1,162 @@
+/** Sign-in under attack: device-code floods, a stranger's wrong secrets, a forged Host, and credentials past their lifetime (server and CLI). */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileCredentialStore } from '../adapters/node/credentials';
+import { main } from '../cli/main';
+import { EXPIRED_DEVICE_GRACE_MS, MAX_PENDING_DEVICES, WRONG_SECRETS_PER_CODE } from './auth-routes';
+import { createControlPlane, SERVICE_TOKEN_TTL_MS, SESSION_TTL_MS, type ControlPlane } from './control-plane';
+import { startControlPlane } from './main';
+import { approve, BASE, call, signIn } from './test-helpers';
+
+let work: string;
+let plane: ControlPlane;
+let clock = Date.UTC(2026, 5, 1);
+const json = async (response: Promise<Response>) => (await response).json() as Promise<Record<string, any>>;
+const startDevice = () => json(call(plane, 'POST', '/v0/auth/device', { body: {} }));
+const poll = (deviceCode: string) => json(call(plane, 'POST', '/v0/auth/device/token', { body: { deviceCode } }));
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'platform-device-'));
+  plane = await createControlPlane({ dataDir: join(work, 'data'), now: () => clock, deviceRequestsPerMinute: 5, deviceTtlMs: 60_000 });
+});
+
+afterAll(async () => {
+  await plane.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('device codes', () => {
+  it('are rate limited per client address, saying when the next is allowed', async () => {
+    clock += 120_000;
+    for (let i = 0; i < 5; i++) expect((await call(plane, 'POST', '/v0/auth/device', { body: {} })).status).toBe(200);
+    const refused = await call(plane, 'POST', '/v0/auth/device', { body: {} });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    const body = (await refused.json()) as { error: { code: string; resetAt: string } };
+    expect(body.error).toMatchObject({ code: 'rate_limited', resetAt: new Date(clock + 60_000).toISOString() });
+    clock += 60_001;
+    expect((await call(plane, 'POST', '/v0/auth/device', { body: {} })).status).toBe(200);
+  });
+
+  it('are rate limited per address over real HTTP too', async () => {
+    const started = await startControlPlane({ dataDir: join(work, 'loopback'), port: 0, deviceRequestsPerMinute: 3 });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await fetch(`${started.url}/v0/auth/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    } finally {
+      await started.stop();
+    }
+  });
+
+  it('are purged once expired (after a grace in which a polling terminal learns it), and their number is bounded', async () => {
+    clock += 120_000;
+    const old = await startDevice();
+    clock += 60_001;
+    expect((await poll(old.deviceCode)).error.code).toBe('expired_token');
+    clock += EXPIRED_DEVICE_GRACE_MS;
+    const before = Number(plane.context.records.get('SELECT count(*) AS n FROM devices')!.n);
+    await startDevice();
+    expect(Number(plane.context.records.get('SELECT count(*) AS n FROM devices')!.n)).toBe(1);
+    expect(before).toBeGreaterThan(1);
+    expect((await poll(old.deviceCode)).error.code).toBe('invalid_request');
+    expect(MAX_PENDING_DEVICES).toBeLessThanOrEqual(1000);
+  });
+});
+
+describe('the approval page', () => {
+  it('cannot be locked by a stranger: wrong secrets spend only the code they were given for', async () => {
+    clock += 120_000;
+    // A stranger asks for codes of their own and guesses the secret on each, as often as allowed.
+    for (let round = 0; round < 4; round++) {
+      const theirs = await startDevice();
+      for (let i = 0; i < WRONG_SECRETS_PER_CODE + 2; i++) await approve(plane, theirs.userCode, 'mallory', { secret: `guess-${round}-${i}` });
+      expect((await poll(theirs.deviceCode)).error.code).toBe('access_denied');
+    }
+    // The operator approves their own code with the right secret at once.
+    const mine = await startDevice();
+    expect((await approve(plane, mine.userCode, 'operator')).status).toBe(200);
+    expect((await poll(mine.deviceCode)).token).toMatch(/^xbs_/);
+  });
+
+  it('refuses a code for good after too many wrong secrets, even with the right one afterwards', async () => {
+    clock += 120_000;
+    const code = await startDevice();
+    for (let i = 1; i < WRONG_SECRETS_PER_CODE; i++) expect((await approve(plane, code.userCode, 'eve', { secret: 'wrong' })).status).toBe(403);
+    expect((await approve(plane, code.userCode, 'eve', { secret: 'wrong' })).status).toBe(429);
+    expect((await approve(plane, code.userCode, 'eve')).status).toBe(404);
+    expect((await poll(code.deviceCode)).error.code).toBe('access_denied');
+  });
+
+  it('takes its expected origin from the configured public origin, never from Host', async () => {
+    clock += 120_000;
+    const forged = await json(Promise.resolve(plane.app.request(new Request('http://evil.example/v0/auth/device', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))));
+    expect(forged.verificationUri).toBe(`${BASE}/device`);
+    // A page on evil.example posting to the control plane with Host: evil.example is not "same origin".
+    const form = new URLSearchParams({ code: forged.userCode, builder: 'mallory', secret: plane.secrets.operatorSecret, decision: 'approve' });
+    const posted = await plane.app.request(new Request('http://evil.example/device', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://evil.example' }, body: form.toString() }));
+    expect(posted.status).toBe(403);
+    expect((await approve(plane, forged.userCode, 'operator', { headers: { origin: BASE } })).status).toBe(200);
+  });
+});
+
+describe('credentials expire', () => {
+  it('a session after its lifetime, answered credential_expired', async () => {
+    clock += 120_000;
+    const session = await signIn(plane, 'short');
+    expect((await call(plane, 'GET', '/v0/auth/whoami', { token: session })).status).toBe(200);
+    clock += SESSION_TTL_MS;
+    const expired = await json(call(plane, 'GET', '/v0/auth/whoami', { token: session }));
+    expect(expired.error).toMatchObject({ code: 'credential_expired', credential: 'session' });
+    expect((await call(plane, 'GET', '/v0/apps', { token: session })).status).toBe(401);
+  });
+
+  it('a service token after its lifetime, which its listing shows', async () => {
+    clock += 120_000;
+    const session = await signIn(plane, 'automation');
+    const created = await json(call(plane, 'POST', '/v0/tokens', { token: session, body: { name: 'ci' } }));
+    expect(created.token.expiresAt).toBe(new Date(clock + SERVICE_TOKEN_TTL_MS).toISOString());
+    expect((await call(plane, 'GET', '/v0/apps', { token: created.secret })).status).toBe(200);
+    clock += SERVICE_TOKEN_TTL_MS;
+    expect((await json(call(plane, 'GET', '/v0/apps', { token: created.secret }))).error).toMatchObject({ code: 'credential_expired', credential: 'service-token' });
+  });
+
+  it('and the CLI answers DG5002 for an expired session (stored, or refused by the control plane) and an expired service token', async () => {
+    const cli = async (args: string[], env: Record<string, string>) => {
+      let stdout = '';
+      await main([...args, '--json'], { cwd: work, env: { PLATFORM_CONTROL_URL: BASE, ...env }, fetch: (request: Request) => Promise.resolve(plane.app.request(request)), stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => {} } });
+      return JSON.parse(stdout) as { ok: boolean; diagnostics: Array<{ code: string; message: string; hint?: string }> };
+    };
+    clock += 120_000;
+    // Stored with its end, already past (the CLI's clock is the real one): refused before anything is sent.
+    const config = join(work, 'config-stored');
+    await new FileCredentialStore(config).write(BASE, { token: await signIn(plane, 'stored'), builder: { id: 'bld_x', name: 'stored' }, createdAt: '2020-01-01T00:00:00.000Z', expiresAt: '2020-01-31T00:00:00.000Z' });
+    const stored = await cli(['auth', 'status'], { PLATFORM_CONFIG_DIR: config });
+    expect(stored.diagnostics.map((d) => d.code)).toEqual(['DG5002']);
+    expect(stored.diagnostics[0]!.message).toContain('expired');
+    // Stored without its end (an older file); the control plane says it expired.
+    const older = join(work, 'config-older');
+    await new FileCredentialStore(older).write(BASE, { token: await signIn(plane, 'older'), builder: { id: 'bld_x', name: 'older' }, createdAt: new Date().toISOString() });
+    clock += SESSION_TTL_MS;
+    const refused = await cli(['auth', 'status'], { PLATFORM_CONFIG_DIR: older });
+    expect(refused.diagnostics.map((d) => d.code)).toEqual(['DG5002']);
+    expect(refused.diagnostics[0]!.hint).toContain('auth login');
+    // A service token past its lifetime.
+    const session = await signIn(plane, 'robot');
+    const token = (await json(call(plane, 'POST', '/v0/tokens', { token: session, body: { name: 'ci' } }))).secret as string;
+    clock += SERVICE_TOKEN_TTL_MS;
+    const service = await cli(['deployments', 'app_aaaaaaaaaaaaaaaaaaaaaaaaaa'], { PLATFORM_SERVICE_TOKEN: token, PLATFORM_CONFIG_DIR: join(work, 'config-none') });
+    expect(service.diagnostics.map((d) => d.code)).toEqual(['DG5002']);
+    expect(service.diagnostics[0]!.hint).toContain('token create');
+  });
+
+  it('a fresh sign-in stores when its session ends', async () => {
+    clock += 120_000;
+    const started = await startDevice();
+    await approve(plane, started.userCode, 'fresh');
+    const issued = await poll(started.deviceCode);
+    expect(issued.expiresAt).toBe(new Date(clock + SESSION_TTL_MS).toISOString());
+  });
+});
