@@ -172,7 +172,7 @@ export function appRoutes(app: Hono, ctx: Context): void {
     const reservation = reserve(who, appId, environment, artifact.id, 'deploy');
     if (reservation instanceof Response) return reservation;
     return carry(reservation, async () => {
-      const received = await ctx.artifacts.receive(artifact.id, artifact.record, artifact.blobs);
+      const received = await ctx.artifacts.receive(who.builderId, artifact.id, artifact.record, artifact.blobs);
       if (!received.ok) {
         // A refused artifact is a failed deployment, and counts against the quota; nothing of it is kept or started.
         settle(reservation, { code: received.code, message: received.message });

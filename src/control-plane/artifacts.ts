@@ -1,7 +1,8 @@
 /**
- * Artifacts kept content-addressed: each blob under its SHA-256, each record under its id. What a
- * deploy sends is verified with the build's own verification (`verifyLatest`) before anything is kept:
- * an id that is not the record's hash, or a blob of the wrong size or hash, is refused.
+ * Artifacts kept content-addressed: each blob under its SHA-256, each record under its id, and which
+ * builder sent which blob (a builder may name only their own). What a deploy sends is verified with
+ * the build's own verification (`verifyLatest`) before anything is kept: an id that is not the
+ * record's hash, or a blob of the wrong size or hash, is refused.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { MemoryFileSystem } from '../core/fs';
 import { validateManifestText } from '../core/manifest';
 import { projectPathProblem } from '../core/share/paths';
 import { writeAtomic } from './files';
+import type { Records } from './records';
 import { serverBundleProblem } from './server-bundle';
 
 /** The artifact's server bundle: the only code of an artifact the control plane runs. */
@@ -27,12 +29,19 @@ const SHA256 = /^[0-9a-f]{64}$/;
 
 export class ArtifactStore {
   readonly #dir: string;
+  readonly #records: Records;
   /** Records and blobs read once stay in memory: they never change under their address. */
-  readonly #records = new Map<string, ArtifactRecord>();
+  readonly #kept = new Map<string, ArtifactRecord>();
   readonly #blobs = new Map<string, Uint8Array>();
 
-  constructor(dir: string) {
+  constructor(dir: string, records: Records) {
     this.#dir = dir;
+    this.#records = records;
+  }
+
+  /** Whether a builder sent a blob before: only then may they leave it out of a deploy. */
+  #owns(builderId: string, hash: string): boolean {
+    return Boolean(this.#records.get('SELECT 1 FROM blob_owners WHERE builderId = ? AND sha256 = ?', [builderId, hash]));
   }
 
   #blobFile(hash: string): string {
@@ -44,11 +53,15 @@ export class ArtifactStore {
   }
 
   has(id: string): boolean {
-    return this.#records.has(id) || existsSync(this.#recordFile(id));
+    return this.#kept.has(id) || existsSync(this.#recordFile(id));
   }
 
-  /** Verifies and keeps an artifact. Blobs already kept need not be sent again. */
-  async receive(id: unknown, record: unknown, blobs: unknown): Promise<Received> {
+  /**
+   * Verifies and keeps an artifact for a builder. A blob that builder sent before need not be sent
+   * again; another builder's blob is, to them, a blob that does not exist (the same refusal, and no
+   * read of it), so naming a hash neither uses it nor tells that it is kept.
+   */
+  async receive(builderId: string, id: unknown, record: unknown, blobs: unknown): Promise<Received> {
     if (typeof id !== 'string' || !ARTIFACT_ID.test(id)) return invalid('The artifact id is not sha256: followed by 64 hex digits.');
     if (typeof record !== 'object' || record === null || Array.isArray(record)) return invalid('The artifact record is not an object.');
     if (typeof blobs !== 'object' || blobs === null || Array.isArray(blobs)) return invalid('The artifact blobs are not an object of base64 strings by SHA-256.');
@@ -69,7 +82,7 @@ export class ArtifactStore {
       const hash = entry?.sha256;
       if (typeof hash !== 'string' || !SHA256.test(hash)) return invalid('The artifact record names a blob that is not a SHA-256.');
       const sent = (blobs as Record<string, unknown>)[hash];
-      const bytes = typeof sent === 'string' ? decodeBase64(sent) : this.blob(hash);
+      const bytes = typeof sent === 'string' ? decodeBase64(sent) : this.#owns(builderId, hash) ? this.blob(hash) : undefined;
       if (typeof sent === 'string' && !bytes) return invalid(`The blob ${hash} is not base64.`);
       if (bytes) {
         decoded.set(hash, bytes);
@@ -93,17 +106,20 @@ export class ArtifactStore {
       if (!existsSync(this.#blobFile(hash))) writeAtomic(this.#blobFile(hash), bytes, 0o644);
       this.#blobs.set(hash, bytes);
     }
+    this.#records.transaction(() => {
+      for (const hash of decoded.keys()) this.#records.run('INSERT OR IGNORE INTO blob_owners (builderId, sha256) VALUES (?, ?)', [builderId, hash]);
+    });
     writeAtomic(this.#recordFile(id), JSON.stringify(verification.record), 0o644);
-    this.#records.set(id, verification.record);
+    this.#kept.set(id, verification.record);
     return { ok: true, record: verification.record };
   }
 
   /** A kept record, or undefined. */
   record(id: string): ArtifactRecord | undefined {
-    let record = this.#records.get(id);
+    let record = this.#kept.get(id);
     if (!record && ARTIFACT_ID.test(id) && existsSync(this.#recordFile(id))) {
       record = JSON.parse(readFileSync(this.#recordFile(id), 'utf8')) as ArtifactRecord;
-      this.#records.set(id, record);
+      this.#kept.set(id, record);
     }
     return record;
   }

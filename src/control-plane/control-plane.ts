@@ -74,7 +74,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const records = await Records.open(join(options.dataDir, 'records.sqlite'));
   const secrets = loadSecrets(options.dataDir, options.operatorSecret);
-  const artifacts = new ArtifactStore(options.dataDir);
+  const artifacts = new ArtifactStore(options.dataDir, records);
   const now = options.now ?? (() => Date.now());
   const lookup = (appId: string, environment: Environment) => {
     const app = records.get('SELECT state FROM apps WHERE id = ?', [appId]);

@@ -1,5 +1,5 @@
 /**
- * The control plane's records (builders, sessions, tokens, apps, deployments, environment values) in
+ * The control plane's records (builders, sessions, tokens, apps, deployments, whose blobs are whose, environment values) in
  * SQLite over sql.js. The whole database is exported and written atomically after every change, so
  * the records on disk are always a committed state and survive a restart.
  */
@@ -20,6 +20,7 @@ CREATE INDEX IF NOT EXISTS deployments_by_app ON deployments (appId, createdAt);
 CREATE INDEX IF NOT EXISTS deployments_by_builder ON deployments (builderId, createdAt);
 CREATE TABLE IF NOT EXISTS serving (appId TEXT NOT NULL, environment TEXT NOT NULL, artifactId TEXT NOT NULL, deploymentId TEXT NOT NULL, PRIMARY KEY (appId, environment));
 CREATE TABLE IF NOT EXISTS stores (appId TEXT NOT NULL, environment TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (appId, environment));
+CREATE TABLE IF NOT EXISTS blob_owners (builderId TEXT NOT NULL, sha256 TEXT NOT NULL, PRIMARY KEY (builderId, sha256));
 CREATE TABLE IF NOT EXISTS env_values (appId TEXT NOT NULL, scope TEXT NOT NULL, name TEXT NOT NULL, sealed TEXT NOT NULL, updatedAt INTEGER NOT NULL, PRIMARY KEY (appId, scope, name));
 `;
 
