@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,28 @@ describe('NodeFileSystem', () => {
     expect(await fs.readText('src/link.txt')).toBeUndefined();
     expect(await fs.stat('src/link.txt')).toBeUndefined();
     expect(await fs.readText('/etc/hostname')).toBeUndefined();
+  });
+
+  it('creates nothing outside its root when a folder on the way is a link to elsewhere, nor writes through a file link', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'platform-fs-outside-'));
+    const root = mkdtempSync(join(tmpdir(), 'platform-fs-root-'));
+    try {
+      symlinkSync(outside, join(root, '.platform'));
+      writeFileSync(join(outside, 'target.txt'), 'untouched');
+      symlinkSync(join(outside, 'target.txt'), join(root, 'file-link.txt'));
+      const linked = new NodeFileSystem(root);
+      await expect(linked.writeFile('.platform/types/app.d.ts', 'x')).rejects.toThrow('outside the project');
+      await expect(linked.writeFile('.platform/deep/er/x', 'x')).rejects.toThrow('outside the project');
+      await expect(linked.writeFile('file-link.txt', 'overwritten')).rejects.toThrow('outside the project');
+      expect(readdirSync(outside)).toEqual(['target.txt']);
+      expect(readFileSync(join(outside, 'target.txt'), 'utf8')).toBe('untouched');
+      // Inside, folders are made as before.
+      await linked.writeFile('made/here/x.txt', 'x');
+      expect(readFileSync(join(root, 'made/here/x.txt'), 'utf8')).toBe('x');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('answers undefined for what is not there', async () => {

@@ -1,6 +1,6 @@
 /** A FileSystem over a directory on disk that refuses to leave it, through `..` or through a link. */
-import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { lstat, mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
 import { normalizeProjectPath, type EntryKind, type WritableFileSystem } from '../../core/fs';
 
 export class NodeFileSystem implements WritableFileSystem {
@@ -35,17 +35,37 @@ export class NodeFileSystem implements WritableFileSystem {
     }
   }
 
+  /**
+   * Writes a file inside the root. Every folder on the way is checked before the next is made: one
+   * that a link takes outside the root is refused before anything is created there, and so is a file
+   * that is a link to outside.
+   */
   async writeFile(path: string, data: string | Uint8Array): Promise<void> {
     const normal = normalizeProjectPath(path);
     if (normal === undefined || normal === '') throw new Error(`Refusing to write outside the project: ${path}`);
-    const absolute = resolve(this.root, normal);
-    await mkdir(dirname(absolute), { recursive: true });
-    // The folder now exists: refuse it when a link took it outside the root.
     const realRoot = await realpath(this.root);
-    const realDir = await realpath(dirname(absolute));
-    const inside = relative(realRoot, realDir);
-    if (inside.startsWith('..') || resolve(realRoot, inside) !== realDir) throw new Error(`Refusing to write outside the project: ${path}`);
-    await writeFile(absolute, data);
+    const isInside = (real: string) => real === realRoot || real.startsWith(realRoot + sep);
+    const segments = normal.split('/');
+    let folder = realRoot;
+    for (const segment of segments.slice(0, -1)) {
+      const next = join(folder, segment);
+      try {
+        await mkdir(next);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      // It existed (perhaps as a link) or was just made inside a folder already known to be inside.
+      const real = await realpath(next);
+      if (!isInside(real)) throw new Error(`Refusing to write outside the project: ${path}`);
+      folder = real;
+    }
+    const target = join(folder, segments[segments.length - 1]!);
+    const existing = await lstat(target).catch(() => undefined);
+    if (existing?.isSymbolicLink()) {
+      const real = await realpath(target).catch(() => undefined);
+      if (real === undefined || !isInside(real)) throw new Error(`Refusing to write outside the project: ${path}`);
+    }
+    await writeFile(target, data);
   }
 
   async readText(path: string): Promise<string | undefined> {
