@@ -22,7 +22,7 @@ type Row = { id: string; n: number; createdAt: Date };
 const definition = defineServer({
   queries: {
     'items.find': query({ input: { limit: 'number' }, handler: (ctx: any, input: { limit: number }) => ctx.db.table('items').find({ where: { group: 'g' }, limit: input.limit }) }),
-    'items.page': query({ input: { cursor: 'json' }, handler: (ctx: any, input: { cursor: string | null }) => ctx.db.table('items').page({ where: { group: 'g' }, limit: 99, ...(input.cursor ? { cursor: input.cursor } : {}) }) }),
+    'items.page': query({ input: { cursor: 'json' }, handler: (ctx: any, input: { cursor: unknown }) => ctx.db.table('items').page({ where: { group: 'g' }, limit: 99, ...(typeof input.cursor === 'string' ? { cursor: input.cursor } : {}) }) }),
   },
   mutations: {
     // One tight loop: many inserts land in the same millisecond of the real clock.
