@@ -4,11 +4,12 @@
  * control plane hand this command a session. No secret is ever printed.
  */
 import { diagnostic, envelope } from '../diagnostics';
-import { isBuilder, isDeviceAuthorization, type BuilderInfo, type DeviceAuthorization } from '../deploy/protocol';
+import type { BuilderInfo } from '../deploy/protocol';
 import { ControlClient } from '../deploy/client';
 import { SESSION_TOKEN } from '../deploy/ids';
 import { connect, CONTROL_URL_OPTION, controlUrlOf, outcomeDiagnostic, planeOf, type CodeFamily } from './control';
 import type { CommandDefinition } from './types';
+import { ROUTES } from '../deploy/routes';
 
 export interface AuthResult {
   controlUrl: string;
@@ -45,24 +46,21 @@ export const auth: CommandDefinition<AuthResult> = {
       const stored = await credentials.read(controlUrl);
       if (stored.status === 'ok') {
         // Best effort: the session ends on the control plane too, but a local sign-out never depends on it.
-        await new ControlClient(controlUrl, plane.value.fetch, stored.credential.token).request('POST', '/v0/auth/logout', { check: () => true });
+        await new ControlClient(controlUrl, plane.value.fetch, stored.credential.token).call(ROUTES.logout, {});
       }
       const removed = await credentials.remove(controlUrl);
       return envelope('auth', [], { controlUrl, signedOut: removed });
     }
 
     const client = new ControlClient(controlUrl, plane.value.fetch);
-    const started = await client.request<DeviceAuthorization>('POST', '/v0/auth/device', { body: {}, check: isDeviceAuthorization });
+    const started = await client.call(ROUTES.startDevice, {}, { body: {} });
     if (started.kind !== 'ok') return envelope('auth', [outcomeDiagnostic(started, FAMILY)]);
     const device = started.body;
     plane.value.notify(`To sign in, open ${device.verificationUriComplete}\nand check that it shows the code ${device.userCode}. Waiting for approval…`);
     const expiresAt = Date.parse(device.expiresAt);
     for (;;) {
       await plane.value.sleep(device.intervalMs);
-      const polled = await client.request<{ token: string; builder: BuilderInfo; expiresAt?: string }>('POST', '/v0/auth/device/token', {
-        body: { deviceCode: device.deviceCode },
-        check: (b) => typeof b.token === 'string' && isBuilder(b.builder),
-      });
+      const polled = await client.call(ROUTES.pollDevice, {}, { body: { deviceCode: device.deviceCode } });
       if (polled.kind === 'refused' && polled.error.code === 'authorization_pending') {
         // The control plane decides expiry; this bound only stops a control plane that never does.
         if (Date.now() > expiresAt + 60_000) return envelope('auth', [diagnostic('DG5005', 'The device authorization expired before it was approved.', { hint: 'Run platform auth login again and approve the new code.' })]);
@@ -98,9 +96,7 @@ async function status(invocation: Parameters<typeof auth.run>[0], host: Paramete
   const connection = await connect(invocation, host, FAMILY);
   if (!connection.ok) return envelope<AuthResult>('auth', connection.diagnostics);
   const { client, controlUrl } = connection.value;
-  const who = await client.request<{ builder: BuilderInfo; credential: { kind: 'session' | 'service-token' } }>('GET', '/v0/auth/whoami', {
-    check: (b) => isBuilder(b.builder) && typeof b.credential === 'object' && b.credential !== null,
-  });
+  const who = await client.call(ROUTES.whoami, {});
   if (who.kind !== 'ok') return envelope<AuthResult>('auth', [outcomeDiagnostic(who, FAMILY)]);
   return envelope<AuthResult>('auth', [], { controlUrl, builder: who.body.builder, credential: connection.value.credential });
 }

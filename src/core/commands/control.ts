@@ -8,9 +8,10 @@ import { ControlClient, type ControlOutcome } from '../deploy/client';
 import type { ControlPlaneHost } from '../deploy/host';
 import { controlUrlProblem, SERVICE_TOKEN, SESSION_TOKEN } from '../deploy/ids';
 import { readIdentity, writeIdentity } from '../deploy/identity';
-import { DEFAULT_CONTROL_URL, isApp, type AppInfo, type ControlError, type ControlErrorCode } from '../deploy/protocol';
+import { DEFAULT_CONTROL_URL, type ControlError, type ControlErrorCode } from '../deploy/protocol';
 import type { WritableFileSystem } from '../fs';
 import type { CommandHost, Invocation, OptionSpec } from './types';
+import { ROUTES } from '../deploy/routes';
 
 export const CONTROL_URL_OPTION: Record<string, OptionSpec> = {
   'control-url': { type: 'string', valueName: '<origin>', description: `The control plane's origin (default: PLATFORM_CONTROL_URL or ${DEFAULT_CONTROL_URL}).` },
@@ -127,7 +128,7 @@ export async function resolveApp(
 ): Promise<Resolved<string>> {
   if (reference !== undefined) {
     if (/^app_/.test(reference)) return { ok: true, value: reference };
-    const listed = await connection.client.request<{ apps: AppInfo[] }>('GET', '/v0/apps', { check: (b) => Array.isArray(b.apps) && b.apps.every(isApp) });
+    const listed = await connection.client.call(ROUTES.listApps, {});
     if (listed.kind !== 'ok') return fail(outcomeDiagnostic(listed, codes.family));
     const matches = listed.body.apps.filter((app) => app.name === reference && app.state !== 'deleted');
     if (matches.length === 1) return { ok: true, value: matches[0]!.id };

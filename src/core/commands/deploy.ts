@@ -7,12 +7,12 @@ import { buildProject } from '../build/build';
 import { diagnostic, envelope, hasErrors, type Diagnostic } from '../diagnostics';
 import { deployEnvironment, type Environment } from '../deploy/ids';
 import { readIdentity, writeIdentity } from '../deploy/identity';
-import { isApp, isDeployment, type AppInfo, type DeploymentInfo } from '../deploy/protocol';
-import { encodeBase64 } from '../deploy/base64';
+import type { AppInfo } from '../deploy/protocol';
 import { connect, CONTROL_URL_OPTION, outcomeDiagnostic, type CodeFamily, type Connection } from './control';
 import { missingManifest } from './project-directory';
 import type { CommandDefinition } from './types';
 import type { WritableFileSystem } from '../fs';
+import { deployRequest, ROUTES } from '../deploy/routes';
 
 export interface DeployResult {
   appId: string;
@@ -41,7 +41,7 @@ const FAMILY: CodeFamily = {
 
 /** Creates the app on the control plane and writes the project's identity (the first deploy, `link --new`, the first `env set`). */
 export async function claimApp(connection: Connection, fs: WritableFileSystem, name: string, quotaCode: 'DG5112' | 'DG5133', family: CodeFamily): Promise<{ app?: AppInfo; diagnostics: Diagnostic[] }> {
-  const created = await connection.client.request<{ app: AppInfo }>('POST', '/v0/apps', { body: { name }, check: (b) => isApp(b.app) });
+  const created = await connection.client.call(ROUTES.createApp, {}, { body: { name } });
   if (created.kind !== 'ok') {
     const quota = created.kind === 'refused' && created.error.code === 'quota_exceeded';
     return { diagnostics: [outcomeDiagnostic(created, quota ? { ...family, specific: { ...family.specific, quota_exceeded: quotaCode } } : family)] };
@@ -88,12 +88,7 @@ export const deploy: CommandDefinition<DeployResult> = {
       await writeIdentity(fs, appId, connection.value.controlUrl);
     }
 
-    const blobs: Record<string, string> = {};
-    for (const [path, bytes] of built.files) blobs[built.record.files[path]!.sha256] = encodeBase64(bytes);
-    const sent = await connection.value.client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/deployments`, {
-      body: { environment, artifact: { id: built.id, record: built.record, blobs } },
-      check: (b) => isDeployment(b.deployment) && typeof b.url === 'string',
-    });
+    const sent = await connection.value.client.call(ROUTES.deploy, { appId }, { body: deployRequest(environment, built.id, built.record, built.files) });
     if (sent.kind !== 'ok') {
       const quota = sent.kind === 'refused' && sent.error.code === 'quota_exceeded' && sent.error.quota === 'apps';
       return envelope('deploy', [outcomeDiagnostic(sent, quota ? { ...FAMILY, specific: { ...FAMILY.specific, quota_exceeded: 'DG5112' } } : FAMILY)]);

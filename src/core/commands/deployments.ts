@@ -1,8 +1,9 @@
 /** `platform deployments [<app>]`: the deployment history of an app, newest first. */
 import { diagnostic, envelope } from '../diagnostics';
-import { isDeployment, type DeploymentInfo } from '../deploy/protocol';
+import type { DeploymentInfo } from '../deploy/protocol';
 import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
 import type { CommandDefinition } from './types';
+import { ROUTES } from '../deploy/routes';
 
 export interface DeploymentsResult {
   appId: string;
@@ -32,9 +33,7 @@ export const deployments: CommandDefinition<DeploymentsResult> = {
     const fs = host.project(typeof invocation.options.dir === 'string' ? invocation.options.dir : '.');
     const app = await resolveApp(connection.value, fs, invocation.positionals[0], { invocation: 'DG5140', noApp: 'DG5143', family: FAMILY });
     if (!app.ok) return envelope('deployments', app.diagnostics);
-    const listed = await connection.value.client.request<{ deployments: DeploymentInfo[] }>('GET', `/v0/apps/${app.value}/deployments?limit=${limit}`, {
-      check: (b) => Array.isArray(b.deployments) && b.deployments.length <= limit && b.deployments.every(isDeployment),
-    });
+    const listed = await connection.value.client.call(ROUTES.listDeployments, { appId: app.value }, { query: { limit: String(limit) }, check: (b) => b.deployments.length <= limit });
     if (listed.kind !== 'ok') return envelope('deployments', [outcomeDiagnostic(listed, FAMILY)]);
     return envelope('deployments', [], { appId: app.value, deployments: listed.body.deployments });
   },

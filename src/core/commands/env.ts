@@ -6,11 +6,12 @@
 import { diagnostic, envelope } from '../diagnostics';
 import { ENV_NAME, ENV_VALUE_MAX_BYTES, envScope, type EnvScope } from '../deploy/ids';
 import { readIdentity, writeIdentity } from '../deploy/identity';
-import { ENV_LOCAL_FORMAT, isEnvVariable, isObject, type EnvVariableInfo } from '../deploy/protocol';
+import { ENV_LOCAL_FORMAT, isObject, type EnvVariableInfo } from '../deploy/protocol';
 import { checkManifest } from '../manifest';
 import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, type CodeFamily } from './control';
 import { claimApp } from './deploy';
 import type { CommandDefinition } from './types';
+import { ROUTES } from '../deploy/routes';
 
 export interface EnvResult {
   action: 'set' | 'ls' | 'rm' | 'pull';
@@ -89,19 +90,19 @@ export const env: CommandDefinition<EnvResult> = {
     } else if (identity.cacheStale) {
       await writeIdentity(fs, appId, controlUrl);
     }
-    const base = `/v0/apps/${appId}/env/${environment}`;
+    const where = { appId, scope: environment };
     if (action === 'set') {
-      const sent = await client.request<{ variable: EnvVariableInfo }>('PUT', `${base}/${name}`, { body: { value }, check: (b) => isEnvVariable(b.variable) });
+      const sent = await client.call(ROUTES.setEnv, { ...where, name: name! }, { body: { value: value! } });
       if (sent.kind !== 'ok') return envelope('env', [outcomeDiagnostic(sent, FAMILY)]);
       return envelope('env', [], { action, appId, environment, name });
     }
     if (action === 'rm') {
-      const sent = await client.request<{ removed: boolean }>('DELETE', `${base}/${name}`, { check: (b) => typeof b.removed === 'boolean' });
+      const sent = await client.call(ROUTES.removeEnv, { ...where, name: name! });
       if (sent.kind !== 'ok') return envelope('env', [outcomeDiagnostic(sent, FAMILY)]);
       return envelope('env', [], { action, appId, environment, name, removed: sent.body.removed });
     }
     if (action === 'ls') {
-      const sent = await client.request<{ variables: EnvVariableInfo[] }>('GET', base, { check: (b) => Array.isArray(b.variables) && b.variables.every(isEnvVariable) });
+      const sent = await client.call(ROUTES.listEnv, where);
       if (sent.kind !== 'ok') return envelope('env', [outcomeDiagnostic(sent, FAMILY)]);
       return envelope('env', [], { action, appId, environment, variables: sent.body.variables });
     }
@@ -118,9 +119,7 @@ export const env: CommandDefinition<EnvResult> = {
       // Not ours to overwrite: it may be somebody's own file.
       if (problem) return envelope('env', [diagnostic('DG5134', `${file} is unusable: ${problem}; it was left as it is.`, { file, hint: `Remove it, or make it a ${ENV_LOCAL_FORMAT} document, then pull again.` })]);
     }
-    const sent = await client.request<{ values: Record<string, string> }>('GET', `${base}/values`, {
-      check: (b) => envLocalProblem({ format: ENV_LOCAL_FORMAT, values: b.values }) === undefined,
-    });
+    const sent = await client.call(ROUTES.envValues, where, { check: (b) => envLocalProblem({ format: ENV_LOCAL_FORMAT, values: b.values }) === undefined });
     if (sent.kind !== 'ok') return envelope('env', [outcomeDiagnostic(sent, FAMILY)]);
     const values = sent.body.values;
     await fs.writeFile(file, `${JSON.stringify({ format: ENV_LOCAL_FORMAT, values }, null, 2)}\n`);

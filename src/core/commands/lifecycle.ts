@@ -3,9 +3,10 @@
  * offline and keeps its data; deleting (with `--confirm <exact app name>`) is permanent.
  */
 import { diagnostic, envelope } from '../diagnostics';
-import { isApp, type AppInfo } from '../deploy/protocol';
+import type { AppInfo } from '../deploy/protocol';
 import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
 import type { CommandDefinition } from './types';
+import { ROUTES } from '../deploy/routes';
 
 export interface LifecycleResult {
   app: AppInfo;
@@ -33,10 +34,8 @@ function lifecycleCommand(name: 'disable' | 'enable' | 'delete', summary: string
       const fs = host.project(typeof invocation.options.dir === 'string' ? invocation.options.dir : '.');
       const app = await resolveApp(connection.value, fs, invocation.positionals[0], { invocation: 'DG5150', noApp: 'DG5153', family: FAMILY });
       if (!app.ok) return envelope(name, app.diagnostics);
-      const sent = await connection.value.client.request<{ app: AppInfo }>('POST', `/v0/apps/${app.value}/${name}`, {
-        body: name === 'delete' ? { confirm } : {},
-        check: (b) => isApp(b.app),
-      });
+      const where = { appId: app.value };
+      const sent = name === 'delete' ? await connection.value.client.call(ROUTES.remove, where, { body: { confirm: String(confirm) } }) : await connection.value.client.call(ROUTES[name], where, { body: {} });
       if (sent.kind !== 'ok') return envelope(name, [outcomeDiagnostic(sent, FAMILY)]);
       return envelope(name, [], { app: sent.body.app });
     },

@@ -2,12 +2,13 @@
 import { diagnostic, envelope } from '../diagnostics';
 import { APP_ID } from '../deploy/ids';
 import { writeIdentity } from '../deploy/identity';
-import { isApp, type AppInfo } from '../deploy/protocol';
+import type { AppInfo } from '../deploy/protocol';
 import { checkManifest } from '../manifest';
 import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, type CodeFamily } from './control';
 import { claimApp } from './deploy';
 import { missingManifest } from './project-directory';
 import type { CommandDefinition } from './types';
+import { ROUTES } from '../deploy/routes';
 
 export interface LinkResult {
   apps?: AppInfo[];
@@ -40,7 +41,7 @@ export const link: CommandDefinition<LinkResult> = {
     const directory = typeof invocation.options.dir === 'string' ? invocation.options.dir : '.';
     const fs = host.project(directory);
     if (typeof appId === 'string') {
-      const found = await client.request<{ app: AppInfo }>('GET', `/v0/apps/${appId}`, { check: (b) => isApp(b.app) });
+      const found = await client.call(ROUTES.getApp, { appId });
       if (found.kind !== 'ok') {
         const mine = found.kind === 'refused' && (found.error.code === 'not_owner' || found.error.code === 'app_not_found' || found.error.code === 'app_deleted');
         if (mine) return envelope('link', [diagnostic('DG5123', `You own no app ${appId} on ${controlUrl}.`, { hint: 'List your apps with platform link, or make a new one with platform link --new.' })]);
@@ -57,7 +58,7 @@ export const link: CommandDefinition<LinkResult> = {
       const claimed = await claimApp(connection.value, fs, checked.manifest.name, 'DG5112', FAMILY);
       return envelope('link', claimed.diagnostics, claimed.app ? { app: claimed.app } : undefined);
     }
-    const listed = await client.request<{ apps: AppInfo[] }>('GET', '/v0/apps', { check: (b) => Array.isArray(b.apps) && b.apps.every(isApp) });
+    const listed = await client.call(ROUTES.listApps, {});
     if (listed.kind !== 'ok') return envelope('link', [outcomeDiagnostic(listed, FAMILY)]);
     return envelope('link', [], { apps: listed.body.apps });
   },

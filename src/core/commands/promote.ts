@@ -5,9 +5,9 @@
  */
 import { diagnostic, envelope } from '../diagnostics';
 import { ARTIFACT_ID, RECEIPT_ID } from '../deploy/ids';
-import { isDeployment, type DeploymentInfo } from '../deploy/protocol';
 import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
 import type { CommandDefinition } from './types';
+import { ROUTES } from '../deploy/routes';
 
 export interface PromoteResult {
   appId: string;
@@ -50,9 +50,8 @@ export const promote: CommandDefinition<PromoteResult> = {
     const fs = host.project(typeof invocation.options.dir === 'string' ? invocation.options.dir : '.');
     const app = await resolveApp(connection.value, fs, undefined, { invocation: 'DG5173', noApp: 'DG5173', family: FAMILY });
     if (!app.ok) return envelope('promote', app.diagnostics);
-    const sent = await connection.value.client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${app.value}/promote`, {
+    const sent = await connection.value.client.call(ROUTES.promote, { appId: app.value }, {
       body: { ...(typeof artifact === 'string' ? { artifactId: artifact } : {}), ...(typeof receipt === 'string' ? { receiptId: receipt } : {}) },
-      check: (b) => isDeployment(b.deployment) && typeof b.url === 'string',
     });
     if (sent.kind !== 'ok') return envelope('promote', [outcomeDiagnostic(sent, FAMILY)]);
     return envelope('promote', [], { appId: app.value, artifactId: sent.body.deployment.artifactId, deploymentId: sent.body.deployment.id, url: sent.body.url });

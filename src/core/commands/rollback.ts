@@ -1,9 +1,9 @@
 /** `platform rollback <artifact id>`: serve a completed artifact again in production (or preview). Code only: data stays. */
 import { diagnostic, envelope } from '../diagnostics';
 import { ARTIFACT_ID, deployEnvironment, type Environment } from '../deploy/ids';
-import { isDeployment, type DeploymentInfo } from '../deploy/protocol';
 import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
 import type { CommandDefinition } from './types';
+import { ROUTES } from '../deploy/routes';
 
 export interface RollbackResult {
   appId: string;
@@ -42,10 +42,7 @@ export const rollback: CommandDefinition<RollbackResult> = {
     const fs = host.project(typeof invocation.options.dir === 'string' ? invocation.options.dir : '.');
     const app = await resolveApp(connection.value, fs, undefined, { invocation: 'DG5160', noApp: 'DG5163', family: FAMILY });
     if (!app.ok) return envelope('rollback', app.diagnostics);
-    const sent = await connection.value.client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${app.value}/rollback`, {
-      body: { artifactId, environment },
-      check: (b) => isDeployment(b.deployment) && typeof b.url === 'string',
-    });
+    const sent = await connection.value.client.call(ROUTES.rollback, { appId: app.value }, { body: { artifactId, environment } });
     if (sent.kind !== 'ok') return envelope('rollback', [outcomeDiagnostic(sent, FAMILY)]);
     return envelope('rollback', [], { appId: app.value, environment, artifactId, deploymentId: sent.body.deployment.id, url: sent.body.url });
   },

@@ -4,9 +4,10 @@
  */
 import { diagnostic, envelope } from '../diagnostics';
 import { SERVICE_TOKEN, SERVICE_TOKEN_ID, TOKEN_NAME } from '../deploy/ids';
-import { isServiceToken, type ServiceTokenInfo } from '../deploy/protocol';
+import type { ServiceTokenInfo } from '../deploy/protocol';
 import { connect, CONTROL_URL_OPTION, outcomeDiagnostic, type CodeFamily } from './control';
 import type { CommandDefinition } from './types';
+import { ROUTES } from '../deploy/routes';
 
 export interface TokenResult {
   action: 'create' | 'ls' | 'revoke';
@@ -56,19 +57,16 @@ export const token: CommandDefinition<TokenResult> = {
     }
     const { client } = connection.value;
     if (action === 'ls') {
-      const listed = await client.request<{ tokens: ServiceTokenInfo[] }>('GET', '/v0/tokens', { check: (b) => Array.isArray(b.tokens) && b.tokens.every(isServiceToken) });
+      const listed = await client.call(ROUTES.listTokens, {});
       if (listed.kind !== 'ok') return envelope('token', [outcomeDiagnostic(listed, FAMILY)]);
       return envelope('token', [], { action, tokens: listed.body.tokens });
     }
     if (action === 'revoke') {
-      const revoked = await client.request<{ token: ServiceTokenInfo }>('DELETE', `/v0/tokens/${id}`, { check: (b) => isServiceToken(b.token) });
+      const revoked = await client.call(ROUTES.revokeToken, { id: String(id) });
       if (revoked.kind !== 'ok') return envelope('token', [outcomeDiagnostic(revoked, FAMILY)]);
       return envelope('token', [], { action, token: revoked.body.token });
     }
-    const created = await client.request<{ token: ServiceTokenInfo; secret: string }>('POST', '/v0/tokens', {
-      body: { name },
-      check: (b) => isServiceToken(b.token) && typeof b.secret === 'string' && SERVICE_TOKEN.test(b.secret),
-    });
+    const created = await client.call(ROUTES.createToken, {}, { body: { name: String(name) }, check: (b) => SERVICE_TOKEN.test(b.secret) });
     if (created.kind !== 'ok') return envelope('token', [outcomeDiagnostic(created, FAMILY)]);
     return envelope('token', [], { action, token: created.body.token, secret: created.body.secret });
   },

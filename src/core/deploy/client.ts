@@ -4,6 +4,7 @@
  * four outcomes, so callers map each to their own diagnostic codes and nothing throws.
  */
 import { CONTROL_ERROR_CODES, CONTROL_PROTOCOL, isObject, type ControlError } from './protocol';
+import { pathOf, type AnswerOf, type BodyOf, type ParamsOf, type Route } from './routes';
 
 export type FetchLike = (request: Request) => Promise<Response>;
 
@@ -32,6 +33,21 @@ export class ControlClient {
   /** The same control plane with another credential. */
   withToken(token: string | undefined): ControlClient {
     return new ControlClient(this.baseUrl, this.#fetch, token);
+  }
+
+  /** Calls a route of `ROUTES` with its path parameters, body and query; the answer is checked by the route. */
+  call<R extends Route<string, unknown, unknown>>(
+    route: R,
+    params: ParamsOf<R['path']>,
+    options: { body?: BodyOf<R>; query?: Record<string, string>; check?: (body: AnswerOf<R>) => boolean } = {},
+  ): Promise<ControlOutcome<AnswerOf<R>>> {
+    const query = options.query ? `?${new URLSearchParams(options.query)}` : '';
+    const also = options.check;
+    return this.request<AnswerOf<R>>(route.method, `${pathOf(route.path, params)}${query}`, {
+      ...(options.body !== undefined ? { body: options.body } : {}),
+      // The route's own check first; a caller's own, stricter one after it.
+      check: (body) => route.check(body) && (also === undefined || also(body as AnswerOf<R>)),
+    });
   }
 
   /**

@@ -99,12 +99,6 @@ export interface EnvVariableInfo {
   updatedAt: string;
 }
 
-/** What `POST /v0/apps/:appId/deployments` takes: the artifact record and every blob, base64, by SHA-256. */
-export interface DeployRequest {
-  environment: Environment;
-  artifact: { id: string; record: unknown; blobs: Record<string, string> };
-}
-
 export interface DeviceAuthorization {
   deviceCode: string;
   userCode: string;

@@ -4,20 +4,10 @@
  * apps run in opaque-origin sandboxes and cannot read it).
  */
 import type { ArtifactRecord } from '../../core/build/artifact';
-import { encodeBase64 } from '../../core/deploy/base64';
 import { ControlClient, type ControlOutcome } from '../../core/deploy/client';
 import { controlUrlProblem, SERVICE_TOKEN, SESSION_TOKEN, type Environment } from '../../core/deploy/ids';
-import {
-  DEFAULT_CONTROL_URL,
-  isApp,
-  isBuilder,
-  isDeployment,
-  isDeviceAuthorization,
-  type AppInfo,
-  type BuilderInfo,
-  type DeploymentInfo,
-  type DeviceAuthorization,
-} from '../../core/deploy/protocol';
+import { DEFAULT_CONTROL_URL, type AppInfo, type BuilderInfo, type DeploymentInfo, type DeviceAuthorization } from '../../core/deploy/protocol';
+import { deployRequest, ROUTES, type Activated } from '../../core/deploy/routes';
 
 export { DEFAULT_CONTROL_URL, controlUrlProblem };
 
@@ -89,7 +79,7 @@ export class DeployApi {
 
   async #answersWithoutCors(): Promise<boolean> {
     try {
-      await this.#fetch(new Request(`${this.controlUrl}/v0/health`, { mode: 'no-cors' }));
+      await this.#fetch(new Request(`${this.controlUrl}${ROUTES.health.path}`, { mode: 'no-cors' }));
       return true;
     } catch {
       return false;
@@ -107,7 +97,7 @@ export class DeployApi {
   }
 
   async whoami(): Promise<Result<BuilderInfo>> {
-    const answer = await this.#result(await this.#client.request<{ builder: BuilderInfo }>('GET', '/v0/auth/whoami', { check: (b) => isBuilder(b.builder) }));
+    const answer = await this.#result(await this.#client.call(ROUTES.whoami, {}));
     return answer.ok ? { ok: true, value: answer.value.builder } : answer;
   }
 
@@ -123,22 +113,19 @@ export class DeployApi {
   }
 
   startDeviceLogin(): Promise<Result<DeviceAuthorization>> {
-    return this.#client.withToken(undefined).request<DeviceAuthorization>('POST', '/v0/auth/device', { body: {}, check: isDeviceAuthorization }).then((outcome) => this.#result(outcome));
+    return this.#client.withToken(undefined).call(ROUTES.startDevice, {}, { body: {} }).then((outcome) => this.#result(outcome));
   }
 
   /** Polls once: the builder when approved, `pending` while waiting. */
   async pollDeviceLogin(deviceCode: string): Promise<Result<BuilderInfo> | { ok: false; pending: true }> {
-    const answer = await this.#result(await this.#client.withToken(undefined).request<{ token: string; builder: BuilderInfo }>('POST', '/v0/auth/device/token', {
-      body: { deviceCode },
-      check: (b) => typeof b.token === 'string' && SESSION_TOKEN.test(b.token) && isBuilder(b.builder),
-    }));
+    const answer = await this.#result(await this.#client.withToken(undefined).call(ROUTES.pollDevice, {}, { body: { deviceCode }, check: (b) => SESSION_TOKEN.test(b.token) }));
     if (!answer.ok) return answer.code === 'authorization_pending' ? { ok: false, pending: true } : answer;
     this.#useToken(answer.value.token);
     return { ok: true, value: answer.value.builder };
   }
 
   async signOut(): Promise<void> {
-    await this.#client.request('POST', '/v0/auth/logout', { check: () => true });
+    await this.#client.call(ROUTES.logout, {});
     this.#useToken(undefined);
   }
 
@@ -146,18 +133,18 @@ export class DeployApi {
   async ensureApp(project: string, name: string): Promise<Result<AppInfo>> {
     const known = storage()?.getItem(appKey(this.controlUrl, project));
     if (known) {
-      const found = await this.#result(await this.#client.request<{ app: AppInfo }>('GET', `/v0/apps/${known}`, { check: (b) => isApp(b.app) }));
+      const found = await this.#result(await this.#client.call(ROUTES.getApp, { appId: known }));
       if (found.ok) return { ok: true, value: found.value.app };
       if (found.code !== 'app_not_found' && found.code !== 'app_deleted' && found.code !== 'not_owner') return found;
     }
-    const created = await this.#result(await this.#client.request<{ app: AppInfo }>('POST', '/v0/apps', { body: { name }, check: (b) => isApp(b.app) }));
+    const created = await this.#result(await this.#client.call(ROUTES.createApp, {}, { body: { name } }));
     if (!created.ok) return created;
     storage()?.setItem(appKey(this.controlUrl, project), created.value.app.id);
     return { ok: true, value: created.value.app };
   }
 
   async app(appId: string): Promise<Result<AppInfo>> {
-    const found = await this.#result(await this.#client.request<{ app: AppInfo }>('GET', `/v0/apps/${appId}`, { check: (b) => isApp(b.app) }));
+    const found = await this.#result(await this.#client.call(ROUTES.getApp, { appId }));
     return found.ok ? { ok: true, value: found.value.app } : found;
   }
 
@@ -165,28 +152,20 @@ export class DeployApi {
     return storage()?.getItem(appKey(this.controlUrl, project)) ?? undefined;
   }
 
-  async deploy(appId: string, artifact: BuiltArtifact, environment: Environment = 'preview'): Promise<Result<{ deployment: DeploymentInfo; url: string }>> {
-    const blobs: Record<string, string> = {};
-    for (const [path, bytes] of Object.entries(artifact.files)) {
-      const entry = artifact.record.files[path];
-      if (entry) blobs[entry.sha256] = encodeBase64(bytes);
-    }
-    return await this.#result(await this.#client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/deployments`, {
-      body: { environment, artifact: { id: artifact.artifactId, record: artifact.record, blobs } },
-      check: (b) => isDeployment(b.deployment) && typeof b.url === 'string',
-    }));
+  async deploy(appId: string, artifact: BuiltArtifact, environment: Environment = 'preview'): Promise<Result<Activated>> {
+    return await this.#result(await this.#client.call(ROUTES.deploy, { appId }, { body: deployRequest(environment, artifact.artifactId, artifact.record, Object.entries(artifact.files)) }));
   }
 
   async deployments(appId: string, limit = 20): Promise<Result<DeploymentInfo[]>> {
-    const listed = await this.#result(await this.#client.request<{ deployments: DeploymentInfo[] }>('GET', `/v0/apps/${appId}/deployments?limit=${limit}`, { check: (b) => Array.isArray(b.deployments) && b.deployments.every(isDeployment) }));
+    const listed = await this.#result(await this.#client.call(ROUTES.listDeployments, { appId }, { query: { limit: String(limit) } }));
     return listed.ok ? { ok: true, value: listed.value.deployments } : listed;
   }
 
-  async promote(appId: string, choice: { receiptId?: string; artifactId?: string } = {}): Promise<Result<{ deployment: DeploymentInfo; url: string }>> {
-    return await this.#result(await this.#client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/promote`, { body: choice, check: (b) => isDeployment(b.deployment) && typeof b.url === 'string' }));
+  async promote(appId: string, choice: { receiptId?: string; artifactId?: string } = {}): Promise<Result<Activated>> {
+    return await this.#result(await this.#client.call(ROUTES.promote, { appId }, { body: choice }));
   }
 
-  async rollback(appId: string, artifactId: string, environment: Environment = 'production'): Promise<Result<{ deployment: DeploymentInfo; url: string }>> {
-    return await this.#result(await this.#client.request<{ deployment: DeploymentInfo; url: string }>('POST', `/v0/apps/${appId}/rollback`, { body: { artifactId, environment }, check: (b) => isDeployment(b.deployment) && typeof b.url === 'string' }));
+  async rollback(appId: string, artifactId: string, environment: Environment = 'production'): Promise<Result<Activated>> {
+    return await this.#result(await this.#client.call(ROUTES.rollback, { appId }, { body: { artifactId, environment } }));
   }
 }
