@@ -6,7 +6,9 @@
 import type { Hono } from 'hono';
 import type { ArtifactRecord } from '../core/build/artifact';
 import { ARTIFACT_ID, deployEnvironment, ENV_NAME, ENV_VALUE_MAX_BYTES, envScope, hostedOrigin, RECEIPT_ID, type Environment } from '../core/deploy/ids';
-import { answer, appInfo, authenticate, jsonObject as json, deployQuotaRefusal, deploymentInfo, newId, ownedApp, refuse, type Caller, type Context } from './context';
+import { ROUTES } from '../core/deploy/routes';
+import { answer, appInfo, jsonObject as json, deployQuotaRefusal, deploymentInfo, newId, refuse, type Caller, type Context } from './context';
+import { on, ownsApp, signedIn, type ControlContext, type ControlEnv } from './middleware';
 import type { Row } from './records';
 import { seal, unseal } from './secrets';
 
@@ -37,7 +39,7 @@ export async function teardown(ctx: Context, appId: string): Promise<void> {
   });
 }
 
-export function appRoutes(app: Hono, ctx: Context): void {
+export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
   type Kind = 'deploy' | 'promote' | 'rollback';
   interface Reservation {
     id: string;
@@ -114,56 +116,36 @@ export function appRoutes(app: Hono, ctx: Context): void {
     return answer(201, { deployment: deploymentInfo(row), url: hostedOrigin(appId, environment, ctx.publicOrigin) });
   }
 
-  function caller(request: Request): Caller | Response {
-    return authenticate(ctx, request);
-  }
+  const who = signedIn(ctx);
+  const mine = ownsApp(ctx);
+  const inService = ownsApp(ctx, { inService: true });
+  /** The caller and the id of the app the middleware checked. */
+  const owner = (c: ControlContext) => ({ who: c.get('caller'), appId: String(c.get('app').id) });
 
-  /** The caller and one of their apps that is in service, or the refusal. */
-  function activeApp(request: Request, id: string): { who: Caller; appId: string } | Response {
-    const who = caller(request);
-    if (who instanceof Response) return who;
-    const row = ownedApp(ctx, who, id);
-    if (row instanceof Response) return row;
-    const appId = String(row.id);
-    if (row.state === 'disabled') return refuse(409, 'app_disabled', `The app ${appId} is disabled: enable it first (platform enable).`);
-    return { who, appId };
-  }
-
-  app.get('/v0/apps', (c) => {
-    const who = caller(c.req.raw);
-    if (who instanceof Response) return who;
-    const rows = ctx.records.all("SELECT * FROM apps WHERE ownerId = ? AND state IN ('active', 'disabled') ORDER BY createdAt, id", [who.builderId]);
+  on(app, ROUTES.listApps, who, (c) => {
+    const rows = ctx.records.all("SELECT * FROM apps WHERE ownerId = ? AND state IN ('active', 'disabled') ORDER BY createdAt, id", [c.get('caller').builderId]);
     return answer(200, { apps: rows.map((row) => appInfo(ctx, row)) });
   });
 
-  app.post('/v0/apps', async (c) => {
-    const who = caller(c.req.raw);
-    if (who instanceof Response) return who;
+  on(app, ROUTES.createApp, who, async (c) => {
+    const { builderId } = c.get('caller');
     const body = await json(c.req.raw);
     if (!body || typeof body.name !== 'string' || !APP_NAME.test(body.name)) return refuse(400, 'invalid_request', 'An app needs the name of its manifest (2 to 63 lowercase letters, digits or dashes).');
-    const owned = Number(ctx.records.get("SELECT count(*) AS n FROM apps WHERE ownerId = ? AND state IN ('active', 'disabled')", [who.builderId])?.n ?? 0);
+    const owned = Number(ctx.records.get("SELECT count(*) AS n FROM apps WHERE ownerId = ? AND state IN ('active', 'disabled')", [builderId])?.n ?? 0);
     if (owned >= ctx.quotas.appsPerBuilder) {
       return refuse(429, 'quota_exceeded', `The quota of ${ctx.quotas.appsPerBuilder} apps per builder is reached; it frees when you delete one of your apps (platform delete).`, { quota: 'apps' });
     }
     // Ids are never reused: deleted apps keep their record.
     let id = newId('app');
     while (ctx.records.get('SELECT 1 FROM apps WHERE id = ?', [id])) id = newId('app');
-    ctx.records.run('INSERT INTO apps (id, name, ownerId, state, createdAt) VALUES (?, ?, ?, ?, ?)', [id, body.name, who.builderId, 'active', ctx.now()]);
+    ctx.records.run('INSERT INTO apps (id, name, ownerId, state, createdAt) VALUES (?, ?, ?, ?, ?)', [id, body.name, builderId, 'active', ctx.now()]);
     return answer(201, { app: appInfo(ctx, ctx.records.get('SELECT * FROM apps WHERE id = ?', [id])!) });
   });
 
-  app.get('/v0/apps/:appId', (c) => {
-    const who = caller(c.req.raw);
-    if (who instanceof Response) return who;
-    const row = ownedApp(ctx, who, c.req.param('appId'));
-    if (row instanceof Response) return row;
-    return answer(200, { app: appInfo(ctx, row) });
-  });
+  on(app, ROUTES.getApp, mine, (c) => answer(200, { app: appInfo(ctx, c.get('app')) }));
 
-  app.post('/v0/apps/:appId/deployments', async (c) => {
-    const active = activeApp(c.req.raw, c.req.param('appId'));
-    if (active instanceof Response) return active;
-    const { who, appId } = active;
+  on(app, ROUTES.deploy, inService, async (c) => {
+    const { who, appId } = owner(c);
     const body = await json(c.req.raw);
     const environment = typeof body?.environment === 'string' ? deployEnvironment(body.environment) : undefined;
     const artifact = body?.artifact as { id?: unknown; record?: unknown; blobs?: unknown } | undefined;
@@ -182,23 +164,17 @@ export function appRoutes(app: Hono, ctx: Context): void {
     });
   });
 
-  app.get('/v0/apps/:appId/deployments', (c) => {
-    const who = caller(c.req.raw);
-    if (who instanceof Response) return who;
-    const row = ownedApp(ctx, who, c.req.param('appId'));
-    if (row instanceof Response) return row;
+  on(app, ROUTES.listDeployments, mine, (c) => {
     const given = c.req.query('limit') ?? '20';
     const limit = Number(given);
     if (!/^[0-9]+$/.test(given) || limit < 1 || limit > 200) return refuse(400, 'invalid_request', 'limit must be a whole number from 1 to 200.');
     // Deployments still in progress are not history yet.
-    const rows = ctx.records.all("SELECT * FROM deployments WHERE appId = ? AND state != 'pending' ORDER BY createdAt DESC, rowid DESC LIMIT ?", [row.id!, limit]);
+    const rows = ctx.records.all("SELECT * FROM deployments WHERE appId = ? AND state != 'pending' ORDER BY createdAt DESC, rowid DESC LIMIT ?", [owner(c).appId, limit]);
     return answer(200, { deployments: rows.map(deploymentInfo) });
   });
 
-  app.post('/v0/apps/:appId/promote', async (c) => {
-    const active = activeApp(c.req.raw, c.req.param('appId'));
-    if (active instanceof Response) return active;
-    const { who, appId } = active;
+  on(app, ROUTES.promote, inService, async (c) => {
+    const { who, appId } = owner(c);
     const body = (await json(c.req.raw)) ?? {};
     const { artifactId, receiptId } = body;
     if (artifactId !== undefined && receiptId !== undefined) return refuse(400, 'invalid_request', 'Give artifactId or receiptId, not both.');
@@ -224,10 +200,8 @@ export function appRoutes(app: Hono, ctx: Context): void {
     return carry(reservation, () => activate(reservation));
   });
 
-  app.post('/v0/apps/:appId/rollback', async (c) => {
-    const active = activeApp(c.req.raw, c.req.param('appId'));
-    if (active instanceof Response) return active;
-    const { who, appId } = active;
+  on(app, ROUTES.rollback, inService, async (c) => {
+    const { who, appId } = owner(c);
     const body = (await json(c.req.raw)) ?? {};
     const environment = typeof body.environment === 'string' ? deployEnvironment(body.environment) : body.environment === undefined ? 'production' : undefined;
     if (typeof body.artifactId !== 'string' || !ARTIFACT_ID.test(body.artifactId) || !environment) return refuse(400, 'invalid_request', 'Send {"artifactId": "sha256:…", "environment": "production" | "preview"}.');
@@ -240,36 +214,32 @@ export function appRoutes(app: Hono, ctx: Context): void {
   });
 
   // Environment values: sealed with AES-GCM, bound to app, scope and name.
-  const scoped = (c: { req: { raw: Request; param(name: string): string } }) => {
-    const who = caller(c.req.raw);
-    if (who instanceof Response) return who;
-    const row = ownedApp(ctx, who, c.req.param('appId'));
-    if (row instanceof Response) return row;
-    const scope = envScope(c.req.param('scope'));
+  const scoped = (c: ControlContext) => {
+    const scope = envScope(c.req.param('scope') ?? '');
     if (!scope) return refuse(400, 'invalid_request', 'The environment is preview, production or dev.');
-    return { appId: String(row.id), scope };
+    return { appId: owner(c).appId, scope };
   };
   const restartScope = async (appId: string, scope: string) => {
     if (scope === 'preview' || scope === 'production') await ctx.hosting.restart(appId, scope);
   };
 
-  app.get('/v0/apps/:appId/env/:scope', (c) => {
+  on(app, ROUTES.listEnv, mine, (c) => {
     const target = scoped(c);
     if (target instanceof Response) return target;
     const rows = ctx.records.all('SELECT name, updatedAt FROM env_values WHERE appId = ? AND scope = ? ORDER BY name', [target.appId, target.scope]);
     return answer(200, { variables: rows.map((r) => ({ name: r.name, updatedAt: new Date(Number(r.updatedAt)).toISOString() })) });
   });
 
-  app.get('/v0/apps/:appId/env/:scope/values', (c) => {
+  on(app, ROUTES.envValues, mine, (c) => {
     const target = scoped(c);
     if (target instanceof Response) return target;
     return answer(200, { values: envValues(ctx, target.appId, target.scope) });
   });
 
-  app.put('/v0/apps/:appId/env/:scope/:name', async (c) => {
+  on(app, ROUTES.setEnv, mine, async (c) => {
     const target = scoped(c);
     if (target instanceof Response) return target;
-    const name = c.req.param('name');
+    const name = c.req.param('name') ?? '';
     const body = await json(c.req.raw);
     if (!ENV_NAME.test(name)) return refuse(400, 'invalid_request', 'A name is UPPER_SNAKE_CASE.');
     if (typeof body?.value !== 'string' || Buffer.byteLength(body.value) > ENV_VALUE_MAX_BYTES) return refuse(400, 'invalid_request', `Send {"value": "…"} of at most ${ENV_VALUE_MAX_BYTES} bytes.`);
@@ -281,10 +251,10 @@ export function appRoutes(app: Hono, ctx: Context): void {
     return answer(200, { variable: { name, updatedAt: new Date(now).toISOString() } });
   });
 
-  app.delete('/v0/apps/:appId/env/:scope/:name', async (c) => {
+  on(app, ROUTES.removeEnv, mine, async (c) => {
     const target = scoped(c);
     if (target instanceof Response) return target;
-    const name = c.req.param('name');
+    const name = c.req.param('name') ?? '';
     const existed = ctx.records.get('SELECT 1 FROM env_values WHERE appId = ? AND scope = ? AND name = ?', [target.appId, target.scope, name]);
     if (existed) {
       ctx.records.run('DELETE FROM env_values WHERE appId = ? AND scope = ? AND name = ?', [target.appId, target.scope, name]);
@@ -294,30 +264,21 @@ export function appRoutes(app: Hono, ctx: Context): void {
   });
 
   // The lifecycle of tooling.md.
-  app.post('/v0/apps/:appId/disable', async (c) => {
-    const who = caller(c.req.raw);
-    if (who instanceof Response) return who;
-    const row = ownedApp(ctx, who, c.req.param('appId'));
-    if (row instanceof Response) return row;
+  on(app, ROUTES.disable, mine, async (c) => {
+    const row = c.get('app');
     ctx.records.run("UPDATE apps SET state = 'disabled' WHERE id = ?", [row.id!]);
     for (const environment of ['preview', 'production'] as const) await ctx.hosting.restart(String(row.id), environment);
     return answer(200, { app: appInfo(ctx, { ...row, state: 'disabled' }) });
   });
 
-  app.post('/v0/apps/:appId/enable', (c) => {
-    const who = caller(c.req.raw);
-    if (who instanceof Response) return who;
-    const row = ownedApp(ctx, who, c.req.param('appId'));
-    if (row instanceof Response) return row;
+  on(app, ROUTES.enable, mine, (c) => {
+    const row = c.get('app');
     ctx.records.run("UPDATE apps SET state = 'active' WHERE id = ?", [row.id!]);
     return answer(200, { app: appInfo(ctx, { ...row, state: 'active' }) });
   });
 
-  app.post('/v0/apps/:appId/delete', async (c) => {
-    const who = caller(c.req.raw);
-    if (who instanceof Response) return who;
-    const row = ownedApp(ctx, who, c.req.param('appId'));
-    if (row instanceof Response) return row;
+  on(app, ROUTES.remove, mine, async (c) => {
+    const row = c.get('app');
     const body = (await json(c.req.raw)) ?? {};
     if (body.confirm !== row.name) return refuse(400, 'confirm_mismatch', `The confirmation does not equal the app's name exactly (${row.name}); nothing was deleted.`);
     const appId = String(row.id);

@@ -6,9 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { TOKEN_NAME } from '../core/deploy/ids';
-import { answer, authenticate, iso, jsonObject as json, newId, refuse, type Caller, type Context } from './context';
+import { ROUTES } from '../core/deploy/routes';
+import { answer, iso, jsonObject as json, newId, refuse, type Context } from './context';
 import { BodyTooLargeError } from './body-limit';
 import { approvalPage, resultPage } from './device-page';
+import { interactive, on, signedIn, type ControlEnv } from './middleware';
 import { clientAddress } from './rate-limit';
 import { hashToken, sameSecret } from './secrets';
 
@@ -36,13 +38,13 @@ export function purgeDevices(ctx: Context): void {
   if (ctx.records.get('SELECT 1 FROM devices WHERE expiresAt < ?', [cutoff])) ctx.records.run('DELETE FROM devices WHERE expiresAt < ?', [cutoff]);
 }
 
-export function authRoutes(app: Hono, ctx: Context): void {
+export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
   // Wrong operator secrets are counted per device code, never globally: a stranger's wrong guesses
   // spend only the codes they asked for, and cannot lock out the operator approving their own. The
   // guessing rate is bounded by the device-code rate limit times WRONG_SECRETS_PER_CODE.
   const wrongSecrets = new Map<string, number>();
 
-  app.post('/v0/auth/device', (c) => {
+  on(app, ROUTES.startDevice, (c) => {
     const now = ctx.now();
     const limited = ctx.deviceRequests.take(clientAddress(c.env), now);
     const pending = Number(ctx.records.get("SELECT count(*) AS n FROM devices WHERE state = 'pending' AND expiresAt >= ?", [now])?.n ?? 0);
@@ -75,7 +77,7 @@ export function authRoutes(app: Hono, ctx: Context): void {
     });
   });
 
-  app.post('/v0/auth/device/token', async (c) => {
+  on(app, ROUTES.pollDevice, async (c) => {
     const body = await json(c.req.raw);
     if (!body || typeof body.deviceCode !== 'string') return refuse(400, 'invalid_request', 'Send {"deviceCode": …}.');
     const device = ctx.records.get('SELECT * FROM devices WHERE deviceHash = ?', [hashToken(body.deviceCode)]);
@@ -145,28 +147,20 @@ export function authRoutes(app: Hono, ctx: Context): void {
     return resultPage(200, 'Signed in', `The terminal is now signed in as ${name}. You can close this page.`);
   });
 
-  const signedIn = (c: { req: { raw: Request } }): Caller | Response => authenticate(ctx, c.req.raw);
+  const who = signedIn(ctx);
+  // Service tokens are managed by an interactive session only: a token never mints another.
+  const person = interactive(ctx);
 
-  app.get('/v0/auth/whoami', (c) => {
-    const caller = signedIn(c);
-    if (caller instanceof Response) return caller;
+  on(app, ROUTES.whoami, who, (c) => {
+    const caller = c.get('caller');
     return answer(200, { builder: { id: caller.builderId, name: caller.builderName }, credential: { kind: caller.kind } });
   });
 
-  app.post('/v0/auth/logout', (c) => {
-    const caller = signedIn(c);
-    if (caller instanceof Response) return caller;
+  on(app, ROUTES.logout, who, (c) => {
+    const caller = c.get('caller');
     if (caller.kind === 'session') ctx.records.run('UPDATE sessions SET revokedAt = ? WHERE tokenHash = ?', [ctx.now(), caller.tokenHash]);
     return answer(200, { revoked: caller.kind === 'session' });
   });
-
-  /** Service tokens are managed by an interactive session only: a token never mints another. */
-  const interactive = (c: { req: { raw: Request } }): Caller | Response => {
-    const caller = signedIn(c);
-    if (caller instanceof Response) return caller;
-    if (caller.kind !== 'session') return refuse(403, 'interactive_required', 'Service tokens are managed only with an interactive sign-in, never with a service token.');
-    return caller;
-  };
 
   const tokenInfo = (row: Record<string, unknown>) => ({
     id: row.id,
@@ -176,9 +170,8 @@ export function authRoutes(app: Hono, ctx: Context): void {
     ...(row.lastUsedAt !== null && row.lastUsedAt !== undefined ? { lastUsedAt: iso(Number(row.lastUsedAt)) } : {}),
   });
 
-  app.post('/v0/tokens', async (c) => {
-    const caller = interactive(c);
-    if (caller instanceof Response) return caller;
+  on(app, ROUTES.createToken, person, async (c) => {
+    const caller = c.get('caller');
     const body = await json(c.req.raw);
     if (!body || typeof body.name !== 'string' || !TOKEN_NAME.test(body.name)) return refuse(400, 'invalid_request', 'A token needs a name of 1 to 64 letters, digits, spaces, dots, dashes or underscores.');
     const secret = token('xst');
@@ -188,18 +181,16 @@ export function authRoutes(app: Hono, ctx: Context): void {
     return answer(201, { token: tokenInfo({ id, name: body.name, createdAt: now, lastUsedAt: null }), secret });
   });
 
-  app.get('/v0/tokens', (c) => {
-    const caller = interactive(c);
-    if (caller instanceof Response) return caller;
+  on(app, ROUTES.listTokens, person, (c) => {
+    const caller = c.get('caller');
     const rows = ctx.records.all('SELECT * FROM service_tokens WHERE builderId = ? AND revokedAt IS NULL ORDER BY createdAt, id', [caller.builderId]);
     return answer(200, { tokens: rows.map(tokenInfo) });
   });
 
-  app.delete('/v0/tokens/:id', (c) => {
-    const caller = interactive(c);
-    if (caller instanceof Response) return caller;
-    const row = ctx.records.get('SELECT * FROM service_tokens WHERE id = ? AND builderId = ? AND revokedAt IS NULL', [c.req.param('id'), caller.builderId]);
-    if (!row) return refuse(404, 'token_not_found', `You have no live token ${c.req.param('id')}.`);
+  on(app, ROUTES.revokeToken, person, (c) => {
+    const caller = c.get('caller');
+    const row = ctx.records.get('SELECT * FROM service_tokens WHERE id = ? AND builderId = ? AND revokedAt IS NULL', [(c.req.param('id') ?? ''), caller.builderId]);
+    if (!row) return refuse(404, 'token_not_found', `You have no live token ${(c.req.param('id') ?? '')}.`);
     ctx.records.run('UPDATE service_tokens SET revokedAt = ? WHERE id = ?', [ctx.now(), row.id!]);
     return answer(200, { token: tokenInfo(row) });
   });

@@ -11,6 +11,7 @@ import { ArtifactStore } from './artifacts';
 import { answer, DEFAULT_QUOTAS, refuse, type Context, type Quotas } from './context';
 import { appRoutes, envValues, MAX_DEPLOY_BYTES, teardown } from './app-routes';
 import { bodyLimit } from './body-limit';
+import { on, type ControlEnv } from './middleware';
 import { authRoutes, purgeDevices } from './auth-routes';
 import { Hosting, hostedTarget } from './hosting/hosting';
 import { RateLimit } from './rate-limit';
@@ -18,6 +19,7 @@ import { Records } from './records';
 import { loadSecrets, type Secrets } from './secrets';
 import type { Environment } from '../core/deploy/ids';
 import { DEFAULT_CONTROL_URL } from '../core/deploy/protocol';
+import { isRoute, ROUTES } from '../core/deploy/routes';
 
 /** The playground's origins (dev server, and the preview server end-to-end tests use). */
 export const PLAYGROUND_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173', 'http://127.0.0.1:4173', 'http://localhost:4173'];
@@ -28,7 +30,6 @@ export const SERVICE_TOKEN_TTL_MS = 90 * 86_400_000;
 
 /** The largest body of any request but a deploy (JSON of a few fields, the approval form). */
 export const MAX_BODY_BYTES = 64 * 1024;
-const DEPLOY_PATH = /^\/v0\/apps\/[^/]+\/deployments$/;
 
 export interface ControlPlaneOptions {
   /** Where records, artifacts, app databases and secrets live. */
@@ -62,7 +63,7 @@ export interface ControlPlaneOptions {
 }
 
 export interface ControlPlane {
-  app: Hono;
+  app: Hono<ControlEnv>;
   /** The origins allowed to call the API from a browser. */
   corsOrigins: string[];
   secrets: Secrets;
@@ -114,7 +115,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     records.run("UPDATE deployments SET state = 'failed', errorCode = 'internal', errorMessage = 'The control plane stopped before this deployment finished; nothing was activated.' WHERE state = 'pending'");
   }
 
-  const app = new Hono();
+  const app = new Hono<ControlEnv>();
   // Deployed apps first: their origins never reach the builder API or the approval page.
   app.use('*', async (c, next) => {
     const target = hostedTarget(new URL(c.req.url).host);
@@ -133,7 +134,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   );
   // Every body is counted as it streams: a deploy may carry 64 MiB, read by its route once the caller
   // is known; any other body is at most 64 KiB, read before its route runs.
-  const isDeploy = (request: Request) => request.method === 'POST' && DEPLOY_PATH.test(new URL(request.url).pathname);
+  const isDeploy = (request: Request) => isRoute(ROUTES.deploy, request.method, new URL(request.url).pathname);
   app.use(
     '*',
     bodyLimit({
@@ -142,7 +143,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
       tooLarge: (limit) => refuse(413, 'too_large', `The request body is larger than ${limit} bytes; nothing was done.`),
     }),
   );
-  app.get('/v0/health', () => answer(200, { ok: true }));
+  on(app, ROUTES.health, () => answer(200, { ok: true }));
   authRoutes(app, context);
   appRoutes(app, context);
   app.get('/', () => new Response('The platform control plane. The API is under /v0/ (docs/control-plane.md); sign-ins are approved at /device.\n', { headers: { 'content-type': 'text/plain; charset=utf-8' } }));

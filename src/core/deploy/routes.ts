@@ -48,6 +48,12 @@ export function pathOf<Path extends string>(path: Path, params: ParamsOf<Path>):
   return path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent((params as Record<string, string>)[name] ?? ''));
 }
 
+/** Whether a request's method and path are those of a route. */
+export function isRoute(route: Route<string, unknown, unknown>, method: string, pathname: string): boolean {
+  const pattern = new RegExp(`^${route.path.replace(/:[A-Za-z]+/g, '[^/]+')}$`);
+  return method === route.method && pattern.test(pathname);
+}
+
 /** What `POST /v0/apps/:appId/deployments` takes: the artifact record and its blobs, base64, by SHA-256. */
 export interface DeployRequest {
   environment: Environment;

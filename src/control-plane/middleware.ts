@@ -1,0 +1,60 @@
+/** Who may call a route, as Hono middleware: a signed-in builder, an interactive one, the owner of the app a path names. Routes are registered by their declaration in `ROUTES`. */
+import type { Context as HonoContext, Handler, Hono, MiddlewareHandler } from 'hono';
+import type { Route } from '../core/deploy/routes';
+import { authenticate, ownedApp, refuse, type Caller, type Context } from './context';
+import type { Row } from './records';
+
+/** What the middleware leaves for the handlers: the caller, and the app the path names. */
+export type ControlEnv = { Variables: { caller: Caller; app: Row } };
+export type ControlContext = HonoContext<ControlEnv>;
+
+/** Registers handlers (middleware first) for a declared route. */
+export function on(app: Hono<ControlEnv>, route: Route<string, unknown, unknown>, ...handlers: [...MiddlewareHandler<ControlEnv>[], Handler<ControlEnv>]): void {
+  app.on(route.method, route.path, ...(handlers as [Handler<ControlEnv>]));
+}
+
+/** A builder credential (session or service token) is required; 401 otherwise. */
+export function signedIn(ctx: Context): MiddlewareHandler<ControlEnv> {
+  return async (c, next) => {
+    const caller = authenticate(ctx, c.req.raw);
+    if (caller instanceof Response) return caller;
+    c.set('caller', caller);
+    await next();
+  };
+}
+
+/** An interactive session is required: service tokens are managed only by a person signed in. */
+export function interactive(ctx: Context): MiddlewareHandler<ControlEnv> {
+  const first = signedIn(ctx);
+  return (c, next) =>
+    first(c, async () => {
+      if (c.get('caller').kind !== 'session') {
+        c.res = refuse(403, 'interactive_required', 'Service tokens are managed only with an interactive sign-in, never with a service token.');
+        return;
+      }
+      await next();
+    });
+}
+
+/**
+ * The caller must own the app the path names (`:appId`): unknown is 404, another builder's 403, a
+ * deleted one 404. With `inService`, a disabled app is refused too (409): deploys, promotions and
+ * rollbacks wait until it is enabled.
+ */
+export function ownsApp(ctx: Context, options: { inService?: boolean } = {}): MiddlewareHandler<ControlEnv> {
+  const first = signedIn(ctx);
+  return (c, next) =>
+    first(c, async () => {
+      const row = ownedApp(ctx, c.get('caller'), c.req.param('appId') ?? '');
+      if (row instanceof Response) {
+        c.res = row;
+        return;
+      }
+      if (options.inService && row.state === 'disabled') {
+        c.res = refuse(409, 'app_disabled', `The app ${String(row.id)} is disabled: enable it first (platform enable).`);
+        return;
+      }
+      c.set('app', row);
+      await next();
+    });
+}
