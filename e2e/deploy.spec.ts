@@ -72,3 +72,23 @@ test('deploy a template from the playground, use the hosted app, promote it', as
   await expect(panel.getByRole('table', { name: 'Deployments' })).toContainText('production');
   await testInfo.attach('promoted', { body: await page.screenshot(), contentType: 'image/png' });
 });
+
+test('a control plane that does not allow this playground\'s origin is named as a CORS refusal', async ({ page }) => {
+  const strictDir = mkdtempSync(join(tmpdir(), 'platform-e2e-cors-'));
+  const strict = await startControlPlane({ dataDir: strictDir, port: 0, corsOrigins: ['http://localhost:1'] });
+  try {
+    await openTemplate(page, 'endpoints');
+    await page.getByRole('tab', { name: 'Deploy' }).click();
+    const panel = page.getByRole('region', { name: 'Deploy' });
+    await panel.getByLabel('Control plane').fill(strict.url);
+    await panel.getByRole('button', { name: 'Use', exact: true }).click();
+    await panel.getByRole('button', { name: 'Sign in' }).click();
+    const alert = panel.getByRole('alert');
+    await expect(alert).toContainText('CORS');
+    await expect(alert).toContainText('--playground-origin');
+    await expect(alert).not.toContainText('could not be reached');
+  } finally {
+    await strict.stop();
+    rmSync(strictDir, { recursive: true, force: true });
+  }
+});
