@@ -1,13 +1,12 @@
 /** Request bodies past the limit, as an attacker sends them: declared, chunked without a length, and 1.5 GB over real HTTP. */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BodyTooLargeError, limitRequest, readLimited } from './body-limit';
 import { MAX_BODY_BYTES } from './control-plane';
 import { startControlPlane, type Started } from './main';
-import { BASE, signIn } from './test-helpers';
+import { BASE, sendHuge, signIn } from './test-helpers';
 
 let work: string;
 let started: Started;
@@ -30,44 +29,6 @@ function chunked(total: number): ReadableStream<Uint8Array> {
 
 const inProcess = (path: string, body: ReadableStream<Uint8Array> | string, headers: Record<string, string> = {}) =>
   Promise.resolve(started.plane.app.request(new Request(`${BASE}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, duplex: 'half' } as RequestInit)));
-
-/**
- * Sends `total` bytes chunked (no Content-Length) over a raw socket, as fast as the server reads them,
- * and returns the status the server answered (0 for none), the bytes written before it closed the
- * connection, and the highest RSS of this process (which runs the control plane) meanwhile.
- */
-function sendHuge(port: number, path: string, total: number, headers: Record<string, string> = {}): Promise<{ status: number; written: number; peakRss: number }> {
-  const chunk = Buffer.alloc(1024 * 1024, 0x20);
-  const framed = Buffer.concat([Buffer.from(`${chunk.byteLength.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
-  return new Promise((resolve) => {
-    let received = '';
-    let written = 0;
-    let peakRss = process.memoryUsage().rss;
-    let done = false;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
-    const socket = connect(port, '127.0.0.1');
-    const finish = () => {
-      if (done) return;
-      done = true;
-      clearInterval(sampler);
-      socket.destroy();
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 0), written, peakRss });
-    };
-    socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
-    socket.on('error', () => setTimeout(finish, 50));
-    socket.on('close', () => setTimeout(finish, 50));
-    const head = Object.entries({ host: `127.0.0.1:${port}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`);
-    const pump = () => {
-      while (!done && !socket.destroyed && written < total) {
-        written += chunk.byteLength;
-        if (!socket.write(framed)) return void socket.once('drain', pump);
-      }
-      if (written >= total && !socket.destroyed) socket.end('0\r\n\r\n');
-    };
-    pump();
-  });
-}
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'platform-body-'));

@@ -89,3 +89,61 @@ export default defineServer({
 `;
   return { 'app.manifest.json': JSON.stringify(manifest, null, 2), 'src/client/main.tsx': CLIENT, 'src/server/index.ts': server };
 }
+
+/**
+ * A hostile app's server (the security suite deploys it; the bench's abuse run too): it reaches for
+ * Node, the network and the control plane, spins forever, holds 256 MiB buffers, and streams `n` MiB.
+ */
+export const HOSTILE = `import { defineServer, endpoint, stream } from 'platform/server';
+
+const g = globalThis as unknown as Record<string, any>;
+const held: Uint8Array[] = [];
+async function attempt(work: () => unknown): Promise<string> {
+  try {
+    return 'reached: ' + String(await work());
+  } catch (error) {
+    return 'refused: ' + String(error);
+  }
+}
+
+export default defineServer({
+  endpoints: {
+    'GET /api/node': endpoint(async () => Response.json({
+      process: typeof g.process,
+      globalProcess: typeof g.globalThis.process,
+      require: typeof g.require,
+      getBuiltinModule: await attempt(() => g.process.getBuiltinModule('node:fs').readFileSync('/etc/passwd', 'utf8')),
+      functionThis: await attempt(() => typeof g.Function('return this')().process),
+    })),
+    'GET /api/fetch': endpoint(async (request) => {
+      const target = new URL(request.url).searchParams.get('url') ?? '';
+      return Response.json({ fetch: await attempt(async () => (await fetch(target)).status) });
+    }),
+    'GET /api/spin': endpoint(async () => {
+      for (;;) {
+        // never yields
+      }
+    }),
+    'GET /api/stream/:mib': endpoint<'GET /api/stream/:mib'>(async (_request, ctx) => {
+      const chunk = new Uint8Array(64 * 1024).fill(120);
+      let left = Number(ctx.params.mib) * 16;
+      return stream(new ReadableStream<Uint8Array>({ pull: (controller) => (left-- > 0 ? controller.enqueue(chunk) : controller.close()) }));
+    }),
+    'GET /api/hold': endpoint(async () => {
+      const buffer = new Uint8Array(256 * 1024 * 1024);
+      buffer.fill(1);
+      held.push(buffer);
+      return Response.json({ held: held.length });
+    }),
+  },
+});
+`;
+
+/** The endpoints template with `server` as its server (a plain client, no tests), with `budgets` over its own. */
+export function hostileFiles(server = HOSTILE, budgets: Record<string, number> = {}): Record<string, string> {
+  const files = templateFiles('endpoints');
+  for (const path of Object.keys(files)) if (path.startsWith('tests/')) delete files[path];
+  const manifest = JSON.parse(files['app.manifest.json']!) as { budgets?: Record<string, number> };
+  manifest.budgets = { ...manifest.budgets, ...budgets };
+  return { ...files, 'app.manifest.json': JSON.stringify(manifest, null, 2), 'src/server/index.ts': server, 'src/client/main.tsx': "document.body.textContent = 'hostile';\n" };
+}

@@ -11,48 +11,10 @@ import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
 import { main } from '../cli/main';
 import { startControlPlane, type Started } from './main';
+import { HOSTILE } from './fixtures';
 import { hostedRequest } from './test-helpers';
 
 const ROOT = join(import.meta.dirname, '../..');
-const HOSTILE = `import { defineServer, endpoint } from 'platform/server';
-
-const g = globalThis as unknown as Record<string, any>;
-const held: Uint8Array[] = [];
-async function attempt(work: () => unknown): Promise<string> {
-  try {
-    return 'reached: ' + String(await work());
-  } catch (error) {
-    return 'refused: ' + String(error);
-  }
-}
-
-export default defineServer({
-  endpoints: {
-    'GET /api/node': endpoint(async () => Response.json({
-      process: typeof g.process,
-      globalProcess: typeof g.globalThis.process,
-      require: typeof g.require,
-      getBuiltinModule: await attempt(() => g.process.getBuiltinModule('node:fs').readFileSync('/etc/passwd', 'utf8')),
-      functionThis: await attempt(() => typeof g.Function('return this')().process),
-    })),
-    'GET /api/fetch': endpoint(async (request) => {
-      const target = new URL(request.url).searchParams.get('url') ?? '';
-      return Response.json({ fetch: await attempt(async () => (await fetch(target)).status) });
-    }),
-    'GET /api/spin': endpoint(async () => {
-      for (;;) {
-        // never yields
-      }
-    }),
-    'GET /api/hold': endpoint(async () => {
-      const buffer = new Uint8Array(256 * 1024 * 1024);
-      buffer.fill(1);
-      held.push(buffer);
-      return Response.json({ held: held.length });
-    }),
-  },
-});
-`;
 
 let work: string;
 let started: Started;

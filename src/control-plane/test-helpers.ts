@@ -1,5 +1,6 @@
 /** What the control plane's tests share: an in-process sign-in through the device flow, and HTTP to a hosted origin on loopback. */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import type { ControlPlane } from './control-plane';
 
 export const BASE = 'http://localhost:4310';
@@ -61,4 +62,42 @@ export function cookieOf(answer: HostedAnswer): string | undefined {
   const set = answer.headers['set-cookie'];
   const first = Array.isArray(set) ? set[0] : set;
   return first?.split(';')[0];
+}
+
+/**
+ * Sends `total` bytes chunked (no Content-Length) over a raw socket, as fast as the server reads them,
+ * and returns the status the server answered (0 for none), the bytes written before it closed the
+ * connection, and the highest RSS of this process (which runs the control plane) meanwhile, sampled every 20 ms.
+ */
+export function sendHuge(port: number, path: string, total: number, headers: Record<string, string> = {}): Promise<{ status: number; written: number; peakRss: number }> {
+  const chunk = Buffer.alloc(1024 * 1024, 0x20);
+  const framed = Buffer.concat([Buffer.from(`${chunk.byteLength.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+  return new Promise((resolve) => {
+    let received = '';
+    let written = 0;
+    let peakRss = process.memoryUsage().rss;
+    let done = false;
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+    const socket = connect(port, '127.0.0.1');
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearInterval(sampler);
+      socket.destroy();
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 0), written, peakRss });
+    };
+    socket.on('data', (data: Buffer) => (received += data.toString('latin1')));
+    socket.on('error', () => setTimeout(finish, 50));
+    socket.on('close', () => setTimeout(finish, 50));
+    const head = Object.entries({ host: `127.0.0.1:${port}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`);
+    const pump = () => {
+      while (!done && !socket.destroyed && written < total) {
+        written += chunk.byteLength;
+        if (!socket.write(framed)) return void socket.once('drain', pump);
+      }
+      if (written >= total && !socket.destroyed) socket.end('0\r\n\r\n');
+    };
+    pump();
+  });
 }
