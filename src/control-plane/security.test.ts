@@ -12,7 +12,7 @@ import type { Compiler } from '../core/build/build';
 import { main } from '../cli/main';
 import { startControlPlane, type Started } from './main';
 import { HOSTILE } from './fixtures';
-import { hostedRequest } from './test-helpers';
+import { hostedRequest, sendHuge } from './test-helpers';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -125,6 +125,17 @@ describe('a hostile app is contained', () => {
     await stillServing();
     expect((await json(hostile, '/api/node')).status).toBe(200);
   });
+
+  it('a 1.5 GB chunked body to the app is answered 413 past its requestBytes, the control plane\'s memory flat', async () => {
+    const origin = new URL(hostile);
+    const total = 1536 * 1024 * 1024;
+    const before = process.memoryUsage().rss;
+    const sent = await sendHuge(started.port, '/api/node', total, { host: origin.host });
+    expect(sent.status).toBe(413);
+    expect(sent.written).toBeLessThan(total);
+    expect((sent.peakRss - before) / 1024 / 1024).toBeLessThan(300);
+    await stillServing();
+  }, 60_000);
 
   it('256 MiB buffers held across requests: the engine is restarted past its memory limit', async () => {
     const counts: number[] = [];

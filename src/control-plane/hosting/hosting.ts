@@ -15,6 +15,7 @@ import { failedCall } from '../../core/runtime/outcome';
 import type { Auth } from '../../core/runtime/personas';
 import { errorResponse } from '../../core/runtime/runtime';
 import type { ArtifactStore } from '../artifacts';
+import { BodyTooLargeError, readLimited } from '../body-limit';
 import { writeAtomic } from '../files';
 import { hmac, sameSecret, type Secrets } from '../secrets';
 import { AppEngine, type StartFailure } from './app-engine';
@@ -226,11 +227,26 @@ export class Hosting {
     const visitor = this.#visitor(request, target);
     const limits = limitsOf(record.manifest);
     const declared = Number(request.headers.get('content-length') ?? NaN);
-    let response: Response;
+    const tooLarge = (size: string) => {
+      const refused = errorResponse(failedCall(413, 'request_too_large', `The request body is ${size}, over the requestBytes budget of ${limits.requestBytes}.`));
+      // The rest of the body is not read: the client is asked to close the connection.
+      refused.headers.set('connection', 'close');
+      return refused;
+    };
+    let body: Uint8Array | undefined;
+    let response: Response | undefined;
     if (Number.isFinite(declared) && declared > limits.requestBytes) {
-      response = errorResponse(failedCall(413, 'request_too_large', `The request body is ${declared} bytes, over the requestBytes budget of ${limits.requestBytes}.`));
-    } else {
-      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
+      response = tooLarge(`${declared} bytes`);
+    } else if (request.method !== 'GET' && request.method !== 'HEAD') {
+      // Counted as it streams: a chunked body with no Content-Length is never held past the budget.
+      try {
+        body = await readLimited(request, limits.requestBytes);
+      } catch (error) {
+        if (!(error instanceof BodyTooLargeError)) throw error;
+        response = tooLarge(`more than ${limits.requestBytes} bytes`);
+      }
+    }
+    if (!response) {
       const process = await this.#process(target, artifactId);
       if (!(process instanceof AppEngine)) {
         response = errorResponse(failedCall(503, 'app_unavailable', process.message));
