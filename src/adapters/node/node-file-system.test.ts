@@ -50,6 +50,10 @@ describe('NodeFileSystem', () => {
       // Inside, folders are made as before.
       await linked.writeFile('made/here/x.txt', 'x');
       expect(readFileSync(join(root, 'made/here/x.txt'), 'utf8')).toBe('x');
+      // And a root that does not exist yet is made (platform new).
+      const fresh = new NodeFileSystem(join(root, 'new-project'));
+      await fresh.writeFile('src/a.ts', 'a');
+      expect(readFileSync(join(root, 'new-project/src/a.ts'), 'utf8')).toBe('a');
     } finally {
       rmSync(outside, { recursive: true, force: true });
       rmSync(root, { recursive: true, force: true });

@@ -43,6 +43,8 @@ export class NodeFileSystem implements WritableFileSystem {
   async writeFile(path: string, data: string | Uint8Array): Promise<void> {
     const normal = normalizeProjectPath(path);
     if (normal === undefined || normal === '') throw new Error(`Refusing to write outside the project: ${path}`);
+    // The root itself may not exist yet (`platform new <directory>`): it is the project, so it is made.
+    await mkdir(this.root, { recursive: true });
     const realRoot = await realpath(this.root);
     const isInside = (real: string) => real === realRoot || real.startsWith(realRoot + sep);
     const segments = normal.split('/');
