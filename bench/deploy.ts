@@ -1,7 +1,8 @@
 /**
  * The control plane on loopback: deploy latency (the HTTP deploy of a built artifact, and the whole
  * `platform deploy` including its build), and a query on a hosted app under 50 concurrent connections:
- * requests per second, p50 and p99 latency, and the count of failed requests (goal: 0).
+ * requests per second, p50 and p99 latency, and the count of failed requests, each with its goal (issue 12:
+ * more than 2,152 requests/second, p99 under 50 ms, no failures).
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -100,10 +101,10 @@ export async function deployRows(): Promise<Row[]> {
     );
     const seconds = (performance.now() - loadStart) / 1000;
     agent.destroy();
-    rows.push({ name: `hosted query, ${CONNECTIONS} connections: requests/second`, value: latencies.length / seconds, unit: 'ops/s' });
+    rows.push({ name: `hosted query, ${CONNECTIONS} connections: requests/second (goal > 2,152)`, value: latencies.length / seconds, unit: 'ops/s' });
     rows.push({ name: `hosted query, ${CONNECTIONS} connections: latency p50`, value: median(latencies), unit: 'ms' });
-    rows.push({ name: `hosted query, ${CONNECTIONS} connections: latency p99`, value: percentile(latencies, 99), unit: 'ms' });
-    rows.push({ name: `hosted query, ${CONNECTIONS} connections: failed requests (of ${latencies.length})`, value: failed, unit: 'count' });
+    rows.push({ name: `hosted query, ${CONNECTIONS} connections: latency p99 (goal < 50 ms)`, value: percentile(latencies, 99), unit: 'ms' });
+    rows.push({ name: `hosted query, ${CONNECTIONS} connections: failed requests, of ${latencies.length} (goal 0)`, value: failed, unit: 'count' });
   } finally {
     await started.stop();
     rmSync(work, { recursive: true, force: true });

@@ -66,6 +66,7 @@ printTable('Runtime: table API against raw sql.js (same run, same schema)', awai
 printTable('Tests: platform test per template', templateTestRows(['todo', 'files', 'team-board', 'endpoints']));
 printTable('Share links: size per template, encode and decode p50', await (await import('./share')).shareRows());
 printTable('Control plane: deploy latency, and a hosted query under 50 connections on loopback', await (await import('./deploy')).deployRows());
+printTable('Hosting in workerd: commit cost against data size, and control plane memory under abuse', await (await import('./hosting')).hostingRows());
 
 // The compiler, in Node and in the browser worker, for each project.
 const projects = benchProjects();
