@@ -11,7 +11,7 @@ import { errorResponse } from '../../core/runtime/runtime';
 import type { Auth } from '../../core/runtime/personas';
 import { IDENTITY_HEADER, READY_PATH, signIdentity } from '../../core/host/identity';
 import type { AppStart } from '../../../worker/workerd-app';
-import { WorkerdEngine } from './workerd-engine';
+import { EngineStartError, WorkerdEngine } from './workerd-engine';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect', 'te', 'trailer', 'proxy-connection']);
 
@@ -96,7 +96,10 @@ export class AppEngine {
       });
     } catch (error) {
       this.#running = undefined;
-      return { code: 'module_invalid', message: error instanceof Error ? error.message : String(error) };
+      // Still starting at the timeout (say, a module that loops as it loads) is a runtime that never
+      // became ready; an engine that stopped names the module it could not load.
+      const message = error instanceof Error ? error.message : String(error);
+      return { code: error instanceof EngineStartError && error.timedOut ? 'runtime_not_ready' : 'module_invalid', message };
     }
     const running = { engine, identityKey };
     void engine.exited.then(() => this.#lost(running, 'The app stopped.'));
@@ -135,13 +138,16 @@ export class AppEngine {
         return;
       }
     }
-    // Memory is read once a second.
-    if (++this.#ticks % 10 === 0) {
-      const resident = running.engine.residentBytes();
-      if (resident !== undefined && resident > this.#options.memoryLimitBytes) {
-        this.#end(running, `The app was restarted: it held ${Math.round(resident / 1048576)} MiB, over its limit of ${Math.round(this.#options.memoryLimitBytes / 1048576)} MiB.`);
-      }
-    }
+    // Memory is read once a second here, and before each request is sent (see fetch).
+    if (++this.#ticks % 10 === 0) this.#overMemory(running);
+  }
+
+  /** Ends the engine when it holds more than its memory limit; says whether it did. */
+  #overMemory(running: Running): boolean {
+    const resident = running.engine.residentBytes();
+    if (resident === undefined || resident <= this.#options.memoryLimitBytes) return false;
+    this.#end(running, `The app was restarted: it held ${Math.round(resident / 1048576)} MiB, over its limit of ${Math.round(this.#options.memoryLimitBytes / 1048576)} MiB.`);
+    return true;
   }
 
   #end(running: Running, message: string): void {
@@ -167,7 +173,13 @@ export class AppEngine {
   /** Serves a request as `auth`. Requests may overlap; the runtime in the isolate runs them one at a time. */
   async fetch(auth: Auth, request: HostedRequest): Promise<Response> {
     if (this.#closed) return errorResponse(failedCall(503, 'app_unavailable', 'The app is stopping.'));
-    const running = await this.#start();
+    let running = await this.#start();
+    // An engine over its memory takes no further request: it is ended and a fresh one serves this one,
+    // whatever the once-a-second reading has seen so far.
+    if ('engine' in running && this.#pending.size === 0 && this.#overMemory(running)) {
+      await running.engine.exited;
+      running = await this.#start();
+    }
     if (!('engine' in running)) return errorResponse(failedCall(503, 'app_unavailable', running.message));
     const url = new URL(request.url);
     const headers = new Headers();

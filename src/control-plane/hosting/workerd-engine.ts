@@ -70,6 +70,13 @@ function endLeftover(dir: string): void {
   rmSync(pidFile, { force: true });
 }
 
+/** An engine that did not come up: it stopped (its own words say why), or it was still starting at the timeout. */
+export class EngineStartError extends Error {
+  constructor(message: string, readonly timedOut: boolean) {
+    super(message);
+  }
+}
+
 export class WorkerdEngine {
   readonly port: number;
   readonly #child: ChildProcess;
@@ -110,13 +117,13 @@ export class WorkerdEngine {
     }));
     const port = await new Promise<number>((resolve, reject) => {
       let control = '';
-      const timer = setTimeout(() => fail(`did not start within ${options.startTimeoutMs} ms`), options.startTimeoutMs);
-      const fail = (why: string) => {
+      const timer = setTimeout(() => fail(`did not start within ${options.startTimeoutMs} ms`, true), options.startTimeoutMs);
+      const fail = (why: string, timedOut = false) => {
         clearTimeout(timer);
         child.kill('SIGKILL');
         // The engine's own words name the problem (a module it cannot load, an import it cannot resolve).
         const said = stderr.replace(/\s+/g, ' ').trim();
-        reject(new Error(`The engine ${why}${said ? `: ${said.slice(0, 1000)}` : '.'}`));
+        reject(new EngineStartError(`The engine ${why}${said ? `: ${said.slice(0, 1000)}` : '.'}`, timedOut));
       };
       (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
         control += chunk.toString();
