@@ -54,6 +54,7 @@ describe('device codes', () => {
   it('are purged once expired (after a grace in which a polling terminal learns it), and their number is bounded', async () => {
     clock += 120_000;
     const old = await startDevice();
+    await startDevice();
     clock += 60_001;
     expect((await poll(old.deviceCode)).error.code).toBe('expired_token');
     clock += EXPIRED_DEVICE_GRACE_MS;

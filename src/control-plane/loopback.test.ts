@@ -56,7 +56,9 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-describe('deploy, serve, promote and roll back over loopback', () => {
+// The steps of one story (sign in, deploy, promote, roll back, restart): each builds on the one before,
+// so they run in the order written, even when the suite is shuffled.
+describe('deploy, serve, promote and roll back over loopback', { shuffle: false }, () => {
   let previewUrl: string;
   let productionUrl: string;
   let firstArtifact: string;
