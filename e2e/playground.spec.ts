@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { editorText, openTemplate, preview, replaceEditorText, replaceFile, storedProject } from './helpers';
+import { afterRebuild, editorText, openTemplate, preview, replaceEditorText, replaceFile, storedProject } from './helpers';
 
 // Each test starts the compiler worker (esbuild-wasm and TypeScript) in a fresh page, on 2 cores.
 test.describe.configure({ timeout: 120_000 });
@@ -27,7 +27,8 @@ test('editing the server changes the preview; breaking the build keeps the last 
   await expect(page.getByRole('tab', { name: /index\.ts/ })).toHaveAttribute('aria-selected', 'true');
   const original = await editorText(page);
   expect(original).toContain("insert({ title: checked.title })");
-  await replaceEditorText(page, original.replace("insert({ title: checked.title })", "insert({ title: checked.title.toUpperCase() })"));
+  // "Ready" is on screen before the edit's quiet window ends too: wait for the new build in the preview.
+  await afterRebuild(page, () => replaceEditorText(page, original.replace("insert({ title: checked.title })", "insert({ title: checked.title.toUpperCase() })")));
   await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 30_000 });
   await preview(page).getByLabel('New todo').fill('milk');
   await preview(page).getByRole('button', { name: 'Add' }).click();
