@@ -64,14 +64,8 @@ export class Records {
   transaction<T>(work: () => T): T {
     if (this.#depth > 0) return work();
     this.#depth++;
-    this.#driver.exec('BEGIN');
     try {
-      const result = work();
-      this.#driver.exec('COMMIT');
-      return result;
-    } catch (error) {
-      this.#driver.exec('ROLLBACK');
-      throw error;
+      return this.#driver.transactionSync(work);
     } finally {
       this.#depth--;
       this.#persist();
