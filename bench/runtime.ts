@@ -74,7 +74,7 @@ export async function tableRows(): Promise<Row[]> {
   ];
 }
 
-/** Wall time of `platform test` on each template, as a process (compile, workers, tests). */
+/** Wall time of `platform test` on each template, as a process (compile, workerd engines, tests). */
 export function templateTestRows(templates: string[]): Row[] {
   const root = join(import.meta.dirname, '..');
   return templates.map((template) => {

@@ -50,10 +50,10 @@ export async function main(args: string[], io: CliIo = processIo): Promise<numbe
       compiler: io.compiler ?? (async () => (compiler ??= (await import('../adapters/node/compiler')).nodeCompiler())),
       runTests: (prepared, options) => ({
         async *[Symbol.asyncIterator]() {
-          const { runTestsInNode } = await import('../adapters/node/test-host');
+          const { runTestsInWorkerd } = await import('../adapters/workerd/test-host');
           // PLATFORM_TEST_TIMEOUT_MS shortens the 20-second limit for the platform's own tests of it.
           const timeoutMs = Number(process.env.PLATFORM_TEST_TIMEOUT_MS) || undefined;
-          yield* runTestsInNode(prepared, { ...options, timeoutMs });
+          yield* runTestsInWorkerd(prepared, { ...options, timeoutMs });
         },
       }),
       templates: async () => (await import('../adapters/node/templates')).nodeTemplates(),

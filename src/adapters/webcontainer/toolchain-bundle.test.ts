@@ -60,7 +60,7 @@ describe('the toolchain', { timeout: 60_000 }, () => {
     expect(pkg.type).toBe('module');
     expect(Object.keys(pkg.dependencies).sort()).toEqual(['esbuild', 'preact', 'sql.js', 'typescript']);
     expect(pkg.dependencies.typescript).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(Object.keys(files)).toEqual(expect.arrayContaining(['cli.mjs', 'src/adapters/node/test-worker.mjs', 'src/modules/server.ts', 'templates/todo/app.manifest.json']));
+    expect(Object.keys(files)).toEqual(expect.arrayContaining(['cli.mjs', 'worker/workerd-test.ts', 'src/modules/server.ts', 'templates/todo/app.manifest.json']));
     // No import of a package that npm does not install (ajv, jsonc-parser, hashes are inside the bundle).
     const imports = [...files['cli.mjs']!.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
     for (const specifier of imports) expect(specifier).toMatch(/^(node:|typescript|esbuild|sql\.js|preact)/);
@@ -73,7 +73,7 @@ describe('the toolchain', { timeout: 60_000 }, () => {
     expect(actual.stdout).toMatch(/^✓ todo: /);
   });
 
-  it('runs `platform test` in worker threads, as the CLI does', async () => {
+  it('runs `platform test` in workerd, as the CLI does', async () => {
     const actual = await bundled(['test']);
     expect(actual.code).toBe(0);
     expect(actual.stdout.trim().split('\n').at(-1)).toBe('6 passed, 0 failed');

@@ -1,16 +1,19 @@
 /**
- * Builds the toolchain a WebContainer runs `platform` with (Node, at build time): the CLI and its test
- * worker bundled by esbuild, the platform modules and templates they read, and a package.json whose
- * dependencies (TypeScript, esbuild, sql.js, Preact: what cannot be bundled) npm installs in the container.
+ * Builds the toolchain a WebContainer runs `platform` with (Node, at build time): the CLI and the workerd
+ * entry of `platform test` bundled by esbuild, the platform modules and templates they read, and a package.json whose
+ * dependencies (TypeScript, esbuild, sql.js, Preact: what cannot be bundled) npm installs in the container. workerd is
+ * not among them: a WebContainer runs no native binary, so `platform test` there reports DG1902.
  *
  * The node adapters find their files relative to their own module (`import.meta.dirname` + `../../..`),
  * which a single bundle would break; each module's `import.meta` is rewritten to the path it has in this
  * checkout, under the toolchain folder, so the files are where the CLI looks for them.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import * as esbuild from 'esbuild';
 import { MODULE_FILES } from '../../core/build/library';
+import { bundleWorkerEntry } from '../workerd/workerd-engine';
 import { CLI_ENTRY } from './toolchain';
 
 /** What npm installs in the container: the packages the CLI loads at run time, at this checkout's versions. */
@@ -91,12 +94,14 @@ export async function buildToolchain(root: string): Promise<Record<string, strin
   // The installed versions (not the ranges): the container runs what this checkout was tested with.
   const dependencies = Object.fromEntries(RUNTIME_PACKAGES.map((name) => [name, (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version]));
   const packageJson = { name: 'platform-toolchain', version: own.version, private: true, type: 'module', description: 'The platform CLI, bundled for a WebContainer.', dependencies };
-  const testWorker = 'src/adapters/node/test-worker.mjs';
-  const [cli, worker] = await Promise.all([bundle(root, 'src/adapters/webcontainer/cli-entry.ts', CLI_ENTRY), bundle(root, 'src/adapters/node/test-worker.ts', testWorker)]);
+  // `platform test` bundles its workerd entry from worker/ when it runs: here that file is already the bundle, one module.
+  const testEntry = 'worker/workerd-test.ts';
+  const scratch = mkdtempSync(join(tmpdir(), 'platform-toolchain-'));
+  const [cli, entry] = await Promise.all([bundle(root, 'src/adapters/webcontainer/cli-entry.ts', CLI_ENTRY), bundleWorkerEntry('workerd-test', scratch).then((path) => readFileSync(path, 'utf8'))]).finally(() => rmSync(scratch, { recursive: true, force: true }));
   return {
     'package.json': `${JSON.stringify(packageJson, null, 2)}\n`,
     [CLI_ENTRY]: cli,
-    [testWorker]: worker,
+    [testEntry]: entry,
     ...Object.fromEntries(MODULE_FILES.map((name) => [`src/modules/${name}`, readFileSync(join(root, 'src/modules', name), 'utf8')])),
     ...textFilesUnder(root, 'templates'),
   };

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeConformance } from '../../core/runtime/conformance';
 import { storageConformance } from '../../core/runtime/storage/conformance';
 import { tableConformance } from '../../core/runtime/tables/conformance';
-import { bundleWorkerEntry, WorkerdEngine } from '../../control-plane/hosting/workerd-engine';
+import { bundleWorkerEntry, WorkerdEngine } from './workerd-engine';
 
 let work: string;
 let engine: WorkerdEngine;

@@ -11,7 +11,7 @@ import { errorResponse } from '../../core/runtime/runtime';
 import type { Auth } from '../../core/runtime/personas';
 import { IDENTITY_HEADER, READY_PATH, signIdentity } from '../../core/host/identity';
 import type { AppStart } from '../../../worker/workerd-app';
-import { EngineStartError, WorkerdEngine } from './workerd-engine';
+import { EngineStartError, WorkerdEngine } from '../../adapters/workerd/workerd-engine';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect', 'te', 'trailer', 'proxy-connection']);
 

@@ -19,7 +19,7 @@ import { BodyTooLargeError, readLimited } from '../body-limit';
 import { writeAtomic } from '../files';
 import { hmac, sameSecret, type Secrets } from '../secrets';
 import { AppEngine, type StartFailure } from './app-engine';
-import { bundleWorkerEntry } from './workerd-engine';
+import { bundleWorkerEntry } from '../../adapters/workerd/workerd-engine';
 import { contentType } from './content-types';
 
 export const GUEST_COOKIE = '__platform_guest';

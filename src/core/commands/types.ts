@@ -33,7 +33,7 @@ export interface CommandHost {
   compiler(): Promise<Compiler>;
   /** The version of the toolchain, for `--version` and reports. */
   version: string;
-  /** Runs prepared tests where the host can stop a runaway one (Node: worker threads). */
+  /** Runs prepared tests where the host can stop a runaway one (the CLI: workerd engines). */
   runTests?(prepared: PreparedTests, options: { only?: string }): AsyncIterable<TestEvent>;
   /** The bundled templates (`platform new`). */
   templates?(): Promise<Template[]>;

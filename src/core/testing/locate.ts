@@ -12,8 +12,8 @@ export function loadModuleMap(url: string, sourceMap: string): LoadedModule {
   return { url, map: new TraceMap(sourceMap) };
 }
 
-/** A stack frame (`at f (url:l:c)`, `at url:l:c`, `f@url:l:c`) or a bare `url:l:c`. */
-const FRAME = /(?:^|\(|@|at )((?:file|blob|data|https?|node):[^\s()]*?|\/[^\s():]+?):(\d+):(\d+)\)?\s*$/;
+/** A stack frame (`at f (url:l:c)`, `at url:l:c`, `f@url:l:c`) or a bare `url:l:c`; workerd names a module by its bare name (`tests/a.test.js:l:c`). */
+const FRAME = /(?:^|\(|@|at )((?:file|blob|data|https?|node):[^\s()]*?|\/[^\s():]+?|[\w.-][^\s():]*?):(\d+):(\d+)\)?\s*$/;
 
 /** The app file and span of the first frame of `stack` (or of a single `file:line:col`) inside app code. */
 export function locate(stack: string | undefined, module: LoadedModule): { file: string; span: Span } | undefined {

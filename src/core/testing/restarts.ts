@@ -1,7 +1,7 @@
 /**
  * Running one test file to its end when the host may have to stop it: a host stops a runaway test
  * (`while (true) {}`) only by ending the thread it runs on, so the file's remaining tests go on in a
- * fresh one. The same loop serves the Node worker threads and the browser's sandboxes.
+ * fresh one. The same loop serves `platform test`'s workerd engines and the browser's sandboxes.
  */
 import { failEvent, type TestEvent } from './events';
 import { loadModuleMap } from './locate';

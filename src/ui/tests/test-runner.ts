@@ -4,7 +4,7 @@
  * the same opaque-origin iframe and blob worker as the app's runtime), never the preview's: each test
  * gets a fresh empty database there, and the preview's data is never touched.
  *
- * As in Node (src/adapters/node/test-host.ts), a test that does not finish in time is stopped by
+ * As in `platform test` (src/adapters/workerd/test-host.ts), a test that does not finish in time is stopped by
  * removing its sandbox (the only way to stop `while (true) {}`), reported as DG1906, and the file's
  * remaining tests go on in a fresh sandbox. A sandbox whose worker fails reports DG1902.
  */

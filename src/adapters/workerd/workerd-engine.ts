@@ -52,9 +52,30 @@ export interface EngineOptions extends Omit<WorkerdConfig, 'environmentBindings'
 }
 
 const live = new Set<ChildProcess>();
-process.once('exit', () => {
+const endAll = () => {
   for (const child of live) child.kill('SIGKILL');
-});
+};
+process.once('exit', endAll);
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * For a command (`platform test`) while it runs engines: Ctrl-C or a SIGTERM ends them too (a signal
+ * ends Node without its 'exit' event), runs `cleanUp`, then takes its usual course. Returns the undo.
+ */
+export function endEnginesOnSignal(cleanUp: () => void): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    endAll();
+    cleanUp();
+    undo();
+    process.kill(process.pid, signal);
+  };
+  const undo = () => {
+    for (const signal of SIGNALS) process.off(signal, handler);
+  };
+  for (const signal of SIGNALS) process.on(signal, handler);
+  return undo;
+}
 
 /** Ends an engine a previous control plane left running for this directory. */
 function endLeftover(dir: string): void {

@@ -1,0 +1,32 @@
+/**
+ * Messages between `platform test` (Node) and its workerd test engine: `POST /run`, answered by a stream of
+ * NDJSON lines; the host answers each 'start' line with `POST /ack`, and only then does that test run.
+ */
+import type { Manifest } from '../../src/core/manifest';
+import type { TestEvent } from '../../src/core/testing/events';
+
+/** The body of `POST /run`: one test file's tests, skipping those an earlier engine already ran. */
+export interface TestRunRequest {
+  file: string;
+  manifest: Manifest;
+  /** The test bundle's module name in the engine, and its source map. */
+  testModule: string;
+  testMap: string;
+  /** How many copies of the server module the engine holds (`app-0.js` …): one per test. */
+  serverCopies: number;
+  skip: string[];
+  only?: string;
+}
+
+export type TestRunMessage =
+  | { type: 'start'; name: string; location?: string; moduleUrl: string }
+  | { type: 'event'; event: TestEvent }
+  /** Every copy of the server module is used: the tests not yet run need a fresh engine. */
+  | { type: 'exhausted' }
+  | { type: 'failed'; error: string }
+  | { type: 'done' };
+
+export const ACK_PATH = '/ack';
+
+/** The module names of the engine's server copies. */
+export const serverCopyName = (index: number) => `app-${index}.js`;
