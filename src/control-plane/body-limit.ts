@@ -1,5 +1,6 @@
 /** Request bodies counted as they stream: past a limit the reading fails (413), without ever holding more than the limit. */
 import type { MiddlewareHandler } from 'hono';
+import { concatBytes } from '../core/bytes';
 
 /** What reading a limited body throws once more than `limit` bytes arrived (or `Content-Length` declares more). */
 export class BodyTooLargeError extends Error {
@@ -64,20 +65,12 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
   if (!request.body) return new Uint8Array(0);
   const reader = countedStream(request.body, limit).getReader();
   const chunks: Uint8Array[] = [];
-  let length = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);
-    length += value.byteLength;
   }
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(chunks);
 }
 
 export interface BodyLimitOptions {

@@ -3,6 +3,7 @@
  * Node 20), with decompression bounded: output is read as a stream and abandoned past a byte cap, so a
  * small hostile input cannot expand into gigabytes (a "zip bomb").
  */
+import { concatBytes } from '../bytes';
 
 /** Input is fed to the decompressor in pieces this size, so one piece can expand to a few MiB at most. */
 const FEED = 4096;
@@ -34,13 +35,7 @@ async function collect(reader: ReadableStreamDefaultReader<Uint8Array>, cap: num
     }
     chunks.push(value);
   }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return concatBytes(chunks);
 }
 
 export async function deflateRaw(bytes: Uint8Array): Promise<Uint8Array> {
