@@ -10,9 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
-import { main } from '../cli/main';
 import { startControlPlane, type Started } from './main';
-import { cookieOf, hostedRequest } from './test-helpers';
+import { approveOverHttp, cookieOf, hostedRequest, platformOverLoopback } from './test-helpers';
 
 const ROOT = join(import.meta.dirname, '../..');
 let work: string;
@@ -22,23 +21,8 @@ let started: Started;
 let shared: Compiler | undefined;
 const compiler = async () => (shared ??= nodeCompiler());
 
-async function platform(args: string[], options: { onStderr?: (text: string) => void } = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main([...args, '--json'], {
-    cwd: project,
-    compiler,
-    env: { PLATFORM_CONFIG_DIR: join(work, 'config'), PLATFORM_CONTROL_URL: started.url },
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: {
-      write: (t: string) => {
-        stderr += t;
-        options.onStderr?.(t);
-      },
-    },
-  });
-  return { code, envelope: JSON.parse(stdout || '{}'), stderr };
-}
+const platform = (args: string[], options: { onStderr?: (text: string) => void } = {}) =>
+  platformOverLoopback(args, { cwd: project, work, controlUrl: started.url, compiler, ...options });
 
 const query = (origin: string, name: string, input: unknown, cookie?: string) =>
   hostedRequest(origin, `/_platform/v0/query/${name}`, { method: 'POST', body: JSON.stringify({ input }), ...(cookie ? { headers: { cookie } } : {}) });
@@ -71,11 +55,7 @@ describe('deploy, serve, promote and roll back over loopback', { shuffle: false 
         const url = /open (\S+)/.exec(text)?.[1];
         if (!code || !url || approval) return;
         expect(url).toBe(`${started.url}/device?code=${code}`);
-        approval = fetch(`${started.url}/device`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ code, builder: 'alice', secret: started.plane.secrets.operatorSecret, decision: 'approve' }).toString(),
-        });
+        approval = approveOverHttp(started.url, code, 'alice', started.plane.secrets.operatorSecret);
       },
     });
     expect((await approval)?.status).toBe(200);

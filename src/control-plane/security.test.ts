@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
-import { main } from '../cli/main';
 import { startControlPlane, type Started } from './main';
 import { HOSTILE } from './fixtures';
-import { hostedRequest, sendHuge } from './test-helpers';
+import { approveOverHttp, hostedRequest, platformOverLoopback, sendHuge } from './test-helpers';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -23,17 +22,8 @@ const compiler = async () => (shared ??= nodeCompiler());
 let hostile: string;
 let neighbour: string;
 
-async function platform(project: string, args: string[], onStderr?: (text: string) => void) {
-  let stdout = '';
-  const code = await main([...args, '--json'], {
-    cwd: project,
-    compiler,
-    env: { PLATFORM_CONFIG_DIR: join(work, 'config'), PLATFORM_CONTROL_URL: started.url },
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => onStderr?.(t) },
-  });
-  return { code, envelope: JSON.parse(stdout || '{}') };
-}
+const platform = (cwd: string, args: string[], onStderr?: (text: string) => void) =>
+  platformOverLoopback(args, { cwd, work, controlUrl: started.url, compiler, ...(onStderr ? { onStderr } : {}) });
 
 function project(name: string, server?: string): string {
   const dir = join(work, name);
@@ -58,11 +48,7 @@ beforeAll(async () => {
   const login = await platform(work, ['auth', 'login'], (text) => {
     const code = /code ([A-Z]{4}-[A-Z]{4})/.exec(text)?.[1];
     if (!code || approval) return;
-    approval = fetch(`${started.url}/device`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ code, builder: 'mallory', secret: started.plane.secrets.operatorSecret, decision: 'approve' }).toString(),
-    });
+    approval = approveOverHttp(started.url, code, 'mallory', started.plane.secrets.operatorSecret);
   });
   expect(login.code).toBe(0);
   const deployed = await platform(project('hostile', HOSTILE), ['deploy', '.']);

@@ -1,6 +1,9 @@
-/** What the control plane's tests share: an in-process sign-in through the device flow, and HTTP to a hosted origin on loopback. */
+/** What the control plane's tests share: an in-process sign-in through the device flow, the CLI against a control plane on loopback, and HTTP to a hosted origin on loopback. */
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { join } from 'node:path';
+import type { Compiler } from '../core/build/build';
+import { main } from '../cli/main';
 import type { ControlPlane } from './control-plane';
 
 export const BASE = 'http://localhost:4310';
@@ -99,5 +102,42 @@ export function sendHuge(port: number, path: string, total: number, headers: Rec
       if (written >= total && !socket.destroyed) socket.end('0\r\n\r\n');
     };
     pump();
+  });
+}
+
+/** Where an in-process `platform` run points: its project, its config dir (credentials) and the control plane's URL. */
+export interface LoopbackCli {
+  cwd: string;
+  work: string;
+  controlUrl: string;
+  compiler: () => Promise<Compiler>;
+  onStderr?: (text: string) => void;
+}
+
+/** Runs `platform <args> --json` in process, with credentials under `<work>/config`, against a control plane over loopback. */
+export async function platformOverLoopback(args: string[], options: LoopbackCli): Promise<{ code: number; envelope: any; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main([...args, '--json'], {
+    cwd: options.cwd,
+    compiler: options.compiler,
+    env: { PLATFORM_CONFIG_DIR: join(options.work, 'config'), PLATFORM_CONTROL_URL: options.controlUrl },
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: {
+      write: (t: string) => {
+        stderr += t;
+        options.onStderr?.(t);
+      },
+    },
+  });
+  return { code, envelope: JSON.parse(stdout || '{}'), stderr };
+}
+
+/** A person's approval of a device code on the control plane's approval page, over HTTP. */
+export function approveOverHttp(url: string, code: string, builder: string, secret: string): Promise<Response> {
+  return fetch(`${url}/device`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ code, builder, secret, decision: 'approve' }).toString(),
   });
 }
