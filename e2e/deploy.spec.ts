@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { startControlPlane, type Started } from '../src/control-plane/main';
 import { openTemplate } from './helpers';
 
@@ -16,9 +16,10 @@ test.describe.configure({ timeout: 180_000 });
 let plane: Started;
 let dataDir: string;
 
-test.beforeAll(async () => {
+test.beforeAll(async ({}, testInfo) => {
   dataDir = mkdtempSync(join(tmpdir(), 'platform-e2e-control-'));
-  plane = await startControlPlane({ dataDir, port: 0 });
+  // The playground under test is allowed by its real origin, whatever port E2E_PORT gave it.
+  plane = await startControlPlane({ dataDir, port: 0, corsOrigins: [new URL(testInfo.project.use.baseURL!).origin] });
 });
 
 test.afterAll(async () => {
@@ -26,12 +27,18 @@ test.afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('deploy a template from the playground, use the hosted app, promote it', async ({ page, context }, testInfo) => {
+/** Opens the endpoints template's Deploy panel, pointed at the control plane at `url`. */
+async function deployPanel(page: Page, url: string) {
   await openTemplate(page, 'endpoints');
   await page.getByRole('tab', { name: 'Deploy' }).click();
   const panel = page.getByRole('region', { name: 'Deploy' });
-  await panel.getByLabel('Control plane').fill(plane.url);
+  await panel.getByLabel('Control plane').fill(url);
   await panel.getByRole('button', { name: 'Use', exact: true }).click();
+  return panel;
+}
+
+test('deploy a template from the playground, use the hosted app, promote it', async ({ page, context }, testInfo) => {
+  const panel = await deployPanel(page, plane.url);
 
   // Sign in: the panel shows a code; a person approves it on the control plane's page.
   await panel.getByRole('button', { name: 'Sign in' }).click();
@@ -77,11 +84,7 @@ test('a control plane that does not allow this playground\'s origin is named as 
   const strictDir = mkdtempSync(join(tmpdir(), 'platform-e2e-cors-'));
   const strict = await startControlPlane({ dataDir: strictDir, port: 0, corsOrigins: ['http://localhost:1'] });
   try {
-    await openTemplate(page, 'endpoints');
-    await page.getByRole('tab', { name: 'Deploy' }).click();
-    const panel = page.getByRole('region', { name: 'Deploy' });
-    await panel.getByLabel('Control plane').fill(strict.url);
-    await panel.getByRole('button', { name: 'Use', exact: true }).click();
+    const panel = await deployPanel(page, strict.url);
     await panel.getByRole('button', { name: 'Sign in' }).click();
     const alert = panel.getByRole('alert');
     await expect(alert).toContainText('CORS');
