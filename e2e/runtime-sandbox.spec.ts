@@ -23,6 +23,8 @@ const MANIFEST = {
 const SERVER = `import { defineServer, query, mutation, endpoint, authenticated, ownedTable, stream } from 'platform/server';
 
 const g = globalThis as any;
+/** Bytes the flood endpoint's stream has made so far (this module lives as long as the runtime). */
+let floodMade = 0;
 type Probe = { probe: string; succeeded: boolean; detail: string };
 
 /** Runs an attempt to escape the sandbox; what happened, as data. */
@@ -115,6 +117,7 @@ export default defineServer({
     'spin.sync': query({ input: {}, handler: () => { for (;;) {} } }),
     'spin.microtasks': query({ input: {}, handler: async () => { for (;;) await null; } }),
     'spin.async': query({ input: {}, handler: () => new Promise<string>(() => {}) }),
+    'flood.made': query({ input: {}, handler: () => ({ bytes: floodMade }) }),
   },
   mutations: {
     'todos.add': mutation({ input: { title: 'string' }, auth: authenticated(), handler: async (ctx, input) => ({ id: (await ctx.db.table('todos').insert({ title: input.title })).id }) }),
@@ -136,6 +139,16 @@ export default defineServer({
   endpoints: {
     'GET /api/health': endpoint(async () => new Response('ok')),
     'POST /api/echo': endpoint(async (request) => new Response(await request.text(), { status: 201, headers: { 'x-echo': 'yes' } })),
+    'GET /api/flood': endpoint(async () => {
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (floodMade >= 48 * 1024 * 1024) return controller.close();
+          floodMade += 64 * 1024;
+          controller.enqueue(new Uint8Array(64 * 1024).fill(70));
+        },
+      }, { highWaterMark: 0 });
+      return stream(body, { headers: { 'content-type': 'application/octet-stream' } });
+    }),
     'GET /api/ticks': endpoint(async () => {
       let n = 0;
       const body = new ReadableStream<Uint8Array>({
@@ -510,6 +523,31 @@ test('an async handler past its deadline is answered 504 by the runtime itself, 
   expect(result.ticks).toEqual({ status: 200, type: 'text/plain', text: 'tick 0\ntick 1\ntick 2\n' });
   expect(result.during).toBe(200);
   expect(result.restarts).toBe(0);
+});
+
+test('a streamed body is made as fast as the page reads it: a reader that stops holds the app\'s stream back', async ({ page }) => {
+  await startHost(page, await probeApp());
+  const result = await page.evaluate(async () => {
+    const { host } = globalThis as HarnessWindow;
+    const made = async () => ((await host.call('alice', 'query', 'flood.made', {})).result as { bytes: number }).bytes;
+    const response = await host.fetch('alice', new Request('http://app.test/api/flood'));
+    const reader = response.body!.getReader();
+    let read = 0;
+    for (let i = 0; i < 4; i++) read += (await reader.read()).value!.byteLength;
+    // The reader pauses: queries still run, and the stream is not pulled past the sandbox's window.
+    const paused: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      paused.push(await made());
+    }
+    for (let part = await reader.read(); !part.done; part = await reader.read()) read += part.value.byteLength;
+    return { read, paused, after: await made() };
+  });
+  const MiB = 1024 * 1024;
+  // The window (1 MiB) plus what the stream and the reader hold: far from the 48 MiB the app would make unchecked.
+  for (const bytes of result.paused) expect(bytes).toBeLessThan(4 * MiB);
+  expect(result.read).toBe(48 * MiB);
+  expect(result.after).toBe(48 * MiB);
 });
 
 test('sandbox start time and call round trip (measured)', async ({ page }) => {

@@ -8,6 +8,7 @@ import type { Manifest } from '../src/core/manifest';
 import { CHUNKS_TABLE, OBJECTS_TABLE, SqlObjectStore } from '../src/core/runtime/storage';
 import { quoteIdentifier, type SqlDriver } from '../src/core/runtime/sql-driver';
 import { exportState, importStateText } from '../src/core/state';
+import { describeError } from '../src/core/host/describe';
 import type { Diagnostic } from '../src/core/diagnostics';
 import { INSPECT_LIMITS, type ColumnInfo, type Grid, type GridCell, type IndexInfo, type InspectDiagnostic, type InspectQuery, type InspectResult, type OperationInfo, type TableInfo } from './protocol/runtime';
 
@@ -140,7 +141,7 @@ function sql({ db }: Inspected, text: string): InspectResult {
     if (withoutLeadingComments(statements.getRemainingSQL().replace(/^[\s;]+/, '')).replace(/^[\s;]+/, '') !== '') return refused('One statement at a time.');
     return { kind: 'sql', grid: gridOf(first.value) };
   } catch (error) {
-    return refused(error instanceof Error ? error.message : String(error));
+    return refused(describeError(error));
   } finally {
     (statements as unknown as { return?(): void } | undefined)?.return?.();
     db.exec('PRAGMA query_only = OFF');

@@ -20,7 +20,9 @@ import { isPersona, personaAuth, type Auth, type PersonaName } from '../src/core
 import { AppRuntime, errorResponse, type CallOutcome } from '../src/core/runtime/runtime';
 import type { SqlDriver } from '../src/core/runtime/sql-driver';
 import { loadModuleMap } from '../src/core/testing/locate';
-import { runTestFile } from '../src/core/testing/run-file';
+import { BodySender } from '../src/core/host/body-stream';
+import { describeError } from '../src/core/host/describe';
+import { runTestsInEngine, type TestRunMessage } from '../src/core/host/test-run';
 import { decodeJson, encodeJson } from '../src/modules/wire';
 import type { RuntimeMessage, RuntimeRequest } from './protocol/runtime';
 import { inspect, operationsOf, type Inspected } from './runtime-inspect';
@@ -41,25 +43,16 @@ function post(message: RuntimeMessage, transfer: Transferable[] = []): void {
   port?.postMessage(message, transfer);
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  try {
-    return String(error);
-  } catch {
-    return 'an unprintable value';
-  }
-}
-
 // What the app's code throws outside a call (a timer, a forgotten promise) is reported, not fatal:
 // the runtime's state is intact. An error this handler does not catch reaches the bootstrap, which
 // reports the worker as lost.
 self.addEventListener('error', (event) => {
   event.preventDefault();
-  post({ type: 'fault', message: event.message || describe(event.error) });
+  post({ type: 'fault', message: event.message || describeError(event.error) });
 });
 self.addEventListener('unhandledrejection', (event) => {
   event.preventDefault();
-  post({ type: 'fault', message: `Unhandled rejection: ${describe(event.reason)}` });
+  post({ type: 'fault', message: `Unhandled rejection: ${describeError(event.reason)}` });
 });
 
 // ---- commits -------------------------------------------------------------------------------------
@@ -177,53 +170,51 @@ async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promi
     const done = performance.now();
     post({ type: 'started', id: request.id, timings: { sqljs: sqljsReady - started, server: serverReady - sqljsReady, database: done - serverReady, total: done - started } });
   } catch (error) {
-    post({ type: 'start-failed', id: request.id, message: describe(error) });
+    post({ type: 'start-failed', id: request.id, message: describeError(error) });
   }
 }
 
 /**
- * Runs a test file with the core runner, as `platform test` does in Node: each test on a fresh
- * database and a fresh copy of the server module, calls through the wire codec.
+ * Runs a test file with the host kernel's engine side, as `platform test` does in workerd: each test on
+ * a fresh database and a fresh copy of the server module, calls through the wire codec.
  */
 async function runTests(request: Extract<RuntimeRequest, { type: 'run-tests' }>): Promise<void> {
+  const postTest = (message: TestRunMessage) => post({ type: 'test', id: request.id, message });
   if (used) {
-    post({ type: 'test-event', id: request.id, event: { protocol: 'platform.dev.v0', kind: 'test.case.fail', name: '(the test runtime)', durationMs: 0, code: 'DG1902', severity: 'error', message: 'This sandbox already ran something: the tests need a fresh one.', file: request.file } });
-    post({ type: 'tests-done', id: request.id });
+    postTest({ type: 'failed', error: 'This sandbox already ran something: the tests need a fresh one.' });
     return;
   }
   used = true;
   let moduleUrl = '';
+  let factory: () => SqlDriver;
   try {
-    const factory = sqlJsFactory(await initSqlJs({ wasmBinary: request.wasm }));
-    const events = runTestFile(
-      {
-        file: request.file,
-        appName: request.manifest.name,
-        get module() {
-          return loadModuleMap(moduleUrl, request.map);
-        },
-        async importTests() {
-          await importCode(request.code, (url) => (moduleUrl = url));
-        },
-        async newRuntime() {
-          const server = await importCode(request.serverCode);
-          return new AppRuntime({ manifest: request.manifest, definition: server.default, driver: factory() });
-        },
-        sessionId: () => randomId(systemClock),
-        now: () => performance.now(),
-      },
-      {
-        ...(request.only !== undefined ? { only: request.only } : {}),
-        skip: new Set(request.skip),
-        timeoutMs: request.timeoutMs,
-        onStart: (name, location) => post({ type: 'test-start', id: request.id, name, moduleUrl, ...(location ? { location } : {}) }),
-      },
-    );
-    for await (const event of events) post({ type: 'test-event', id: request.id, event });
+    factory = sqlJsFactory(await initSqlJs({ wasmBinary: request.wasm }));
   } catch (error) {
-    post({ type: 'test-event', id: request.id, event: { protocol: 'platform.dev.v0', kind: 'test.case.fail', name: '(the test runtime)', durationMs: 0, code: 'DG1902', severity: 'error', message: `The test runtime failed to start: ${describe(error)}`, file: request.file } });
+    postTest({ type: 'failed', error: `sql.js did not start: ${describeError(error)}` });
+    return;
   }
-  post({ type: 'tests-done', id: request.id });
+  await runTestsInEngine(
+    {
+      file: request.file,
+      appName: request.manifest.name,
+      get module() {
+        return loadModuleMap(moduleUrl, request.map);
+      },
+      moduleUrl: () => moduleUrl,
+      ...(request.only !== undefined ? { only: request.only } : {}),
+      skip: request.skip,
+      async importTests() {
+        await importCode(request.code, (url) => (moduleUrl = url));
+      },
+      async newRuntime() {
+        const server = await importCode(request.serverCode);
+        return new AppRuntime({ manifest: request.manifest, definition: server.default, driver: factory() });
+      },
+      sessionId: () => randomId(systemClock),
+      now: () => performance.now(),
+    },
+    postTest,
+  );
 }
 
 async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise<void> {
@@ -237,7 +228,7 @@ async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise
       input = request.input === undefined ? undefined : decodeJson(request.input);
     } catch (error) {
       decoded = false;
-      outcome = failure(400, 'operation_failed', `The input is not valid wire JSON: ${describe(error)}`);
+      outcome = failure(400, 'operation_failed', `The input is not valid wire JSON: ${describeError(error)}`);
     }
     if (decoded) outcome = await runtime.call(authOf(request.persona), request.kind, request.name, input);
   }
@@ -247,13 +238,14 @@ async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise
     try {
       result = encodeJson(outcome.result);
     } catch (error) {
-      outcome = failure(400, 'operation_failed', describe(error));
+      outcome = failure(400, 'operation_failed', describeError(error));
     }
   }
   post({ type: 'called', id: request.id, status: outcome.status, ...(result !== undefined ? { result } : {}), ...(outcome.error ? { error: outcome.error } : {}), wrote: outcome.wrote });
 }
 
-const bodies = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
+/** Streamed response bodies being sent, by request id: each sends as the trusted side makes room. */
+const bodies = new Map<number, BodySender>();
 
 async function fetchRequest(request: Extract<RuntimeRequest, { type: 'fetch' }>): Promise<void> {
   let response: Response;
@@ -264,37 +256,24 @@ async function fetchRequest(request: Extract<RuntimeRequest, { type: 'fetch' }>)
     try {
       built = new Request(request.url, { method: request.method, headers: request.headers, ...(request.body ? { body: request.body as BodyInit } : {}) });
     } catch (error) {
-      response = errorResponse(failure(400, 'operation_failed', `The request could not be made: ${describe(error)}`));
+      response = errorResponse(failure(400, 'operation_failed', `The request could not be made: ${describeError(error)}`));
     }
     if (built) response = await runtime.fetch(authOf(request.persona), built);
   }
   response = response!;
   const hasBody = response.body !== null;
   post({ type: 'response-head', id: request.id, status: response.status, statusText: response.statusText, headers: [...response.headers], hasBody });
-  if (hasBody) void pump(request.id, response.body!.getReader());
-}
-
-/**
- * Sends a response body as it is read: a buffered body is one chunk, a stream (`stream()`, held to
- * streamedBytes and its lifetime by the runtime) goes on while other calls run. No backpressure yet:
- * the trusted side queues what it has not read.
- */
-async function pump(id: number, reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-  bodies.set(id, reader);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      // A copy: transferring the app's own buffer would detach it under the app.
-      const chunk = value instanceof Uint8Array ? value.slice() : new Uint8Array(value as ArrayBufferLike);
-      post({ type: 'response-chunk', id, chunk }, [chunk.buffer as ArrayBuffer]);
-    }
-    post({ type: 'response-end', id });
-  } catch (error) {
-    post({ type: 'response-error', id, message: describe(error) });
-  } finally {
-    bodies.delete(id);
-  }
+  if (!hasBody) return;
+  const id = request.id;
+  // A buffered body is one chunk; a stream (`stream()`, held to streamedBytes and its lifetime by the
+  // runtime) goes on while other calls run, as fast as the trusted side reads it.
+  const sender = new BodySender(response.body!.getReader(), {
+    chunk: (chunk) => post({ type: 'response-chunk', id, chunk }, [chunk.buffer as ArrayBuffer]),
+    end: () => post({ type: 'response-end', id }),
+    error: (message) => post({ type: 'response-error', id, message }),
+  });
+  bodies.set(id, sender);
+  void sender.run().finally(() => bodies.delete(id));
 }
 
 async function run(request: RuntimeRequest): Promise<void> {
@@ -317,15 +296,18 @@ async function run(request: RuntimeRequest): Promise<void> {
     case 'run-tests':
       return runTests(request);
     case 'cancel-body':
-      void bodies.get(request.id)?.cancel();
+      bodies.get(request.id)?.cancel();
       bodies.delete(request.id);
+      return;
+    case 'body-grant':
+      bodies.get(request.id)?.grant(request.bytes);
       return;
     case 'inspect': {
       if (!inspected) {
         post({ type: 'inspected', id: request.id, result: { kind: 'refused', message: 'The runtime has not started.' } });
         return;
       }
-      const result = await inspect(inspected, request.query).catch((error: unknown) => ({ kind: 'refused' as const, message: describe(error).slice(0, 4000) }));
+      const result = await inspect(inspected, request.query).catch((error: unknown) => ({ kind: 'refused' as const, message: describeError(error).slice(0, 4000) }));
       // An import is a commit of its own: exported now, not with the next call's batch.
       if (result.kind === 'import-state') {
         noteChanges();
@@ -342,12 +324,12 @@ async function run(request: RuntimeRequest): Promise<void> {
   }
 }
 
-/** Requests run one at a time (the trusted side sends them so); a cancel acts at once. */
+/** Requests run one at a time (the trusted side sends them so); a body's cancel or grant acts at once. */
 let chain: Promise<void> = Promise.resolve();
 
 function receive(event: MessageEvent<RuntimeRequest>): void {
   const request = event.data;
-  if (request.type === 'cancel-body') {
+  if (request.type === 'cancel-body' || request.type === 'body-grant') {
     void run(request);
     return;
   }
@@ -356,7 +338,7 @@ function receive(event: MessageEvent<RuntimeRequest>): void {
     try {
       await run(request);
     } catch (error) {
-      post({ type: 'fault', message: `The sandbox failed on a ${request.type} request: ${describe(error)}` });
+      post({ type: 'fault', message: `The sandbox failed on a ${request.type} request: ${describeError(error)}` });
     } finally {
       busy = false;
     }

@@ -8,6 +8,7 @@
 import { AppRuntime } from '../src/core/runtime/runtime';
 import { failedCall } from '../src/core/runtime/outcome';
 import { errorResponse } from '../src/core/runtime/runtime';
+import { describeError } from '../src/core/host/describe';
 import { IDENTITY_HEADER, READY_PATH, verifyIdentity } from '../src/core/host/identity';
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
 import type { Manifest } from '../src/core/manifest';
@@ -28,7 +29,6 @@ interface Env {
 }
 
 const hex = (text: string) => Uint8Array.from(text.match(/../g) ?? [], (byte) => parseInt(byte, 16));
-const describe = (error: unknown) => (error instanceof Error ? error.message || error.name : String(error));
 
 // The app's module loads after this one has been evaluated: a failure to load is reported, not fatal.
 const APP_MODULE = './app.js';
@@ -37,7 +37,7 @@ let loadFailure: string | undefined;
 try {
   definition = ((await import(APP_MODULE)) as { default?: unknown }).default;
 } catch (error) {
-  loadFailure = `The server module could not be loaded: ${describe(error)}`;
+  loadFailure = `The server module could not be loaded: ${describeError(error)}`;
 }
 
 export class AppStore {
@@ -62,7 +62,7 @@ export class AppStore {
         ...(start.handlerDeadlineMs ? { limits: { handlerDeadlineMs: start.handlerDeadlineMs } } : {}),
       });
     } catch (error) {
-      const text = describe(error);
+      const text = describeError(error);
       this.#failure = /another schema/.test(text)
         ? { code: 'provision_failed', message: `The environment's data was created for another database declaration: ${text}` }
         : { code: 'module_invalid', message: `The server module is not a server definition: ${text}` };

@@ -1,23 +1,19 @@
 /**
- * The trusted entry of `platform test`'s workerd engine: runs one test file with the core runner inside
- * a Durable Object (`TestStore`), each test on a database emptied before it and a fresh copy of the
- * server module (the engine holds several, `app-0.js` …), streaming `TestRunMessage` lines back; each test
- * waits for the host to acknowledge its 'start' line.
+ * The trusted entry of `platform test`'s workerd engine: runs one test file with the host kernel's
+ * engine side (src/core/host/test-run.ts) inside a Durable Object (`TestStore`), each test on a database
+ * emptied before it and a fresh copy of the server module (the engine holds several, `app-0.js` …),
+ * streaming `TestRunMessage` lines back; each test waits for the host to acknowledge its 'start' line.
  * Test and app code get no `process`, no Node built-ins, no code from strings and no network.
  */
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
+import { ENGINE_EXHAUSTED, runTestsInEngine, type TestRunMessage } from '../src/core/host/test-run';
 import { AppRuntime } from '../src/core/runtime/runtime';
 import { loadModuleMap } from '../src/core/testing/locate';
-import { runTestFile } from '../src/core/testing/run-file';
-import { ACK_PATH, serverCopyName, type TestRunMessage, type TestRunRequest } from './protocol/workerd-test';
+import { ACK_PATH, serverCopyName, type TestRunRequest } from './protocol/workerd-test';
 
 interface Env {
   STORE: { idFromName(name: string): unknown; get(id: unknown): { fetch(request: Request): Promise<Response> } };
 }
-
-const describe = (error: unknown) => (error instanceof Error ? error.message || error.name : String(error));
-/** Thrown by `newRuntime` when no unused copy of the server module is left. */
-const EXHAUSTED = Symbol('exhausted');
 
 function hexId(): string {
   return [...crypto.getRandomValues(new Uint8Array(12))].map((byte) => byte.toString(16).padStart(2, '0')).join('');
@@ -53,45 +49,36 @@ export class TestStore {
     return new Response(lines.readable.pipeThrough(new TextEncoderStream()), { headers: { 'content-type': 'application/x-ndjson' } });
   }
 
-  async #run(request: TestRunRequest, post: (message: TestRunMessage) => void): Promise<void> {
+  #run(request: TestRunRequest, post: (message: TestRunMessage) => void): Promise<void> {
     // workerd names a module in stack traces by its name alone.
     const url = request.testModule;
     let copies = 0;
-    try {
-      const events = runTestFile(
-        {
-          file: request.file,
-          appName: request.manifest.name,
-          module: loadModuleMap(url, request.testMap),
-          async importTests() {
-            await import(relative(request.testModule));
-          },
-          newRuntime: async () => {
-            if (copies >= request.serverCopies) throw EXHAUSTED;
-            // The test runs once the host has its 'start' line (and every line before it): a test that spins never
-            // yields, and what it had not sent would be lost.
-            await new Promise<void>((resolve) => (this.#acknowledge = resolve));
-            // A fresh, empty database and a copy of the server module no earlier test has touched.
-            await this.#storage.deleteAll();
-            const server = (await import(relative(serverCopyName(copies++)))) as { default: unknown };
-            return new AppRuntime({ manifest: request.manifest, definition: server.default, driver: new DurableObjectSqlDriver(this.#storage) });
-          },
-          sessionId: hexId,
-          now: () => performance.now(),
+    return runTestsInEngine(
+      {
+        file: request.file,
+        appName: request.manifest.name,
+        module: loadModuleMap(url, request.testMap),
+        moduleUrl: () => url,
+        ...(request.only !== undefined ? { only: request.only } : {}),
+        skip: request.skip,
+        async importTests() {
+          await import(relative(request.testModule));
         },
-        {
-          ...(request.only !== undefined ? { only: request.only } : {}),
-          skip: new Set(request.skip),
-          // The engine's clock stands still while code runs, so its timers can fire early: the host times each test (from its 'start' line) and ends the engine past the limit.
-          timeoutMs: 2 ** 31 - 1,
-          onStart: (name, location) => post({ type: 'start', name, moduleUrl: url, ...(location ? { location } : {}) }),
+        newRuntime: async () => {
+          if (copies >= request.serverCopies) throw ENGINE_EXHAUSTED;
+          // The test runs once the host has its 'start' line (and every line before it): a test that spins never
+          // yields, and what it had not sent would be lost.
+          await new Promise<void>((resolve) => (this.#acknowledge = resolve));
+          // A fresh, empty database and a copy of the server module no earlier test has touched.
+          await this.#storage.deleteAll();
+          const server = (await import(relative(serverCopyName(copies++)))) as { default: unknown };
+          return new AppRuntime({ manifest: request.manifest, definition: server.default, driver: new DurableObjectSqlDriver(this.#storage) });
         },
-      );
-      for await (const event of events) post({ type: 'event', event });
-      post({ type: 'done' });
-    } catch (error) {
-      post(error === EXHAUSTED ? { type: 'exhausted' } : { type: 'failed', error: describe(error) });
-    }
+        sessionId: hexId,
+        now: () => performance.now(),
+      },
+      post,
+    );
   }
 }
 

@@ -14,7 +14,7 @@
  */
 import type { Manifest } from '../../src/core/manifest';
 import type { PersonaName } from '../../src/core/runtime/personas';
-import type { TestEvent } from '../../src/core/testing/events';
+import { isTestRunMessage, type TestRunMessage } from '../../src/core/host/test-run';
 
 /** The runtime error an answer carries (the runtime error body's `error`). */
 export interface RuntimeErrorInfo {
@@ -75,6 +75,8 @@ export type RuntimeRequest =
   | { type: 'fetch'; id: number; persona: PersonaName; method: string; url: string; headers: Array<[string, string]>; body: Uint8Array | null }
   /** The trusted side stopped reading a streamed response body. */
   | { type: 'cancel-body'; id: number }
+  /** The trusted side's reader took `bytes` of a streamed response body: room for that much more (src/core/host/body-stream.ts). */
+  | { type: 'body-grant'; id: number; bytes: number }
   /** `ctx.env` for later calls. */
   | { type: 'set-env'; id: number; values: Record<string, string> }
   /** Export the database now if anything was written since the last export; answered `flushed`. */
@@ -82,7 +84,7 @@ export type RuntimeRequest =
   /**
    * Runs one test file's tests, each against a fresh empty database and a fresh copy of the server
    * module. A sandbox that runs tests is never an app's runtime: `start` and `run-tests` exclude each
-   * other. Answered by `test-start` and `test-event` per test, then `tests-done`.
+   * other. Answered by `test` messages: the kernel's test run messages (src/core/host/test-run.ts).
    */
   | {
       type: 'run-tests';
@@ -118,11 +120,8 @@ export type RuntimeMessage =
   | { type: 'commit'; sequence: number; state: Uint8Array }
   /** Something the app's code threw outside any call (a timer, an unhandled rejection): logged, not fatal. */
   | { type: 'fault'; message: string }
-  /** A test starts; `moduleUrl` is the URL its file was imported under (to map `location` through the source map). */
-  | { type: 'test-start'; id: number; name: string; location?: string; moduleUrl: string }
-  /** A test passed or failed (the `platform.dev.v0` event `platform test` prints). */
-  | { type: 'test-event'; id: number; event: TestEvent }
-  | { type: 'tests-done'; id: number }
+  /** A test file's run, as every engine tells it (src/core/host/test-run.ts). */
+  | { type: 'test'; id: number; message: TestRunMessage }
   /** The answer to an `inspect` request: a result of the query's kind, or `refused`. */
   | { type: 'inspected'; id: number; result: InspectResult };
 
@@ -240,29 +239,6 @@ const isError = (value: unknown): value is RuntimeErrorInfo => {
   return isString(code) && isString(message) && isString(errorId);
 };
 
-const isOptional = (value: unknown, check: (v: unknown) => boolean) => value === undefined || check(value);
-const isSpan = (value: unknown) => {
-  if (typeof value !== 'object' || value === null) return false;
-  const { line, column } = value as Record<string, unknown>;
-  return Number.isInteger(line) && Number.isInteger(column);
-};
-
-/** A pass or fail event with the fields the tests panel reads, of the types it expects. */
-function isTestEvent(value: unknown): value is TestEvent {
-  if (typeof value !== 'object' || value === null) return false;
-  const e = value as Record<string, unknown>;
-  if (e.protocol !== 'platform.dev.v0' || !isString(e.name) || typeof e.durationMs !== 'number') return false;
-  if (e.kind === 'test.case.pass') return isString(e.file);
-  if (e.kind !== 'test.case.fail') return false;
-  return (
-    isString(e.code) &&
-    isString(e.message) &&
-    (e.severity === 'error' || e.severity === 'warning' || e.severity === 'info') &&
-    ['file', 'hint', 'matcher', 'expected', 'actual', 'failure'].every((key) => isOptional(e[key], isString)) &&
-    isOptional(e.span, isSpan)
-  );
-}
-
 const isText = (value: unknown, max: number = INSPECT_LIMITS.text): value is string => typeof value === 'string' && value.length <= max;
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
@@ -366,12 +342,8 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
       return isId(m.sequence) && m.state instanceof Uint8Array;
     case 'fault':
       return isString(m.message);
-    case 'test-start':
-      return isId(m.id) && isString(m.name) && (m.location === undefined || isString(m.location)) && isString(m.moduleUrl);
-    case 'test-event':
-      return isId(m.id) && isTestEvent(m.event);
-    case 'tests-done':
-      return isId(m.id);
+    case 'test':
+      return isId(m.id) && isTestRunMessage(m.message);
     case 'inspected':
       return isId(m.id) && isInspectResult(m.result);
     default: {

@@ -3,7 +3,6 @@
  * NDJSON lines; the host answers each 'start' line with `POST /ack`, and only then does that test run.
  */
 import type { Manifest } from '../../src/core/manifest';
-import type { TestEvent } from '../../src/core/testing/events';
 
 /** The body of `POST /run`: one test file's tests, skipping those an earlier engine already ran. */
 export interface TestRunRequest {
@@ -18,13 +17,8 @@ export interface TestRunRequest {
   only?: string;
 }
 
-export type TestRunMessage =
-  | { type: 'start'; name: string; location?: string; moduleUrl: string }
-  | { type: 'event'; event: TestEvent }
-  /** Every copy of the server module is used: the tests not yet run need a fresh engine. */
-  | { type: 'exhausted' }
-  | { type: 'failed'; error: string }
-  | { type: 'done' };
+/** The answer's lines: the kernel's test messages (src/core/host/test-run.ts), one JSON object a line. */
+export type { TestRunMessage } from '../../src/core/host/test-run';
 
 export const ACK_PATH = '/ack';
 

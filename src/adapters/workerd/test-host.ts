@@ -8,11 +8,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { failEvent, type TestEvent } from '../../core/testing/events';
+import type { TestEvent } from '../../core/testing/events';
+import { describeError } from '../../core/host/describe';
+import { Inbox } from '../../core/host/inbox';
+import { followAttempt, isTestRunMessage, type AttemptEnd, type AttemptInbox } from '../../core/host/test-run';
 import type { PreparedTests } from '../../core/testing/prepare';
-import { runFileToEnd, type Attempt } from '../../core/testing/restarts';
+import { runFileToEnd } from '../../core/testing/restarts';
 import { TEST_TIMEOUT_MS } from '../../core/testing/run-file';
-import { ACK_PATH, serverCopyName, type TestRunMessage, type TestRunRequest } from '../../../worker/protocol/workerd-test';
+import { ACK_PATH, serverCopyName, type TestRunRequest } from '../../../worker/protocol/workerd-test';
 import { bundleWorkerEntry, endEnginesOnSignal, WorkerdEngine } from './workerd-engine';
 
 /** Time allowed beyond a test's own limit before its engine is ended. */
@@ -63,82 +66,64 @@ export async function* runTestsInWorkerd(prepared: PreparedTests, options: Worke
   }
 }
 
-/** Runs one engine until its file ends, it is stopped in a test, or it runs out of server copies. */
-async function* runEngine(dir: string, modules: Array<{ name: string; path: string }>, request: TestRunRequest, timeoutMs: number): AsyncGenerator<TestEvent, Attempt & { exhausted?: boolean }> {
-  const ran: string[] = [];
-  let current: { name: string; location?: string; moduleUrl: string } | undefined;
-  const crashed = function* (error: string) {
-    yield failEvent(current?.name ?? '(the test runtime)', 0, { code: 'DG1902', severity: 'error', message: `The test runtime failed: ${error}`, file: request.file });
-    return { ran: current ? [...ran, current.name] : ran };
-  };
-  const ended = function* (why: string) {
-    if (stopped && current) return { ran, stopped: current };
-    return yield* crashed(stopped ? `it said nothing for ${silenceMs / 1000} seconds and was stopped` : why);
-  };
-  // The engine writes a line as each test starts (and waits for the host's acknowledgement) and ends. Silent past a test's limit plus a grace (its fresh runtime is
-  // made after its 'start' line; a file may also spin as it loads), it is ended: nothing else stops `while (true) {}`.
-  // The engine does not time tests itself: its clock stands still while code runs.
-  const silenceMs = timeoutMs + GRACE_MS;
-  let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const watch = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      stopped = true;
-      void engine.kill();
-    }, silenceMs);
-  };
+/**
+ * Runs one engine until its file ends, it is stopped in a test, or it runs out of server copies: the
+ * engine's NDJSON lines go to the kernel's attempt (src/core/host/test-run.ts), which times the tests.
+ */
+async function* runEngine(dir: string, modules: Array<{ name: string; path: string }>, request: TestRunRequest, timeoutMs: number): AsyncGenerator<TestEvent, AttemptEnd> {
+  const inbox: AttemptInbox = new Inbox();
   let engine: WorkerdEngine;
   try {
     engine = await WorkerdEngine.start({ dir, modules, durableObject: { className: 'TestStore', storageDir: join(dir, 'storage') }, secrets: {}, heapMb: HEAP_MB, compatibilityDate: '2025-09-01', startTimeoutMs: START_TIMEOUT_MS });
   } catch (error) {
-    return yield* crashed(error instanceof Error ? error.message : String(error));
+    inbox.push({ type: 'crashed', message: describeError(error) });
+    return yield* followAttempt(inbox, { file: request.file, timeoutMs, graceMs: GRACE_MS });
   }
+  const port = engine.port;
+  void readLines(port, request, inbox);
   try {
-    watch();
-    const response = await fetch(`http://127.0.0.1:${engine.port}/run`, { method: 'POST', body: JSON.stringify(request) });
-    if (!response.ok || !response.body) return yield* crashed(`the engine answered HTTP ${response.status}`);
+    return yield* followAttempt(inbox, {
+      file: request.file,
+      timeoutMs,
+      graceMs: GRACE_MS,
+      // Everything before this line has arrived: the test may run (an engine ended meanwhile is noticed on the stream).
+      onStart: () => void fetch(`http://127.0.0.1:${port}${ACK_PATH}`, { method: 'POST' }).catch(() => undefined),
+    });
+  } finally {
+    await engine.kill();
+  }
+}
+
+/** Posts the run and puts each line of the engine's answer in the inbox; an answer that ends early is a crash. */
+async function readLines(port: number, request: TestRunRequest, inbox: AttemptInbox): Promise<void> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/run`, { method: 'POST', body: JSON.stringify(request) });
+    if (!response.ok || !response.body) {
+      inbox.push({ type: 'crashed', message: `the engine answered HTTP ${response.status}` });
+      return;
+    }
     const decoder = new TextDecoder();
     let buffered = '';
     const reader = response.body.getReader();
     for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        return yield* ended(`the engine stopped (${error instanceof Error ? error.message : String(error)})`);
-      }
-      if (chunk.done) return yield* ended('the engine ended the run without finishing it');
-      watch();
+      const chunk = await reader.read();
+      if (chunk.done) break;
       buffered += decoder.decode(chunk.value, { stream: true });
       let newline: number;
       while ((newline = buffered.indexOf('\n')) !== -1) {
-        const message = JSON.parse(buffered.slice(0, newline)) as TestRunMessage;
+        const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
-        if (message.type === 'start') {
-          current = { name: message.name, moduleUrl: message.moduleUrl, ...(message.location ? { location: message.location } : {}) };
-          // Everything before this line has arrived: the test may run (an engine ended meanwhile is noticed on the stream).
-          void fetch(`http://127.0.0.1:${engine.port}${ACK_PATH}`, { method: 'POST' }).catch(() => undefined);
-        } else if (message.type === 'event') {
-          const event = message.event;
-          if (event.kind === 'test.case.pass' || event.kind === 'test.case.fail') {
-            ran.push(event.name);
-            current = undefined;
-          }
-          yield event;
-        } else if (message.type === 'done') {
-          return { ran };
-        } else if (message.type === 'exhausted') {
-          return { ran, exhausted: true };
-        } else {
-          return yield* crashed(message.error);
+        let message: unknown;
+        try {
+          message = JSON.parse(line);
+        } catch {
+          message = undefined;
         }
+        inbox.push(isTestRunMessage(message) ? message : { type: 'crashed', message: 'the engine sent a line that is not a test message' });
       }
     }
+    inbox.push({ type: 'crashed', message: 'the engine ended the run without finishing it' });
   } catch (error) {
-    return yield* ended(error instanceof Error ? error.message : String(error));
-  } finally {
-    clearTimeout(timer);
-    await engine.kill();
+    inbox.push({ type: 'crashed', message: `the engine stopped (${describeError(error)})` });
   }
 }

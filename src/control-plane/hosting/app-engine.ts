@@ -12,6 +12,8 @@ import type { Auth } from '../../core/runtime/personas';
 import { IDENTITY_HEADER, READY_PATH, signIdentity } from '../../core/host/identity';
 import type { AppStart } from '../../../worker/workerd-app';
 import { EngineStartError, WorkerdEngine } from '../../adapters/workerd/workerd-engine';
+import { describeError } from '../../core/host/describe';
+import { Watchdog } from '../../core/host/watchdog';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect', 'te', 'trailer', 'proxy-connection']);
 
@@ -45,7 +47,6 @@ export interface AppEngineOptions {
 }
 
 interface Pending {
-  sentAt: number;
   settle(response: Response): void;
   abort: AbortController;
 }
@@ -58,14 +59,19 @@ interface Running {
 export class AppEngine {
   readonly #options: AppEngineOptions;
   #running: Promise<Running | StartFailure> | undefined;
-  readonly #pending = new Set<Pending>();
-  #lastProgress = Date.now();
-  #watchdog: ReturnType<typeof setInterval> | undefined;
+  /** Requests sent and not answered: past the deadline and its grace with no answer from the isolate, the engine is ended. */
+  readonly #pending: Watchdog<Pending>;
+  /** The current engine, for the watchdog and the memory reading. */
+  #current: Running | undefined;
+  #memoryCheck: ReturnType<typeof setInterval> | undefined;
   #closed = false;
-  #ticks = 0;
 
   constructor(options: AppEngineOptions) {
     this.#options = options;
+    this.#pending = new Watchdog(options.deadlineMs + options.graceMs, (pending) => {
+      pending.settle(errorResponse(failedCall(504, 'handler_deadline_exceeded', `The handler did not finish within its deadline of ${options.deadlineMs} ms.`)));
+      if (this.#current) this.#end(this.#current, 'The app was restarted after a handler ran past its deadline.');
+    });
   }
 
   /** Starts the engine (once); resolves undefined when the app is ready, or why it could not start. */
@@ -98,7 +104,7 @@ export class AppEngine {
       this.#running = undefined;
       // Still starting at the timeout (say, a module that loops as it loads) is a runtime that never
       // became ready; an engine that stopped names the module it could not load.
-      const message = error instanceof Error ? error.message : String(error);
+      const message = describeError(error);
       return { code: error instanceof EngineStartError && error.timedOut ? 'runtime_not_ready' : 'module_invalid', message };
     }
     const running = { engine, identityKey };
@@ -114,32 +120,19 @@ export class AppEngine {
       else if ((body?.code === 'module_invalid' || body?.code === 'provision_failed') && typeof body.message === 'string') answer = { code: body.code, message: body.message };
       else answer = { code: 'runtime_not_ready', message: `The app answered its start with HTTP ${response.status}.` };
     } catch (error) {
-      answer = { code: 'runtime_not_ready', message: `The app did not answer when started: ${error instanceof Error ? error.message : String(error)}` };
+      answer = { code: 'runtime_not_ready', message: `The app did not answer when started: ${describeError(error)}` };
     }
     if (!('ready' in answer)) {
       await engine.kill();
       this.#running = undefined;
       return answer;
     }
-    this.#watchdog ??= setInterval(() => this.#watch(running), 100);
-    this.#watchdog.unref();
-    return running;
-  }
-
-  /** Past the deadline and its grace with no answer from the isolate, or over its memory: end it. */
-  #watch(running: Running): void {
-    const now = Date.now();
-    const limit = this.#options.deadlineMs + this.#options.graceMs;
-    for (const pending of this.#pending) {
-      if (now - Math.max(pending.sentAt, this.#lastProgress) > limit) {
-        this.#pending.delete(pending);
-        pending.settle(errorResponse(failedCall(504, 'handler_deadline_exceeded', `The handler did not finish within its deadline of ${this.#options.deadlineMs} ms.`)));
-        this.#end(running, 'The app was restarted after a handler ran past its deadline.');
-        return;
-      }
-    }
+    this.#current = running;
     // Memory is read once a second here, and before each request is sent (see fetch).
-    if (++this.#ticks % 10 === 0) this.#overMemory(running);
+    clearInterval(this.#memoryCheck);
+    this.#memoryCheck = setInterval(() => this.#overMemory(running), 1_000);
+    this.#memoryCheck.unref();
+    return running;
   }
 
   /** Ends the engine when it holds more than its memory limit; says whether it did. */
@@ -160,13 +153,13 @@ export class AppEngine {
     void this.#running?.then((current) => {
       if (current !== running) return;
       this.#running = undefined;
-      clearInterval(this.#watchdog);
-      this.#watchdog = undefined;
-      for (const pending of this.#pending) {
+      if (this.#current === running) this.#current = undefined;
+      clearInterval(this.#memoryCheck);
+      this.#memoryCheck = undefined;
+      for (const pending of this.#pending.clear()) {
         pending.settle(errorResponse(failedCall(503, 'app_unavailable', message)));
         pending.abort.abort(new Error(message));
       }
-      this.#pending.clear();
     });
   }
 
@@ -188,7 +181,6 @@ export class AppEngine {
     return new Promise<Response>((resolve) => {
       let settled = false;
       const pending: Pending = {
-        sentAt: Date.now(),
         abort: new AbortController(),
         settle: (response) => {
           if (settled) return;
@@ -196,7 +188,7 @@ export class AppEngine {
           resolve(response);
         },
       };
-      this.#pending.add(pending);
+      this.#pending.open(pending);
       fetch(`http://127.0.0.1:${running.engine.port}${url.pathname}${url.search}`, {
         method: request.method,
         headers,
@@ -205,15 +197,15 @@ export class AppEngine {
         redirect: 'manual',
       }).then(
         (response) => {
-          this.#lastProgress = Date.now();
-          this.#pending.delete(pending);
+          this.#pending.progress();
+          this.#pending.close(pending);
           const out = new Headers();
           for (const [name, value] of response.headers) if (!HOP_BY_HOP.has(name)) out.append(name, value);
           pending.settle(new Response(response.body, { status: response.status, statusText: response.statusText, headers: out }));
         },
         (error: unknown) => {
-          this.#pending.delete(pending);
-          pending.settle(errorResponse(failedCall(503, 'app_unavailable', `The app could not be reached: ${error instanceof Error ? error.message : String(error)}`)));
+          this.#pending.close(pending);
+          pending.settle(errorResponse(failedCall(503, 'app_unavailable', `The app could not be reached: ${describeError(error)}`)));
         },
       );
     });
@@ -230,7 +222,7 @@ export class AppEngine {
   /** Ends the engine now. */
   async kill(): Promise<void> {
     this.#closed = true;
-    clearInterval(this.#watchdog);
+    clearInterval(this.#memoryCheck);
     const running = await this.#running;
     if (running && 'engine' in running) await running.engine.kill();
   }

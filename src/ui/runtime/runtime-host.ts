@@ -26,6 +26,9 @@ import { isPersona, type PersonaName } from '../../core/runtime/personas';
 import type { CallOutcome } from '../../core/runtime/runtime';
 import { decodeJson, encodeJson, runtimeErrorBody } from '../../modules/wire';
 import { isRuntimeMessage, type InspectQuery, type InspectResult, type RuntimeMessage, type RuntimeRequest, type StartTimings, type Wrote } from '../../../worker/protocol/runtime';
+import { bodyReceiver, type BodyIn } from '../../core/host/body-stream';
+import { describeError } from '../../core/host/describe';
+import { Watchdog } from '../../core/host/watchdog';
 import { SandboxFrame } from './sandbox-frame';
 
 export type { InspectQuery, InspectResult, Wrote } from '../../../worker/protocol/runtime';
@@ -194,9 +197,11 @@ export class RuntimeHost {
   #timings: HostStartTimings | undefined;
 
   readonly #queue: Job[] = [];
-  #inFlight: { id: number; job: Job; timer: ReturnType<typeof setTimeout> } | undefined;
+  #inFlight: { id: number; job: Job } | undefined;
+  /** The request in flight: unanswered past the deadline plus grace, the sandbox is stuck in synchronous code. */
+  readonly #watchdog: Watchdog<number>;
   #startWaiter: StartWaiter | undefined;
-  readonly #bodies = new Map<number, ReadableStreamDefaultController<Uint8Array>>();
+  readonly #bodies = new Map<number, BodyIn>();
 
   readonly #commitListeners = new Set<(state: Uint8Array) => void>();
   readonly #writeListeners = new Set<(wrote: Wrote, persona: PersonaName) => void>();
@@ -209,6 +214,7 @@ export class RuntimeHost {
     this.#graceMs = options.graceMs ?? 1_000;
     this.#startTimeoutMs = options.startTimeoutMs ?? 15_000;
     this.#commitDelayMs = options.commitDelayMs ?? 250;
+    this.#watchdog = new Watchdog(this.#deadlineMs + this.#graceMs, (id) => this.#stuck(id));
   }
 
   /** The last committed database the sandbox exported (or the state the app was started with). */
@@ -244,7 +250,7 @@ export class RuntimeHost {
     try {
       wire = input === undefined ? undefined : encodeJson(input);
     } catch (error) {
-      return Promise.resolve(failure(400, 'operation_failed', error instanceof Error ? error.message : String(error)));
+      return Promise.resolve(failure(400, 'operation_failed', describeError(error)));
     }
     return new Promise((resolve) => this.#enqueue({ type: 'call', persona, kind, name, ...(wire !== undefined ? { input: wire } : {}), settle: resolve }));
   }
@@ -256,7 +262,7 @@ export class RuntimeHost {
     try {
       if (request.method !== 'GET' && request.method !== 'HEAD') body = new Uint8Array(await request.arrayBuffer());
     } catch (error) {
-      return failureResponse(failure(400, 'operation_failed', `The request body could not be read: ${error instanceof Error ? error.message : String(error)}`));
+      return failureResponse(failure(400, 'operation_failed', `The request body could not be read: ${describeError(error)}`));
     }
     return new Promise((resolve) =>
       this.#enqueue({ type: 'fetch', persona, method: request.method, url: request.url, headers: [...request.headers], body, settle: resolve }),
@@ -385,7 +391,7 @@ export class RuntimeHost {
       setTimeout(() => this.#prepareSpare(), 0);
     } catch (error) {
       if (generation !== this.#generation) return;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = describeError(error);
       this.#teardown(message);
       this.#phase = 'failed';
       this.#failure = message;
@@ -439,13 +445,7 @@ export class RuntimeHost {
     this.#running = undefined;
     this.#startWaiter?.reject(new Error(reason));
     this.#startWaiter = undefined;
-    for (const controller of this.#bodies.values()) {
-      try {
-        controller.error(new Error(`The response was cut off: ${reason}`));
-      } catch {
-        // already closed by its reader
-      }
-    }
+    for (const body of this.#bodies.values()) body.error(new Error(`The response was cut off: ${reason}`));
     this.#bodies.clear();
   }
 
@@ -453,7 +453,7 @@ export class RuntimeHost {
   #interrupt(status: number, code: string, message: string): void {
     const flight = this.#inFlight;
     if (!flight) return;
-    clearTimeout(flight.timer);
+    this.#watchdog.close(flight.id);
     this.#inFlight = undefined;
     fail(flight.job, failure(status, code, message));
   }
@@ -489,8 +489,8 @@ export class RuntimeHost {
     const job = this.#queue.shift();
     if (!job) return;
     const id = this.#nextId++;
-    const timer = setTimeout(() => this.#stuck(id), this.#deadlineMs + this.#graceMs);
-    this.#inFlight = { id, job, timer };
+    this.#watchdog.open(id);
+    this.#inFlight = { id, job };
     const frame = this.#running.frame;
     switch (job.type) {
       case 'call':
@@ -535,7 +535,7 @@ export class RuntimeHost {
   #finish<T extends Job['type']>(id: number, type: T): Extract<Job, { type: T }> | undefined {
     const flight = this.#inFlight;
     if (!flight || flight.id !== id) return undefined;
-    clearTimeout(flight.timer);
+    this.#watchdog.close(id);
     this.#inFlight = undefined;
     queueMicrotask(() => this.#pump());
     if (flight.job.type === type) return flight.job as Extract<Job, { type: T }>;
@@ -589,10 +589,10 @@ export class RuntimeHost {
         break;
       }
       case 'response-chunk':
-        this.#bodies.get(message.id)?.enqueue(message.chunk);
+        this.#bodies.get(message.id)?.chunk(message.chunk);
         break;
       case 'response-end':
-        this.#bodies.get(message.id)?.close();
+        this.#bodies.get(message.id)?.end();
         this.#bodies.delete(message.id);
         break;
       case 'response-error':
@@ -617,9 +617,7 @@ export class RuntimeHost {
       case 'inspected':
         this.#finish(message.id, 'inspect')?.settle(message.result);
         break;
-      case 'test-start':
-      case 'test-event':
-      case 'tests-done':
+      case 'test':
         // A sandbox started as an app's runtime never runs tests: a stranger's code sent this.
         this.#fault(`The runtime sandbox sent an unexpected ${message.type} message.`);
         break;
@@ -640,21 +638,24 @@ export class RuntimeHost {
     const running = this.#running;
     let body: ReadableStream<Uint8Array> | null = null;
     if (head.hasBody) {
-      body = new ReadableStream<Uint8Array>({
-        start: (controller) => {
-          this.#bodies.set(id, controller);
+      // The sandbox sends as this side reads (backpressure: src/core/host/body-stream.ts).
+      const current = () => running !== undefined && this.#running === running;
+      const receiver = bodyReceiver(
+        (bytes) => {
+          if (current()) running!.frame.post({ type: 'body-grant', id, bytes } satisfies RuntimeRequest);
         },
-        cancel: () => {
-          if (!this.#bodies.delete(id)) return;
-          if (running && this.#running === running) running.frame.post({ type: 'cancel-body', id } satisfies RuntimeRequest);
+        () => {
+          if (this.#bodies.delete(id) && current()) running!.frame.post({ type: 'cancel-body', id } satisfies RuntimeRequest);
         },
-      });
+      );
+      this.#bodies.set(id, receiver);
+      body = receiver.stream;
     }
     try {
       return new Response(body, { status: head.status, statusText: head.statusText, headers: head.headers });
     } catch (error) {
       this.#bodies.delete(id);
-      return failureResponse(failure(502, 'runtime_protocol_error', `The runtime answered with an invalid response: ${error instanceof Error ? error.message : String(error)}`));
+      return failureResponse(failure(502, 'runtime_protocol_error', `The runtime answered with an invalid response: ${describeError(error)}`));
     }
   }
 }

@@ -10,11 +10,13 @@
  */
 import sandboxCode from 'virtual:runtime-sandbox';
 import type { Manifest } from '../../core/manifest';
-import { diagnostic } from '../../core/diagnostics';
-import { failEvent, type TestEvent } from '../../core/testing/events';
+import { describeError } from '../../core/host/describe';
+import { Inbox } from '../../core/host/inbox';
+import { followAttempt, type AttemptInbox } from '../../core/host/test-run';
+import type { TestEvent } from '../../core/testing/events';
 import { runFileToEnd, type Attempt } from '../../core/testing/restarts';
 import { TEST_TIMEOUT_MS } from '../../core/testing/run-file';
-import { isRuntimeMessage, type RuntimeMessage, type RuntimeRequest } from '../../../worker/protocol/runtime';
+import { isRuntimeMessage, type RuntimeRequest } from '../../../worker/protocol/runtime';
 import type { TestBundle } from '../compiler-client';
 import { sqlWasm } from '../runtime/runtime-host';
 import { SandboxFrame } from '../runtime/sandbox-frame';
@@ -42,8 +44,6 @@ export interface SandboxTestOptions {
   onStart?(file: string, name: string): void;
 }
 
-type Item = { type: 'message'; message: RuntimeMessage } | { type: 'stopped' } | { type: 'crashed'; message: string } | { type: 'aborted' };
-
 /** A pass or fail event, with the test file it came from (a failure's `file` may be a helper it imports). */
 export interface FileTestEvent {
   testFile: string;
@@ -60,7 +60,7 @@ export async function* runTestsInSandbox(prepared: PreparedRun, options: Sandbox
   }
 }
 
-/** One sandbox running (the rest of) one file; tells which test it was stopped in, if it was. */
+/** One sandbox running (the rest of) one file; the kernel's attempt (src/core/host/test-run.ts) times its tests. */
 async function* runSandbox(
   prepared: PreparedRun,
   test: TestBundle,
@@ -68,82 +68,43 @@ async function* runSandbox(
   timeoutMs: number,
   options: SandboxTestOptions,
 ): AsyncGenerator<TestEvent, Attempt> {
-  const queue: Item[] = [];
-  let wake: (() => void) | undefined;
-  const push = (item: Item) => {
-    queue.push(item);
-    wake?.();
-  };
+  const inbox: AttemptInbox = new Inbox();
   const frame = new SandboxFrame({
     container: options.container ?? document.body,
     code: sandboxCode,
     onMessage: (data) => {
-      if (isRuntimeMessage(data)) push({ type: 'message', message: data });
-      else push({ type: 'crashed', message: 'The test sandbox sent a malformed message.' });
-    },
-    onWorkerError: (message) => push({ type: 'crashed', message }),
-  });
-  const abort = () => push({ type: 'aborted' });
-  options.signal?.addEventListener('abort', abort);
-  let current: { name: string; location?: string; moduleUrl: string } | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const watch = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => push({ type: 'stopped' }), timeoutMs + GRACE_MS);
-  };
-  const ran: string[] = [];
-  try {
-    const [wasm] = await Promise.all([sqlWasm(), frame.booted]);
-    const request: RuntimeRequest = {
-      type: 'run-tests',
-      id: 1,
-      wasm: wasm.slice(0),
-      manifest: prepared.manifest,
-      serverCode: prepared.serverCode,
-      file: test.file,
-      code: test.code,
-      map: test.map,
-      ...(options.only ? { only: options.only.name } : {}),
-      skip,
-      timeoutMs,
-    };
-    frame.post(request);
-    // Loading the file (its top level) gets the same limit as a test.
-    watch();
-    for (;;) {
-      if (!queue.length) await new Promise<void>((resolve) => (wake = resolve));
-      const item = queue.shift()!;
-      if (item.type === 'aborted') return { ran };
-      if (item.type === 'crashed') {
-        yield failEvent(current?.name ?? '(the test runtime)', 0, { ...diagnostic('DG1902', `The test runtime failed: ${item.message}`, { file: test.file }), kind: 'error' });
-        return { ran: current ? [...ran, current.name] : ran };
-      }
-      if (item.type === 'stopped') {
-        if (current) return { ran, stopped: current };
-        yield failEvent('(loading the file)', timeoutMs, { ...diagnostic('DG1903', `${test.file} did not finish loading within ${timeoutMs / 1000} seconds and was stopped.`, { file: test.file, hint: 'Look for a loop at the top level of the file.' }), kind: 'load' });
-        return { ran };
-      }
-      const message = item.message;
-      if (message.type === 'test-start') {
-        current = { name: message.name, moduleUrl: message.moduleUrl, ...(message.location ? { location: message.location } : {}) };
-        options.onStart?.(test.file, message.name);
-        watch();
-      } else if (message.type === 'test-event') {
-        if (message.event.kind !== 'test.run.finish') ran.push(message.event.name);
-        current = undefined;
-        watch();
-        yield message.event;
-      } else if (message.type === 'tests-done') {
-        return { ran };
-      }
+      if (!isRuntimeMessage(data)) inbox.push({ type: 'crashed', message: 'The test sandbox sent a malformed message.' });
+      else if (data.type === 'test') inbox.push(data.message);
       // Anything else (a fault from a forgotten timer) does not change the run.
+    },
+    onWorkerError: (message) => inbox.push({ type: 'crashed', message }),
+  });
+  const cancel = () => inbox.push({ type: 'cancelled' });
+  options.signal?.addEventListener('abort', cancel);
+  try {
+    const [wasm] = await Promise.all([sqlWasm(), frame.booted]).catch((error: unknown) => {
+      inbox.push({ type: 'failed', error: `its sandbox could not start (${describeError(error)})` });
+      return [undefined];
+    });
+    if (wasm) {
+      const request: RuntimeRequest = {
+        type: 'run-tests',
+        id: 1,
+        wasm: wasm.slice(0),
+        manifest: prepared.manifest,
+        serverCode: prepared.serverCode,
+        file: test.file,
+        code: test.code,
+        map: test.map,
+        ...(options.only ? { only: options.only.name } : {}),
+        skip,
+        timeoutMs,
+      };
+      frame.post(request);
     }
-  } catch (error) {
-    yield failEvent('(the test runtime)', 0, { ...diagnostic('DG1902', `The test runtime failed to start: ${error instanceof Error ? error.message : String(error)}`, { file: test.file }), kind: 'error' });
-    return { ran };
+    return yield* followAttempt(inbox, { file: test.file, timeoutMs, graceMs: GRACE_MS, onStart: (message) => options.onStart?.(test.file, message.name) });
   } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', abort);
+    options.signal?.removeEventListener('abort', cancel);
     frame.dispose();
   }
 }

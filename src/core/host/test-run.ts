@@ -1,0 +1,193 @@
+/**
+ * The per-file test state machine, written once for every engine that runs `platform test` files: the
+ * browser's sandboxes (src/ui/tests/test-runner.ts, worker/runtime-sandbox.ts) and workerd
+ * (src/adapters/workerd/test-host.ts, worker/workerd-test.ts).
+ *
+ * - In the engine, `runTestsInEngine` runs a file with the core runner and says what happens as
+ *   `TestRunMessage`s: a test starts, a test passed or failed, the file is done.
+ * - On the host, `followAttempt` turns those messages, and what the host sees itself (silence past the
+ *   limit, an engine that died, a cancel), into test events and the attempt's end: which tests ran and
+ *   which test the engine was stopped in. `runFileToEnd` (core/testing/restarts.ts) starts a fresh
+ *   engine for the rest of the file after a stop.
+ *
+ * The engine does not time its tests: a test in `while (true) {}` never yields, and workerd's clock
+ * stands still while code runs. The host's watchdog does, from each message it receives.
+ */
+import { diagnostic } from '../diagnostics';
+import type { TestEvent } from '../testing/events';
+import { failEvent } from '../testing/events';
+import type { Attempt } from '../testing/restarts';
+import { runTestFile, type TestFileRun } from '../testing/run-file';
+import { describeError } from './describe';
+import type { Inbox } from './inbox';
+import { Watchdog } from './watchdog';
+
+/** Engine → host, one file's run. */
+export type TestRunMessage =
+  /** A test starts; `moduleUrl` is the URL its file was imported under (to map `location` through the source map). */
+  | { type: 'start'; name: string; location?: string; moduleUrl: string }
+  /** A test passed or failed (the `platform.dev.v0` event `platform test` prints). */
+  | { type: 'event'; event: TestEvent }
+  /** The engine cannot make another fresh runtime (workerd: every copy of the server module is used): the tests not yet run need a fresh engine. */
+  | { type: 'exhausted' }
+  /** The runner itself failed (not a test: a test's failure is an event). */
+  | { type: 'failed'; error: string }
+  | { type: 'done' };
+
+const MESSAGE_TYPES = new Set(['start', 'event', 'exhausted', 'failed', 'done']);
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isOptional = (value: unknown, check: (v: unknown) => boolean) => value === undefined || check(value);
+const isSpan = (value: unknown) => {
+  if (typeof value !== 'object' || value === null) return false;
+  const { line, column } = value as Record<string, unknown>;
+  return Number.isInteger(line) && Number.isInteger(column);
+};
+
+/** A pass or fail event with the fields the hosts and the tests panel read, of the types they expect. */
+function isTestEvent(value: unknown): value is TestEvent {
+  if (typeof value !== 'object' || value === null) return false;
+  const e = value as Record<string, unknown>;
+  if (e.protocol !== 'platform.dev.v0' || !isString(e.name) || typeof e.durationMs !== 'number') return false;
+  if (e.kind === 'test.case.pass') return isString(e.file);
+  if (e.kind !== 'test.case.fail') return false;
+  return (
+    isString(e.code) &&
+    isString(e.message) &&
+    (e.severity === 'error' || e.severity === 'warning' || e.severity === 'info') &&
+    ['file', 'hint', 'matcher', 'expected', 'actual', 'failure'].every((key) => isOptional(e[key], isString)) &&
+    isOptional(e.span, isSpan)
+  );
+}
+
+/** The check of a message from an engine running a stranger's code: the host reads only what it checked. */
+export function isTestRunMessage(value: unknown): value is TestRunMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const message = value as Record<string, unknown>;
+  if (typeof message.type !== 'string' || !MESSAGE_TYPES.has(message.type)) return false;
+  switch (message.type) {
+    case 'start':
+      return isString(message.name) && isString(message.moduleUrl) && isOptional(message.location, isString);
+    case 'event':
+      return isTestEvent(message.event);
+    case 'failed':
+      return isString(message.error);
+    default:
+      return true;
+  }
+}
+
+/** Thrown by an engine's `newRuntime` when it cannot make another fresh runtime. */
+export const ENGINE_EXHAUSTED = Symbol('engine exhausted');
+
+export interface EngineTestRun extends TestFileRun {
+  only?: string;
+  /** Tests an earlier engine already ran. */
+  skip: readonly string[];
+  /** The URL the test module is imported under, once it is (for `start` messages). */
+  moduleUrl(): string;
+}
+
+/** In the engine: runs one test file and posts what happens, ending with `done`, `exhausted` or `failed`. */
+export async function runTestsInEngine(run: EngineTestRun, post: (message: TestRunMessage) => void): Promise<void> {
+  try {
+    const events = runTestFile(run, {
+      ...(run.only !== undefined ? { only: run.only } : {}),
+      skip: new Set(run.skip),
+      // The host times each test from its 'start' message and ends the engine past the limit.
+      timeoutMs: 2 ** 31 - 1,
+      onStart: (name, location) => post({ type: 'start', name, moduleUrl: run.moduleUrl(), ...(location ? { location } : {}) }),
+    });
+    for await (const event of events) post({ type: 'event', event });
+    post({ type: 'done' });
+  } catch (error) {
+    post(error === ENGINE_EXHAUSTED ? { type: 'exhausted' } : { type: 'failed', error: describeError(error) });
+  }
+}
+
+/** What a host puts in an attempt's inbox: the engine's messages and what the host saw itself. */
+export type AttemptItem =
+  | TestRunMessage
+  /** The engine died, or said something that is not a test message. */
+  | { type: 'crashed'; message: string }
+  /** The run was cancelled from outside (the user stopped it). */
+  | { type: 'cancelled' }
+  /** Pushed by `followAttempt`'s own watchdog: nothing came for a test's limit plus the grace. */
+  | { type: 'silent' };
+
+export type AttemptInbox = Inbox<AttemptItem>;
+
+export interface FollowOptions {
+  file: string;
+  /** A test's time limit; the engine is stopped after this plus `graceMs` without a message. */
+  timeoutMs: number;
+  graceMs: number;
+  /** A test started (the workerd host acknowledges it, the UI shows it). */
+  onStart?(message: Extract<TestRunMessage, { type: 'start' }>): void;
+}
+
+/** The end of an attempt: the tests it ran, the test it was stopped in, and whether the engine ran out of fresh runtimes. */
+export type AttemptEnd = Attempt & { exhausted?: boolean };
+
+/**
+ * On the host: follows one engine's run of (the rest of) one file until it ends, it is stopped, or the
+ * engine is lost, yielding the tests' events. The caller ends the engine afterwards, whatever happened.
+ */
+export async function* followAttempt(inbox: AttemptInbox, options: FollowOptions): AsyncGenerator<TestEvent, AttemptEnd> {
+  const ran: string[] = [];
+  let current: Attempt['stopped'];
+  let started = false;
+  const silence = new Watchdog<'run'>(options.timeoutMs + options.graceMs, () => inbox.push({ type: 'silent' }));
+  const crashed = (message: string): TestEvent =>
+    failEvent(current?.name ?? '(the test runtime)', 0, { ...diagnostic('DG1902', `The test runtime failed: ${message}`, { file: options.file }), kind: 'error' });
+  // Loading the file (its top level) gets the same limit as a test.
+  silence.open('run');
+  try {
+    for (;;) {
+      const item = await inbox.next();
+      silence.progress();
+      switch (item.type) {
+        case 'start':
+          started = true;
+          current = { name: item.name, moduleUrl: item.moduleUrl, ...(item.location ? { location: item.location } : {}) };
+          options.onStart?.(item);
+          break;
+        case 'event':
+          if (item.event.kind === 'test.case.pass' || item.event.kind === 'test.case.fail') ran.push(item.event.name);
+          current = undefined;
+          yield item.event;
+          break;
+        case 'done':
+        case 'cancelled':
+          return { ran };
+        case 'exhausted':
+          return { ran, exhausted: true };
+        case 'failed':
+        case 'crashed': {
+          yield crashed(item.type === 'failed' ? item.error : item.message);
+          return { ran: current ? [...ran, current.name] : ran };
+        }
+        case 'silent': {
+          if (current) return { ran, stopped: current };
+          const seconds = (options.timeoutMs + options.graceMs) / 1000;
+          if (started) {
+            yield crashed(`it said nothing for ${seconds} seconds between tests and was stopped`);
+          } else {
+            yield failEvent('(loading the file)', options.timeoutMs, {
+              ...diagnostic('DG1903', `${options.file} did not finish loading within ${options.timeoutMs / 1000} seconds and was stopped.`, { file: options.file, hint: 'Look for a loop at the top level of the file.' }),
+              kind: 'load',
+            });
+          }
+          return { ran };
+        }
+        default: {
+          const unknown: never = item;
+          yield crashed(`it sent an unknown message ${JSON.stringify(unknown).slice(0, 200)}`);
+          return { ran };
+        }
+      }
+    }
+  } finally {
+    silence.clear();
+  }
+}
