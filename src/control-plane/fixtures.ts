@@ -92,7 +92,8 @@ export default defineServer({
 
 /**
  * A hostile app's server (the security suite deploys it; the bench's abuse run too): it reaches for
- * Node, the network and the control plane, spins forever, holds 256 MiB buffers, and streams `n` MiB.
+ * Node, child processes, files, the network and the control plane, spins forever, holds 256 MiB
+ * buffers, and streams `n` MiB.
  */
 export const HOSTILE = `import { defineServer, endpoint, stream } from 'platform/server';
 
@@ -114,7 +115,15 @@ export default defineServer({
       require: typeof g.require,
       getBuiltinModule: await attempt(() => g.process.getBuiltinModule('node:fs').readFileSync('/etc/passwd', 'utf8')),
       functionThis: await attempt(() => typeof g.Function('return this')().process),
+      childProcess: await attempt(() => String(g.process.getBuiltinModule('node:child_process').execSync('id'))),
     })),
+    'GET /api/read': endpoint(async (request) => {
+      const path = new URL(request.url).searchParams.get('path') ?? '';
+      return Response.json({
+        fetchFile: await attempt(async () => (await fetch('file://' + path)).text()),
+        fs: await attempt(() => g.process.getBuiltinModule('node:fs').readFileSync(path, 'utf8')),
+      });
+    }),
     'GET /api/fetch': endpoint(async (request) => {
       const target = new URL(request.url).searchParams.get('url') ?? '';
       return Response.json({ fetch: await attempt(async () => (await fetch(target)).status) });

@@ -1,17 +1,22 @@
 /**
- * Hosted app code as an attacker: a hostile app deployed through the real CLI tries to reach Node, the
- * file system, the network and the control plane, to spin forever and to hold 256 MiB buffers. Each
- * attempt is refused or contained, and the control plane and a neighbouring app keep answering.
+ * Hosted app code as an attacker: a hostile app deployed through the real CLI tries to reach Node, child
+ * processes, the data directory, the network and the control plane, to spin forever, to hold 256 MiB
+ * buffers and to have its stream read slowly by many clients; a local process sends forged and replayed
+ * identities straight to the engines' ports. Each attempt is refused or contained, and the control
+ * plane and a neighbouring app keep answering.
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
 import { startControlPlane, type Started } from './main';
+import { IDENTITY_HEADER, READY_PATH, signIdentity } from '../core/host/identity';
+import type { Auth } from '../core/runtime/personas';
 import { HOSTILE } from './fixtures';
-import { approveOverHttp, hostedRequest, platformOverLoopback, sendHuge } from './test-helpers';
+import { approveOverHttp, enginePort, eventually, hostedRequest, platformOverLoopback, sendHuge, slowReader } from './test-helpers';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -25,9 +30,16 @@ let neighbour: string;
 const platform = (cwd: string, args: string[], onStderr?: (text: string) => void) =>
   platformOverLoopback(args, { cwd, work, controlUrl: started.url, compiler, ...(onStderr ? { onStderr } : {}) });
 
-function project(name: string, server?: string): string {
+const MiB = 1024 * 1024;
+/** The hostile app's streams: this many slots, each up to 64 MiB. */
+const STREAMS = 15;
+
+function project(name: string, server?: string, budgets: Record<string, number> = {}): string {
   const dir = join(work, name);
   cpSync(join(ROOT, 'templates/endpoints'), dir, { recursive: true });
+  const manifestPath = join(dir, 'app.manifest.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { budgets?: Record<string, number> };
+  writeFileSync(manifestPath, JSON.stringify({ ...manifest, budgets: { ...manifest.budgets, ...budgets } }, null, 2));
   if (server) {
     writeFileSync(join(dir, 'src/server/index.ts'), server);
     writeFileSync(join(dir, 'src/client/main.tsx'), "document.body.textContent = 'hostile';\n");
@@ -51,7 +63,7 @@ beforeAll(async () => {
     approval = approveOverHttp(started.url, code, 'mallory', started.plane.secrets.operatorSecret);
   });
   expect(login.code).toBe(0);
-  const deployed = await platform(project('hostile', HOSTILE), ['deploy', '.']);
+  const deployed = await platform(project('hostile', HOSTILE, { liveConnections: STREAMS, streamedBytes: 64 * MiB }), ['deploy', '.']);
   expect(deployed.envelope.diagnostics).toEqual([]);
   hostile = deployed.envelope.result.url;
   neighbour = (await platform(project('neighbour'), ['deploy', '.'])).envelope.result.url;
@@ -72,7 +84,7 @@ describe('a hostile app is contained', () => {
     const { status, body } = await json(hostile, '/api/node');
     expect(status).toBe(200);
     expect(body).toMatchObject({ process: 'undefined', globalProcess: 'undefined', require: 'undefined' });
-    for (const key of ['getBuiltinModule', 'functionThis']) expect(body[key]).toMatch(/^refused: /);
+    for (const key of ['getBuiltinModule', 'functionThis', 'childProcess']) expect(body[key]).toMatch(/^refused: /);
     expect(String(body.functionThis)).toContain('Code generation from strings disallowed');
     await stillServing();
   });
@@ -86,8 +98,23 @@ describe('a hostile app is contained', () => {
     await stillServing();
   });
 
-  it('cannot reach the control plane, a neighbour, or any address', async () => {
-    for (const target of [`${started.url}/v0/health`, `http://127.0.0.1:${started.port}/v0/apps`, neighbour, 'http://10.0.0.1/', 'https://example.com/']) {
+  it('cannot read the data directory: the control plane\'s records, the engines\' files, its own SQLite', async () => {
+    await stillServing();
+    const data = join(work, 'data');
+    const appId = `app_${/^app-([a-z2-7]+)--/.exec(new URL(hostile).hostname)![1]}`;
+    for (const path of [join(data, 'records.sqlite'), join(data, 'engines', `${appId}.preview`, 'config.capnp'), join(data, 'apps', appId, 'preview'), '/etc/passwd']) {
+      const { status, body } = await json(hostile, `/api/read?path=${encodeURIComponent(path)}`);
+      expect(status, path).toBe(200);
+      expect(body.fetchFile, path).toMatch(/^refused: /);
+      expect(body.fs, path).toMatch(/^refused: /);
+    }
+  });
+
+  it('cannot reach the control plane, a neighbour, its own or a neighbour\'s engine, or any address', async () => {
+    await stillServing();
+    const engines = [enginePort(join(work, 'data'), neighbour), enginePort(join(work, 'data'), hostile)].filter((port) => port !== undefined).map((port) => `http://127.0.0.1:${port}/api/greet/x`);
+    if (process.platform === 'linux') expect(engines).toHaveLength(2);
+    for (const target of [`${started.url}/v0/health`, `http://127.0.0.1:${started.port}/v0/apps`, neighbour, ...engines, 'http://10.0.0.1/', 'https://example.com/']) {
       const { body } = await json(hostile, `/api/fetch?url=${encodeURIComponent(target)}`);
       expect(body.fetch, target).toMatch(/^refused: /);
     }
@@ -137,4 +164,150 @@ describe('a hostile app is contained', () => {
     expect(counts.length).toBeGreaterThanOrEqual(2);
     await stillServing();
   }, 60_000);
+
+  it('fifteen slow readers of a 64 MiB stream: the control plane\'s memory stays flat, other apps answer, and closing them frees the slots', async () => {
+    await stillServing();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+    const readers = Array.from({ length: STREAMS }, () => slowReader(hostile, '/api/stream/64'));
+    try {
+      // Read a little of each (16 KiB every 50 ms) while the app would push 15 × 64 MiB if nothing held it back.
+      const trickle = setInterval(() => readers.forEach((reader) => reader.take(16 * 1024)), 50);
+      try {
+        expect(await eventually(() => readers.every((reader) => reader.status() === 200))).toBe(true);
+        // Every slot is held: a sixteenth stream is refused, so the fifteen are open at once.
+        const refused = await json(hostile, '/api/stream/1');
+        expect(refused.status).toBe(503);
+        expect(refused.body).toMatchObject({ error: { code: 'stream_connection_budget_exceeded' } });
+        await stillServing();
+        // Held open long enough for the app to have pushed far more than the bound below, were it not held back.
+        await new Promise((done) => setTimeout(done, 4000));
+        await stillServing();
+        // The app itself answers too, and every stream is flowing, slowly, and still open.
+        expect((await json(hostile, '/api/node')).status).toBe(200);
+        expect(readers.every((reader) => reader.read() > 64 * 1024 && !reader.closed())).toBe(true);
+      } finally {
+        clearInterval(trickle);
+      }
+    } finally {
+      clearInterval(sampler);
+      for (const reader of readers) reader.close();
+    }
+    // The readers took a few MiB of the 960 MiB offered: the control plane held back the rest, not buffered it
+    // (buffering it, as an early version did, grows this process by some 900 MB here).
+    expect((peak - before) / MiB).toBeLessThan(300);
+    // The slow connections are released: the slots come back and a new stream is admitted.
+    const admitted = await eventually(async () => {
+      const probe = slowReader(hostile, '/api/stream/1');
+      try {
+        if (!(await eventually(() => (probe.take(1 << 20), probe.status() !== 0 || probe.closed()), 10_000))) return false;
+        return probe.status() === 200;
+      } finally {
+        probe.close();
+      }
+    });
+    expect(admitted).toBe(true);
+    await stillServing();
+  }, 90_000);
+
+  describe('a local process sends requests straight to an engine\'s loopback port', () => {
+    const data = () => join(work, 'data');
+    const guest = { appUserId: 'guest:forged', kind: 'guest', roles: [], permissions: [], workspaceIds: [], sessionId: 'forged', id: 'guest:forged' } as unknown as Auth;
+    const visits = async (path: string) => {
+      const answer = await hostedRequest(neighbour, '/_platform/v0/query/visits.count', { method: 'POST', body: JSON.stringify({ input: { path } }) });
+      expect(answer.status).toBe(200);
+      return (JSON.parse(answer.text) as { result: number }).result;
+    };
+
+    /** A genuine identity header, taken as a sniffer on loopback would: from the control plane's own request to the engine. */
+    async function captured(origin: string, path: string, options: Parameters<typeof hostedRequest>[2] = {}): Promise<{ header: string; url: string }> {
+      const real = globalThis.fetch;
+      let seen: { header: string; url: string } | undefined;
+      globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+        const header = new Headers(init?.headers).get(IDENTITY_HEADER);
+        if (header && !seen) seen = { header, url: String(input) };
+        return real(input, init);
+      }) as typeof fetch;
+      try {
+        await hostedRequest(origin, path, options);
+      } finally {
+        globalThis.fetch = real;
+      }
+      if (!seen) throw new Error(`no identity seen for ${path}`);
+      return seen;
+    }
+
+    const straight = async (port: number, path: string, header?: string, method = 'POST') => {
+      const response = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: header === undefined ? {} : { [IDENTITY_HEADER]: header } });
+      return { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, unknown> };
+    };
+
+    it.skipIf(process.platform !== 'linux')('no identity, a wrong key, a tampered payload, another app\'s header: 403 identity_refused, and no handler runs', async () => {
+      await stillServing();
+      const genuine = await captured(neighbour, '/api/greet/x');
+      const fromHostile = await captured(hostile, '/api/node');
+      // The ports found from the data directory are the ones the control plane talks to.
+      const port = enginePort(data(), neighbour)!;
+      const hostilePort = enginePort(data(), hostile)!;
+      expect(port).toBeGreaterThan(0);
+      expect(new URL(genuine.url).port).toBe(String(port));
+      expect(new URL(fromHostile.url).port).toBe(String(hostilePort));
+
+      const target = `${neighbour}/api/visits/forged`;
+      const [payload, tag] = [genuine.header.slice(0, genuine.header.lastIndexOf('.')), genuine.header.slice(genuine.header.lastIndexOf('.') + 1)];
+      const identity = JSON.parse(decodeURIComponent(payload)) as { auth: Record<string, unknown>; url: string; expiresAt: number };
+      const tampered = (change: Record<string, unknown>) => `${encodeURIComponent(JSON.stringify({ ...identity, ...change }))}.${tag}`;
+      const attempts: Array<[string, string | undefined]> = [
+        ['no identity', undefined],
+        ['an empty identity', ''],
+        ['a signature of garbage', `${encodeURIComponent(JSON.stringify({ auth: guest, url: target, expiresAt: Date.now() + 60_000 }))}.${'0'.repeat(64)}`],
+        ['an identity signed under a wrong key', signIdentity(randomBytes(32), guest, target)],
+        ['the genuine header with another URL', tampered({ url: target })],
+        ['the genuine header as another persona with roles', tampered({ url: target, auth: { ...identity.auth, appUserId: 'user:alice', kind: 'user', roles: ['admin'], permissions: ['*'] } })],
+        ['the genuine header kept alive', tampered({ url: target, expiresAt: identity.expiresAt + 3_600_000 })],
+        ['a genuine header of another app (its engine, its key)', fromHostile.header],
+      ];
+      for (const [what, header] of attempts) {
+        const answer = await straight(port, '/api/visits/forged', header);
+        expect(answer.status, what).toBe(403);
+        expect(answer.body, what).toMatchObject({ error: { code: 'identity_refused' } });
+      }
+      // The ready path too, and the hostile engine the same way.
+      expect((await straight(port, READY_PATH, undefined, 'GET')).status).toBe(403);
+      expect((await straight(hostilePort, '/api/node', signIdentity(randomBytes(32), guest, `${hostile}/api/node`), 'GET')).status).toBe(403);
+      // No handler ran: nothing was written.
+      expect(await visits('forged')).toBe(0);
+      // The check can fail: the same write through the control plane is counted.
+      expect((await hostedRequest(neighbour, '/api/visits/genuine', { method: 'POST', body: '{}' })).status).toBe(201);
+      expect(await visits('genuine')).toBe(1);
+      await stillServing();
+    });
+
+    it.skipIf(process.platform !== 'linux')('a genuine header replayed to another path never runs the handler of the path asked', async () => {
+      await stillServing();
+      const genuine = await captured(neighbour, '/api/greet/x');
+      const port = enginePort(data(), neighbour)!;
+      const replayed = await straight(port, '/api/visits/replayed', genuine.header);
+      expect(replayed.status).not.toBe(201);
+      expect(await visits('replayed')).toBe(0);
+      // Refused, or (today) served as the URL the header was signed for: the engine routes by the signed URL.
+      const asGet = await straight(port, '/api/visits/replayed', genuine.header, 'GET');
+      expect(asGet.status === 403 || (asGet.status === 200 && asGet.body.message === 'Hello, x!'), JSON.stringify(asGet)).toBe(true);
+    });
+
+    // KNOWN HOLE, reported, not fixed here (app-engine.ts and workerd-app.ts): the signed identity binds the
+    // persona and the URL, not the method, the body or a single use, so a header captured on loopback
+    // repeats its write as often as it is sent within its 60 s. Marked `fails` until that is fixed; then
+    // this test fails and becomes a plain `it`.
+    it.fails('a captured header of a write, replayed, is refused and writes nothing again', async () => {
+      await stillServing();
+      const genuine = await captured(neighbour, '/api/visits/once', { method: 'POST', body: '{}' });
+      expect(await visits('once')).toBe(1);
+      const port = enginePort(data(), neighbour)!;
+      const replayed = await straight(port, '/api/visits/once', genuine.header);
+      expect(replayed.status).toBe(403);
+      expect(await visits('once')).toBe(1);
+    });
+  });
 });

@@ -1,6 +1,7 @@
 /** What the control plane's tests share: an in-process sign-in through the device flow, the CLI against a control plane on loopback, and HTTP to a hosted origin on loopback. */
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Compiler } from '../core/build/build';
 import { main } from '../cli/main';
@@ -140,4 +141,85 @@ export function approveOverHttp(url: string, code: string, builder: string, secr
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ code, builder, secret, decision: 'approve' }).toString(),
   });
+}
+
+/**
+ * The loopback port an app environment's engine listens on, found as a local process would find it:
+ * the engine's pid file under the data directory, then that process's listening socket in /proc
+ * (Linux only; undefined elsewhere, or while no engine runs).
+ */
+export function enginePort(dataDir: string, origin: string): number | undefined {
+  const match = /^app-([a-z2-7]+)(--preview)?\./.exec(new URL(origin).hostname);
+  if (!match) throw new Error(`not a hosted origin: ${origin}`);
+  const pidFile = join(dataDir, 'engines', `app_${match[1]}.${match[2] ? 'preview' : 'production'}`, 'workerd.pid');
+  if (process.platform !== 'linux' || !existsSync(pidFile)) return undefined;
+  const pid = readFileSync(pidFile, 'utf8').trim();
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (socket) inodes.add(socket[1]!);
+    }
+  } catch {
+    return undefined; // the engine is gone
+  }
+  // /proc/net/tcp: "sl local_address rem_address st … inode", addresses as hex "0100007F:1F90", st 0A = LISTEN.
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields[3] === '0A' && fields[1]?.startsWith('0100007F:') && inodes.has(fields[9] ?? '')) return parseInt(fields[1].slice(9), 16);
+  }
+  return undefined;
+}
+
+/** A GET to a hosted origin over a raw socket whose answer is read only when `take` is called. */
+export interface SlowReader {
+  /** The answer's status, once its first line arrived (0 before). */
+  status(): number;
+  /** Reads what has arrived, until about `bytes` (whole buffered chunks); returns how many it read. */
+  take(bytes: number): number;
+  /** Bytes read so far, head included. */
+  read(): number;
+  /** Whether the server closed the connection. */
+  closed(): boolean;
+  close(): void;
+}
+
+/** Opens a GET of `path` on a hosted origin over a raw socket and leaves the answer unread (a paused socket holds little). */
+export function slowReader(origin: string, path: string): SlowReader {
+  const url = new URL(origin);
+  const socket: Socket = connect(Number(url.port), '127.0.0.1');
+  let head = '';
+  let read = 0;
+  let closed = false;
+  socket.on('error', () => undefined);
+  socket.on('close', () => (closed = true));
+  socket.write(`GET ${path} HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`);
+  socket.pause();
+  return {
+    status: () => Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0),
+    take(bytes) {
+      let taken = 0;
+      let chunk: Buffer | null;
+      // Each read hands over at most what the socket buffered (its highWaterMark), then it fetches more.
+      while (taken < bytes && (chunk = socket.read() as Buffer | null) !== null) {
+        if (head.length < 64) head += chunk.subarray(0, 64).toString('latin1');
+        taken += chunk.byteLength;
+      }
+      read += taken;
+      return taken;
+    },
+    read: () => read,
+    closed: () => closed,
+    close: () => void socket.destroy(),
+  };
+}
+
+/** Polls `check` every 100 ms until it holds, for at most `limitMs` (a generous limit: a loaded machine is slow). */
+export async function eventually(check: () => boolean | Promise<boolean>, limitMs = 30_000): Promise<boolean> {
+  const until = Date.now() + limitMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > until) return false;
+    await new Promise((done) => setTimeout(done, 100));
+  }
 }

@@ -47,6 +47,41 @@ beforeAll(async () => {
     "import { expect, mutation, query, test } from 'platform/test';\nfor (let i = 0; i < 6; i++) test(`fresh state ${i}`, async () => {\n  expect(await query('todos.list', {})).toEqual([]);\n  await mutation('todos.add', { title: 'milk' });\n});\n",
   );
   writeFileSync(join(dir, 'tests/import.test.ts'), "import { test } from 'platform/test';\ntest('node:fs', async () => { await import('node:fs'); });\n");
+  // A test that holds memory without bound (1 MiB arrays kept in a global) runs into the engine's heap limit.
+  writeFileSync(
+    join(dir, 'tests/heap.test.ts'),
+    [
+      "import { test } from 'platform/test';",
+      'const held: number[][] = [];',
+      "test('holds memory without bound', () => {",
+      '  for (let i = 0; ; i++) held.push(new Array(1 << 17).fill(i));',
+      '});',
+      "test('a test after the greedy one', () => {});",
+      '',
+    ].join('\n'),
+  );
+  // A test file that shares the engine's realm rewrites what the trusted entry sends the host: it patches
+  // the stream writer the entry writes its lines with, and slips its own lines in before the next one.
+  writeFileSync(
+    join(dir, 'tests/messages.test.ts'),
+    [
+      "import { test } from 'platform/test';",
+      'type Writer = { write(this: unknown, chunk: string): Promise<void> };',
+      'const proto = (globalThis as unknown as { WritableStreamDefaultWriter: { prototype: Writer } }).WritableStreamDefaultWriter.prototype;',
+      'const write = proto.write;',
+      'const inject = (...lines: string[]) => {',
+      '  proto.write = function (this: unknown, chunk: string) {',
+      '    proto.write = write;',
+      "    return write.call(this, lines.map((line) => `${line}\\n`).join('') + chunk);",
+      '  };',
+      '};',
+      "const pass = (name: string, file: string) => JSON.stringify({ type: 'event', event: { protocol: 'platform.dev.v0', kind: 'test.case.pass', name, file, durationMs: 0 } });",
+      "test('claims a pass for another file', () => inject(pass('a forged pass', 'tests/todos.test.ts')));",
+      "test('sends the host messages it does not know', () => inject(JSON.stringify({ type: 'shell', command: 'rm -rf ~' }), 'not json at all', JSON.stringify({ type: 'event', event: { kind: 'test.run.finish', name: 'x', ok: true, passed: 99, failed: 0 } })));",
+      "test('a test after the messages', () => {});",
+      '',
+    ].join('\n'),
+  );
   let stdout = '';
   const compiler = nodeCompiler();
   await main(['test', dir, '--json'], { cwd: work, compiler: async () => compiler, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => true } });
@@ -79,13 +114,52 @@ describe('a hostile test file under platform test', () => {
 
   it('refuses `import(\'node:fs\')` at build, and the run still reports', () => {
     const finish = events.at(-1)!;
-    expect(finish).toMatchObject({ kind: 'test.run.finish', ok: false, failed: 5 });
+    // The five refusals of hostile.test.ts, the greedy test and the messages (below).
+    expect(finish).toMatchObject({ kind: 'test.run.finish', ok: false, failed: 7 });
     expect(JSON.stringify(finish.diagnostics)).toContain('tests/import.test.ts');
     expect(events.some((e) => e.kind === 'test.case.pass' && e.name === 'a test after them')).toBe(true);
-    expect(events.filter((e) => e.kind === 'test.case.pass' && e.file === 'tests/todos.test.ts')).toHaveLength(6);
+    // (messages.test.ts forges a pass under this file's name: see below.)
+    expect(events.filter((e) => e.kind === 'test.case.pass' && e.file === 'tests/todos.test.ts' && e.name !== 'a forged pass')).toHaveLength(6);
   });
 
   it('gives every test fresh state, past the copies of the server module one engine holds', () => {
     expect(events.filter((e) => e.kind === 'test.case.pass' && e.file === 'tests/many.test.ts').map((e) => e.name)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `fresh state ${i}`));
+  });
+
+  it('a test that allocates without bound fails as a runtime failure, and the next file still runs', () => {
+    const greedy = failure('holds memory without bound');
+    expect(greedy).toMatchObject({ file: 'tests/heap.test.ts' });
+    expect(['DG1902', 'DG1906']).toContain(greedy!.code);
+    expect(greedy!.message).toMatch(/^The test (runtime failed|"holds memory without bound" ran past)/);
+    // Files run in order: hostile.test.ts, after heap.test.ts, still ran in a fresh engine.
+    const next = events.findIndex((e) => e.kind === 'test.case.pass' && e.name === 'a test after them');
+    expect(next).toBeGreaterThan(events.indexOf(greedy!));
+  });
+
+  // KNOWN GAPS, reported, not fixed here (src/adapters/workerd/test-host.ts and src/core/host/test-run.ts):
+  // an engine that died in a test ends its file, so the tests after it are neither run nor reported, and
+  // the failure says "the engine stopped" without naming the heap limit it hit. Marked `fails` until fixed.
+  it.fails('the greedy test\'s file goes on: the test after it runs', () => {
+    expect(events.some((e) => e.kind === 'test.case.pass' && e.name === 'a test after the greedy one')).toBe(true);
+  });
+
+  it.fails('the greedy test\'s failure names the heap limit', () => {
+    expect(failure('holds memory without bound')!.message).toMatch(/memory|heap/i);
+  });
+
+  it('unknown messages to the host are a runtime failure of that test, and the run goes on and reports truly', () => {
+    expect(failure('sends the host messages it does not know')).toMatchObject({ code: 'DG1902', file: 'tests/messages.test.ts' });
+    // Nothing it sent is passed on: one finish event, the last, with the host's own counts.
+    expect(events.filter((e) => e.kind === 'test.run.finish')).toHaveLength(1);
+    expect(events.every((e) => e.kind === 'test.case.pass' || e.kind === 'test.case.fail' || e.kind === 'test.run.finish')).toBe(true);
+    const finish = events.at(-1)!;
+    expect(finish.passed).toBe(events.filter((e) => e.kind === 'test.case.pass').length);
+    expect(events.filter((e) => e.kind === 'test.case.pass' && e.file === 'tests/todos.test.ts').length).toBeGreaterThanOrEqual(6);
+  });
+
+  // KNOWN HOLE, reported, not fixed here (src/core/host/test-run.ts): the host takes a well-formed event
+  // as it comes, so a test file can report passes under another file's name. Marked `fails` until fixed.
+  it.fails('a test file cannot report a pass under another file\'s name', () => {
+    expect(events.some((e) => e.kind === 'test.case.pass' && e.name === 'a forged pass')).toBe(false);
   });
 });
