@@ -6,11 +6,12 @@
  *
  * Prints its URL and the operator secret a person types on the approval page (/device).
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { originProblem } from '../core/deploy/ids';
+import { endLeftoverEngines } from '../adapters/workerd/workerd-engine';
 import { createControlPlane, type ControlPlane } from './control-plane';
 
 export interface Started {
@@ -22,6 +23,9 @@ export interface Started {
 
 /** Starts the control plane on a port (0 picks a free one) and resolves when it listens. */
 export async function startControlPlane(options: Parameters<typeof createControlPlane>[0] & { port?: number; host?: string }): Promise<Started> {
+  // A control plane killed with SIGKILL (no exit handler runs) leaves its engines running, each with
+  // its environment's database open: they are ended, by their pid files, before anything is served.
+  await endLeftoverEngines(join(options.dataDir, 'engines'));
   const plane = await createControlPlane(options);
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolvePromise, reject) => {

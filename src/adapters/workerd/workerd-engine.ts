@@ -5,7 +5,7 @@
  * engine left behind by one that was killed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,18 +77,57 @@ export function endEnginesOnSignal(cleanUp: () => void): () => void {
   return undo;
 }
 
-/** Ends an engine a previous control plane left running for this directory. */
-function endLeftover(dir: string): void {
+/** Whether a process is still running: not gone, not a zombie waiting to be reaped (Linux /proc; elsewhere, as far as signal 0 tells). */
+function stillRunning(pid: number): boolean {
+  try {
+    const state = /^\d+ \(.*\) (\S)/s.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
+    return state !== undefined && state !== 'Z' && state !== 'X';
+  } catch {
+    if (existsSync('/proc/self/stat')) return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Ends an engine a previous control plane left running for this directory (a control plane killed
+ * with SIGKILL leaves its engines running: they are processes of their own), and waits until it has
+ * ended, so that no two engines ever have the same Durable Object's SQLite files open.
+ */
+async function endLeftover(dir: string): Promise<void> {
   const pidFile = join(dir, 'workerd.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8'));
+  let ours = false;
   try {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    if (cmdline.includes(join(dir, 'config.capnp'))) process.kill(pid, 'SIGKILL');
+    ours = Number.isInteger(pid) && pid > 0 && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(join(dir, 'config.capnp'));
   } catch {
     // Gone already (or not a Linux /proc): nothing to end.
   }
+  if (ours) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Ended meanwhile.
+    }
+    // SIGKILL takes effect once the process leaves the kernel (a write it is in finishes first).
+    const deadline = Date.now() + 10_000;
+    while (stillRunning(pid) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 10));
+  }
   rmSync(pidFile, { force: true });
+}
+
+/**
+ * Ends every engine a previous control plane left running under `root` (one directory per engine),
+ * so that none outlives a control plane that was killed: a control plane calls it as it starts.
+ */
+export async function endLeftoverEngines(root: string): Promise<void> {
+  if (!existsSync(root)) return;
+  await Promise.all(readdirSync(root, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => endLeftover(join(root, entry.name))));
 }
 
 /** An engine that did not come up: it stopped (its own words say why), or it was still starting at the timeout. */
@@ -112,7 +151,7 @@ export class WorkerdEngine {
   /** Starts an engine; rejects with what it printed when it does not listen within the timeout. */
   static async start(options: EngineOptions): Promise<WorkerdEngine> {
     mkdirSync(options.dir, { recursive: true });
-    endLeftover(options.dir);
+    await endLeftover(options.dir);
     const configPath = join(options.dir, 'config.capnp');
     const environmentBindings: Record<string, string> = {};
     const env: Record<string, string> = {};
