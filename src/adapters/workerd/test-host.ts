@@ -80,7 +80,7 @@ async function* runEngine(dir: string, modules: Array<{ name: string; path: stri
     return yield* followAttempt(inbox, { file: request.file, timeoutMs, graceMs: GRACE_MS });
   }
   const port = engine.port;
-  void readLines(port, request, inbox);
+  void readLines(engine, request, inbox);
   try {
     return yield* followAttempt(inbox, {
       file: request.file,
@@ -95,9 +95,9 @@ async function* runEngine(dir: string, modules: Array<{ name: string; path: stri
 }
 
 /** Posts the run and puts each line of the engine's answer in the inbox; an answer that ends early is a crash. */
-async function readLines(port: number, request: TestRunRequest, inbox: AttemptInbox): Promise<void> {
+async function readLines(engine: WorkerdEngine, request: TestRunRequest, inbox: AttemptInbox): Promise<void> {
   try {
-    const response = await fetch(`http://127.0.0.1:${port}/run`, { method: 'POST', body: JSON.stringify(request) });
+    const response = await fetch(`http://127.0.0.1:${engine.port}/run`, { method: 'POST', body: JSON.stringify(request) });
     if (!response.ok || !response.body) {
       inbox.push({ type: 'crashed', message: `the engine answered HTTP ${response.status}` });
       return;
@@ -124,6 +124,8 @@ async function readLines(port: number, request: TestRunRequest, inbox: AttemptIn
     }
     inbox.push({ type: 'crashed', message: 'the engine ended the run without finishing it' });
   } catch (error) {
-    inbox.push({ type: 'crashed', message: `the engine stopped (${describeError(error)})` });
+    // The connection ends as the process does: its last words (a heap limit) arrive with its exit.
+    await Promise.race([engine.exited, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+    inbox.push({ type: 'crashed', message: engine.lostReason() ?? `the engine stopped (${describeError(error)})` });
   }
 }

@@ -140,12 +140,25 @@ export class EngineStartError extends Error {
 export class WorkerdEngine {
   readonly port: number;
   readonly #child: ChildProcess;
+  readonly #heapMb: number;
+  readonly #stderr: () => string;
   readonly exited: Promise<void>;
 
-  private constructor(child: ChildProcess, port: number, exited: Promise<void>) {
+  private constructor(child: ChildProcess, port: number, exited: Promise<void>, heapMb: number, stderr: () => string) {
     this.#child = child;
     this.port = port;
     this.exited = exited;
+    this.#heapMb = heapMb;
+    this.#stderr = stderr;
+  }
+
+  /**
+   * Why the engine ended by itself, in its host's words, when its last output says so: V8 ends the
+   * process when the isolate reaches its heap limit. Undefined for anything else (and for a kill).
+   */
+  lostReason(): string | undefined {
+    if (/heap limit|heap out of memory|allocation failed/i.test(this.#stderr())) return `it ran out of memory (its heap limit is ${this.#heapMb} MB)`;
+    return undefined;
   }
 
   /** Starts an engine; rejects with what it printed when it does not listen within the timeout. */
@@ -199,7 +212,7 @@ export class WorkerdEngine {
       child.once('exit', () => setTimeout(() => fail('stopped while starting'), 20));
       child.once('error', (error) => fail(`could not be run (${error.message})`));
     });
-    return new WorkerdEngine(child, port, exited);
+    return new WorkerdEngine(child, port, exited, options.heapMb, () => stderr);
   }
 
   /** The engine's resident memory, in bytes (Linux); undefined where it cannot be read. */

@@ -108,7 +108,10 @@ export class AppEngine {
       return { code: error instanceof EngineStartError && error.timedOut ? 'runtime_not_ready' : 'module_invalid', message };
     }
     const running = { engine, identityKey };
-    void engine.exited.then(() => this.#lost(running, 'The app stopped.'));
+    void engine.exited.then(() => {
+      const reason = engine.lostReason();
+      this.#lost(running, reason ? `The app stopped: ${reason}.` : 'The app stopped.');
+    });
     let answer: StartFailure | { ready: true };
     try {
       const response = await fetch(`http://127.0.0.1:${engine.port}${READY_PATH}`, {

@@ -45,13 +45,42 @@ describe('followAttempt: the host side of a test file run', () => {
     expect(end).toEqual({ ran: [] });
   });
 
-  it('reports an engine lost in a test as DG1902 on that test, which counts as run', async () => {
+  it('reports an engine lost in a test as DG1902 on that test, which counts as run, and the file goes on', async () => {
     const inbox: AttemptInbox = new Inbox();
     inbox.push(start('one'));
     inbox.push({ type: 'crashed', message: 'out of memory' });
     const { events, end } = await follow(inbox, 60_000);
     expect(events[0]).toMatchObject({ kind: 'test.case.fail', name: 'one', code: 'DG1902', message: 'The test runtime failed: out of memory' });
+    expect(end).toEqual({ ran: ['one'], lost: true });
+  });
+
+  it('ends the file when the runner itself fails: every engine would', async () => {
+    const inbox: AttemptInbox = new Inbox();
+    inbox.push(start('one'));
+    inbox.push({ type: 'failed', error: 'the server module threw' });
+    const { events, end } = await follow(inbox, 60_000);
+    expect(events[0]).toMatchObject({ name: 'one', code: 'DG1902' });
     expect(end).toEqual({ ran: ['one'] });
+  });
+
+  it('takes one result for the test that started, under the file asked for; anything else is forged', async () => {
+    const forged: AttemptInbox = new Inbox();
+    forged.push(start('mine'));
+    forged.push({ type: 'event', event: passEvent('mine', 'tests/other.test.ts', 1) });
+    forged.push({ type: 'event', event: passEvent('mine again', 'tests/other.test.ts', 1) });
+    const { events, end } = await follow(forged, 60_000);
+    expect(events[0]).toMatchObject({ kind: 'test.case.pass', name: 'mine', file: 'tests/a.test.ts' });
+    expect(events[1]).toMatchObject({ kind: 'test.case.fail', name: '(the test runtime)', code: 'DG1902' });
+    expect(events[1]).toMatchObject({ message: expect.stringContaining('"mine again", which is not the test that started') });
+    expect(events).toHaveLength(2);
+    expect(end).toEqual({ ran: ['mine'] });
+    const other: AttemptInbox = new Inbox();
+    other.push(start('mine'));
+    other.push({ type: 'event', event: passEvent('yours', 'tests/a.test.ts', 1) });
+    const second = await follow(other, 60_000);
+    expect(second.events).toHaveLength(1);
+    expect(second.events[0]).toMatchObject({ kind: 'test.case.fail', name: 'mine', code: 'DG1902' });
+    expect(second.end).toEqual({ ran: ['mine'], lost: true });
   });
 
   it('hands the rest of the file on when the engine is exhausted, and ends quietly when cancelled', async () => {

@@ -152,21 +152,34 @@ export async function* followAttempt(inbox: AttemptInbox, options: FollowOptions
           current = { name: item.name, moduleUrl: item.moduleUrl, ...(item.location ? { location: item.location } : {}) };
           options.onStart?.(item);
           break;
-        case 'event':
-          if (item.event.kind === 'test.case.pass' || item.event.kind === 'test.case.fail') ran.push(item.event.name);
+        case 'event': {
+          // One result for the test that started, under the file asked for, or the load failure of a file
+          // whose tests never started. Anything else is forged (the engine runs the test file's code).
+          const event = item.event;
+          const loadFailure = !started && event.kind === 'test.case.fail' && event.name === '(loading the file)';
+          if (!loadFailure && (event.kind === 'test.run.finish' || !current || event.name !== current.name)) {
+            yield crashed(`it reported a result for ${'name' in event ? `"${event.name}"` : 'the run'}, which is not the test that started`);
+            return current ? { ran: [...ran, current.name], lost: true } : { ran };
+          }
+          ran.push(event.name);
           current = undefined;
-          yield item.event;
+          started = true;
+          yield event.kind === 'test.case.pass' ? { ...event, file: options.file } : event;
           break;
+        }
         case 'done':
         case 'cancelled':
           return { ran };
         case 'exhausted':
           return { ran, exhausted: true };
         case 'failed':
-        case 'crashed': {
-          yield crashed(item.type === 'failed' ? item.error : item.message);
+          // The runner itself failed (say, the server module threw as it was imported): every engine would.
+          yield crashed(item.error);
           return { ran: current ? [...ran, current.name] : ran };
-        }
+        case 'crashed':
+          // The engine was lost: in a test, that test failed and the rest of the file goes on in a fresh engine.
+          yield crashed(item.message);
+          return current ? { ran: [...ran, current.name], lost: true } : { ran };
         case 'silent': {
           if (current) return { ran, stopped: current };
           const seconds = (options.timeoutMs + options.graceMs) / 1000;

@@ -10,6 +10,8 @@ import { timeoutFailure } from './run-file';
 /** How one attempt ended: the tests it ran, and the test it was stopped in, if it was. */
 export interface Attempt {
   ran: string[];
+  /** The engine was lost in a test (out of memory, a broken message), already reported: the rest of the file goes on in a fresh one. */
+  lost?: boolean;
   stopped?: {
     name: string;
     location?: string;
@@ -20,7 +22,8 @@ export interface Attempt {
 
 /**
  * Runs `attempt` (skipping the tests already run) until an attempt ends by itself, yielding its events
- * and DG1906 for each test an attempt was stopped in.
+ * and DG1906 for each test an attempt was stopped in. An attempt whose engine was lost in a test goes on
+ * the same way (its failure already reported); each attempt runs at least the test it ended in, so this ends.
  */
 export async function* runFileToEnd(
   test: { file: string; map: string },
@@ -32,6 +35,7 @@ export async function* runFileToEnd(
   while (!stopHere()) {
     const outcome = yield* attempt([...done]);
     for (const name of outcome.ran) done.add(name);
+    if (outcome.lost) continue;
     if (!outcome.stopped) return;
     done.add(outcome.stopped.name);
     const module = loadModuleMap(outcome.stopped.moduleUrl, test.map);
