@@ -9,7 +9,7 @@ import { AppRuntime } from '../src/core/runtime/runtime';
 import { failedCall } from '../src/core/runtime/outcome';
 import { errorResponse } from '../src/core/runtime/runtime';
 import { describeError } from '../src/core/host/describe';
-import { IDENTITY_HEADER, READY_PATH, verifyIdentity } from '../src/core/host/identity';
+import { bodyHash, IDENTITY_HEADER, READY_PATH, SequenceWindow, verifyIdentity } from '../src/core/host/identity';
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
 import type { Manifest } from '../src/core/manifest';
 
@@ -42,6 +42,8 @@ try {
 
 export class AppStore {
   readonly #identityKey: Uint8Array;
+  /** Each signed request is served once: a header captured on loopback cannot be sent again. */
+  readonly #sequences = new SequenceWindow();
   readonly #runtime: AppRuntime | undefined;
   readonly #failure: { code: 'module_invalid' | 'provision_failed'; message: string } | undefined;
 
@@ -70,12 +72,17 @@ export class AppStore {
   }
 
   async fetch(request: Request): Promise<Response> {
+    const refused = () => errorResponse(failedCall(403, 'identity_refused', 'The request does not carry an identity signed by the control plane.'));
     const identity = verifyIdentity(this.#identityKey, request.headers.get(IDENTITY_HEADER));
-    if (!identity) return errorResponse(failedCall(403, 'identity_refused', 'The request does not carry an identity signed by the control plane.'));
+    if (!identity || identity.method !== request.method) return refused();
+    // The body the control plane signed, and no other (bounded by the control plane's requestBytes before it signed).
+    const body = request.method === 'GET' || request.method === 'HEAD' ? null : new Uint8Array(await request.arrayBuffer());
+    if (bodyHash(body) !== identity.bodyHash || !this.#sequences.accept(identity.sequence)) return refused();
     if (new URL(request.url).pathname === READY_PATH) return Response.json(this.#failure ?? { ready: true });
     if (!this.#runtime) return errorResponse(failedCall(503, 'app_unavailable', this.#failure?.message ?? 'The app is not running.'));
-    const forwarded = new Request(identity.url, request);
-    forwarded.headers.delete(IDENTITY_HEADER);
+    const headers = new Headers(request.headers);
+    headers.delete(IDENTITY_HEADER);
+    const forwarded = new Request(identity.url, { method: request.method, headers, ...(body ? { body } : {}) });
     return this.#runtime.fetch(Object.freeze({ ...identity.auth }), forwarded);
   }
 }

@@ -54,6 +54,8 @@ interface Pending {
 interface Running {
   engine: WorkerdEngine;
   identityKey: Uint8Array;
+  /** The next identity's sequence number: each is accepted once by the engine. */
+  sequence: number;
 }
 
 export class AppEngine {
@@ -107,7 +109,7 @@ export class AppEngine {
       const message = describeError(error);
       return { code: error instanceof EngineStartError && error.timedOut ? 'runtime_not_ready' : 'module_invalid', message };
     }
-    const running = { engine, identityKey };
+    const running: Running = { engine, identityKey, sequence: 0 };
     void engine.exited.then(() => {
       const reason = engine.lostReason();
       this.#lost(running, reason ? `The app stopped: ${reason}.` : 'The app stopped.');
@@ -115,7 +117,7 @@ export class AppEngine {
     let answer: StartFailure | { ready: true };
     try {
       const response = await fetch(`http://127.0.0.1:${engine.port}${READY_PATH}`, {
-        headers: { [IDENTITY_HEADER]: signIdentity(identityKey, { appUserId: 'ready', kind: 'guest', roles: [], permissions: [], workspaceIds: [], sessionId: 'ready' } as unknown as Auth, 'http://ready.localhost/') },
+        headers: { [IDENTITY_HEADER]: signIdentity(identityKey, { auth: { appUserId: 'ready', kind: 'guest', roles: [], permissions: [], workspaceIds: [], sessionId: 'ready' } as unknown as Auth, url: 'http://ready.localhost/', method: 'GET', sequence: running.sequence++ }) },
         signal: AbortSignal.timeout(options.startTimeoutMs),
       });
       const body = (await response.json().catch(() => undefined)) as Partial<StartFailure> & { ready?: boolean } | undefined;
@@ -180,7 +182,7 @@ export class AppEngine {
     const url = new URL(request.url);
     const headers = new Headers();
     for (const [name, value] of request.headers) if (!HOP_BY_HOP.has(name.toLowerCase()) && name.toLowerCase() !== IDENTITY_HEADER) headers.append(name, value);
-    headers.set(IDENTITY_HEADER, signIdentity(running.identityKey, auth, request.url));
+    headers.set(IDENTITY_HEADER, signIdentity(running.identityKey, { auth, url: request.url, method: request.method, body: request.body ?? null, sequence: running.sequence++ }));
     return new Promise<Response>((resolve) => {
       let settled = false;
       const pending: Pending = {

@@ -1,7 +1,10 @@
 /**
- * The identity a host hands to a hosted app's isolate with each request: the caller's `Auth` and the
- * request's public URL, in a header signed with HMAC-SHA-256 under a key only the host and the trusted
- * runtime entry hold (a fresh one per started engine). Neither a local process nor the app can forge it.
+ * The identity a host hands to a hosted app's isolate with each request: the caller's `Auth`, the
+ * request's public URL, its method, the SHA-256 of its body and a sequence number, in a header signed
+ * with HMAC-SHA-256 under a key only the host and the trusted runtime entry hold (a fresh one per
+ * started engine). Neither a local process nor the app can forge it, and a header captured on loopback
+ * is worth nothing: it names one method and one body, and its sequence number is accepted once
+ * (`SequenceWindow`).
  */
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -18,8 +21,23 @@ export interface SignedIdentity {
   auth: Auth;
   /** The URL the visitor asked for (the engine itself is reached at a loopback address). */
   url: string;
+  /** The request's method, upper case. */
+  method: string;
+  /** The SHA-256 of the request's body, hex; empty for a request without one. */
+  bodyHash: string;
+  /** Increasing per engine start: each number is accepted once. */
+  sequence: number;
   /** Milliseconds since the epoch after which the identity is refused. */
   expiresAt: number;
+}
+
+/** What a host signs for one request. */
+export interface IdentityRequest {
+  auth: Auth;
+  url: string;
+  method: string;
+  body?: Uint8Array | null;
+  sequence: number;
 }
 
 const encoder = new TextEncoder();
@@ -39,9 +57,22 @@ function same(a: string, b: string): boolean {
   return difference === 0;
 }
 
-/** The header value for a request as `auth` to `url`. */
-export function signIdentity(key: Uint8Array, auth: Auth, url: string, now = Date.now()): string {
-  const text = JSON.stringify({ auth, url, expiresAt: now + LIFETIME_MS } satisfies SignedIdentity);
+/** The hash a signed identity names for a body (empty for none, or an empty one). */
+export function bodyHash(body: Uint8Array | null | undefined): string {
+  return body && body.byteLength > 0 ? bytesToHex(sha256(body)) : '';
+}
+
+/** The header value for one request. */
+export function signIdentity(key: Uint8Array, request: IdentityRequest, now = Date.now()): string {
+  const identity: SignedIdentity = {
+    auth: request.auth,
+    url: request.url,
+    method: request.method.toUpperCase(),
+    bodyHash: bodyHash(request.body),
+    sequence: request.sequence,
+    expiresAt: now + LIFETIME_MS,
+  };
+  const text = JSON.stringify(identity);
   return `${encodeURIComponent(text)}.${sign(key, text)}`;
 }
 
@@ -59,4 +90,26 @@ export function verifyIdentity(key: Uint8Array, header: string | null, now = Dat
   if (!same(header.slice(dot + 1), sign(key, text))) return undefined;
   const identity = parse(text) as SignedIdentity;
   return identity.expiresAt >= now ? identity : undefined;
+}
+
+/** How far behind the highest sequence number seen a request may arrive (requests overlap and may be reordered). */
+const WINDOW = 65_536;
+
+/**
+ * The sequence numbers an engine has accepted: each once, and none far behind the highest (whose
+ * acceptance could not be remembered without unbounded memory). Anything older is a replay or lost.
+ */
+export class SequenceWindow {
+  #highest = -1;
+  readonly #seen = new Set<number>();
+
+  /** Accepts `sequence` once; false for a number seen before or too old. */
+  accept(sequence: number): boolean {
+    if (!Number.isSafeInteger(sequence) || sequence < 0) return false;
+    if (sequence <= this.#highest - WINDOW || this.#seen.has(sequence)) return false;
+    this.#seen.add(sequence);
+    if (sequence > this.#highest) this.#highest = sequence;
+    if (this.#seen.size > 2 * WINDOW) for (const seen of this.#seen) if (seen <= this.#highest - WINDOW) this.#seen.delete(seen);
+    return true;
+  }
 }
