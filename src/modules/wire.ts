@@ -267,3 +267,92 @@ export function runtimeErrorFromBody(status: number, body: unknown): RuntimeErro
   if (typeof code !== 'string' || typeof message !== 'string') return undefined;
   return new RuntimeError({ status, code, message, errorId: typeof errorId === 'string' ? errorId : '' });
 }
+
+// --- Live updates ------------------------------------------------------------------------------
+// Which tables a call read or wrote travels in a response header; the live-update stream is
+// newline-delimited JSON at a reserved path. The runtime and the client module share these.
+
+/** The live-update stream: `GET` it for newline-delimited JSON events. */
+export const LIVE_PATH = '/_platform/v0/live';
+/** The `protocol` of every live-update event. */
+export const LIVE_PROTOCOL = 'platform.live.v0';
+/** Sent by a client on its queries and mutations: the id of its live connection. */
+export const LIVE_CONNECTION_HEADER = 'x-platform-live';
+/** Answered with a live connection and with its refusal: the app's `liveConnections` budget. */
+export const LIVE_BUDGET_HEADER = 'x-platform-live-connections';
+/** Answered by a query: the tables (and the store) it read. */
+export const READ_HEADER = 'x-platform-read';
+/** Answered by a mutation or endpoint: the tables (and the store) it wrote. */
+export const WROTE_HEADER = 'x-platform-wrote';
+
+/** Tables a call read or wrote, and whether it read or wrote the object store. */
+export type TableSet = { tables: string[]; storage: boolean };
+
+/** A header item that cannot be a table name (table names match `^[A-Za-z][A-Za-z0-9_]*$`). */
+const STORE_ITEM = ':storage';
+const NONE_ITEM = ':none';
+
+/**
+ * A TableSet as a header value: table names and `:storage`, comma-separated; `:none` when empty.
+ *
+ * @example
+ * tableSetHeader({ tables: ['todos'], storage: true }); // 'todos,:storage'
+ */
+export function tableSetHeader(set: TableSet): string {
+  const items = [...set.tables, ...(set.storage ? [STORE_ITEM] : [])];
+  return items.length ? items.join(',') : NONE_ITEM;
+}
+
+/** The TableSet of a header value; undefined when the header is absent (nothing is known). */
+export function tableSetFromHeader(value: string | null | undefined): TableSet | undefined {
+  if (value === null || value === undefined) return undefined;
+  const items = value.split(',').map((item) => item.trim()).filter((item) => item !== '' && item !== NONE_ITEM);
+  return { tables: [...new Set(items.filter((item) => item !== STORE_ITEM))], storage: items.includes(STORE_ITEM) };
+}
+
+/**
+ * Whether a write affects what a query read: they share a table, or both touched the object store.
+ * The one rule of live updates, used by the runtime (which connections get an event) and by the
+ * client (which mounted queries re-run).
+ *
+ * @example
+ * affects({ tables: ['todos'], storage: false }, { tables: ['todos', 'tags'], storage: false }); // true
+ */
+export function affects(read: TableSet, wrote: TableSet): boolean {
+  if (read.storage && wrote.storage) return true;
+  return read.tables.some((table) => wrote.tables.includes(table));
+}
+
+/** One line of the live-update stream. */
+export type LiveEvent =
+  | { protocol: typeof LIVE_PROTOCOL; kind: 'open'; connection: string; liveConnections: number }
+  /** Another client's mutation wrote `tables` (and the store): these held queries read them. */
+  | { protocol: typeof LIVE_PROTOCOL; kind: 'invalidate'; queries: string[]; tables: string[]; storage: boolean }
+  | { protocol: typeof LIVE_PROTOCOL; kind: 'ping' }
+  /** The runtime ends the stream (its lifetime or byte budget passed, or the client fell behind); reconnect. */
+  | { protocol: typeof LIVE_PROTOCOL; kind: 'close'; reason: 'lifetime' | 'streamedBytes' | 'behind' | 'shutdown' };
+
+/** A parsed line of the live-update stream, or undefined when it is not one. */
+export function parseLiveEvent(line: string): LiveEvent | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const event = value as Record<string, unknown>;
+  if (event.protocol !== LIVE_PROTOCOL) return undefined;
+  switch (event.kind) {
+    case 'open':
+      return typeof event.connection === 'string' && typeof event.liveConnections === 'number' ? (event as LiveEvent) : undefined;
+    case 'invalidate':
+      return Array.isArray(event.queries) && Array.isArray(event.tables) && typeof event.storage === 'boolean' ? (event as LiveEvent) : undefined;
+    case 'ping':
+      return event as LiveEvent;
+    case 'close':
+      return typeof event.reason === 'string' ? (event as LiveEvent) : undefined;
+    default:
+      return undefined;
+  }
+}

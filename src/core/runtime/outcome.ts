@@ -15,6 +15,8 @@ export interface CallOutcome {
   headers?: Record<string, string>;
   /** What the call wrote (a mutation's tables and the store), for live refresh of other clients. */
   wrote: { tables: string[]; storage: boolean };
+  /** What a query or mutation read (which tables and whether the store), for live refresh of the queries that depend on it. */
+  read?: { tables: string[]; storage: boolean };
 }
 
 /** A failed call with a fresh errorId (`err_` + 26 base32 characters). */

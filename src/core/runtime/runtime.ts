@@ -6,12 +6,13 @@
  */
 import { canonicalJson, sha256Hex } from '../hash';
 import type { Manifest } from '../manifest';
-import { encodeJson, decodeJson, runtimeErrorBody } from '../../modules/wire';
+import { encodeJson, decodeJson, runtimeErrorBody, LIVE_CONNECTION_HEADER, LIVE_PATH, READ_HEADER, WROTE_HEADER, tableSetHeader } from '../../modules/wire';
 import { systemClock, type RuntimeClock } from './clock';
 import { CursorSigner } from './cursor';
 import { fault, isRuntimeFault, type FaultCode } from './faults';
 import { validateInput } from './input';
 import { limitsOf, Meter, type Limits } from './limits';
+import { LiveUpdates } from './live';
 import { failedCall, type CallOutcome } from './outcome';
 import type { Auth } from './personas';
 import { Router } from './router';
@@ -82,7 +83,12 @@ export class AppRuntime {
   #env: Record<string, string>;
   /** Calls run one at a time: the database has one connection and each call is one transaction. */
   #queue: Promise<unknown> = Promise.resolve();
-  #openStreams = 0;
+  /** Live connections and the liveConnections slots they share with streamed responses (live.ts). */
+  #liveUpdates: LiveUpdates | undefined;
+
+  get #live(): LiveUpdates {
+    return (this.#liveUpdates ??= new LiveUpdates(this.limits, this.#clock));
+  }
 
   constructor(options: RuntimeOptions) {
     this.manifest = options.manifest;
@@ -164,7 +170,7 @@ export class AppRuntime {
   }
 
   /** Builds a call's context: auth, env, and the capabilities the manifest declares. */
-  #context(auth: Auth, driver: ScopedDriver, meter: Meter, writable: boolean, wrote: CallOutcome['wrote'], extra: Record<string, unknown> = {}) {
+  #context(auth: Auth, driver: ScopedDriver, meter: Meter, writable: boolean, wrote: CallOutcome['wrote'], extra: Record<string, unknown> = {}, read?: CallOutcome['wrote']) {
     const ctx: Record<string, unknown> = { auth, env: Object.freeze({ ...this.#env }), ...extra };
     const capabilities = this.manifest.capabilities ?? [];
     if (capabilities.includes('database') && this.manifest.database) {
@@ -183,6 +189,9 @@ export class AppRuntime {
         onWrite: (table) => {
           if (!wrote.tables.includes(table)) wrote.tables.push(table);
         },
+        onRead: (table) => {
+          if (read && !read.tables.includes(table)) read.tables.push(table);
+        },
       });
     }
     if (capabilities.includes('storage')) {
@@ -194,6 +203,9 @@ export class AppRuntime {
         writable,
         onWrite: () => {
           wrote.storage = true;
+        },
+        onRead: () => {
+          if (read) read.storage = true;
         },
       });
     }
@@ -218,7 +230,14 @@ export class AppRuntime {
     return this.#serialize(() => this.#call(auth, kind, name, input));
   }
 
-  async #call(auth: Auth, kind: Kind, name: string, input: unknown): Promise<CallOutcome> {
+  /** A call, then what live updates make of it (a query held by the caller's live connection, a mutation's refresh of the others). */
+  async #call(auth: Auth, kind: Kind, name: string, input: unknown, liveConnection?: string | null): Promise<CallOutcome> {
+    const outcome = await this.#run(auth, kind, name, input);
+    this.#live.settled(kind, name, auth, outcome, liveConnection);
+    return outcome;
+  }
+
+  async #run(auth: Auth, kind: Kind, name: string, input: unknown): Promise<CallOutcome> {
     const operation = (kind === 'query' ? this.#queries : this.#mutations).get(name);
     if (!operation) return this.#failure('not_found', 404, `There is no ${kind} named "${name}".`);
     let validated: Record<string, unknown>;
@@ -233,12 +252,13 @@ export class AppRuntime {
     const meter = new Meter(this.limits);
     const driver = new ScopedDriver(this.#driver);
     const wrote: CallOutcome['wrote'] = { tables: [], storage: false };
+    const read: CallOutcome['wrote'] = { tables: [], storage: false };
     const writable = kind === 'mutation';
     try {
       // One transaction; a query cannot write, even through a path the API does not offer.
       const encoded = await this.#driver.transaction(async () => {
         try {
-          const ctx = this.#context(auth, driver, meter, writable, wrote);
+          const ctx = this.#context(auth, driver, meter, writable, wrote, {}, read);
           const result = await this.#withDeadline(async () => operation.handler(ctx, validated));
           const text = encodeJson({ result });
           const size = encoder.encode(text).byteLength;
@@ -250,9 +270,9 @@ export class AppRuntime {
           driver.close();
         }
       }, { readOnly: !writable });
-      return { status: 200, result: (decodeJson(encoded) as { result?: unknown }).result, wrote };
+      return { status: 200, result: (decodeJson(encoded) as { result?: unknown }).result, wrote, read };
     } catch (error) {
-      return this.#fromThrown(error, 'operation');
+      return { ...this.#fromThrown(error, 'operation'), read };
     }
   }
 
@@ -276,6 +296,11 @@ export class AppRuntime {
 
   async #fetch(auth: Auth, request: Request): Promise<Response> {
     const url = new URL(request.url);
+    if (url.pathname === LIVE_PATH) {
+      if (request.method !== 'GET') return errorResponse(this.#failure('not_found', 405, `Use GET for ${url.pathname}.`));
+      const opened = this.#live.open(auth);
+      return opened instanceof Response ? opened : errorResponse(opened);
+    }
     const wire = /^\/_platform\/v0\/(query|mutation)\/([^/]+)$/.exec(url.pathname);
     if (wire) {
       if (request.method !== 'POST') return errorResponse(this.#failure('not_found', 405, `Use POST for ${url.pathname}.`));
@@ -288,12 +313,14 @@ export class AppRuntime {
       } catch {
         return errorResponse(this.#failure('operation_failed', 400, 'The request body is not valid JSON of the form {"input": …}.'));
       }
-      const outcome = await this.#call(auth, wire[1] as Kind, decodeURIComponent(wire[2]!), input);
-      if (outcome.error) return errorResponse(outcome);
-      return new Response(encodeJson({ result: outcome.result }), {
-        status: 200,
-        headers: { 'content-type': 'application/json', ...(outcome.wrote.tables.length || outcome.wrote.storage ? { 'x-platform-wrote': [...outcome.wrote.tables, ...(outcome.wrote.storage ? ['storage'] : [])].join(',') } : {}) },
-      });
+      const kind = wire[1] as Kind;
+      const outcome = await this.#call(auth, kind, decodeURIComponent(wire[2]!), input, request.headers.get(LIVE_CONNECTION_HEADER));
+      // What a query read (answered or failed) and what a mutation wrote: the client re-runs its queries by them.
+      const tables: Record<string, string> = {};
+      if (kind === 'query') tables[READ_HEADER] = tableSetHeader(outcome.read ?? { tables: [], storage: false });
+      else if (!outcome.error) tables[WROTE_HEADER] = tableSetHeader(outcome.wrote);
+      if (outcome.error) return errorResponse({ ...outcome, headers: { ...outcome.headers, ...tables } });
+      return new Response(encodeJson({ result: outcome.result }), { status: 200, headers: { 'content-type': 'application/json', ...tables } });
     }
     return this.#endpoint(auth, request, url);
   }
@@ -347,19 +374,18 @@ export class AppRuntime {
 
   /** A streamed response, if a liveConnections slot is free: bounded by streamedBytes and the stream lifetime. */
   #stream(descriptor: StreamDescriptor): Response {
-    if (this.#openStreams >= this.limits.liveConnections) {
-      return errorResponse(this.#failure('stream_connection_budget_exceeded', 503, `No free live connection: the app allows ${this.limits.liveConnections}.`, { 'retry-after': '5' }));
-    }
+    if (!this.#live.free) return errorResponse(this.#live.refusal());
     const source = descriptor.upstream?.body ?? descriptor.body;
     const status = descriptor.upstream?.status ?? 200;
     const headers = new Headers(descriptor.upstream?.headers ?? descriptor.headers);
     if (!source) return new Response(null, { status, headers });
-    this.#openStreams++;
+    const live = this.#live;
+    live.take();
     let released = false;
     const release = () => {
       if (!released) {
         released = true;
-        this.#openStreams--;
+        live.release();
       }
     };
     const { streamedBytes, streamLifetimeMs } = this.limits;
@@ -410,9 +436,14 @@ export class AppRuntime {
     return new Response(body, { status, headers });
   }
 
-  /** How many streamed responses hold a liveConnections slot now. */
+  /** How many streamed responses and live connections hold a liveConnections slot now. */
   get openStreams(): number {
-    return this.#openStreams;
+    return this.#live.used;
+  }
+
+  /** How many live-update connections are open now. */
+  get liveConnections(): number {
+    return this.#live.connections;
   }
 }
 

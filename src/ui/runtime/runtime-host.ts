@@ -24,7 +24,7 @@ import type { Manifest } from '../../core/manifest';
 import { failedCall } from '../../core/runtime/outcome';
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
 import type { CallOutcome } from '../../core/runtime/runtime';
-import { decodeJson, encodeJson, runtimeErrorBody } from '../../modules/wire';
+import { decodeJson, encodeJson, runtimeErrorBody, tableSetFromHeader, WROTE_HEADER } from '../../modules/wire';
 import { isRuntimeMessage, type InspectQuery, type InspectResult, type RuntimeMessage, type RuntimeRequest, type StartTimings, type Wrote } from '../../../worker/protocol/runtime';
 import { bodyReceiver, type BodyIn } from '../../core/host/body-stream';
 import { describeError } from '../../core/host/describe';
@@ -171,12 +171,6 @@ function emit<A extends unknown[]>(listeners: Iterable<(...args: A) => void>, ..
   }
 }
 
-/** `x-platform-wrote: todos,notes,storage` (the wire routes' header) as a Wrote. */
-function wroteFromHeader(value: string | null): Wrote {
-  if (!value) return NO_WRITES;
-  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
-  return { tables: names.filter((name) => name !== 'storage'), storage: names.includes('storage') };
-}
 
 export class RuntimeHost {
   readonly #container: HTMLElement;
@@ -584,7 +578,7 @@ export class RuntimeHost {
         if (!job) break;
         job.settle(this.#response(message));
         if (message.status >= 200 && message.status < 300) {
-          this.#emitWrite(wroteFromHeader(new Headers(message.headers).get('x-platform-wrote')), job.persona);
+          this.#emitWrite(tableSetFromHeader(new Headers(message.headers).get(WROTE_HEADER)) ?? NO_WRITES, job.persona);
         }
         break;
       }

@@ -66,6 +66,8 @@ export interface StorageOptions {
   writable: boolean;
   /** Called after every successful `put` or `delete` (the runtime notes that the call wrote). */
   onWrite?(): void;
+  /** Called before every `get`, `head` and `list` (the runtime notes that the call depends on the store). */
+  onRead?(): void;
 }
 
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
@@ -155,6 +157,7 @@ export function createStorage(options: StorageOptions): StorageReader | StorageW
   const limits = meter.limits;
 
   async function get(key: string): Promise<StoredObject | null> {
+    options.onRead?.();
     const valid = validateKey(key);
     // Judge the declared size before transferring anything.
     const declared = await store.head(valid);
@@ -172,11 +175,13 @@ export function createStorage(options: StorageOptions): StorageReader | StorageW
   }
 
   async function head(key: string): Promise<StoredObjectMetadata | null> {
+    options.onRead?.();
     const record = await store.head(validateKey(key));
     return record ? metadata(record) : null;
   }
 
   async function list(listOptions?: ListOptions): Promise<ObjectList> {
+    options.onRead?.();
     if (listOptions !== undefined && listOptions !== null && typeof listOptions !== 'object') {
       throw new Error('storage.list options must be an object such as { prefix, cursor, limit }.');
     }

@@ -23,6 +23,8 @@ export interface DatabaseOptions {
   writable: boolean;
   /** Called with the table name after each successful write (for live refresh). */
   onWrite?(table: string): void;
+  /** Called with the table name before each read (which tables a query depends on, for live refresh). */
+  onRead?(table: string): void;
 }
 
 /** Models are pure functions of the declaration; share them across calls. */
@@ -86,6 +88,7 @@ export class Database {
       policy: Object.hasOwn(policies, name) ? policies[name] : undefined,
       writable,
       onWrite: this.#options.onWrite ? (written) => this.#options.onWrite?.(written) : undefined,
+      onRead: this.#options.onRead ? (read) => this.#options.onRead?.(read) : undefined,
       cascades: cascadeTargets(database, name),
     });
     const handle = tableHandle(table, writable);

@@ -111,6 +111,8 @@ export interface TableContext {
   writable: boolean;
   /** Called with each table a successful write changed (this one, and those its deletes cascade into). */
   onWrite?: ((table: string) => void) | undefined;
+  /** Called with this table's name before each read (`all`, `get`, `find`, `first`, `page`, `count`): what a query depends on. */
+  onRead?: ((table: string) => void) | undefined;
   /** Tables a delete from this table can change through ON DELETE actions. */
   cascades?: readonly string[] | undefined;
 }
@@ -298,6 +300,7 @@ export class Table {
   }
 
   #select(filter: Filter, limit: number, after?: { createdAt: number; id: string }): TableRow[] {
+    this.#context.onRead?.(this.#model.name);
     const conditions = [...filter.conditions];
     const params = [...filter.params];
     if (after) {
@@ -310,6 +313,7 @@ export class Table {
 
   /** How many rows match, counting at most `cap`. */
   #count(filter: Filter, cap: number): number {
+    this.#context.onRead?.(this.#model.name);
     const sql = `SELECT COUNT(*) AS "n" FROM (SELECT 1 FROM ${this.#quoted}${this.#whereSql(filter.conditions)} LIMIT ?)`;
     const [record] = this.#context.driver.all(sql, [...filter.params, cap]);
     return Number(record?.n ?? 0);
