@@ -11,6 +11,7 @@ import { answer, appInfo, jsonObject as json, deployQuotaRefusal, deploymentInfo
 import { on, ownsApp, signedIn, type ControlContext, type ControlEnv } from './middleware';
 import type { Row } from './records';
 import { seal, unseal } from './secrets';
+import { Slots } from './slots';
 
 const APP_NAME = /^[a-z][a-z0-9-]{1,62}$/;
 /** The largest deploy request: the artifact's blobs travel base64 in it. */
@@ -39,7 +40,11 @@ export async function teardown(ctx: Context, appId: string): Promise<void> {
   });
 }
 
+/** Deploy bodies read at once: each may be 64 MiB, and several times that while parsed and checked. */
+const DEPLOY_BODY_SLOTS = 2;
+
 export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
+  const deployBodies = new Slots(DEPLOY_BODY_SLOTS);
   type Kind = 'deploy' | 'promote' | 'rollback';
   interface Reservation {
     id: string;
@@ -87,7 +92,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
   }
 
   /** Runs the work of a reservation; if it throws, the deployment is recorded as failed, never left pending. */
-  async function carry(reservation: Reservation, work: () => Promise<Response>): Promise<Response> {
+  async function carry<T>(reservation: Reservation, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
@@ -146,22 +151,27 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
 
   on(app, ROUTES.deploy, inService, async (c) => {
     const { who, appId } = owner(c);
-    const body = await json(c.req.raw);
-    const environment = typeof body?.environment === 'string' ? deployEnvironment(body.environment) : undefined;
-    const artifact = body?.artifact as { id?: unknown; record?: unknown; blobs?: unknown } | undefined;
-    if (!body || !environment || typeof artifact !== 'object' || artifact === null) return refuse(400, 'invalid_request', 'Send {"environment": "preview" | "production", "artifact": {"id", "record", "blobs"}}.');
-    if (typeof artifact.id !== 'string' || !ARTIFACT_ID.test(artifact.id)) return refuse(422, 'artifact_invalid', 'The artifact was refused: its id is not sha256: followed by 64 hex digits.');
-    const reservation = reserve(who, appId, environment, artifact.id, 'deploy');
-    if (reservation instanceof Response) return reservation;
-    return carry(reservation, async () => {
-      const received = await ctx.artifacts.receive(who.builderId, artifact.id, artifact.record, artifact.blobs);
-      if (!received.ok) {
+    // The body is read, parsed and its blobs kept in a slot (memory bounded by the slots, however many
+    // deploys arrive at once); the probe and the switch, which hold little memory, run outside it.
+    const received = await deployBodies.run(async (): Promise<Response | Reservation> => {
+      const body = await json(c.req.raw);
+      const environment = typeof body?.environment === 'string' ? deployEnvironment(body.environment) : undefined;
+      const artifact = body?.artifact as { id?: unknown; record?: unknown; blobs?: unknown } | undefined;
+      if (!body || !environment || typeof artifact !== 'object' || artifact === null) return refuse(400, 'invalid_request', 'Send {"environment": "preview" | "production", "artifact": {"id", "record", "blobs"}}.');
+      if (typeof artifact.id !== 'string' || !ARTIFACT_ID.test(artifact.id)) return refuse(422, 'artifact_invalid', 'The artifact was refused: its id is not sha256: followed by 64 hex digits.');
+      const reservation = reserve(who, appId, environment, artifact.id, 'deploy');
+      if (reservation instanceof Response) return reservation;
+      const kept = await carry(reservation, async () => {
+        const outcome = await ctx.artifacts.receive(who.builderId, artifact.id as string, artifact.record, artifact.blobs);
+        if (outcome.ok) return undefined;
         // A refused artifact is a failed deployment, and counts against the quota; nothing of it is kept or started.
-        settle(reservation, { code: received.code, message: received.message });
-        return refuse(422, received.code, `The artifact was refused: ${received.message} Nothing was kept or started.`);
-      }
-      return activate(reservation);
+        settle(reservation, { code: outcome.code, message: outcome.message });
+        return refuse(422, outcome.code, `The artifact was refused: ${outcome.message} Nothing was kept or started.`);
+      });
+      return kept ?? reservation;
     });
+    if (received instanceof Response) return received;
+    return carry(received, () => activate(received));
   });
 
   on(app, ROUTES.listDeployments, mine, (c) => {
