@@ -8,6 +8,7 @@
 import { AppRuntime } from '../src/core/runtime/runtime';
 import { failedCall } from '../src/core/runtime/outcome';
 import { errorResponse } from '../src/core/runtime/runtime';
+import { describeProblems, isSchemaChangeRefused } from '../src/core/runtime/tables/schema-change';
 import { describeError } from '../src/core/host/describe';
 import { bodyHash, IDENTITY_HEADER, READY_PATH, SequenceWindow, verifyIdentity } from '../src/core/host/identity';
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
@@ -64,9 +65,10 @@ export class AppStore {
         ...(start.handlerDeadlineMs ? { limits: { handlerDeadlineMs: start.handlerDeadlineMs } } : {}),
       });
     } catch (error) {
+      // An incompatible schema change is known by its code (schema_change_refused), never by its wording.
       const text = describeError(error);
-      this.#failure = /another schema/.test(text)
-        ? { code: 'provision_failed', message: `The environment's data was created for another database declaration: ${text}` }
+      this.#failure = isSchemaChangeRefused(error)
+        ? { code: 'provision_failed', message: `The environment's data cannot follow this database declaration (an incompatible schema change): ${describeProblems(error.problems)}. Its data stays as it was.` }
         : { code: 'module_invalid', message: `The server module is not a server definition: ${text}` };
     }
   }

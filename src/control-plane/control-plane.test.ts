@@ -180,7 +180,8 @@ describe('the control plane, in process', { shuffle: false }, () => {
       expect(failed.error.message).toContain('boom at import');
       const files = templateFiles('endpoints');
       const manifest = JSON.parse(files['app.manifest.json']!);
-      manifest.database.tables.visits.fields.extra = { type: 'string', optional: true };
+      // Narrowing what a field holding rows accepts is an incompatible change (an added optional field would apply).
+      manifest.database.tables.visits.fields.path.maxLength = 100;
       const changed = await build({ ...files, 'app.manifest.json': JSON.stringify(manifest) });
       // The preview database holds data for the first schema once it served.
       await hosted(appId, 'preview', '/api/visits/x', { method: 'POST' });

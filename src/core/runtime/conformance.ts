@@ -1,5 +1,5 @@
 /**
- * The runtime's conformance suite: errors, transactions, input, auth and endpoints, with the exact
+ * The runtime's conformance suite: errors, transactions, input, auth, endpoints and schema changes, with the exact
  * codes, statuses and messages of runtime.md. Framework-neutral (no test runner imports), so the same
  * cases run under Vitest in Node and in Chromium.
  */
@@ -10,6 +10,7 @@ import { personaAuth, type PersonaName } from './personas';
 import { AppRuntime, type CallOutcome } from './runtime';
 import type { SqlDriverFactory } from './sql-driver';
 import type { Limits } from './limits';
+import { schemaConformance } from './schema-conformance';
 
 export interface ConformanceCase {
   name: string;
@@ -372,4 +373,6 @@ export const runtimeConformance: ConformanceCase[] = [
       equal(rt.openStreams, 0, 'slot freed');
     },
   },
+  // Schema changes that keep data (schema-conformance.ts).
+  ...schemaConformance,
 ];

@@ -4,7 +4,6 @@
  * failures with an errorId; budgets reset per call. Hosted by the playground's runtime worker, by
  * `platform test` and by the control plane.
  */
-import { canonicalJson, sha256Hex } from '../hash';
 import type { Manifest } from '../manifest';
 import { encodeJson, decodeJson, runtimeErrorBody, LIVE_CONNECTION_HEADER, LIVE_PATH, READ_HEADER, WROTE_HEADER, tableSetHeader } from '../../modules/wire';
 import { systemClock, type RuntimeClock } from './clock';
@@ -18,12 +17,11 @@ import type { Auth } from './personas';
 import { Router } from './router';
 import { ScopedDriver } from './scoped-driver';
 import type { SqlDriver } from './sql-driver';
-import { createSchema } from './tables/schema';
+import { databaseIdentity, ensureSchema, type SchemaOutcome } from './database-schema';
 import { Database, type TablePolicyContext } from './tables/database';
 import { createStorage, SqlObjectStore } from './storage';
 
 const DESCRIPTOR = Symbol.for('platform.descriptor');
-const META_TABLE = '__platform_meta';
 const encoder = new TextEncoder();
 
 type Kind = 'query' | 'mutation';
@@ -65,14 +63,16 @@ export interface RuntimeOptions {
 
 export type { CallOutcome, RuntimeErrorInfo } from './outcome';
 
-/** The schema identity a database was created with, to refuse a database built for another schema. */
+/** The schema identity of a manifest's database declaration (what the database's meta table records). */
 export function schemaIdentity(manifest: Manifest): string {
-  return sha256Hex(canonicalJson({ database: manifest.database ?? null }));
+  return databaseIdentity(manifest.database ?? null);
 }
 
 export class AppRuntime {
   readonly manifest: Manifest;
   readonly limits: Limits;
+  /** What opening the database did to its schema: created it, found it as declared, or changed it (rows kept). */
+  schemaChange: SchemaOutcome = 'unchanged';
   readonly #driver: SqlDriver;
   readonly #clock: RuntimeClock;
   readonly #signer: CursorSigner;
@@ -113,22 +113,13 @@ export class AppRuntime {
     }
   }
 
+  /**
+   * Creates the schema in an empty database, or brings a database made for another declaration to
+   * this one, keeping its rows (database-schema.ts); an incompatible change throws a
+   * SchemaChangeRefused (code `schema_change_refused`) naming each table, field and reason.
+   */
   #ensureSchema(): void {
-    const identity = schemaIdentity(this.manifest);
-    const meta = this.#driver.all(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = '${META_TABLE}'`);
-    if (meta.length === 0) {
-      this.#driver.transactionSync(() => {
-        this.#driver.exec(`CREATE TABLE ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-        this.#driver.exec(`INSERT INTO ${META_TABLE} (key, value) VALUES ('schema', ?)`, [identity]);
-        if (this.manifest.database) createSchema(this.#driver, this.manifest.database);
-        new SqlObjectStore(this.#driver);
-      });
-      return;
-    }
-    const stored = this.#driver.all(`SELECT value FROM ${META_TABLE} WHERE key = 'schema'`)[0]?.value;
-    if (stored !== identity) {
-      throw fault('operation_failed', 'The database was created for another schema: reset the state to adopt the new one.');
-    }
+    this.schemaChange = ensureSchema(this.#driver, this.manifest.database ?? null, this.#policies);
   }
 
   /** `ctx.env` for later calls (the test module's setEnv). */

@@ -10,7 +10,8 @@
  * Rows hold values in the wire encoding (`$date`, `$bytes`, `$escape`). Database records only: no
  * stored objects, not even their metadata (docs/decisions.md).
  */
-import { canonicalJson, sha256Hex } from '../hash';
+import type { DatabaseDeclaration } from '../runtime/tables/schema';
+import { databaseIdentity } from '../runtime/tables/schema-change';
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import type { Manifest } from '../manifest';
 import { decodeValue } from '../../modules/wire';
@@ -72,15 +73,12 @@ const KEYS = ['protocol', 'app', 'schema', 'database', 'exportedAt', 'tables'];
 
 /**
  * The schema identity of a manifest: the same SHA-256 the runtime stamps on a database it creates
- * (`schemaIdentity` in runtime.ts), written `sha256:<hex>`. A state import succeeds only when the
- * export's identity equals the identity of the schema in force (tooling.md, Versioning 4).
+ * (`schemaIdentity` in runtime.ts), written `sha256:<hex>`. An export imports as it is under the same
+ * identity; under another, its records follow the change when the runtime's schema-change rules allow
+ * it (docs/runtime.md, "Schema changes"), as a database's rows would.
  */
 export function stateSchemaIdentity(manifest: Pick<Manifest, 'database'>): string {
-  return `sha256:${databaseIdentityHex(manifest.database ?? null)}`;
-}
-
-function databaseIdentityHex(database: unknown): string {
-  return sha256Hex(canonicalJson({ database }));
+  return `sha256:${databaseIdentity(manifest.database ?? null)}`;
 }
 
 /** DG1822: not a usable document. */
@@ -180,7 +178,7 @@ function parseChecked(value: unknown): StateParseResult {
   if (nestedDeeperThan(value, MAX_STATE_EXPORT_DEPTH)) return fail(`The state export nests deeper than ${MAX_STATE_EXPORT_DEPTH} levels.`);
 
   const database = value.database as Record<string, unknown> | null;
-  if (`sha256:${databaseIdentityHex(database)}` !== value.schema) {
+  if (`sha256:${databaseIdentity(database as DatabaseDeclaration | null)}` !== value.schema) {
     return fail('The document contradicts itself: "schema" is not the identity of its own "database" block.');
   }
   const declared = database && isRecord(database.tables) ? database.tables : {};

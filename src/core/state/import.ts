@@ -6,12 +6,18 @@
 import type { Diagnostic } from '../diagnostics';
 import type { FieldDeclaration, Manifest } from '../manifest';
 import { quoteIdentifier, type SqlDriver, type SqlValue } from '../runtime/sql-driver';
-import { tableOrder } from '../runtime/tables/schema';
+import { tableOrder, type DatabaseDeclaration } from '../runtime/tables/schema';
+import { compareSchemas, describeProblems, type DataFacts, type PolicyKind } from '../runtime/tables/schema-change';
 import { encodeValue } from '../runtime/tables/values';
 import { parseStateExport, parseStateExportText, refused, stateSchemaIdentity, type ParsedStateExport } from './document';
 import { initialiseDatabase, storedIdentity } from './meta';
 
 export type StateImportResult = { ok: true; counts: Record<string, number> } | { ok: false; diagnostic: Diagnostic };
+
+export interface ImportOptions {
+  /** The server definition's table policies: a policy's field cannot change under imported rows. */
+  policies?: ReadonlyMap<string, PolicyKind>;
+}
 
 interface PreparedInsert {
   table: string;
@@ -26,16 +32,37 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Whether a decoded value is the field's declared default (a datetime default is ISO text). */
+function isDefault(field: FieldDeclaration, value: unknown): boolean {
+  if (field.default === undefined) return false;
+  if (value instanceof Date) return typeof field.default === 'string' && value.getTime() === Date.parse(field.default);
+  return value === field.default;
+}
+
+/** What a document's rows hold, for the schema-change rules. */
+function documentFacts(state: ParsedStateExport): DataFacts {
+  return {
+    rows: (table) => state.rows[table]?.length ?? 0,
+    rowsHolding: (table, field, declaration) =>
+      (state.rows[table] ?? []).filter((row) => Object.hasOwn(row, field) && row[field] !== null && row[field] !== undefined && !isDefault(declaration, row[field])).length,
+  };
+}
+
 /**
  * Checks every row against the manifest's tables and encodes it for SQL; the first bad record is
- * DG1824 `state_import_record_invalid` naming its table and id.
+ * DG1824 `state_import_record_invalid` naming its table and id. `carried` is set when the document
+ * was exported under an older declaration that the one in force can follow: per table, the fields
+ * whose values are imported; fields new since the export take their default (or stay absent), and
+ * fields dropped or retyped since (holding nothing, as the rules made sure) are left out.
  */
-function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedStateExport): PreparedInsert[] | Diagnostic {
+function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedStateExport, carried?: Record<string, string[]>): PreparedInsert[] | Diagnostic {
   const database = manifest.database;
   const out: PreparedInsert[] = [];
   if (!database) return out;
+  const exported = carried ? ((state.document.database as DatabaseDeclaration | null)?.tables ?? {}) : {};
   for (const table of tableOrder(database)) {
     const fields = database.tables[table]!.fields;
+    const kept = carried ? new Set(carried[table] ?? []) : undefined;
     for (const row of state.rows[table] ?? []) {
       const invalid = (message: string, field?: string) =>
         refused('state_import_record_invalid', `Record ${table}/${row.id.slice(0, 80)} cannot be imported: ${message}`, { table, id: row.id, ...(field ? { field } : {}) });
@@ -43,11 +70,12 @@ function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedState
       const params: SqlValue[] = [row.id, row.createdAt.getTime(), row.updatedAt.getTime()];
       for (const key of Object.keys(row)) {
         if (RUNTIME_KEYS.has(key)) continue;
+        if (kept && !kept.has(key) && Object.hasOwn(exported[table]?.fields ?? {}, key)) continue;
         if (!Object.hasOwn(fields, key)) return invalid(`unknown field ${JSON.stringify(key.slice(0, 80))}.`, key);
         if (fields[key]!.generated) return invalid(`field "${key}" is generated; SQLite computes it.`, key);
       }
       for (const [name, field] of Object.entries(fields) as Array<[string, FieldDeclaration]>) {
-        if (field.generated) continue;
+        if (field.generated || (kept && !kept.has(name))) continue;
         const value = Object.hasOwn(row, name) ? row[name] : undefined;
         if (value === null && !field.optional) return invalid(`the required field "${name}" is null.`, name);
         if (value === undefined || value === null) {
@@ -81,8 +109,10 @@ function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedState
  * Imports a document (the parsed JSON value, or a ParsedStateExport) into `driver`, whose database is
  * the application's (or empty: it is then initialised as the runtime would). In order:
  * DG1822 for an unusable document; DG1824 `state_import_application_mismatch` when `app` is not the
- * manifest's name; DG1824 `state_import_schema_mismatch` when the document's or the database's
- * schema identity is not the manifest's; DG1824 `state_import_record_invalid` for a record the
+ * manifest's name; DG1824 `state_import_schema_mismatch` when the document was exported under
+ * another declaration that its records cannot follow to the manifest's (the runtime's schema-change
+ * rules, tables/schema-change.ts: a compatible change since the export is followed, new fields take
+ * their default), or when the database's schema identity is not the manifest's; DG1824 `state_import_record_invalid` for a record the
  * tables refuse (a value of the wrong type, a constraint, a dangling reference); DG1824
  * `state_export_too_large` over the limits. Never throws for any document; the driver must not be
  * inside a transaction.
@@ -91,7 +121,7 @@ function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedState
  * const result = importState(driver, manifest, JSON.parse(text));
  * if (!result.ok) show(result.diagnostic); // nothing was written
  */
-export function importState(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, document: unknown): StateImportResult {
+export function importState(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, document: unknown, options: ImportOptions = {}): StateImportResult {
   let state: ParsedStateExport;
   if (isParsed(document)) state = document;
   else {
@@ -109,11 +139,26 @@ export function importState(driver: SqlDriver, manifest: Pick<Manifest, 'name' |
     };
   }
   const schema = stateSchemaIdentity(manifest);
+  let carried: Record<string, string[]> | undefined;
   if (state.schema !== schema) {
-    return {
-      ok: false,
-      diagnostic: refused('state_import_schema_mismatch', 'The export was made under another database schema than the one in force.', { expected: schema, actual: state.schema }),
-    };
+    // An export made before a compatible schema change follows it, by the runtime's own rules.
+    let change: ReturnType<typeof compareSchemas>;
+    try {
+      change = compareSchemas(state.document.database as DatabaseDeclaration | null, manifest.database ?? null, documentFacts(state), options.policies);
+    } catch (error) {
+      return { ok: false, diagnostic: refused('state_import_schema_mismatch', `The export's database declaration cannot be read: ${errorText(error)}`, { expected: schema, actual: state.schema }) };
+    }
+    if (change.problems.length > 0) {
+      return {
+        ok: false,
+        diagnostic: refused('state_import_schema_mismatch', `The export was made under another database declaration, which its records cannot leave for the one in force: ${describeProblems(change.problems)}.`, {
+          expected: schema,
+          actual: state.schema,
+          problems: change.problems,
+        }),
+      };
+    }
+    carried = change.carried;
   }
   let stored: string | undefined;
   try {
@@ -127,22 +172,22 @@ export function importState(driver: SqlDriver, manifest: Pick<Manifest, 'name' |
       diagnostic: refused('state_import_schema_mismatch', 'The database was created for another schema than the manifest\'s: reset the state first.', { expected: schema, actual: stored }),
     };
   }
-  const inserts = prepareInserts(manifest, state);
+  const inserts = prepareInserts(manifest, state, carried);
   if (!Array.isArray(inserts)) return { ok: false, diagnostic: inserts };
-  return write(driver, manifest, schema, stored === undefined, inserts);
+  return write(driver, manifest, stored === undefined, inserts);
 }
 
 /** Parses document text (size first, then JSON) and imports it. */
-export function importStateText(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, text: string): StateImportResult {
+export function importStateText(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, text: string, options: ImportOptions = {}): StateImportResult {
   const parsed = parseStateExportText(text);
-  return parsed.ok ? importState(driver, manifest, parsed.state) : parsed;
+  return parsed.ok ? importState(driver, manifest, parsed.state, options) : parsed;
 }
 
 function isParsed(value: unknown): value is ParsedStateExport {
   return typeof value === 'object' && value !== null && 'rows' in value && 'document' in value && (value as ParsedStateExport).exportedAt instanceof Date;
 }
 
-function write(driver: SqlDriver, manifest: Pick<Manifest, 'database'>, schema: string, initialise: boolean, inserts: PreparedInsert[]): StateImportResult {
+function write(driver: SqlDriver, manifest: Pick<Manifest, 'database'>, initialise: boolean, inserts: PreparedInsert[]): StateImportResult {
   const order = manifest.database ? tableOrder(manifest.database) : [];
   // Foreign keys are checked once, over the whole new state, before COMMIT: rows may arrive in any
   // order and may refer to each other in cycles. The pragma cannot change inside a transaction.
@@ -152,7 +197,7 @@ function write(driver: SqlDriver, manifest: Pick<Manifest, 'database'>, schema: 
     driver.exec('BEGIN');
     let current: PreparedInsert | undefined;
     try {
-      if (initialise) initialiseDatabase(driver, manifest, schema.slice('sha256:'.length));
+      if (initialise) initialiseDatabase(driver, manifest.database ?? null);
       for (const table of [...order].reverse()) driver.exec(`DELETE FROM ${quoteIdentifier(table)}`);
       for (const insert of inserts) {
         current = insert;

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeSqlDriverFactory } from '../../adapters/node/sqljs';
-import type { Manifest } from '../manifest';
+import type { FieldDeclaration, Manifest } from '../manifest';
 import { validateManifestText } from '../manifest';
 import { personaAuth } from '../runtime/personas';
 import { AppRuntime, schemaIdentity } from '../runtime/runtime';
@@ -183,8 +183,9 @@ describe('refusals: precise codes, nothing written', () => {
       return { ...valid(), tables: { notes: [{ id: 'x', createdAt: at, updatedAt: at, meta: deep }] } };
     }, 'DG1822'],
     ['another application', () => ({ ...valid(), app: 'other-app' }), 'DG1824', 'state_import_application_mismatch'],
-    ['another schema', () => {
-      const other = { ...manifest, database: { ...manifest.database!, version: 2 } };
+    ['another schema its records cannot follow', () => {
+      const other = structuredClone(manifest);
+      other.database!.tables.folders!.fields.name = { type: 'number' };
       return sampleStateExport(other, 2);
     }, 'DG1824', 'state_import_schema_mismatch'],
     ['unknown field', () => ({ ...valid(), tables: { folders: [{ id: 'x', createdAt: at, updatedAt: at, name: 'a', colour: 'red' }] } }), 'DG1824', 'state_import_record_invalid'],
@@ -228,12 +229,21 @@ describe('refusals: precise codes, nothing written', () => {
   it('refuses a database created for another schema, on import and on export', () => {
     const other = { ...manifest, database: { ...manifest.database!, version: 3 } };
     const driver = factory();
+    // Made for another declaration, and not (yet) brought to this one by a runtime.
     new AppRuntime({ manifest: other, definition: {}, driver });
     const before = fingerprint(driver);
     const result = importState(driver, manifest, valid());
     expect(result).toMatchObject({ ok: false, diagnostic: { code: 'DG1824', detail: { code: 'state_import_schema_mismatch' } } });
     expect(fingerprint(driver)).toBe(before);
     expect(exportState(driver, manifest)).toMatchObject({ ok: false, diagnostic: { code: 'DG1824', detail: { code: 'state_import_schema_mismatch' } } });
+  });
+
+  it('names the table, field and reason when an export cannot follow the schema in force', () => {
+    const other = structuredClone(manifest);
+    other.database!.tables.folders!.fields.name = { type: 'number' };
+    const result = importState(factory(), manifest, sampleStateExport(other, 2));
+    expect(result).toMatchObject({ ok: false, diagnostic: { code: 'DG1824', detail: { code: 'state_import_schema_mismatch', problems: [{ table: 'folders', field: 'name' }] } } });
+    if (!result.ok) expect(result.diagnostic.message).toMatch(/folders\.name: is a number field holding values in 2 rows and would become a string field/);
   });
 
   it('refuses text that is not JSON (DG1822) and text over the size limit before parsing it (DG1824)', () => {
@@ -248,5 +258,83 @@ describe('refusals: precise codes, nothing written', () => {
     const parsed = parseStateExport(valid());
     expect(parsed.ok && parsed.state.rowCount).toBe(8);
     expect(parsed.ok && parsed.state.rows.notes![0]!.createdAt).toBeInstanceOf(Date);
+  });
+});
+
+describe('an export taken before a compatible schema change imports after it', () => {
+  const todo = templateManifest('todo');
+  const definition = defineServer({
+    queries: { 'todos.list': query({ input: {}, handler: (ctx: any) => ctx.db.table('todos').all() }) },
+    mutations: { 'todos.add': mutation({ input: { title: 'string' }, handler: (ctx: any, input: { title: string }) => ctx.db.table('todos').insert({ title: input.title }) }) },
+    authPolicies: { todos: ownedTable() },
+  } as never);
+  const alice = personaAuth('todo', 'alice');
+  async function exportedBefore(): Promise<StateExportDocument> {
+    const driver = factory();
+    const runtime = new AppRuntime({ manifest: todo, definition, driver });
+    for (const title of ['milk', 'eggs']) await runtime.call(alice, 'mutation', 'todos.add', { title });
+    await runtime.call(alice, 'mutation', 'todos.add', { title: 'done' });
+    driver.exec(`UPDATE todos SET done = 1 WHERE title = 'done'`);
+    return JSON.parse(JSON.stringify(exportOk(driver, todo)));
+  }
+  function withTodos(edit: (fields: Record<string, FieldDeclaration>) => void): Manifest {
+    const manifest = structuredClone(todo);
+    edit(manifest.database!.tables.todos!.fields);
+    return manifest;
+  }
+
+  it('a new optional field with a default: every row imports and reads it as the default', async () => {
+    const document = await exportedBefore();
+    const after = withTodos((f) => void (f.priority = { type: 'number', optional: true, default: 0 }));
+    const driver = factory();
+    const runtime = new AppRuntime({ manifest: after, definition, driver });
+    expect(importState(driver, after, document)).toEqual({ ok: true, counts: { todos: 3 } });
+    const rows = (await runtime.call(alice, 'query', 'todos.list', {})).result as Array<Record<string, unknown>>;
+    expect(rows.map((r) => [r.title, r.done, r.priority])).toEqual([['milk', false, 0], ['eggs', false, 0], ['done', true, 0]]);
+    expect(rows.map((r) => r.id)).toEqual(document.tables.todos!.map((r) => (r as { id: string }).id));
+    // Exported again, it is a document of the schema in force.
+    expect(exportOk(driver, after).schema).toBe(stateSchemaIdentity(after));
+  });
+
+  it('a new optional field without a default stays absent; widened and dropped-but-empty fields follow', async () => {
+    const document = await exportedBefore();
+    const after = withTodos((f) => {
+      f.note = { type: 'string', optional: true };
+      delete f.title!.maxLength;
+    });
+    const driver = factory();
+    expect(importState(driver, after, document)).toEqual({ ok: true, counts: { todos: 3 } });
+    expect(exportOk(driver, after).tables.todos!.every((row) => !('note' in (row as object)))).toBe(true);
+    // And back without note: it holds nothing, so the declaration without it takes that export too.
+    const back = withTodos((f) => void delete f.title!.maxLength);
+    expect(importState(factory(), back, exportOk(driver, after))).toEqual({ ok: true, counts: { todos: 3 } });
+    // Back to maxLength 200 narrows title: refused.
+    expect(importState(factory(), todo, exportOk(driver, after))).toMatchObject({ ok: false, diagnostic: { detail: { problems: [{ field: 'title', reason: expect.stringMatching(/gains maxLength 200/) }] } } });
+  });
+
+  it('a change its records cannot follow is refused naming the field; nothing is written', async () => {
+    const document = await exportedBefore();
+    const after = withTodos((f) => void (f.title = { type: 'number' }));
+    const driver = factory();
+    new AppRuntime({ manifest: after, definition, driver });
+    const before = fingerprint(driver);
+    const result = importState(driver, after, document);
+    expect(result).toMatchObject({ ok: false, diagnostic: { code: 'DG1824', detail: { code: 'state_import_schema_mismatch', problems: [{ table: 'todos', field: 'title' }] } } });
+    expect(fingerprint(driver)).toBe(before);
+    const required = withTodos((f) => void (f.priority = { type: 'number' }));
+    expect(importState(factory(), required, document)).toMatchObject({ ok: false, diagnostic: { detail: { problems: [{ table: 'todos', field: 'priority', reason: expect.stringMatching(/new and required without a default/) }] } } });
+  });
+
+  it('the policy field of the schema in force cannot change under imported rows', async () => {
+    const document = await exportedBefore();
+    const after = withTodos((f) => void (f.ownerId = { type: 'string', maxLength: 500 }));
+    // A narrowing of ownerId is refused in any case; a widening one only under the policy.
+    expect(importState(factory(), after, document)).toMatchObject({ ok: false });
+    const widened = withTodos((f) => void (f.ownerId = { type: 'string', collate: 'nocase' }));
+    expect(importState(factory(), widened, document).ok).toBe(true);
+    expect(importState(factory(), widened, document, { policies: new Map([['todos', 'ownedTable']]) })).toMatchObject({
+      ok: false,
+      diagnostic: { detail: { problems: [{ table: 'todos', field: 'ownerId', reason: expect.stringMatching(/ownedTable\(\) policy/) }] } },
+    });
   });
 });

@@ -24,7 +24,7 @@ const SQL_TYPES: Record<FieldType, string> = {
   ref: 'TEXT',
 };
 
-const ACTIONS: Record<ReferentialAction, string> = {
+export const ACTIONS: Record<ReferentialAction, string> = {
   noAction: 'NO ACTION',
   restrict: 'RESTRICT',
   cascade: 'CASCADE',
@@ -32,7 +32,7 @@ const ACTIONS: Record<ReferentialAction, string> = {
   setDefault: 'SET DEFAULT',
 };
 
-const COLLATIONS: Record<Collation, string> = { binary: 'BINARY', nocase: 'NOCASE', rtrim: 'RTRIM' };
+export const COLLATIONS: Record<Collation, string> = { binary: 'BINARY', nocase: 'NOCASE', rtrim: 'RTRIM' };
 
 /** An SQL string literal. */
 export function quoteString(text: string): string {
@@ -45,7 +45,7 @@ function numberLiteral(value: number): string {
 }
 
 /** The SQL literal of a field's declared default. */
-function defaultLiteral(tableName: string, fieldName: string, field: FieldDeclaration, value: string | number | boolean): string {
+export function defaultLiteral(tableName: string, fieldName: string, field: FieldDeclaration, value: string | number | boolean): string {
   if (typeof value === 'boolean') return value ? '1' : '0';
   if (field.type === 'datetime' && typeof value === 'string') {
     const ms = Date.parse(value);
