@@ -17,6 +17,8 @@ export interface Inspected {
   driver: SqlDriver;
   manifest: Manifest;
   operations: OperationInfo[];
+  /** The server definition's table policies (state import keeps their fields as they are). */
+  policies?: ReadonlyMap<string, 'ownedTable' | 'workspaceTable'>;
 }
 
 const refused = (message: string, diagnostic?: InspectDiagnostic): InspectResult => ({ kind: 'refused', message: message.slice(0, INSPECT_LIMITS.message), ...(diagnostic ? { diagnostic } : {}) });
@@ -182,7 +184,7 @@ export async function inspect(target: Inspected, query: InspectQuery): Promise<I
       return { kind: 'export-state', text };
     }
     case 'import-state': {
-      const result = importStateText(target.driver, target.manifest, query.text);
+      const result = importStateText(target.driver, target.manifest, query.text, target.policies ? { policies: target.policies } : {});
       if (!result.ok) return refused(result.diagnostic.message, diagnosticInfo(result.diagnostic));
       return { kind: 'import-state', counts: result.counts };
     }

@@ -18,6 +18,7 @@ import { randomId, systemClock } from '../src/core/runtime/clock';
 import { failedCall } from '../src/core/runtime/outcome';
 import { isPersona, personaAuth, type Auth, type PersonaName } from '../src/core/runtime/personas';
 import { AppRuntime, errorResponse, type CallOutcome } from '../src/core/runtime/runtime';
+import { isSchemaChangeRefused } from '../src/core/runtime/tables/schema-change';
 import type { SqlDriver } from '../src/core/runtime/sql-driver';
 import { loadModuleMap } from '../src/core/testing/locate';
 import { BodySender } from '../src/core/host/body-stream';
@@ -162,15 +163,17 @@ async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promi
     }
     driver = opened;
     manifestName = request.manifest.name;
-    inspected = { db, driver: opened, manifest: request.manifest, operations: operationsOf(module.default) };
+    inspected = { db, driver: opened, manifest: request.manifest, operations: operationsOf(module.default), policies: runtime.policies };
     commitDelayMs = request.commitDelayMs;
     noteChanges();
-    // A fresh database's schema needs no export: it is made again from the manifest.
-    dirty = false;
+    // A fresh database's schema needs no export: it is made again from the manifest. A database the
+    // runtime brought to a new declaration (rows kept) is exported, so what is kept is what runs.
+    dirty = runtime.schemaChange === 'changed';
     const done = performance.now();
     post({ type: 'started', id: request.id, timings: { sqljs: sqljsReady - started, server: serverReady - sqljsReady, database: done - serverReady, total: done - started } });
   } catch (error) {
-    post({ type: 'start-failed', id: request.id, message: describeError(error) });
+    const code = isSchemaChangeRefused(error) ? error.code : undefined;
+    post({ type: 'start-failed', id: request.id, message: describeError(error), ...(code ? { code } : {}) });
   }
 }
 

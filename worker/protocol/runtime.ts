@@ -106,7 +106,8 @@ export type RuntimeRequest =
 
 export type RuntimeMessage =
   | { type: 'started'; id: number; timings: StartTimings }
-  | { type: 'start-failed'; id: number; message: string }
+  /** `code` is the refusal's stable code when there is one (`schema_change_refused`). */
+  | { type: 'start-failed'; id: number; message: string; code?: string }
   /** A query or mutation's outcome; `result` is wire JSON, absent when the handler returned nothing. */
   | { type: 'called'; id: number; status: number; result?: string; error?: RuntimeErrorInfo; wrote: Wrote }
   /** The status line and headers of a fetch; the body follows as chunks when `hasBody`. */
@@ -319,6 +320,7 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
       return isId(m.id) && typeof t === 'object' && t !== null && ['sqljs', 'database', 'server', 'total'].every((k) => typeof t[k] === 'number');
     }
     case 'start-failed':
+      return isId(m.id) && isString(m.message) && (m.code === undefined || isString(m.code));
     case 'response-error':
       return isId(m.id) && isString(m.message);
     case 'called':

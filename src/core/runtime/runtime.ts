@@ -122,6 +122,11 @@ export class AppRuntime {
     this.schemaChange = ensureSchema(this.#driver, this.manifest.database ?? null, this.#policies);
   }
 
+  /** The table policies of the server definition (table → policy), as schema changes and state imports judge them. */
+  get policies(): ReadonlyMap<string, 'ownedTable' | 'workspaceTable'> {
+    return this.#policies;
+  }
+
   /** `ctx.env` for later calls (the test module's setEnv). */
   setEnv(values: Record<string, string>): void {
     this.#env = { ...this.#env, ...values };

@@ -6,6 +6,7 @@
 import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import type { PersonaName } from '../../core/runtime/personas';
+import { SCHEMA_CHANGE_REFUSED } from '../../core/runtime/tables/schema-change';
 import type { CompileResult, CompilerClient } from '../compiler-client';
 import { StateStore } from '../state-store';
 import { isKnownGood, rememberGood } from '../projects/known-good';
@@ -241,8 +242,13 @@ export class ProjectSession extends StateStore<SessionState> {
       await this.#runtime.flush();
       await this.#runtime.start({ manifest, serverCode: generation.serverCode, state: this.#runtime.committedState ?? this.#committed });
     } catch (error) {
+      // An incompatible schema change names its table, field and reason in the message; its code says what it is.
+      const schema = (error as { code?: unknown } | undefined)?.code === SCHEMA_CHANGE_REFUSED;
       const d = diagnostic('DG1603', `The new build could not take over: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: 'An incompatible schema change needs fresh data: reset the data to adopt it.',
+        hint: schema
+          ? 'Change the declaration back, or Reset data to adopt it (a recovery copy of the data is kept).'
+          : 'Fix the cause above; the next good rebuild takes over by itself.',
+        ...(schema ? { detail: { code: SCHEMA_CHANGE_REFUSED } } : {}),
       });
       this.log('compile.diagnostic', { ...d });
       // The last good generation takes over again, on the data it was running with.

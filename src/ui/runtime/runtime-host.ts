@@ -553,7 +553,7 @@ export class RuntimeHost {
         if (this.#startWaiter?.id === message.id) this.#startWaiter.resolve(message.timings);
         break;
       case 'start-failed':
-        if (this.#startWaiter?.id === message.id) this.#startWaiter.reject(new Error(message.message));
+        if (this.#startWaiter?.id === message.id) this.#startWaiter.reject(Object.assign(new Error(message.message), message.code ? { code: message.code } : {}));
         break;
       case 'called': {
         const job = this.#finish(message.id, 'call');
