@@ -1,24 +1,44 @@
 // `platform/client`: typed queries and mutations from the browser (hooks and plain calls), through
-// a host that the environment (dev server, preview, hosted runtime) installs on globalThis.
+// a host that the environment (preview, hosted runtime) installs on globalThis, and live updates:
+// which mounted queries re-run after a write, this client's own or (over the live-update stream)
+// another client's.
 
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { MutationInput, MutationNames, MutationResult, QueryInput, QueryNames, QueryResult } from './types';
-import { RuntimeError, decodeJson, encodeJson, hasRuntimeErrorShape, isRuntimeError, runtimeErrorFromBody } from './wire';
+import {
+  LIVE_BUDGET_HEADER,
+  LIVE_CONNECTION_HEADER,
+  LIVE_PATH,
+  READ_HEADER,
+  RuntimeError,
+  WROTE_HEADER,
+  affects,
+  decodeJson,
+  encodeJson,
+  hasRuntimeErrorShape,
+  isRuntimeError,
+  parseLiveEvent,
+  runtimeErrorFromBody,
+  tableSetFromHeader,
+  type TableSet,
+} from './wire';
 
 export { RuntimeError, isRuntimeError } from './wire';
 export type { RuntimeErrorShape } from './types';
-
-/** A change the runtime reports: which tables were written and whether the store was. */
-export type ChangeEvent = { tables: string[]; storage: boolean };
+export type { TableSet } from './wire';
 
 /**
- * What the environment provides to run calls. `call` resolves with the decoded result or rejects
- * with something carrying `{ status, code, message, errorId }`.
+ * What the environment provides to reach the app's runtime. With `fetch` (a hosted page, a preview)
+ * the client speaks the wire routes itself (`POST /_platform/v0/<kind>/<name>`), learns which tables
+ * each query read and each mutation wrote, and holds the live-update stream (`GET /_platform/v0/live`).
+ * A host with only `call` runs calls its own way: no dependency tracking (a mutation re-runs every
+ * mounted query) and no live updates.
  */
 export interface ClientHost {
-  call(kind: 'query' | 'mutation', name: string, input: unknown): Promise<unknown>;
-  /** Live updates: called on every write another client (or this one) committed. Returns an unsubscribe. */
-  subscribe?(listener: (event: ChangeEvent) => void): () => void;
+  /** The app's runtime over HTTP: a path under `/_platform/v0/` and its request init, like `globalThis.fetch`. */
+  fetch?(path: string, init: RequestInit): Promise<Response>;
+  /** Resolves with the decoded result or rejects with something carrying `{ status, code, message, errorId }`. */
+  call?(kind: 'query' | 'mutation', name: string, input: unknown): Promise<unknown>;
 }
 
 const HOST_KEY = Symbol.for('platform.client.host');
@@ -32,32 +52,13 @@ function currentHost(): ClientHost | undefined {
 let httpHost: ClientHost | undefined;
 
 /**
- * Without an installed host, a page served over HTTP (a deployment, `platform preview`) calls the
- * runtime that served it: `POST /_platform/v0/<kind>/<name>` on its own origin with the wire codec.
- * No live updates: a hosted environment's default `liveConnections` budget is 0.
+ * Without an installed host, a page served over HTTP (a deployment) calls the runtime that served it,
+ * on its own origin.
  */
 function sameOriginHost(): ClientHost | undefined {
   const location = (globalThis as { location?: { protocol?: string } }).location;
   if (!location || (location.protocol !== 'http:' && location.protocol !== 'https:')) return undefined;
-  httpHost ??= {
-    async call(kind, name, input) {
-      const response = await fetch(`/_platform/v0/${kind}/${encodeURIComponent(name)}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: encodeJson(input === undefined ? {} : { input }),
-        credentials: 'same-origin',
-      });
-      const text = await response.text();
-      let body: unknown;
-      try {
-        body = decodeJson(text);
-      } catch {
-        throw new RuntimeError({ status: response.status, code: 'invalid_response', message: `The runtime answered ${response.status} with a body that is not wire JSON.`, errorId: '' });
-      }
-      if (!response.ok) throw runtimeErrorFromBody(response.status, body) ?? new RuntimeError({ status: response.status, code: 'invalid_response', message: `The runtime answered ${response.status} without an error body.`, errorId: '' });
-      return (body as { result?: unknown } | null)?.result;
-    },
-  };
+  httpHost ??= { fetch: (path, init) => fetch(path, init) };
   return httpHost;
 }
 
@@ -66,15 +67,15 @@ function sameOriginHost(): ClientHost | undefined {
  * that removes it again.
  *
  * @example
- * installClientHost({ call: (kind, name, input) => fetchOperation(kind, name, input) });
+ * installClientHost({ fetch: (path, init) => fetch(new URL(path, runtimeOrigin), init) });
  */
 export function installClientHost(host: ClientHost): () => void {
   (globalThis as HostSlot)[HOST_KEY] = host;
-  resubscribe();
+  pageClient.hostChanged();
   return () => {
     if (currentHost() !== host) return;
     delete (globalThis as HostSlot)[HOST_KEY];
-    resubscribe();
+    pageClient.hostChanged();
   };
 }
 
@@ -87,49 +88,307 @@ function toRuntimeError(reason: unknown): RuntimeError {
   return new RuntimeError({ status: 0, code: 'network_error', message, errorId: '' });
 }
 
-async function call(kind: 'query' | 'mutation', name: string, input: unknown): Promise<unknown> {
-  const host = currentHost();
-  if (host === undefined) {
-    throw new RuntimeError({
-      status: 503,
-      code: 'no_runtime',
-      message: `Cannot run ${kind} ${name}: no platform runtime is connected to this page. Open it through \`platform dev\`, a preview or a deployment.`,
-      errorId: '',
-    });
+/** How a call ended, with what the runtime said it read or wrote (undefined: not known). */
+export type CallSettled = {
+  result?: unknown;
+  error?: RuntimeError;
+  read?: TableSet;
+  wrote?: TableSet;
+  /** The live connection the call was sent under, if any. */
+  connection?: string;
+};
+
+type MountedQuery = {
+  namespace: string;
+  /** What its last run read; undefined until the runtime said (then any write may affect it). */
+  read?: TableSet;
+  /** The live connection its last run was sent under (the runtime holds it there). */
+  heldBy?: string;
+  rerun: () => void;
+};
+
+/** How long without a byte (pings come every 5 s) before the live stream is taken for dead. */
+const LIVE_SILENCE_MS = 20_000;
+/** Mounted queries gone: the live connection is kept this long in case others mount (a route change). */
+const LIVE_IDLE_MS = 1_000;
+const MAX_BACKOFF_MS = 30_000;
+
+type LiveState = 'idle' | 'connecting' | 'open' | 'waiting' | 'off';
+
+/**
+ * The engine behind the hooks and plain calls: the mounted queries of one page, what each depends
+ * on, and the page's one live connection (held while queries are mounted). The module keeps one for
+ * the page; the platform's tests make their own over a host of their choosing.
+ */
+export class QueryClient {
+  readonly #host: () => ClientHost | undefined;
+  readonly #mounted = new Set<MountedQuery>();
+  #state: LiveState = 'idle';
+  #connection: string | undefined;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #abort: AbortController | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #idle: ReturnType<typeof setTimeout> | undefined;
+  #attempt = 0;
+  /** Bumped on every stop: a connection attempt of an older round ends quietly. */
+  #round = 0;
+
+  constructor(host: () => ClientHost | undefined) {
+    this.#host = host;
   }
-  try {
-    return await host.call(kind, name, input);
-  } catch (reason) {
-    throw toRuntimeError(reason);
+
+  /** The live connection's id while it is open. */
+  get liveConnection(): string | undefined {
+    return this.#connection;
+  }
+
+  /** `open` while the live stream is up; `off` when the runtime refused it for good (a budget of 0). */
+  get liveState(): LiveState {
+    return this.#state;
+  }
+
+  /** Runs a call over the host; never rejects (a failure is in `error`). */
+  async send(kind: 'query' | 'mutation', name: string, input: unknown): Promise<CallSettled> {
+    const host = this.#host();
+    if (host === undefined || (!host.fetch && !host.call)) {
+      return {
+        error: new RuntimeError({
+          status: 503,
+          code: 'no_runtime',
+          message: `Cannot run ${kind} ${name}: no platform runtime is connected to this page. Open it through a preview or a deployment.`,
+          errorId: '',
+        }),
+      };
+    }
+    if (!host.fetch) {
+      try {
+        return { result: await host.call!(kind, name, input) };
+      } catch (reason) {
+        return { error: toRuntimeError(reason) };
+      }
+    }
+    const connection = this.#connection;
+    try {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (connection) headers[LIVE_CONNECTION_HEADER] = connection;
+      const response = await host.fetch(`/_platform/v0/${kind}/${encodeURIComponent(name)}`, {
+        method: 'POST',
+        headers,
+        body: encodeJson(input === undefined ? {} : { input }),
+        credentials: 'same-origin',
+      });
+      const read = tableSetFromHeader(response.headers.get(READ_HEADER));
+      const wrote = tableSetFromHeader(response.headers.get(WROTE_HEADER));
+      const known = { ...(read ? { read } : {}), ...(wrote ? { wrote } : {}), ...(connection ? { connection } : {}) };
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = decodeJson(text);
+      } catch {
+        return { ...known, error: new RuntimeError({ status: response.status, code: 'invalid_response', message: `The runtime answered ${response.status} with a body that is not wire JSON.`, errorId: '' }) };
+      }
+      if (!response.ok) {
+        return { ...known, error: runtimeErrorFromBody(response.status, body) ?? new RuntimeError({ status: response.status, code: 'invalid_response', message: `The runtime answered ${response.status} without an error body.`, errorId: '' }) };
+      }
+      return { ...known, result: (body as { result?: unknown } | null)?.result };
+    } catch (reason) {
+      return { error: toRuntimeError(reason) };
+    }
+  }
+
+  /**
+   * Runs a query now and again whenever something it depends on changes, until the returned
+   * function is called. `input` is read at each run.
+   */
+  watch(name: string, input: () => unknown, listener: { start(): void; settle(settled: CallSettled): void }): () => void {
+    let active = true;
+    let ticket = 0;
+    const entry: MountedQuery = { namespace: namespaceOf(name), rerun: () => run() };
+    const run = (): void => {
+      const mine = ++ticket;
+      listener.start();
+      void this.send('query', name, input()).then((settled) => {
+        if (!active || mine !== ticket) return;
+        if (settled.read) entry.read = settled.read;
+        entry.heldBy = settled.connection;
+        listener.settle(settled);
+        // Sent before the current live connection opened: run again so that it holds this query.
+        if (this.#connection && settled.connection !== this.#connection) run();
+      });
+    };
+    this.#mount(entry);
+    run();
+    return () => {
+      active = false;
+      this.#unmount(entry);
+    };
+  }
+
+  /** Runs a mutation; after it commits, the mounted queries that read what it wrote re-run. */
+  async mutation(name: string, input: unknown): Promise<unknown> {
+    const settled = await this.send('mutation', name, input);
+    if (settled.error) throw settled.error;
+    this.refresh(settled.wrote);
+    return settled.result;
+  }
+
+  /** Re-runs the mounted queries a write affects (all of them when what was written is not known). */
+  refresh(wrote?: TableSet): void {
+    this.#rerun((entry) => !wrote || !entry.read || affects(entry.read, wrote));
+  }
+
+  /** Re-runs every mounted query of these namespaces. */
+  invalidate(namespaces: readonly string[]): void {
+    const wanted = new Set(namespaces);
+    this.#rerun((entry) => wanted.has(entry.namespace));
+  }
+
+  /** The host changed: the live connection starts again over the new one. */
+  hostChanged(): void {
+    this.#stop();
+    this.#state = 'idle';
+    if (this.#mounted.size > 0) this.#start();
+  }
+
+  /** Ends the live connection and forgets the mounted queries (tests). */
+  close(): void {
+    this.#mounted.clear();
+    this.#stop();
+  }
+
+  #rerun(select: (entry: MountedQuery) => boolean): void {
+    for (const entry of [...this.#mounted]) if (select(entry)) entry.rerun();
+  }
+
+  #mount(entry: MountedQuery): void {
+    this.#mounted.add(entry);
+    clearTimeout(this.#idle);
+    this.#idle = undefined;
+    if (this.#state === 'idle') this.#start();
+  }
+
+  #unmount(entry: MountedQuery): void {
+    this.#mounted.delete(entry);
+    if (this.#mounted.size > 0 || this.#idle !== undefined) return;
+    this.#idle = setTimeout(() => {
+      this.#idle = undefined;
+      if (this.#mounted.size === 0 && this.#state !== 'off') {
+        this.#stop();
+        this.#state = 'idle';
+      }
+    }, LIVE_IDLE_MS);
+  }
+
+  // --- The live-update stream ------------------------------------------------------------------
+
+  #start(): void {
+    if (!this.#host()?.fetch) return;
+    void this.#connect(this.#round);
+  }
+
+  #stop(): void {
+    this.#round++;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    clearTimeout(this.#idle);
+    this.#idle = undefined;
+    this.#connection = undefined;
+    this.#reader?.cancel().catch(() => undefined);
+    this.#reader = undefined;
+    this.#abort?.abort();
+    this.#abort = undefined;
+  }
+
+  /** Tries again after `ms` (the attempt count grows the wait when the runtime gives none). */
+  #retry(round: number, ms?: number): void {
+    if (round !== this.#round) return;
+    this.#connection = undefined;
+    this.#reader = undefined;
+    this.#state = 'waiting';
+    const backoff = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** this.#attempt);
+    this.#attempt++;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (round === this.#round && this.#mounted.size > 0) void this.#connect(round);
+      else if (round === this.#round) this.#state = 'idle';
+    }, Math.max(ms ?? 0, backoff));
+  }
+
+  async #connect(round: number): Promise<void> {
+    const host = this.#host();
+    if (!host?.fetch) return;
+    this.#state = 'connecting';
+    const abort = new AbortController();
+    this.#abort = abort;
+    let response: Response;
+    try {
+      response = await host.fetch(LIVE_PATH, { method: 'GET', headers: { accept: 'application/x-ndjson' }, credentials: 'same-origin', cache: 'no-store', signal: abort.signal });
+    } catch {
+      return this.#retry(round);
+    }
+    if (round !== this.#round) {
+      response.body?.cancel().catch(() => undefined);
+      return;
+    }
+    if (!response.ok || !response.body) {
+      response.body?.cancel().catch(() => undefined);
+      // A budget of 0 admits no live connection: this page refreshes after its own writes only.
+      if ((response.status === 503 && response.headers.get(LIVE_BUDGET_HEADER) === '0') || response.status === 404 || response.status === 405) {
+        this.#state = 'off';
+        return;
+      }
+      const after = Number(response.headers.get('retry-after'));
+      return this.#retry(round, Number.isFinite(after) && after > 0 ? after * 1000 : undefined);
+    }
+    const reader = response.body.getReader();
+    this.#reader = reader;
+    const opened = Date.now();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let silence: ReturnType<typeof setTimeout> | undefined;
+    const listen = () => {
+      clearTimeout(silence);
+      silence = setTimeout(() => reader.cancel().catch(() => undefined), LIVE_SILENCE_MS);
+    };
+    listen();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done || round !== this.#round) break;
+        listen();
+        buffer += decoder.decode(value, { stream: true });
+        let newline: number;
+        while ((newline = buffer.indexOf('\n')) >= 0) {
+          const event = parseLiveEvent(buffer.slice(0, newline));
+          buffer = buffer.slice(newline + 1);
+          if (!event) continue;
+          if (event.kind === 'open') {
+            this.#connection = event.connection;
+            this.#state = 'open';
+            this.#attempt = 0;
+            // Queries not held by this connection (run before it opened, or while it was down, when
+            // writes may have been missed) run again under it.
+            this.#rerun((entry) => entry.heldBy !== event.connection);
+          } else if (event.kind === 'invalidate') {
+            this.refresh({ tables: event.tables, storage: event.storage });
+          }
+        }
+      }
+    } catch {
+      // The stream broke: connect again below.
+    } finally {
+      clearTimeout(silence);
+    }
+    if (round !== this.#round) return;
+    // Ended by the runtime (its lifetime) or the network: again at once if it lasted, else after a wait.
+    if (Date.now() - opened > 5_000) this.#attempt = 0;
+    this.#retry(round, this.#attempt === 0 ? 0 : undefined);
   }
 }
 
-// --- Mounted queries ---------------------------------------------------------------------------
-
-type MountedQuery = { namespace: string; rerun: () => void };
-
-const mounted = new Set<MountedQuery>();
-let unsubscribe: (() => void) | undefined;
-
-function resubscribe(): void {
-  unsubscribe?.();
-  unsubscribe = undefined;
-  if (mounted.size === 0) return;
-  unsubscribe = currentHost()?.subscribe?.(() => rerun(() => true));
-}
-
-function mount(entry: MountedQuery): () => void {
-  mounted.add(entry);
-  if (mounted.size === 1) resubscribe();
-  return () => {
-    mounted.delete(entry);
-    if (mounted.size === 0) resubscribe();
-  };
-}
-
-function rerun(select: (entry: MountedQuery) => boolean): void {
-  for (const entry of [...mounted]) if (select(entry)) entry.rerun();
-}
+/** This page's client (the hooks and plain calls below). */
+const pageClient = new QueryClient(currentHost);
 
 function namespaceOf(name: string): string {
   const dot = name.indexOf('.');
@@ -151,9 +410,10 @@ function inputKey(input: unknown): string {
 export type QueryState<T> = { data: T | undefined; error: RuntimeError | undefined; loading: boolean };
 
 /**
- * Runs a query when the component mounts and whenever `name` or `input` change, and again when a
- * mutation of this client commits, when `invalidateQueries` names its namespace, or when the live
- * stream reports a write.
+ * Runs a query when the component mounts and whenever `name` or `input` change, and again when
+ * something it read changes: a mutation of this client that wrote a table (or the store) it read,
+ * another client's such mutation (over the live-update stream, when the app's `liveConnections`
+ * budget admits one), or `invalidateQueries` naming its namespace.
  *
  * @example
  * function Todos() {
@@ -169,46 +429,32 @@ export function useQuery<N extends QueryNames>(name: N, input: QueryInput<N>): Q
   const [state, setState] = useState<Slot>(() => ({ key, data: undefined, error: undefined, loading: true }));
   const latestInput = useRef<unknown>(input);
   latestInput.current = input;
-  const ticket = useRef(0);
 
-  useEffect(() => {
-    let active = true;
-    const run = (): void => {
-      const mine = ++ticket.current;
-      setState((previous) => {
-        if (previous.key !== key) return { key, data: undefined, error: undefined, loading: true };
-        return previous.loading ? previous : { ...previous, loading: true };
-      });
-      call('query', name, latestInput.current).then(
-        (data) => {
-          if (active && mine === ticket.current) setState({ key, data: data as Result, error: undefined, loading: false });
+  useEffect(
+    () =>
+      pageClient.watch(name, () => latestInput.current, {
+        start() {
+          setState((previous) => {
+            if (previous.key !== key) return { key, data: undefined, error: undefined, loading: true };
+            return previous.loading ? previous : { ...previous, loading: true };
+          });
         },
-        (reason: unknown) => {
-          if (!active || mine !== ticket.current) return;
-          setState((previous) => ({
-            key,
-            data: previous.key === key ? previous.data : undefined,
-            error: toRuntimeError(reason),
-            loading: false,
-          }));
+        settle({ result, error }) {
+          if (!error) setState({ key, data: result as Result, error: undefined, loading: false });
+          else setState((previous) => ({ key, data: previous.key === key ? previous.data : undefined, error, loading: false }));
         },
-      );
-    };
-    run();
-    const unmount = mount({ namespace: namespaceOf(name), rerun: run });
-    return () => {
-      active = false;
-      unmount();
-    };
+      }),
     // `key` covers `name` and the encoded input.
-  }, [key]);
+    [key],
+  );
 
   if (state.key !== key) return { data: undefined, error: undefined, loading: true };
   return { data: state.data, error: state.error, loading: state.loading };
 }
 
 /**
- * A function that runs the mutation. After it commits, this client's mounted queries re-run.
+ * A function that runs the mutation. After it commits, this client's mounted queries that read a
+ * table (or the store) it wrote re-run.
  *
  * @example
  * const addTodo = useMutation('todos.add');
@@ -225,19 +471,20 @@ export function useMutation<N extends MutationNames>(name: N): (input: MutationI
  * const todos = await query('todos.list', {});
  */
 export async function query<N extends QueryNames>(name: N, input: QueryInput<N>): Promise<QueryResult<N>> {
-  return (await call('query', name, input)) as QueryResult<N>;
+  const settled = await pageClient.send('query', name, input);
+  if (settled.error) throw settled.error;
+  return settled.result as QueryResult<N>;
 }
 
 /**
- * Runs a mutation; after it commits, this client's mounted queries re-run.
+ * Runs a mutation; after it commits, this client's mounted queries that read a table (or the
+ * store) it wrote re-run.
  *
  * @example
  * const id = await mutation('todos.add', { title: 'milk' });
  */
 export async function mutation<N extends MutationNames>(name: N, input: MutationInput<N>): Promise<MutationResult<N>> {
-  const result = (await call('mutation', name, input)) as MutationResult<N>;
-  rerun(() => true);
-  return result;
+  return (await pageClient.mutation(name, input)) as MutationResult<N>;
 }
 
 /**
@@ -249,6 +496,5 @@ export async function mutation<N extends MutationNames>(name: N, input: Mutation
  * invalidateQueries(['files']);
  */
 export function invalidateQueries(namespaces: readonly string[]): void {
-  const wanted = new Set(namespaces);
-  rerun((entry) => wanted.has(entry.namespace));
+  pageClient.invalidate(namespaces);
 }

@@ -1,4 +1,8 @@
-/** The app's preview as one persona, or two side by side; a write by one refreshes the other live. */
+/**
+ * The app's preview as one persona, or two side by side. A write by one refreshes the other's queries
+ * that read what it wrote over the live-update stream, as on a hosted page: only when the app's
+ * `liveConnections` budget admits the other preview's connection (platform/client, core/runtime/live.ts).
+ */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
 import { PreviewFrame, type PreviewEvents, type PreviewRuntime } from '../preview/preview-frame';
@@ -7,11 +11,11 @@ import type { Generation } from './project-session';
 export interface PreviewPaneProps {
   generation: Generation | undefined;
   personas: PersonaName[];
-  runtime: PreviewRuntime & { onWrite(listener: (wrote: { tables: string[]; storage: boolean }, persona: PersonaName) => void): () => void };
+  runtime: PreviewRuntime;
   events: PreviewEvents;
 }
 
-function OnePreview({ persona, generation, runtime, events, frames }: { persona: PersonaName; frames: Map<PersonaName, PreviewFrame> } & Omit<PreviewPaneProps, 'personas'>) {
+function OnePreview({ persona, generation, runtime, events }: { persona: PersonaName } & Omit<PreviewPaneProps, 'personas'>) {
   const host = useRef<HTMLDivElement>(null);
   const [stopped, setStopped] = useState(false);
   const [attempt, setAttempt] = useState(0);
@@ -23,17 +27,12 @@ function OnePreview({ persona, generation, runtime, events, frames }: { persona:
       // process, so it cannot hold the page's input. It restarts on demand or with the next build.
       onUnresponsive() {
         events.onUnresponsive?.();
-        frames.delete(persona);
         frame.destroy();
         setStopped(true);
       },
     });
-    frames.set(persona, frame);
     if (generation) frame.load({ code: generation.clientCode, css: generation.clientCss, title: generation.manifest.app?.title ?? generation.manifest.name, lang: generation.manifest.app?.language ?? 'en', publicFiles: generation.publicFiles });
-    return () => {
-      frames.delete(persona);
-      frame.destroy();
-    };
+    return () => frame.destroy();
     // A new frame per generation: the client starts fresh on the new code.
   }, [persona, generation?.number, runtime, stopped, attempt]);
   useEffect(() => setStopped(false), [generation?.number]);
@@ -63,19 +62,11 @@ function OnePreview({ persona, generation, runtime, events, frames }: { persona:
 }
 
 export function PreviewPane(props: PreviewPaneProps) {
-  const frames = useRef(new Map<PersonaName, PreviewFrame>()).current;
-  useEffect(
-    () =>
-      props.runtime.onWrite((wrote, writer) => {
-        for (const [persona, frame] of frames) if (persona !== writer) frame.refresh(wrote);
-      }),
-    [props.runtime],
-  );
   if (!props.generation) return <div class="preview-empty">The preview appears when the app builds.</div>;
   return (
     <div class={`previews ${props.personas.length > 1 ? 'split' : ''}`}>
       {props.personas.map((persona) => (
-        <OnePreview key={persona} persona={persona} frames={frames} generation={props.generation} runtime={props.runtime} events={props.events} />
+        <OnePreview key={persona} persona={persona} generation={props.generation} runtime={props.runtime} events={props.events} />
       ))}
     </div>
   );

@@ -1,14 +1,15 @@
 /**
  * The script that runs first inside a preview iframe (sandboxed, opaque origin, no network). It takes a
- * MessagePort from the playground, installs the platform/client host over it (queries, mutations, live
- * refresh) and a fetch for the app's own /api routes, then loads the client bundle from a blob: URL.
- * It is plain JavaScript in a string: the iframe gets it through srcdoc.
+ * MessagePort from the playground and installs a fetch over it for the app's own routes (its /api
+ * endpoints and the runtime's /_platform/v0/ wire routes, including the live-update stream), and the
+ * platform/client host on that fetch: the client module speaks the wire itself, as on a hosted page.
+ * Then it loads the client bundle from a blob: URL. It is plain JavaScript in a string: the iframe
+ * gets it through srcdoc.
  */
 export const PREVIEW_BOOTSTRAP = String.raw`
 (() => {
   const HOST = Symbol.for('platform.client.host');
   const pending = new Map();
-  const listeners = new Set();
   let port;
   let next = 1;
   const request = (message, transfer) => new Promise((resolve, reject) => {
@@ -17,8 +18,10 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     port.postMessage({ ...message, id }, transfer || []);
   });
   globalThis[HOST] = {
+    // The wire routes over the port (below): the same client code path as a hosted page.
+    fetch: (path, init) => globalThis.fetch(path, init),
+    // A direct call, outside the client module (benchmarks).
     call: (kind, name, input) => request({ type: 'call', kind, name, input }),
-    subscribe(listener) { listeners.add(listener); return () => listeners.delete(listener); },
   };
   // The app's public/ files: path → { url (blob:), type }.
   const assets = new Map();
@@ -93,7 +96,6 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     port = event.ports[0];
     port.onmessage = ({ data }) => {
       if (data.type === 'ping') return port.postMessage({ type: 'pong', at: data.at });
-      if (data.type === 'refresh') return listeners.forEach((listener) => listener(data.wrote));
       if (data.type === 'body-chunk' || data.type === 'body-end' || data.type === 'body-error') {
         const controller = bodies.get(data.id);
         if (!controller) return;

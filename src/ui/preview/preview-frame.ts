@@ -5,6 +5,7 @@
  */
 import type { PersonaName } from '../../core/runtime/personas';
 import { downloadBytes } from '../download';
+import { LIVE_PATH } from '../../modules/wire';
 import { previewDocument } from './bootstrap';
 
 /** What a preview needs from the runtime (RuntimeHost implements it). */
@@ -44,6 +45,14 @@ function publicAssets(files: Record<string, string>): Record<string, Asset> {
     assets[`/${path}`] = { text, type: type.startsWith('text/') ? `${type}; charset=utf-8` : type };
   }
   return assets;
+}
+
+/** How a request shows in the event log: `query todos.list` for a wire route, else `GET /api/…`. */
+function operationOf(method: string, path: string): string {
+  const wire = /^\/_platform\/v0\/(query|mutation)\/([^/]+)$/.exec(path);
+  if (wire) return `${wire[1]} ${safeDecode(wire[2]!)}`;
+  if (path === LIVE_PATH) return 'live connection';
+  return `${method} ${path}`;
 }
 
 function safeDecode(text: string): string {
@@ -110,11 +119,6 @@ export class PreviewFrame {
     this.iframe.srcdoc = previewDocument(app.lang, app.title);
   }
 
-  /** Tells the client that other callers wrote these tables, so it refreshes its queries. */
-  refresh(wrote: { tables: string[]; storage: boolean }): void {
-    this.#port.postMessage({ type: 'refresh', wrote });
-  }
-
   #startHeartbeat(): void {
     clearInterval(this.#heartbeat);
     this.#lastPong = Date.now();
@@ -158,7 +162,7 @@ export class PreviewFrame {
           ...(message.body ? { body: message.body as ArrayBuffer } : {}),
         });
         const response = await this.#runtime.fetch(this.persona, request);
-        this.#events.onCall?.({ persona: this.persona, operation: `${method} ${new URL(request.url).pathname}`, status: response.status, durationMs: performance.now() - started });
+        this.#events.onCall?.({ persona: this.persona, operation: operationOf(method, new URL(request.url).pathname), status: response.status, durationMs: performance.now() - started });
         this.#port.postMessage({ type: 'response', id, status: response.status, headers: [...response.headers], hasBody: response.body !== null });
         if (response.body) void this.#pump(id, response.body.getReader());
         return;
