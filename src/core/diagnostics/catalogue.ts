@@ -214,7 +214,7 @@ export const catalogue = {
   DG1603: {
     severity: 'error', area: 'dev-loop',
     title: 'Rebuilt server failed to take over',
-    repair: 'Fix the reported cause and save again. For an incompatible schema change, adopt it with `platform state reset --state dev --confirm <app>`, which saves a recovery copy first.',
+    repair: 'Fix the reported cause and save again. An incompatible schema change names its table, field and reason: change the declaration back, or adopt it with `platform state reset --state dev --confirm <app>`, which saves a recovery copy first.',
   },
   DG1604: {
     severity: 'error', area: 'dev-loop',
@@ -313,7 +313,7 @@ export const catalogue = {
   DG1824: {
     severity: 'error', area: 'local-state',
     title: 'Runtime refused the state transfer',
-    repair: 'Act on `detail.code`: `state_import_schema_mismatch` (export under the current schema), `state_import_application_mismatch` (use this application), `state_import_record_invalid` (fix the records), `state_export_too_large` (reduce the data). There is no forced import.',
+    repair: 'Act on `detail.code`: `state_import_schema_mismatch` (the records cannot follow the schema in force: `detail.problems` names table, field and reason; export again under it), `state_import_application_mismatch` (use this application), `state_import_record_invalid` (fix the records), `state_export_too_large` (reduce the data). There is no forced import.',
   },
   DG1825: {
     severity: 'error', area: 'local-state',
@@ -599,7 +599,7 @@ export const catalogue = {
   DG5106: {
     severity: 'error', area: 'deployment',
     title: 'Capability could not be provisioned',
-    repair: 'Retry `platform deploy`; nothing was activated and the previous version keeps serving. If it persists, report the capability named in the message.',
+    repair: 'Nothing was activated and the previous version keeps serving. An incompatible schema change names its table, field and reason: change the declaration back or make the change compatible (a new optional or defaulted field, a widening). Otherwise retry `platform deploy`; if it persists, report the capability named in the message.',
   },
   DG5107: {
     severity: 'error', area: 'deployment',
