@@ -3,6 +3,8 @@
  * default or absent); every incompatible one is refused naming the table, the field and the reason,
  * and leaves the database exactly as it was; a database that records only its schema hash migrates.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeSqlDriverFactory } from '../../adapters/node/sqljs';
 import type { Manifest, TableDeclaration } from '../manifest';
@@ -16,6 +18,7 @@ import { createSchema, type DatabaseDeclaration } from './tables/schema';
 import { isSchemaChangeRefused, SCHEMA_CHANGE_REFUSED, type SchemaChangeRefused } from './tables/schema-change';
 import { declarationFromSql, readStoredSql } from './tables/schema-read';
 
+const TEMPLATES = join(import.meta.dirname, '../../../templates');
 let factory: SqlDriverFactory;
 beforeAll(async () => {
   factory = await nodeSqlDriverFactory();
@@ -259,8 +262,11 @@ describe('databases that record only their schema hash', () => {
     return driver;
   }
 
-  it('reads the declaration back from the SQL of every field type, option and index form', () => {
-    for (const database of [RICH.database!, BASE]) {
+  it('reads the declaration back from the SQL of every field type, option and index form (and of every template)', () => {
+    const templates = readdirSync(TEMPLATES).filter((name) => existsSync(join(TEMPLATES, name, 'app.manifest.json')));
+    const declared = templates.map((name) => (JSON.parse(readFileSync(join(TEMPLATES, name, 'app.manifest.json'), 'utf8')) as Manifest).database).filter((d) => d !== undefined);
+    expect(declared.length).toBeGreaterThan(1);
+    for (const database of [RICH.database!, BASE, ...declared]) {
       const driver = hashOnly(database);
       const read = declarationFromSql(readStoredSql(driver), database);
       expect(read.problems).toEqual([]);

@@ -39,6 +39,12 @@ function isDefault(field: FieldDeclaration, value: unknown): boolean {
   return value === field.default;
 }
 
+/** The declaration the export's rows were stored under. */
+function exportedDeclaration(state: ParsedStateExport): DatabaseDeclaration | null {
+  const { document: exported } = state;
+  return exported.database as DatabaseDeclaration | null;
+}
+
 /** What a document's rows hold, for the schema-change rules. */
 function documentFacts(state: ParsedStateExport): DataFacts {
   return {
@@ -59,7 +65,7 @@ function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedState
   const database = manifest.database;
   const out: PreparedInsert[] = [];
   if (!database) return out;
-  const exported = carried ? ((state.document.database as DatabaseDeclaration | null)?.tables ?? {}) : {};
+  const exported = carried ? (exportedDeclaration(state)?.tables ?? {}) : {};
   for (const table of tableOrder(database)) {
     const fields = database.tables[table]!.fields;
     const kept = carried ? new Set(carried[table] ?? []) : undefined;
@@ -144,7 +150,7 @@ export function importState(driver: SqlDriver, manifest: Pick<Manifest, 'name' |
     // An export made before a compatible schema change follows it, by the runtime's own rules.
     let change: ReturnType<typeof compareSchemas>;
     try {
-      change = compareSchemas(state.document.database as DatabaseDeclaration | null, manifest.database ?? null, documentFacts(state), options.policies);
+      change = compareSchemas(exportedDeclaration(state), manifest.database ?? null, documentFacts(state), options.policies);
     } catch (error) {
       return { ok: false, diagnostic: refused('state_import_schema_mismatch', `The export's database declaration cannot be read: ${errorText(error)}`, { expected: schema, actual: state.schema }) };
     }

@@ -90,6 +90,17 @@ class Cursor {
     }
     return undefined;
   }
+  /** Quoted items separated by `, ` up to `end`: `'a', 'b'))` or `"x", "y")`. */
+  quotedList(quote: '"' | "'", end: string): string[] | undefined {
+    const items: string[] = [];
+    for (;;) {
+      const item = this.quoted(quote);
+      if (item === undefined) return undefined;
+      items.push(item);
+      if (this.take(end)) return items;
+      if (!this.take(', ')) return undefined;
+    }
+  }
   word<T extends string>(choices: Record<T, string>): T | undefined {
     for (const [key, sql] of Object.entries(choices) as Array<[T, string]>) if (this.take(sql)) return key;
     return undefined;
@@ -149,14 +160,8 @@ function parseField(line: string, hintTable: TableDeclaration | undefined): [str
   if (cursor.take(` CHECK (${column} IN (`)) {
     if (cursor.take('0, 1))')) field.type = 'boolean';
     else {
-      const values: string[] = [];
-      for (;;) {
-        const value = cursor.quoted("'");
-        if (value === undefined) return undefined;
-        values.push(value);
-        if (cursor.take('))')) break;
-        if (!cursor.take(', ')) return undefined;
-      }
+      const values = cursor.quotedList("'", '))');
+      if (!values) return undefined;
       field.enum = values;
     }
   }
@@ -245,15 +250,8 @@ function parseTable(name: string, sql: string, indexes: ReadonlyMap<string, stri
   for (const line of lines.slice(runtime.length)) {
     if (line.startsWith('UNIQUE (')) {
       const cursor = new Cursor(line, 'UNIQUE ('.length);
-      const group: string[] = [];
-      for (;;) {
-        const column = cursor.quoted('"');
-        if (column === undefined) return undefined;
-        group.push(column);
-        if (cursor.take(')')) break;
-        if (!cursor.take(', ')) return undefined;
-      }
-      if (!cursor.done) return undefined;
+      const group = cursor.quotedList('"', ')');
+      if (!group || !cursor.done) return undefined;
       (table.unique ??= []).push(group);
     } else if (line.startsWith('CONSTRAINT ')) {
       const cursor = new Cursor(line, 'CONSTRAINT '.length);
