@@ -299,20 +299,23 @@ export class QueryClient {
     this.#abort = undefined;
   }
 
-  /** Tries again after `ms` (the attempt count grows the wait when the runtime gives none). */
-  #retry(round: number, ms?: number): void {
+  /**
+   * Connects again: at once, or after a wait that doubles with each attempt since the last
+   * connection that lasted (1 s up to 30 s), and at least `atLeast` ms (a Retry-After).
+   */
+  #retry(round: number, how: { now: true } | { atLeast?: number } = {}): void {
     if (round !== this.#round) return;
     this.#connection = undefined;
     this.#reader = undefined;
     this.#state = 'waiting';
-    const backoff = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** this.#attempt);
+    const delay = 'now' in how ? 0 : Math.max(how.atLeast ?? 0, Math.min(MAX_BACKOFF_MS, 1000 * 2 ** this.#attempt));
     this.#attempt++;
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       if (round === this.#round && this.#mounted.size > 0) void this.#connect(round);
       else if (round === this.#round) this.#state = 'idle';
-    }, Math.max(ms ?? 0, backoff));
+    }, delay);
   }
 
   async #connect(round: number): Promise<void> {
@@ -339,7 +342,7 @@ export class QueryClient {
         return;
       }
       const after = Number(response.headers.get('retry-after'));
-      return this.#retry(round, Number.isFinite(after) && after > 0 ? after * 1000 : undefined);
+      return this.#retry(round, { atLeast: Number.isFinite(after) && after > 0 ? after * 1000 : 0 });
     }
     const reader = response.body.getReader();
     this.#reader = reader;
@@ -366,7 +369,6 @@ export class QueryClient {
           if (event.kind === 'open') {
             this.#connection = event.connection;
             this.#state = 'open';
-            this.#attempt = 0;
             // Queries not held by this connection (run before it opened, or while it was down, when
             // writes may have been missed) run again under it.
             this.#rerun((entry) => entry.heldBy !== event.connection);
@@ -382,8 +384,9 @@ export class QueryClient {
     }
     if (round !== this.#round) return;
     // Ended by the runtime (its lifetime) or the network: again at once if it lasted, else after a wait.
-    if (Date.now() - opened > 5_000) this.#attempt = 0;
-    this.#retry(round, this.#attempt === 0 ? 0 : undefined);
+    if (Date.now() - opened < 5_000) return this.#retry(round);
+    this.#attempt = 0;
+    this.#retry(round, { now: true });
   }
 }
 

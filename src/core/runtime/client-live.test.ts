@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { nodeSqlDriverFactory } from '../../adapters/node/sqljs';
 import type { Manifest } from '../manifest';
 import { testClock } from './clock';
+import type { Limits } from './limits';
 import { personaAuth, type PersonaName } from './personas';
 import { AppRuntime } from './runtime';
 import { QueryClient, type CallSettled } from '../../modules/client';
@@ -42,8 +43,8 @@ afterEach(() => {
   for (const client of clients.splice(0)) client.close();
 });
 
-function runtime(liveConnections: number): AppRuntime {
-  return new AppRuntime({ manifest: MANIFEST, definition, driver: factory(), clock: testClock(), limits: { liveConnections } });
+function runtime(liveConnections: number, limits: Partial<Limits> = {}): AppRuntime {
+  return new AppRuntime({ manifest: MANIFEST, definition, driver: factory(), clock: testClock(), limits: { liveConnections, ...limits } });
 }
 
 /** A page of the app as `persona`: its QueryClient over the runtime's wire routes. */
@@ -130,6 +131,22 @@ describe('QueryClient: what re-runs after a write', () => {
     alice.invalidate(['notes']);
     expect([notes.starts, tags.starts]).toEqual([before[0]! + 1, before[1]]);
     await vi.waitFor(() => expect(notes.data).toEqual(['by an endpoint']));
+  });
+
+  it('when the stream ends (its lifetime), the client connects again and runs its queries under the new connection', async () => {
+    const rt = runtime(1, { streamLifetimeMs: 200 });
+    const alice = page(rt, 'alice');
+    const bob = page(rt, 'bob');
+    const notes = watch(alice, 'notes.list');
+    await vi.waitFor(() => expect(alice.liveState).toBe('open'));
+    const first = alice.liveConnection;
+    await vi.waitFor(() => {
+      expect(alice.liveState).toBe('open');
+      expect(alice.liveConnection).not.toBe(first);
+      expect(notes.last?.connection).toBe(alice.liveConnection);
+    }, { timeout: 10_000 });
+    await bob.mutation('notes.add', { text: 'after the reconnect' });
+    await vi.waitFor(() => expect(notes.data).toEqual(['after the reconnect']));
   });
 
   it('a page past the budget gets no stream and retries later; the others keep theirs', async () => {
