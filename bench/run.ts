@@ -84,3 +84,5 @@ try {
 } finally {
   await playground.close();
 }
+
+printTable('Live updates: a mutation in one page to the other page\'s re-render', await (await import('./live')).liveRows());
