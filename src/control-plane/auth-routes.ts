@@ -1,6 +1,6 @@
 /**
- * Builder authentication: the device flow (`platform auth login`), the approval page a person signs
- * in on with the operator secret, sessions and service tokens. Only token hashes are kept, and no
+ * Builder authentication: the device flow (`platform auth login`), the approval page a builder signs in
+ * on with a passkey (accounts.ts), sessions and service tokens. Only token hashes are kept, and no
  * answer ever contains a secret other than the one it just issued.
  */
 import { randomBytes } from 'node:crypto';
@@ -8,14 +8,15 @@ import type { Hono } from 'hono';
 import { TOKEN_NAME } from '../core/deploy/ids';
 import { ROUTES } from '../core/deploy/routes';
 import { answer, iso, jsonObject as json, newId, refuse, type Context } from './context';
-import { BodyTooLargeError } from './body-limit';
-import { approvalPage, resultPage } from './device-page';
+import { accountRoutes, formOf, fromOwnPage } from './account-routes';
+import { Accounts } from './accounts';
+import { approvalPage } from './device-page';
+import { resultPage } from './pages';
 import { interactive, on, signedIn, type ControlEnv } from './middleware';
 import { clientAddress } from './rate-limit';
 import { hashToken, sameSecret } from './secrets';
 
 const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
-const BUILDER_NAME = /^[a-z][a-z0-9-]{1,31}$/;
 const token = (prefix: string) => `${prefix}_${randomBytes(32).toString('base64url')}`;
 
 function userCode(): string {
@@ -39,10 +40,13 @@ export function purgeDevices(ctx: Context): void {
 }
 
 export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
-  // Wrong operator secrets are counted per device code, never globally: a stranger's wrong guesses
-  // spend only the codes they asked for, and cannot lock out the operator approving their own. The
-  // guessing rate is bounded by the device-code rate limit times WRONG_SECRETS_PER_CODE.
+  // Wrong operator secrets given on the approval page (an account becoming a builder there) are counted
+  // per device code, never globally: a stranger's wrong guesses spend only the codes they asked for,
+  // and cannot lock out the operator approving their own. The guessing rate is bounded by the
+  // device-code rate limit times WRONG_SECRETS_PER_CODE.
   const wrongSecrets = new Map<string, number>();
+  const accounts = new Accounts(ctx);
+  accountRoutes(app, ctx, accounts);
 
   on(app, ROUTES.startDevice, (c) => {
     const now = ctx.now();
@@ -97,54 +101,48 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     return answer(200, { token: session, builder: { id: builder.id, name: builder.name }, expiresAt: iso(now + ctx.sessionTtlMs) });
   });
 
-  app.get('/device', (c) => approvalPage(c.req.query('code') ?? ''));
+  app.get('/device', (c) => approvalPage(c.req.query('code') ?? '', accounts.session(c.req.raw), ctx.publicOrigin));
 
   app.post('/device', async (c) => {
     // Only this page's own form may approve: not a page of another origin, not a script. Its origin
     // is the configured public origin, never one the request names (Host can be anything).
-    const from = c.req.header('origin');
-    if ((from && from !== ctx.publicOrigin) || (c.req.header('sec-fetch-site') ?? 'same-origin') !== 'same-origin') {
-      return resultPage(403, 'Refused', `Approve sign-ins on ${ctx.publicOrigin}/device only.`);
-    }
-    const form = await c.req.parseBody().catch((error: unknown) => {
-      if (error instanceof BodyTooLargeError) throw error;
-      return {} as Record<string, unknown>;
-    });
+    if (!fromOwnPage(c, ctx)) return resultPage(403, 'Refused', `Approve sign-ins on ${ctx.publicOrigin}/device only.`, { code: 'foreign_origin' });
+    const form = await formOf(c);
     const code = String(form.code ?? '').trim().toUpperCase();
-    const name = String(form.builder ?? '').trim();
-    const secret = String(form.secret ?? '');
+    const secret = typeof form.secret === 'string' ? form.secret : undefined;
     const decision = form.decision === 'deny' ? 'deny' : 'approve';
+    const again = { href: `/device?code=${encodeURIComponent(code)}`, text: 'Try again' };
+    const session = accounts.session(c.req.raw);
+    if (!session) return resultPage(401, 'Sign in first', 'Sign in with a passkey on the approval page, then approve or deny the code.', { code: 'not_signed_in', link: again });
     const now = ctx.now();
     const device = ctx.records.get('SELECT * FROM devices WHERE userCode = ?', [code]);
-    if (!device || device.state !== 'pending') return resultPage(404, 'Unknown code', 'No sign-in is waiting for that code. Check it against your terminal.', code);
-    if (now > Number(device.expiresAt)) return resultPage(410, 'Code expired', 'This code expired: run platform auth login again.', code);
+    if (!device || device.state !== 'pending') return resultPage(404, 'Unknown code', 'No sign-in is waiting for that code. Check it against your terminal.', { code: 'unknown_code', link: again });
+    if (now > Number(device.expiresAt)) return resultPage(410, 'Code expired', 'This code expired: run platform auth login again.', { code: 'expired_code' });
     const hash = String(device.deviceHash);
-    if (!sameSecret(secret, ctx.secrets.operatorSecret)) {
-      const wrong = (wrongSecrets.get(hash) ?? 0) + 1;
-      wrongSecrets.set(hash, wrong);
-      if (wrong >= WRONG_SECRETS_PER_CODE) {
-        // The code is spent: its terminal is told (access_denied) and asks for a new one.
-        ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['denied', hash]);
-        wrongSecrets.delete(hash);
-        return resultPage(429, 'Code refused', `${WRONG_SECRETS_PER_CODE} wrong operator secrets were given for this code, so it can no longer be approved: run platform auth login again for a new one.`);
+    let account = session.account;
+    if (!account.builderId) {
+      // Builder status, once per account, with the operator secret: wrong ones are counted per code.
+      if (secret === undefined) return resultPage(403, 'Not a builder', `${account.name} is not a builder of this control plane: only builders approve or deny sign-ins. Become one with the operator secret on this page or on your account page.`, { code: 'not_builder', link: again });
+      if (!sameSecret(secret, ctx.secrets.operatorSecret)) {
+        const wrong = (wrongSecrets.get(hash) ?? 0) + 1;
+        wrongSecrets.set(hash, wrong);
+        if (wrong >= WRONG_SECRETS_PER_CODE) {
+          // The code is spent: its terminal is told (access_denied) and asks for a new one.
+          ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['denied', hash]);
+          wrongSecrets.delete(hash);
+          return resultPage(429, 'Code refused', `${WRONG_SECRETS_PER_CODE} wrong operator secrets were given for this code, so it can no longer be approved: run platform auth login again for a new one.`, { code: 'secret_attempts_exhausted' });
+        }
+        return resultPage(403, 'Wrong operator secret', `The operator secret is wrong (${WRONG_SECRETS_PER_CODE - wrong} tries left for this code). The control plane printed it when it started.`, { code: 'wrong_secret', link: again });
       }
-      return resultPage(403, 'Wrong operator secret', `The operator secret is wrong (${WRONG_SECRETS_PER_CODE - wrong} tries left for this code). The control plane printed it when it started.`, code);
+      wrongSecrets.delete(hash);
+      account = accounts.grant(account.id);
     }
-    wrongSecrets.delete(hash);
     if (decision === 'deny') {
-      ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['denied', device.deviceHash!]);
+      ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['denied', hash]);
       return resultPage(200, 'Sign-in denied', 'The terminal that asked will be told.');
     }
-    if (!BUILDER_NAME.test(name)) return resultPage(400, 'Builder name needed', 'A builder name is 2 to 32 lowercase letters, digits or dashes, starting with a letter.', code);
-    ctx.records.transaction(() => {
-      let builder = ctx.records.get('SELECT id FROM builders WHERE name = ?', [name]);
-      if (!builder) {
-        builder = { id: newId('bld') };
-        ctx.records.run('INSERT INTO builders (id, name, createdAt) VALUES (?, ?, ?)', [builder.id!, name, now]);
-      }
-      ctx.records.run('UPDATE devices SET state = ?, builderId = ? WHERE deviceHash = ?', ['approved', builder.id!, device.deviceHash!]);
-    });
-    return resultPage(200, 'Signed in', `The terminal is now signed in as ${name}. You can close this page.`);
+    ctx.records.run('UPDATE devices SET state = ?, builderId = ? WHERE deviceHash = ?', ['approved', account.builderId!, hash]);
+    return resultPage(200, 'Signed in', `The terminal is now signed in as ${account.name}. You can close this page.`);
   });
 
   const who = signedIn(ctx);

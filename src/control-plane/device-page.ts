@@ -1,41 +1,35 @@
 /**
- * The approval page of the device flow, served by the control plane itself. A person signs in here
- * with the operator secret (printed by the control plane when it starts, kept in its data directory)
- * and approves the code their terminal shows. The CLI never reads or prints that secret, so an agent
- * driving only the CLI cannot approve its own sign-in.
+ * The approval page of the device flow, served by the control plane itself. A person signs in with a
+ * passkey (their account, see accounts.ts) and approves or denies the code their terminal shows; only a
+ * builder account may. An account that is not a builder yet can become one here, once, with the
+ * operator secret (printed by the control plane when it starts, kept in its data directory). The CLI
+ * never reads or prints that secret and cannot hold a passkey, so an agent driving only the CLI cannot
+ * approve its own sign-in.
  */
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+import type { AccountSession } from './accounts';
+import { escape, page } from './pages';
 
-const HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  // No script at all, no framing (clickjacking), forms only to this origin.
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  // Not no-referrer: with it Chromium sends `Origin: null` on the form's POST, which the same-origin check refuses.
-  'referrer-policy': 'same-origin',
-};
+const codeField = (code: string) => `<label for="code">Code shown in the terminal</label><input id="code" class="code" name="code" value="${escape(code)}" required autocomplete="off" spellcheck="false">`;
 
-const STYLE = 'body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;line-height:1.5}label{display:block;margin:.8rem 0 .2rem}input{font:inherit;padding:.4rem;width:100%;box-sizing:border-box}.code{font-family:ui-monospace,monospace;letter-spacing:.15em;text-transform:uppercase}button{font:inherit;padding:.5rem 1rem;margin:1rem .5rem 0 0}';
-
-function document(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
-}
-
-export function approvalPage(code: string): Response {
-  const body = `<h1>Approve a platform sign-in</h1>
-<p>A terminal running <code>platform auth login</code> is waiting. Approve it only if the code below is the one that terminal shows.</p>
-<form method="post" action="/device">
-<label for="code">Code shown in the terminal</label><input id="code" class="code" name="code" value="${escape(code)}" required autocomplete="off">
-<label for="builder">Builder name (who you are on this control plane)</label><input id="builder" name="builder" placeholder="e.g. alice" autocomplete="username">
-<label for="secret">Operator secret</label><input id="secret" name="secret" type="password" required autocomplete="current-password">
-<button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny">Deny</button>
-</form>
-<p><small>The operator secret is printed by the control plane when it starts and kept in <code>secrets.json</code> in its data directory.</small></p>`;
-  return new Response(document('Approve a platform sign-in', body), { status: 200, headers: HEADERS });
-}
-
-export function resultPage(status: number, title: string, text: string, retryCode?: string): Response {
-  const again = retryCode !== undefined ? `<p><a href="/device?code=${encodeURIComponent(retryCode)}">Try again</a></p>` : '';
-  return new Response(document(title, `<h1>${escape(title)}</h1><p>${escape(text)}</p>${again}`), { status, headers: HEADERS });
+export function approvalPage(code: string, session: AccountSession | undefined, publicOrigin: string, notice?: string): Response {
+  const intro = '<h1>Approve a platform sign-in</h1><p>A terminal running <code>platform auth login</code> is waiting. Approve it only if the code below is the one that terminal shows.</p>';
+  const problem = `<p id="problem" class="alert" role="alert"${notice ? '' : ' hidden'}>${notice ? escape(notice) : ''}</p>`;
+  if (!session) {
+    const account = `/account${code ? `?code=${encodeURIComponent(code)}` : ''}`;
+    const body = `${intro}${codeField(code)}
+<div class="actions"><button type="button" data-action="sign-in">Sign in with a passkey</button></div>
+${problem}
+<p class="note">Only a builder of this control plane can approve. No passkey yet? <a href="${escape(account)}">Create an account</a>, then come back to this code.</p>`;
+    return page(200, 'Approve a platform sign-in', body, { passkeys: true, data: { origin: publicOrigin, next: 'device' } });
+  }
+  const { account } = session;
+  const who = `<div class="who"><span>Signed in as <strong>${escape(account.name)}</strong>${account.builderId ? '<span class="badge">builder</span>' : '<span class="badge plain">not a builder</span>'}</span>
+<form method="post" action="/account/signout"><input type="hidden" name="from" value="device"><input type="hidden" name="code" value="${escape(code)}"><button type="submit" class="link">Sign out</button></form></div>`;
+  const grant = account.builderId
+    ? ''
+    : `<p class="note">${escape(account.name)} is not a builder yet. Builder status is granted once per account with the <strong>operator secret</strong> (printed by the control plane when it starts, kept in <code>secrets.json</code> in its data directory).</p>
+<label for="secret">Operator secret</label><input id="secret" name="secret" type="password" required autocomplete="off">`;
+  const body = `${intro}${who}<form method="post" action="/device">${codeField(code)}${grant}
+<div class="actions"><button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny" class="secondary">Deny</button></div></form>${problem}`;
+  return page(200, 'Approve a platform sign-in', body);
 }

@@ -4,7 +4,7 @@
  *   tsx src/control-plane/main.ts [--port 4310] [--host 127.0.0.1] [--data .platform/control-plane]
  *     [--public-origin http://localhost:4310] [--playground-origin http://localhost:5173 …]
  *
- * Prints its URL and the operator secret a person types on the approval page (/device).
+ * Prints its URL and the operator secret, which makes a passkey account a builder (on /account or /device).
  */
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     ...(values['public-origin'] ? { publicOrigin: values['public-origin'] } : {}),
   });
   console.log(`platform control plane on ${started.url} (data in ${resolve(values.data!)})`);
-  console.log(`Approve sign-ins at ${started.url}/device with the operator secret: ${started.plane.secrets.operatorSecret}`);
+  console.log(`Accounts sign in with passkeys at ${started.url}/account; builder status is granted once per account with the operator secret: ${started.plane.secrets.operatorSecret}`);
   console.log(`Playgrounds allowed to call the API (CORS): ${started.plane.corsOrigins.join(', ')}`);
   console.log(`Deployed apps are served at http://<app>--preview.localhost:${started.port} and http://<app>.localhost:${started.port}`);
   const stop = () => {

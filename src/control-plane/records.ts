@@ -1,5 +1,5 @@
 /**
- * The control plane's records (builders, sessions, tokens, apps, deployments, whose blobs are whose, environment values) in
+ * The control plane's records (accounts and their passkeys, builders, sessions, tokens, apps, deployments, whose blobs are whose, environment values) in
  * SQLite over sql.js. The whole database is exported and written atomically after every change, so
  * the records on disk are always a committed state and survive a restart.
  */
@@ -22,6 +22,12 @@ CREATE TABLE IF NOT EXISTS serving (appId TEXT NOT NULL, environment TEXT NOT NU
 CREATE TABLE IF NOT EXISTS stores (appId TEXT NOT NULL, environment TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (appId, environment));
 CREATE TABLE IF NOT EXISTS blob_owners (builderId TEXT NOT NULL, sha256 TEXT NOT NULL, PRIMARY KEY (builderId, sha256));
 CREATE TABLE IF NOT EXISTS env_values (appId TEXT NOT NULL, scope TEXT NOT NULL, name TEXT NOT NULL, sealed TEXT NOT NULL, updatedAt INTEGER NOT NULL, PRIMARY KEY (appId, scope, name));
+-- Accounts are people (docs/control-plane.md, Accounts and passkeys): a name, the WebAuthn user handle
+-- their passkeys carry, and the builder they are once granted builder status (builders.id, bld_…).
+CREATE TABLE IF NOT EXISTS accounts (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, userHandle TEXT NOT NULL UNIQUE, createdAt INTEGER NOT NULL, builderId TEXT UNIQUE, builderSince INTEGER);
+CREATE TABLE IF NOT EXISTS passkeys (credentialId TEXT PRIMARY KEY, accountId TEXT NOT NULL, publicKey TEXT NOT NULL, counter INTEGER NOT NULL, transports TEXT NOT NULL, deviceType TEXT NOT NULL, backedUp INTEGER NOT NULL, createdAt INTEGER NOT NULL, lastUsedAt INTEGER);
+CREATE INDEX IF NOT EXISTS passkeys_by_account ON passkeys (accountId, createdAt);
+CREATE TABLE IF NOT EXISTS account_sessions (tokenHash TEXT PRIMARY KEY, accountId TEXT NOT NULL, createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL, revokedAt INTEGER);
 `;
 
 export type Row = Record<string, SqlValue>;

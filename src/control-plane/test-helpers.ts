@@ -1,11 +1,13 @@
-/** What the control plane's tests share: an in-process sign-in through the device flow, the CLI against a control plane on loopback, and HTTP to a hosted origin on loopback. */
+/** What the control plane's tests share: passkey accounts (a software authenticator) and sign-in through the device flow, the CLI against a control plane on loopback, and HTTP to a hosted origin on loopback. */
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { Compiler } from '../core/build/build';
 import { main } from '../cli/main';
 import type { ControlPlane } from './control-plane';
+import { SoftAuthenticator, type SoftCredential, type Tampering } from './test-authenticator';
 
 export const BASE = 'http://localhost:4310';
 
@@ -21,14 +23,144 @@ export function call(plane: ControlPlane, method: string, path: string, options:
   return Promise.resolve(plane.app.request(new Request(`${options.base ?? BASE}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) })));
 }
 
-/** Approves a waiting user code on the approval page, as the person at the browser would. */
-export function approve(plane: ControlPlane, userCode: string, builder: string, options: { secret?: string; decision?: 'approve' | 'deny'; headers?: Record<string, string> } = {}): Promise<Response> {
-  const form = new URLSearchParams({ code: userCode, builder, secret: options.secret ?? plane.secrets.operatorSecret, decision: options.decision ?? 'approve' });
-  return Promise.resolve(plane.app.request(new Request(`${BASE}/device`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...options.headers }, body: form.toString() })));
+/** Where a person's browser reaches the control plane: in process (a ControlPlane) or over HTTP (its URL). */
+export type PlaneTarget = ControlPlane | string;
+
+interface Reach {
+  /** The origin the browser's page is at: the control plane's public origin. */
+  origin: string;
+  send(path: string, init?: { method?: string; json?: unknown; form?: Record<string, string>; cookie?: string; headers?: Record<string, string> }): Promise<Response>;
 }
 
-/** Signs a builder in through the whole device flow and returns the session token. */
+function reach(target: PlaneTarget): Reach {
+  const origin = typeof target === 'string' ? target : target.context.publicOrigin;
+  return {
+    origin,
+    send(path, init = {}) {
+      // What a browser sends with a page's POST: its Origin, and the session cookie.
+      const headers: Record<string, string> = { ...(init.method === 'GET' ? {} : { origin }), ...(init.cookie ? { cookie: init.cookie } : {}) };
+      let body: string | undefined;
+      if (init.json !== undefined) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(init.json);
+      } else if (init.form) {
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+        body = new URLSearchParams(init.form).toString();
+      }
+      const request = new Request(`${origin}${path}`, { method: init.method ?? 'POST', headers: { ...headers, ...init.headers }, ...(body !== undefined ? { body } : {}), redirect: 'manual' });
+      return typeof target === 'string' ? fetch(request) : Promise.resolve(target.app.request(request));
+    },
+  };
+}
+
+/** The software authenticator of each rpId, as one browser profile holds passkeys per relying party. */
+const authenticators = new Map<string, SoftAuthenticator>();
+export function authenticatorFor(rpId: string): SoftAuthenticator {
+  let authenticator = authenticators.get(rpId);
+  if (!authenticator) authenticators.set(rpId, (authenticator = new SoftAuthenticator()));
+  return authenticator;
+}
+
+/** The credential and browser session each name last used on each control plane (object in process, URL over HTTP). */
+const knownPlanes = new WeakMap<ControlPlane, Map<string, { credential: SoftCredential; cookie?: string }>>();
+const knownUrls = new Map<string, Map<string, { credential: SoftCredential; cookie?: string }>>();
+function known(target: PlaneTarget): Map<string, { credential: SoftCredential; cookie?: string }> {
+  const store = typeof target === 'string' ? knownUrls : knownPlanes;
+  let map = (store as Map<PlaneTarget, Map<string, { credential: SoftCredential; cookie?: string }>>).get(target);
+  if (!map) (store as Map<PlaneTarget, Map<string, { credential: SoftCredential; cookie?: string }>>).set(target, (map = new Map()));
+  return map;
+}
+
+export interface AccountState {
+  id: string;
+  name: string;
+  builder: boolean;
+}
+
+/** A browser signed in to an account: its session cookie (`platform_account=…`) and the account. */
+export interface PasskeySession {
+  cookie: string;
+  account: AccountState;
+  credential: SoftCredential;
+}
+
+const cookieOfResponse = (response: Response) => response.headers.get('set-cookie')?.split(';')[0];
+
+/** Creates an account named `name` with a new passkey of the rpId's authenticator; the browser is signed in. */
+export async function registerAccount(target: PlaneTarget, name: string): Promise<PasskeySession> {
+  const { origin, send } = reach(target);
+  const started = await send('/account/register/options', { json: { name } });
+  if (started.status !== 200) throw new Error(`registration of ${name} refused: ${started.status} ${await started.text()}`);
+  const { options } = (await started.json()) as { options: PublicKeyCredentialCreationOptionsJSON };
+  const { response, credential } = authenticatorFor(new URL(origin).hostname).create(options, origin);
+  const verified = await send('/account/register/verify', { json: { response } });
+  if (verified.status !== 200) throw new Error(`registration of ${name} failed: ${verified.status} ${await verified.text()}`);
+  const cookie = cookieOfResponse(verified)!;
+  known(target).set(name, { credential, cookie });
+  return { cookie, account: ((await verified.json()) as { account: AccountState }).account, credential };
+}
+
+/** Signs in with a passkey assertion of `credential` (a fresh ceremony); the answer, and the session when it worked. */
+export async function assertPasskey(target: PlaneTarget, credential: SoftCredential, tampering: Tampering = {}): Promise<{ response: Response; session?: PasskeySession }> {
+  const { origin, send } = reach(target);
+  const started = await send('/account/signin/options', { json: {} });
+  if (started.status !== 200) throw new Error(`sign-in refused: ${started.status} ${await started.text()}`);
+  const { options } = (await started.json()) as { options: PublicKeyCredentialRequestOptionsJSON };
+  const response = await send('/account/signin/verify', { json: { response: authenticatorFor(new URL(origin).hostname).get(options, origin, credential, tampering) } });
+  if (response.status !== 200) return { response };
+  const cookie = cookieOfResponse(response)!;
+  const { account } = (await response.clone().json()) as { account: AccountState };
+  known(target).set(account.name, { credential, cookie });
+  return { response, session: { cookie, account, credential } };
+}
+
+/**
+ * A browser signed in as `name`, as a person would be: still signed in from before, else signed in
+ * with one of the authenticator's passkeys for that name (the one last used here first), else with a
+ * new account and passkey.
+ */
+export async function passkeySession(target: PlaneTarget, name: string): Promise<PasskeySession> {
+  const { origin, send } = reach(target);
+  const last = known(target).get(name);
+  if (last?.cookie) {
+    const current = await send('/account/session', { method: 'GET', cookie: last.cookie });
+    if (current.status === 200) return { cookie: last.cookie, account: ((await current.json()) as { account: AccountState }).account, credential: last.credential };
+  }
+  const rpId = new URL(origin).hostname;
+  const candidates = authenticatorFor(rpId).credentials.filter((c) => c.userName === name && c !== last?.credential).reverse();
+  for (const credential of last ? [last.credential, ...candidates] : candidates) {
+    const { response, session } = await assertPasskey(target, credential);
+    if (session) return session;
+    const code = ((await response.json()) as { error?: { code?: string } }).error?.code;
+    if (code !== 'passkey_unknown') throw new Error(`sign-in as ${name} failed: ${response.status} ${code}`);
+  }
+  return registerAccount(target, name);
+}
+
+/** Makes the signed-in account a builder on its account page, with the operator secret. */
+export async function becomeBuilder(target: PlaneTarget, session: PasskeySession, secret: string): Promise<Response> {
+  return reach(target).send('/account/builder', { form: { secret }, cookie: session.cookie });
+}
+
+/**
+ * Approves (or denies) a waiting user code on the approval page, as the person at the browser would:
+ * signed in with a passkey as `builder` (an account made at first), with the operator secret when the
+ * account is not a builder yet or a secret is given (wrong ones count against the code).
+ */
+export async function approve(plane: PlaneTarget, userCode: string, builder: string, options: { secret?: string; decision?: 'approve' | 'deny'; headers?: Record<string, string> } = {}): Promise<Response> {
+  const session = await passkeySession(plane, builder);
+  const secret = options.secret ?? (session.account.builder || typeof plane === 'string' ? undefined : plane.secrets.operatorSecret);
+  const form: Record<string, string> = { code: userCode, decision: options.decision ?? 'approve', ...(secret !== undefined ? { secret } : {}) };
+  return reach(plane).send('/device', { form, cookie: session.cookie, ...(options.headers ? { headers: options.headers } : {}) });
+}
+
+/** Signs a builder in through the whole device flow and returns the session token: a passkey account, made a builder with the operator secret, approves the code. */
 export async function signIn(plane: ControlPlane, builder: string): Promise<string> {
+  const session = await passkeySession(plane, builder);
+  if (!session.account.builder) {
+    const granted = await becomeBuilder(plane, session, plane.secrets.operatorSecret);
+    if (granted.status !== 200) throw new Error(`builder grant failed: ${granted.status}`);
+  }
   const started = (await (await call(plane, 'POST', '/v0/auth/device', { body: {} })).json()) as { deviceCode: string; userCode: string };
   const approved = await approve(plane, started.userCode, builder);
   if (approved.status !== 200) throw new Error(`approval failed: ${approved.status}`);
@@ -134,13 +266,9 @@ export async function platformOverLoopback(args: string[], options: LoopbackCli)
   return { code, envelope: JSON.parse(stdout || '{}'), stderr };
 }
 
-/** A person's approval of a device code on the control plane's approval page, over HTTP. */
+/** A person's approval of a device code on the control plane's approval page, over HTTP: signed in with a passkey, and made a builder with `secret` when not one yet. */
 export function approveOverHttp(url: string, code: string, builder: string, secret: string): Promise<Response> {
-  return fetch(`${url}/device`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ code, builder, secret, decision: 'approve' }).toString(),
-  });
+  return approve(url, code, builder, { secret });
 }
 
 /**

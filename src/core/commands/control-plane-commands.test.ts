@@ -127,7 +127,7 @@ describe('the control plane commands against one control plane', { shuffle: fals
         who: 'denied',
         onStderr: (text) => {
           const code = /code ([A-Z]{4}-[A-Z]{4})/.exec(text)?.[1];
-          if (code && !denial) denial = approve(plane, code, 'x', { decision: 'deny' });
+          if (code && !denial) denial = approve(plane, code, 'xena', { decision: 'deny' });
         },
       });
       expect(codes(run)).toEqual(['DG5009']);
