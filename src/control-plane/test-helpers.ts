@@ -26,13 +26,14 @@ export function call(plane: ControlPlane, method: string, path: string, options:
 /** Where a person's browser reaches the control plane: in process (a ControlPlane) or over HTTP (its URL). */
 export type PlaneTarget = ControlPlane | string;
 
-interface Reach {
+export interface Reach {
   /** The origin the browser's page is at: the control plane's public origin. */
   origin: string;
   send(path: string, init?: { method?: string; json?: unknown; form?: Record<string, string>; cookie?: string; headers?: Record<string, string> }): Promise<Response>;
 }
 
-function reach(target: PlaneTarget): Reach {
+/** Requests as a browser's page at the control plane's public origin sends them (Origin on a POST, the session cookie). */
+export function reach(target: PlaneTarget): Reach {
   const origin = typeof target === 'string' ? target : target.context.publicOrigin;
   return {
     origin,
