@@ -1,8 +1,8 @@
 /**
  * Deploying from the playground to a real control plane on loopback (started here, on a free port,
  * with its own data directory): sign in with a device code a person approves on the control plane's
- * page, deploy to preview, use the hosted app at its own *.localhost origin, promote, and see both
- * environments in the history.
+ * page with a passkey, deploy to preview, use the hosted app at its own *.localhost origin, promote,
+ * and see both environments in the history.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,13 +40,25 @@ async function deployPanel(page: Page, url: string) {
 test('deploy a template from the playground, use the hosted app, promote it', async ({ page, context }, testInfo) => {
   const panel = await deployPanel(page, plane.url);
 
-  // Sign in: the panel shows a code; a person approves it on the control plane's page.
+  // Sign in: the panel shows a code; a person approves it on the control plane's page, signed in with a
+  // passkey (Chromium's virtual authenticator) of an account made there and made a builder with the
+  // operator secret.
   await panel.getByRole('button', { name: 'Sign in' }).click();
   const code = (await panel.getByLabel('Sign-in code').textContent())!.trim();
   const [approval] = await Promise.all([context.waitForEvent('page'), panel.getByRole('link', { name: 'the approval page' }).click()]);
+  const cdp = await context.newCDPSession(approval);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
   await expect(approval.locator('#code')).toHaveValue(new RegExp(code, 'i'));
-  await approval.locator('#builder').fill('ada');
-  await approval.locator('#secret').fill(plane.plane.secrets.operatorSecret);
+  await approval.getByRole('link', { name: 'Create an account' }).click();
+  await approval.getByLabel('Name').fill('ada');
+  await approval.getByRole('button', { name: 'Create account with a passkey' }).click();
+  await approval.getByLabel('Operator secret').fill(plane.plane.secrets.operatorSecret);
+  await approval.getByRole('button', { name: 'Become a builder' }).click();
+  await expect(approval.getByRole('status')).toHaveText('ada is now a builder.');
+  await approval.getByRole('link', { name: /Go back to approve/ }).click();
+  await expect(approval.getByText('Signed in as ada')).toBeVisible();
+  await expect(approval.locator('#code')).toHaveValue(new RegExp(code, 'i'));
   await approval.getByRole('button', { name: 'Approve' }).click();
   await expect(approval.getByRole('heading', { name: 'Signed in' })).toBeVisible();
   await approval.close();
