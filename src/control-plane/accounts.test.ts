@@ -175,7 +175,7 @@ describe('signing in with a passkey', () => {
   });
 
   it('refuses every POST from another origin or site', async () => {
-    for (const headers of [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+    for (const headers of [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[]) {
       for (const path of ['/account/register/options', '/account/signin/options', '/account/signin/verify', '/account/register/verify', '/account/passkeys/options']) {
         const refused = await browser().send(path, { json: { name: 'zed' }, headers });
         expect(refused.status).toBe(403);
@@ -295,6 +295,19 @@ describe('builder status', () => {
     const script = await browser().send('/account/assets/webauthn.js', { method: 'GET' });
     expect(script.headers.get('content-type')).toContain('javascript');
     expect(await script.text()).toContain('SimpleWebAuthnBrowser');
+  });
+
+  it('says on its pages that passkeys cannot work when the public origin is an IP address', async () => {
+    const byAddress = await createControlPlane({ dataDir: join(work, 'by-address'), publicOrigin: 'http://127.0.0.1:4310' });
+    try {
+      for (const path of ['/account', '/device']) {
+        const html = await (await byAddress.app.request(new Request(`http://127.0.0.1:4310${path}`))).text();
+        expect(html).toContain('Passkeys need a host name');
+      }
+    } finally {
+      await byAddress.close();
+    }
+    expect(await (await browser().send('/account', { method: 'GET' })).text()).not.toContain('Passkeys need a host name');
   });
 
   it('and accounts survive a restart, passkeys and all', async () => {

@@ -3,6 +3,8 @@
  * scripts only from the control plane itself (the passkey ceremonies: @simplewebauthn/browser, served
  * from node_modules, and the page script in account-script.ts).
  */
+import { isIP } from 'node:net';
+
 export const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export const PAGE_HEADERS = {
@@ -55,7 +57,16 @@ export interface PageOptions {
   data?: Record<string, string>;
 }
 
+/** Why passkeys cannot work at all at `origin` (an IP address is never an rpID), or undefined. */
+function passkeyProblem(origin: string | undefined): string | undefined {
+  const host = origin ? new URL(origin).hostname.replace(/^\[|\]$/g, '') : '';
+  if (!isIP(host)) return undefined;
+  return `Passkeys need a host name, and this control plane's public origin is ${origin}: start it with --public-origin naming a host (http://localhost:<port> on this machine).`;
+}
+
 export function page(status: number, title: string, body: string, options: PageOptions = {}, headers: Record<string, string> = {}): Response {
+  const problem = options.passkeys ? passkeyProblem(options.data?.origin) : undefined;
+  if (problem) body = `<p class="alert" role="alert">${escape(problem)}</p>${body}`;
   const data = Object.entries(options.data ?? {})
     .map(([key, value]) => ` data-${key}="${escape(value)}"`)
     .join('');
