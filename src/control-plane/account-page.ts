@@ -26,7 +26,7 @@ export const codeParam = (value: unknown) => (typeof value === 'string' && /^[A-
 
 export function accountPage(state: AccountPageState, status = 200): Response {
   const { session, code } = state;
-  const back = code ? `<p class="alert good">Signing in a terminal? <a href="/device?code=${encodeURIComponent(code)}">Go back to approve ${escape(code)}</a> once you are a builder.</p>` : '';
+  const back = code ? `<p class="alert info">Signing in a terminal? <a href="/device?code=${encodeURIComponent(code)}">Go back to approve ${escape(code)}</a> once you are a builder.</p>` : '';
   const notice = state.notice ? `<p class="alert${state.notice.good ? ' good' : ''}" role="${state.notice.good ? 'status' : 'alert'}">${escape(state.notice.text)}</p>` : '';
   const problem = '<p id="problem" class="alert" role="alert" hidden></p>';
   const codeInput = code ? `<input type="hidden" name="code" value="${escape(code)}">` : '';

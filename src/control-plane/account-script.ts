@@ -50,34 +50,30 @@ export const ACCOUNT_SCRIPT = String.raw`'use strict';
       say(explain(error));
     });
   }
+  // Each ceremony: where its options come from, the browser's step, and where its answer goes.
+  var ceremonies = {
+    register: ['/account/register/options', 'startRegistration', '/account/register/verify'],
+    'add-passkey': ['/account/passkeys/options', 'startRegistration', '/account/register/verify'],
+    'sign-in': ['/account/signin/options', 'startAuthentication', '/account/signin/verify'],
+  };
+  function ceremony(button, kind, body) {
+    var steps = ceremonies[kind];
+    run(button, async function () {
+      var started = await post(steps[0], body);
+      var response = await webauthn[steps[1]]({ optionsJSON: started.options });
+      await post(steps[2], { response: response });
+    });
+  }
   var register = document.getElementById('register');
   if (register) {
     register.addEventListener('submit', function (event) {
       event.preventDefault();
-      var name = document.getElementById('name').value.trim();
-      run(register.querySelector('button'), async function () {
-        var started = await post('/account/register/options', { name: name });
-        var response = await webauthn.startRegistration({ optionsJSON: started.options });
-        await post('/account/register/verify', { response: response });
-      });
+      ceremony(register.querySelector('button'), 'register', { name: document.getElementById('name').value.trim() });
     });
   }
-  document.querySelectorAll('[data-action="sign-in"]').forEach(function (button) {
+  document.querySelectorAll('button[data-action]').forEach(function (button) {
     button.addEventListener('click', function () {
-      run(button, async function () {
-        var started = await post('/account/signin/options', {});
-        var response = await webauthn.startAuthentication({ optionsJSON: started.options });
-        await post('/account/signin/verify', { response: response });
-      });
-    });
-  });
-  document.querySelectorAll('[data-action="add-passkey"]').forEach(function (button) {
-    button.addEventListener('click', function () {
-      run(button, async function () {
-        var started = await post('/account/passkeys/options', {});
-        var response = await webauthn.startRegistration({ optionsJSON: started.options });
-        await post('/account/register/verify', { response: response });
-      });
+      ceremony(button, button.dataset.action, {});
     });
   });
 })();

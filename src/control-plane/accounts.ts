@@ -179,6 +179,9 @@ export class Accounts {
 
   /** Options to create a passkey: for a new account named `name`, or (signed in) another passkey of one's own account. */
   async registrationOptions(address: string, request: { name?: unknown; session?: AccountSession }): Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | Refusal> {
+    // Counted first, so that asking whether names are taken is bounded like any ceremony.
+    const refused = this.#admit(address);
+    if (refused) return refused;
     const { records } = this.#ctx;
     let name: string;
     let userHandle: string;
@@ -194,8 +197,6 @@ export class Accounts {
       if (records.get('SELECT 1 FROM accounts WHERE name = ?', [name])) return refusal(409, 'name_taken', `There is already an account named ${name}: sign in with its passkey, or choose another name.`);
       userHandle = isoBase64URL.fromBuffer(randomBytes(32));
     }
-    const refused = this.#admit(address);
-    if (refused) return refused;
     const options = await generateRegistrationOptions({
       rpName: 'Platform control plane',
       rpID: this.rpID,

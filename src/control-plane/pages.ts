@@ -42,6 +42,7 @@ form{margin:0}
 .note{color:var(--muted);font-size:.875rem}
 .alert{border-radius:8px;padding:.6rem .9rem;margin:1rem 0;background:#fef3f2;color:var(--bad);border:1px solid #fecdca}
 .alert.good{background:#ecfdf3;color:var(--good);border-color:#abefc6}
+.alert.info{background:#eff4ff;color:#1d3a8a;border-color:#c7d7fe}
 .refusal{color:var(--muted);font-size:.8rem;margin-top:1.25rem}
 table{width:100%;border-collapse:collapse;font-size:.9rem;margin:.5rem 0}
 th,td{text-align:left;padding:.45rem .3rem;border-bottom:1px solid var(--line)}
