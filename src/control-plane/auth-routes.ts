@@ -10,6 +10,8 @@ import { ROUTES } from '../core/deploy/routes';
 import { answer, iso, jsonObject as json, newId, refuse, type Context } from './context';
 import { accountRoutes, formOf, fromOwnPage } from './account-routes';
 import { Accounts } from './accounts';
+import { AppAuth } from './app-auth';
+import { appSignInRoutes } from './app-sign-in-routes';
 import { approvalPage } from './device-page';
 import { resultPage } from './pages';
 import { interactive, on, signedIn, type ControlEnv } from './middleware';
@@ -47,6 +49,8 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
   const wrongSecrets = new Map<string, number>();
   const accounts = new Accounts(ctx);
   accountRoutes(app, ctx, accounts);
+  // Signing in to hosted apps goes through this origin (app-auth.ts keeps nothing in memory: any instance will do).
+  appSignInRoutes(app, ctx, accounts, new AppAuth(ctx));
 
   on(app, ROUTES.startDevice, (c) => {
     const now = ctx.now();

@@ -1,5 +1,5 @@
 /**
- * The control plane's records (accounts and their passkeys, builders, sessions, tokens, apps, deployments, whose blobs are whose, environment values) in
+ * The control plane's records (accounts and their passkeys, builders, sessions, tokens, apps, deployments, whose blobs are whose, environment values, app users' sessions and workspaces) in
  * SQLite over sql.js. The whole database is exported and written atomically after every change, so
  * the records on disk are always a committed state and survive a restart.
  */
@@ -28,6 +28,17 @@ CREATE TABLE IF NOT EXISTS accounts (id TEXT PRIMARY KEY, name TEXT NOT NULL UNI
 CREATE TABLE IF NOT EXISTS passkeys (credentialId TEXT PRIMARY KEY, accountId TEXT NOT NULL, publicKey TEXT NOT NULL, counter INTEGER NOT NULL, transports TEXT NOT NULL, deviceType TEXT NOT NULL, backedUp INTEGER NOT NULL, createdAt INTEGER NOT NULL, lastUsedAt INTEGER);
 CREATE INDEX IF NOT EXISTS passkeys_by_account ON passkeys (accountId, createdAt);
 CREATE TABLE IF NOT EXISTS account_sessions (tokenHash TEXT PRIMARY KEY, accountId TEXT NOT NULL, createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL, revokedAt INTEGER);
+-- People signed in to hosted apps (docs/control-plane.md, Signing in to hosted apps): one-time codes the
+-- control plane hands back to an app origin, the app sessions they become (per app and environment), and
+-- workspaces of an app environment with their members and invitations. Codes, sessions and invitations
+-- are kept as SHA-256 hashes only.
+CREATE TABLE IF NOT EXISTS app_sign_in_codes (codeHash TEXT PRIMARY KEY, accountId TEXT NOT NULL, appId TEXT NOT NULL, environment TEXT NOT NULL, stateHash TEXT NOT NULL, createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL, usedAt INTEGER, sessionHash TEXT);
+CREATE TABLE IF NOT EXISTS app_sessions (tokenHash TEXT PRIMARY KEY, id TEXT NOT NULL UNIQUE, accountId TEXT NOT NULL, appId TEXT NOT NULL, environment TEXT NOT NULL, createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL, revokedAt INTEGER);
+CREATE TABLE IF NOT EXISTS workspaces (id TEXT PRIMARY KEY, appId TEXT NOT NULL, environment TEXT NOT NULL, name TEXT NOT NULL, createdBy TEXT NOT NULL, createdAt INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS workspace_members (workspaceId TEXT NOT NULL, accountId TEXT NOT NULL, joinedAt INTEGER NOT NULL, PRIMARY KEY (workspaceId, accountId));
+CREATE INDEX IF NOT EXISTS workspace_members_by_account ON workspace_members (accountId, joinedAt);
+CREATE TABLE IF NOT EXISTS workspace_invites (tokenHash TEXT PRIMARY KEY, workspaceId TEXT NOT NULL, invitedBy TEXT NOT NULL, createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL, usedAt INTEGER, usedBy TEXT);
+CREATE INDEX IF NOT EXISTS workspace_invites_by_workspace ON workspace_invites (workspaceId, expiresAt);
 `;
 
 export type Row = Record<string, SqlValue>;

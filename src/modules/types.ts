@@ -72,6 +72,27 @@ export type Auth = {
   readonly id: string;
 };
 
+/**
+ * A workspace as the page of a signed-in person sees it (`useWorkspaces`): its opaque id (the value in
+ * `ctx.auth.workspaceIds`), the name its creator gave it and how many members it has.
+ */
+export type WorkspaceInfo = { id: string; name: string; members: number };
+
+/**
+ * Who the page's visitor is, as `useAuth` gives it (`GET /__platform/auth/me`): never a name, email or
+ * account id. Hosted, a guest until they sign in; in the playground, the preview's persona.
+ */
+export type PageAuth = {
+  kind: 'guest' | 'user';
+  /** The same `appUserId` the app's handlers see in `ctx.auth`. */
+  appUserId?: string;
+  /** The workspaces the visitor belongs to (none for a guest). */
+  workspaces?: WorkspaceInfo[];
+};
+
+/** A link that lets one more person join a workspace (`inviteToWorkspace`). */
+export type WorkspaceInvite = { url: string; token: string; expiresAt: Date };
+
 /** What a caller learns about a failed operation. */
 export type RuntimeErrorShape = { status: number; code: string; message: string; errorId: string };
 

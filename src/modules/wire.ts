@@ -356,3 +356,18 @@ export function parseLiveEvent(line: string): LiveEvent | undefined {
       return undefined;
   }
 }
+
+// --- Platform routes on the app's own origin -------------------------------------------------------
+// Signing in and workspaces are served by the platform, not the app, under the reserved `/__platform/`.
+
+/** Who the page's visitor is: `GET` answers `{ kind, appUserId, workspaces }`. */
+export const AUTH_ME_PATH = '/__platform/auth/me';
+/** Where a page sends the browser to sign in (`?return=/same-origin/path`). */
+export const SIGN_IN_PATH = '/__platform/auth/sign-in';
+/** `POST` ends the page's sign-in. */
+export const SIGN_OUT_PATH = '/__platform/auth/sign-out';
+/** `POST {name}` creates a workspace; `/<id>/invites` and `/<id>/leave` act on one. */
+export const WORKSPACES_PATH = '/__platform/workspaces';
+/** `GET /__platform/join/<token>` shows an invitation, `POST` accepts it. */
+export const JOIN_PATH = '/__platform/join/';
+
