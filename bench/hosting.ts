@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startControlPlane, type Started } from '../src/control-plane/main';
-import { build, deployBody, hostileFiles } from '../src/control-plane/fixtures';
+import { build, databaseApp, deployBody, hostileFiles } from '../src/control-plane/fixtures';
 import { hostedRequest, sendHuge, signIn } from '../src/control-plane/test-helpers';
 import { median, type Row } from './stats';
 
@@ -31,14 +31,7 @@ export default defineServer({
 `;
 
 function bigDataApp(): Record<string, string> {
-  const manifest = {
-    format: 'platform.application-source.v0',
-    name: 'big-data',
-    entrypoints: { client: 'src/client/main.tsx', server: 'src/server/index.ts' },
-    capabilities: ['database'],
-    database: { tables: { notes: { fields: { text: { type: 'string' } } }, filler: { fields: { data: { type: 'string' } } } } },
-  };
-  return { 'app.manifest.json': JSON.stringify(manifest, null, 2), 'src/client/main.tsx': "document.body.textContent = 'big data';\n", 'src/server/index.ts': BIG_DATA };
+  return databaseApp({ name: 'big-data', tables: { notes: { text: 'string' }, filler: { data: 'string' } }, server: BIG_DATA, client: "document.body.textContent = 'big data';\n" });
 }
 
 async function deploy(started: Started, token: string, name: string, files: Record<string, string>): Promise<string> {

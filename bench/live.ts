@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from '@playwright/test';
-import { build, deployBody } from '../src/control-plane/fixtures';
+import { build, databaseApp, deployBody } from '../src/control-plane/fixtures';
 import { startControlPlane } from '../src/control-plane/main';
 import { signIn } from '../src/control-plane/test-helpers';
 import { openPlayground } from './browser';
@@ -40,15 +40,7 @@ render(<Notes />, document.getElementById('app')!);
 `;
 
 function notesApp(): Record<string, string> {
-  const manifest = {
-    format: 'platform.application-source.v0',
-    name: 'live-bench',
-    entrypoints: { client: 'src/client/main.tsx', server: 'src/server/index.ts' },
-    capabilities: ['database'],
-    database: { tables: { notes: { fields: { text: { type: 'string' } } } } },
-    budgets: { liveConnections: 4, queryRows: 10000 },
-  };
-  return { 'app.manifest.json': JSON.stringify(manifest, null, 2), 'src/client/main.tsx': CLIENT, 'src/server/index.ts': SERVER };
+  return databaseApp({ name: 'live-bench', tables: { notes: { text: 'string' } }, server: SERVER, budgets: { liveConnections: 4, queryRows: 10000 }, client: CLIENT });
 }
 
 type Target = Page | Frame;

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hostedOrigin } from '../core/deploy/ids';
-import { build, deployBody, type BuiltApp } from './fixtures';
+import { build, databaseApp, deployBody, type BuiltApp } from './fixtures';
 import { approveOverHttp } from './test-helpers';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -41,19 +41,7 @@ export default defineServer({
 `;
 
 function notesApp(version: number): Record<string, string> {
-  const manifest = {
-    format: 'platform.application-source.v0',
-    name: 'crash-notes',
-    entrypoints: { client: 'src/client/main.tsx', server: 'src/server/index.ts' },
-    capabilities: ['database'],
-    database: { tables: { notes: { fields: { text: { type: 'string' } } } } },
-    budgets: { queryRows: 10000 },
-  };
-  return {
-    'app.manifest.json': JSON.stringify(manifest, null, 2),
-    'src/client/main.tsx': `document.body.textContent = 'notes v${version}';\n`,
-    'src/server/index.ts': SERVER(version),
-  };
+  return databaseApp({ name: 'crash-notes', tables: { notes: { text: 'string' } }, server: SERVER(version), budgets: { queryRows: 10000 }, client: `document.body.textContent = 'notes v${version}';\n` });
 }
 
 interface Plane {

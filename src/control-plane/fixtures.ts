@@ -56,6 +56,20 @@ export function deployBody(app: BuiltApp, environment = 'preview') {
 
 const CLIENT = `import { render } from 'preact';\nrender(<p>hello</p>, document.getElementById('app')!);\n`;
 
+/** An app with a database: its name, tables (field name → type), server source, budgets and client source. */
+export function databaseApp(options: { name: string; tables: Record<string, Record<string, string>>; server: string; budgets?: Record<string, number>; client?: string }): Record<string, string> {
+  const tables = Object.fromEntries(Object.entries(options.tables).map(([table, fields]) => [table, { fields: Object.fromEntries(Object.entries(fields).map(([field, type]) => [field, { type }])) }]));
+  const manifest = {
+    format: 'platform.application-source.v0',
+    name: options.name,
+    entrypoints: { client: 'src/client/main.tsx', server: 'src/server/index.ts' },
+    capabilities: ['database'],
+    database: { tables },
+    ...(options.budgets ? { budgets: options.budgets } : {}),
+  };
+  return { 'app.manifest.json': JSON.stringify(manifest, null, 2), 'src/client/main.tsx': options.client ?? `document.body.textContent = ${JSON.stringify(options.name)};\n`, 'src/server/index.ts': options.server };
+}
+
 /** A small app: `storage` (objects.put / objects.list) or not (objects.list answers nothing), plus a runaway query. */
 export function smallApp(options: { storage: boolean; name?: string; database?: boolean }): Record<string, string> {
   const capabilities = [...(options.database ? ['database'] : []), ...(options.storage ? ['storage'] : [])];

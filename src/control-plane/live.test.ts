@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIVE_BUDGET_HEADER, LIVE_CONNECTION_HEADER, LIVE_PATH, READ_HEADER, WROTE_HEADER, parseLiveEvent, type LiveEvent } from '../modules/wire';
-import { build, deployBody } from './fixtures';
+import { build, databaseApp, deployBody } from './fixtures';
 import { startControlPlane, type Started } from './main';
 import { cookieOf, eventually, hostedRequest, signIn } from './test-helpers';
 
@@ -33,15 +33,7 @@ export default defineServer({
 `;
 
 function liveApp(liveConnections: number): Record<string, string> {
-  const manifest = {
-    format: 'platform.application-source.v0',
-    name: 'live-notes',
-    entrypoints: { client: 'src/client/main.tsx', server: 'src/server/index.ts' },
-    capabilities: ['database'],
-    database: { tables: { notes: { fields: { text: { type: 'string' } } }, tags: { fields: { label: { type: 'string' } } } } },
-    budgets: { liveConnections },
-  };
-  return { 'app.manifest.json': JSON.stringify(manifest, null, 2), 'src/client/main.tsx': "document.body.textContent = 'live';\n", 'src/server/index.ts': SERVER };
+  return databaseApp({ name: 'live-notes', tables: { notes: { text: 'string' }, tags: { label: 'string' } }, server: SERVER, budgets: { liveConnections }, client: "document.body.textContent = 'live';\n" });
 }
 
 let work: string;
