@@ -16,6 +16,7 @@ import initSqlJs from 'sql.js';
 import { SqlJsDriver, sqlJsFactory } from '../src/adapters/sqljs/sqljs-driver';
 import { randomId, systemClock } from '../src/core/runtime/clock';
 import { failedCall } from '../src/core/runtime/outcome';
+import { localPlatformResponse } from '../src/core/runtime/local-platform';
 import { isPersona, personaAuth, type Auth, type PersonaName } from '../src/core/runtime/personas';
 import { AppRuntime, errorResponse, type CallOutcome } from '../src/core/runtime/runtime';
 import { isSchemaChangeRefused } from '../src/core/runtime/tables/schema-change';
@@ -261,7 +262,9 @@ async function fetchRequest(request: Extract<RuntimeRequest, { type: 'fetch' }>)
     } catch (error) {
       response = errorResponse(failure(400, 'operation_failed', `The request could not be made: ${describeError(error)}`));
     }
-    if (built) response = await runtime.fetch(authOf(request.persona), built);
+    // The platform's own routes (signing in, workspaces): the persona's, answered here, not by the app.
+    if (built && new URL(built.url).pathname.startsWith('/__platform/')) response = localPlatformResponse(request.persona, authOf(request.persona), built);
+    else if (built) response = await runtime.fetch(authOf(request.persona), built);
   }
   response = response!;
   const hasBody = response.body !== null;

@@ -4,13 +4,18 @@
 // another client's.
 
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import type { MutationInput, MutationNames, MutationResult, QueryInput, QueryNames, QueryResult } from './types';
+import type { MutationInput, MutationNames, MutationResult, PageAuth, QueryInput, QueryNames, QueryResult, WorkspaceInfo, WorkspaceInvite } from './types';
 import {
+  AUTH_ME_PATH,
+  JOIN_PATH,
   LIVE_BUDGET_HEADER,
   LIVE_CONNECTION_HEADER,
   LIVE_PATH,
   READ_HEADER,
   RuntimeError,
+  SIGN_IN_PATH,
+  SIGN_OUT_PATH,
+  WORKSPACES_PATH,
   WROTE_HEADER,
   affects,
   decodeJson,
@@ -24,7 +29,7 @@ import {
 } from './wire';
 
 export { RuntimeError, isRuntimeError } from './wire';
-export type { RuntimeErrorShape } from './types';
+export type { PageAuth, RuntimeErrorShape, WorkspaceInfo, WorkspaceInvite } from './types';
 export type { TableSet } from './wire';
 
 /**
@@ -39,6 +44,13 @@ export interface ClientHost {
   fetch?(path: string, init: RequestInit): Promise<Response>;
   /** Resolves with the decoded result or rejects with something carrying `{ status, code, message, errorId }`. */
   call?(kind: 'query' | 'mutation', name: string, input: unknown): Promise<unknown>;
+  /**
+   * Signing in and out where people are not accounts (the playground's personas): `signIn()` and
+   * `signOut()` call these instead of the platform's routes. A hosted page has none: it navigates to
+   * the platform's sign-in on its own origin.
+   */
+  signIn?(returnPath: string): void;
+  signOut?(): void | Promise<void>;
 }
 
 const HOST_KEY = Symbol.for('platform.client.host');
@@ -500,4 +512,216 @@ export async function mutation<N extends MutationNames>(name: N, input: Mutation
  */
 export function invalidateQueries(namespaces: readonly string[]): void {
   pageClient.invalidate(namespaces);
+}
+
+// --- Signing in and workspaces -------------------------------------------------------------------
+// Served by the platform on the page's own origin under `/__platform/` (hosted: accounts with passkeys,
+// signed in through the control plane; in the playground: the preview's persona).
+
+/** A platform route's JSON answer, or a RuntimeError (the platform's refusals have the runtime error body). */
+async function platformCall<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const host = currentHost();
+  if (!host?.fetch) {
+    throw new RuntimeError({ status: 503, code: 'no_runtime', message: `Cannot reach ${path}: no platform runtime is connected to this page. Open it through a preview or a deployment.`, errorId: '' });
+  }
+  let response: Response;
+  try {
+    response = await host.fetch(path, {
+      method,
+      headers: { accept: 'application/json', ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+      ...(method === 'POST' ? { body: JSON.stringify(body ?? {}) } : {}),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch (reason) {
+    throw toRuntimeError(reason);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await response.text());
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) throw runtimeErrorFromBody(response.status, parsed) ?? new RuntimeError({ status: response.status, code: 'invalid_response', message: `${path} answered ${response.status}.`, errorId: '' });
+  return parsed as T;
+}
+
+type AuthSnapshot = { auth: PageAuth | undefined; error: RuntimeError | undefined; loading: boolean };
+
+/** Who the page's visitor is, fetched once and again after anything that changes it; hooks subscribe. */
+class AuthStore {
+  #snapshot: AuthSnapshot = { auth: undefined, error: undefined, loading: false };
+  readonly #listeners = new Set<() => void>();
+  #ticket = 0;
+  #started = false;
+
+  get snapshot(): AuthSnapshot {
+    return this.#snapshot;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    if (!this.#started) void this.load();
+    return () => this.#listeners.delete(listener);
+  }
+
+  #set(snapshot: AuthSnapshot): void {
+    this.#snapshot = snapshot;
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  /** Asks the platform again; the answer of the latest ask wins. */
+  async load(): Promise<PageAuth> {
+    this.#started = true;
+    const mine = ++this.#ticket;
+    if (!this.#snapshot.loading) this.#set({ ...this.#snapshot, loading: true });
+    try {
+      const auth = await platformCall<PageAuth>('GET', AUTH_ME_PATH);
+      if (mine === this.#ticket) this.#set({ auth, error: undefined, loading: false });
+      return auth;
+    } catch (reason) {
+      const error = toRuntimeError(reason);
+      if (mine === this.#ticket) this.#set({ auth: this.#snapshot.auth, error, loading: false });
+      throw error;
+    }
+  }
+}
+
+const authStore = new AuthStore();
+
+/** The page's visitor changed (signed out) or their workspaces did: who they are is asked again and every mounted query re-runs. */
+async function afterAuthChange(identity: 'same' | 'changed'): Promise<void> {
+  // Another person is another caller: the live connection (held for one appUserId) starts again.
+  if (identity === 'changed') pageClient.hostChanged();
+  pageClient.refresh();
+  await authStore.load().catch(() => undefined);
+}
+
+/**
+ * Who the page's visitor is, asked of the platform now: `{ kind, appUserId, workspaces }` (never a
+ * name or email). Hosted, a guest until they sign in; in the playground, the preview's persona.
+ *
+ * @example
+ * const me = await getAuth();
+ * if (me.kind === 'guest') signIn();
+ */
+export function getAuth(): Promise<PageAuth> {
+  return authStore.load();
+}
+
+/**
+ * Who the page's visitor is, kept up to date after `signOut` and the workspace helpers. `auth` is
+ * undefined until the first answer.
+ *
+ * @example
+ * function Account() {
+ *   const { auth } = useAuth();
+ *   if (auth?.kind === 'guest') return <button onClick={() => signIn()}>Sign in</button>;
+ *   return <button onClick={() => void signOut()}>Sign out</button>;
+ * }
+ */
+export function useAuth(): AuthSnapshot {
+  const [snapshot, setSnapshot] = useState<AuthSnapshot>(() => authStore.snapshot);
+  useEffect(() => {
+    const update = () => setSnapshot(authStore.snapshot);
+    const unsubscribe = authStore.subscribe(update);
+    update();
+    return unsubscribe;
+  }, []);
+  return snapshot.auth === undefined && !snapshot.error ? { ...snapshot, loading: true } : snapshot;
+}
+
+/**
+ * The workspaces the visitor belongs to (`{ id, name, members }`; ids are what `ctx.auth.workspaceIds`
+ * holds), kept up to date like `useAuth`.
+ *
+ * @example
+ * const { workspaces } = useWorkspaces();
+ * workspaces?.map((workspace) => <option value={workspace.id}>{workspace.name}</option>);
+ */
+export function useWorkspaces(): { workspaces: WorkspaceInfo[] | undefined; error: RuntimeError | undefined; loading: boolean } {
+  const { auth, error, loading } = useAuth();
+  return { workspaces: auth ? (auth.workspaces ?? []) : undefined, error, loading };
+}
+
+/**
+ * Signs the visitor in and comes back to `returnPath` (a path of this page's origin; default: where
+ * the page is). Hosted, the browser goes to the platform's sign-in (a passkey, on the control plane)
+ * and returns signed in. In the playground, people are personas: it says to switch persona.
+ *
+ * @example
+ * <button onClick={() => signIn()}>Sign in</button>
+ */
+export function signIn(returnPath?: string): void {
+  const location = (globalThis as { location?: Location }).location;
+  const path = returnPath ?? (location ? `${location.pathname}${location.search}${location.hash}` : '/');
+  const host = currentHost();
+  if (host?.signIn) return host.signIn(path);
+  if (!location || host !== sameOriginHost()) throw new RuntimeError({ status: 503, code: 'no_sign_in', message: 'Signing in needs a page served by the platform (a deployment).', errorId: '' });
+  location.assign(`${SIGN_IN_PATH}?return=${encodeURIComponent(path)}`);
+}
+
+/**
+ * Ends the visitor's sign-in on this app: they are a guest again, and every mounted query re-runs.
+ *
+ * @example
+ * <button onClick={() => void signOut()}>Sign out</button>
+ */
+export async function signOut(): Promise<void> {
+  const host = currentHost();
+  if (host?.signOut) return host.signOut();
+  await platformCall('POST', SIGN_OUT_PATH, {});
+  await afterAuthChange('changed');
+}
+
+/**
+ * Creates a workspace with the signed-in visitor as its only member. Its id is in `ctx.auth.workspaceIds`
+ * from the next call on, so `memberOf` guards and `workspaceTable()` policies admit them.
+ *
+ * @example
+ * const workspace = await createWorkspace('Design team');
+ */
+export async function createWorkspace(name: string): Promise<WorkspaceInfo> {
+  const { workspace } = await platformCall<{ workspace: WorkspaceInfo }>('POST', WORKSPACES_PATH, { name });
+  await afterAuthChange('same');
+  return workspace;
+}
+
+/**
+ * A link that lets one more person join a workspace the visitor is a member of: used once, for 7 days.
+ *
+ * @example
+ * const { url } = await inviteToWorkspace(workspaceId);
+ * await navigator.clipboard.writeText(url);
+ */
+export async function inviteToWorkspace(workspaceId: string): Promise<WorkspaceInvite> {
+  const { invite } = await platformCall<{ invite: { url: string; token: string; expiresAt: string } }>('POST', `${WORKSPACES_PATH}/${encodeURIComponent(workspaceId)}/invites`, {});
+  return { url: invite.url, token: invite.token, expiresAt: new Date(invite.expiresAt) };
+}
+
+/**
+ * Joins a workspace with an invitation (its link or its token). Opening the link in a browser does the
+ * same through the platform's page.
+ *
+ * @example
+ * await joinWorkspace(link);
+ */
+export async function joinWorkspace(invite: string): Promise<WorkspaceInfo> {
+  const at = invite.lastIndexOf(JOIN_PATH);
+  const token = at >= 0 ? invite.slice(at + JOIN_PATH.length).split(/[?#]/)[0]! : invite.trim();
+  const { workspace } = await platformCall<{ workspace: WorkspaceInfo }>('POST', `${JOIN_PATH}${encodeURIComponent(token)}`, {});
+  await afterAuthChange('same');
+  return workspace;
+}
+
+/**
+ * Leaves a workspace: its id leaves `ctx.auth.workspaceIds`, and invitations the visitor sent for it
+ * are withdrawn.
+ *
+ * @example
+ * await leaveWorkspace(workspaceId);
+ */
+export async function leaveWorkspace(workspaceId: string): Promise<void> {
+  await platformCall('POST', `${WORKSPACES_PATH}/${encodeURIComponent(workspaceId)}/leave`, {});
+  await afterAuthChange('same');
 }

@@ -35,3 +35,8 @@ export function personaAuth(appName: string, persona: PersonaName, sessionId?: s
     id: appUserId,
   });
 }
+
+/** The workspaces of a persona as its page sees them (`useWorkspaces`): named by their ids, with how many personas share each. */
+export function personaWorkspaces(persona: PersonaName): { id: string; name: string; members: number }[] {
+  return PERSONAS[persona].workspaceIds.map((id) => ({ id, name: id, members: PERSONA_NAMES.filter((other) => PERSONAS[other].workspaceIds.includes(id)).length }));
+}

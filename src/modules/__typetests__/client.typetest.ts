@@ -2,7 +2,16 @@
 
 import {
   RuntimeError,
+  createWorkspace,
+  getAuth,
   installClientHost,
+  inviteToWorkspace,
+  joinWorkspace,
+  leaveWorkspace,
+  signIn,
+  signOut,
+  useAuth,
+  useWorkspaces,
   invalidateQueries,
   isRuntimeError,
   mutation,
@@ -10,7 +19,7 @@ import {
   useMutation,
   useQuery,
 } from 'platform/client';
-import type { ClientHost, QueryState } from 'platform/client';
+import type { ClientHost, PageAuth, QueryState, WorkspaceInfo, WorkspaceInvite } from 'platform/client';
 import type { MutationNames, QueryInput, QueryNames, QueryResult, Row } from 'platform/types';
 
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -88,3 +97,39 @@ void plainCalls;
 const host: ClientHost = { call: async () => null };
 const uninstall: () => void = installClientHost(host);
 void uninstall;
+
+// Signing in and workspaces.
+function AuthComponent(): void {
+  const { auth, loading, error } = useAuth();
+  assert<Equals<typeof auth, PageAuth | undefined>>();
+  assert<Equals<typeof loading, boolean>>();
+  assert<Equals<typeof error, RuntimeError | undefined>>();
+  if (auth) assert<Equals<typeof auth.kind, 'guest' | 'user'>>();
+  const { workspaces } = useWorkspaces();
+  assert<Equals<typeof workspaces, WorkspaceInfo[] | undefined>>();
+  // @ts-expect-error the page never learns a name
+  void auth?.name;
+}
+void AuthComponent;
+
+async function workspaceCalls(): Promise<void> {
+  const me = await getAuth();
+  assert<Equals<typeof me, PageAuth>>();
+  signIn();
+  signIn('/board');
+  // @ts-expect-error a return path is a string
+  signIn(1);
+  await signOut();
+  const workspace = await createWorkspace('Design');
+  assert<Equals<typeof workspace, WorkspaceInfo>>();
+  assert<Equals<typeof workspace, { id: string; name: string; members: number }>>();
+  const invite = await inviteToWorkspace(workspace.id);
+  assert<Equals<typeof invite, WorkspaceInvite>>();
+  assert<Equals<typeof invite.expiresAt, Date>>();
+  const joined = await joinWorkspace(invite.url);
+  assert<Equals<typeof joined, WorkspaceInfo>>();
+  const left = await leaveWorkspace(workspace.id);
+  assert<Equals<typeof left, void>>();
+}
+void workspaceCalls;
+

@@ -22,6 +22,9 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     fetch: (path, init) => globalThis.fetch(path, init),
     // A direct call, outside the client module (benchmarks).
     call: (kind, name, input) => request({ type: 'call', kind, name, input }),
+    // People are personas here: signing in or out is switching persona, which the playground explains.
+    signIn: () => port && port.postMessage({ type: 'sign-in' }),
+    signOut: () => { if (port) port.postMessage({ type: 'sign-out' }); },
   };
   // The app's public/ files: path → { url (blob:), type }.
   const assets = new Map();

@@ -174,6 +174,14 @@ export class PreviewFrame {
       case 'download':
         void this.#download(String(message.path), typeof message.name === 'string' ? message.name : '');
         return;
+      case 'sign-in':
+      case 'sign-out':
+        this.#events.onNotice?.(
+          message.type === 'sign-in'
+            ? `The app asked to sign in. In the playground people are personas: switch this preview to alice or bob (signed in) with the persona buttons; deployed, people sign in with a passkey.`
+            : `The app asked to sign out. In the playground people are personas: switch this preview to guest (signed out) with the persona buttons.`,
+        );
+        return;
       case 'external-link':
         this.#events.onNotice?.(`The preview does not follow links out of the app (${String(message.href).slice(0, 200)}).`);
         return;
