@@ -1,8 +1,31 @@
 import { render } from 'preact';
 import { useState } from 'preact/hooks';
-import { useMutation, useQuery } from 'platform/client';
+import { signIn, signOut, useAuth, useMutation, useQuery } from 'platform/client';
 import { checkTitle } from '../shared/todo';
 import './style.css';
+
+/** Todos belong to signed-in people: a guest is offered to sign in (deployed: a passkey; in the playground: switch persona). */
+function Account() {
+  const { auth } = useAuth();
+  if (!auth) return null;
+  if (auth.kind === 'guest') {
+    return (
+      <p class="account">
+        <span class="muted">Sign in to keep your own todos. </span>
+        <button type="button" onClick={() => signIn()}>
+          Sign in
+        </button>
+      </p>
+    );
+  }
+  return (
+    <p class="account">
+      <button type="button" onClick={() => void signOut()}>
+        Sign out
+      </button>
+    </p>
+  );
+}
 
 function App() {
   const todos = useQuery('todos.list', {});
@@ -30,6 +53,7 @@ function App() {
   return (
     <main>
       <h1>Todos</h1>
+      <Account />
       <form onSubmit={submit}>
         <input aria-label="New todo" placeholder="What needs doing?" value={title} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} />
         <button type="submit">Add</button>
