@@ -1,4 +1,8 @@
-/** `npm run bench`: the figures the issues ask for, measured on this machine, printed as a table. */
+/**
+ * `npm run bench`: the figures the issues ask for, measured on this machine, printed as a table.
+ * Sections may be named to run only them: `npx tsx bench/run.ts deploy hosting` (foundation, runtime,
+ * tests, share, deploy, hosting, compiler, browser, live); none named runs them all.
+ */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,74 +19,85 @@ import { tableRows, templateTestRows } from './runtime';
 import { median, percentile, printTable, time, type Row } from './stats';
 
 const ROOT = join(import.meta.dirname, '..');
-const rows: Row[] = [];
+const SECTIONS = ['foundation', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'live'];
+const named = process.argv.slice(2);
+for (const name of named) if (!SECTIONS.includes(name)) throw new Error(`No bench section ${JSON.stringify(name)}; the sections are ${SECTIONS.join(', ')}.`);
+const wanted = (section: string) => named.length === 0 || named.includes(section);
 
-// Manifest validation: the first call compiles the JSON Schema; later calls reuse it.
-const manifestText = JSON.stringify(
-  { format: 'platform.application-source.v0', name: 'bench-app', entrypoints: { client: 'src/client/main.tsx', server: 'src/server/index.ts' }, ...FULL_MANIFEST },
-  null,
-  2,
-);
-const cold = time(() => validateManifestText(manifestText));
-rows.push({ name: 'manifest validation, first call (compiles the schema)', value: cold, unit: 'ms' });
-const warm: number[] = [];
-for (let i = 0; i < 2000; i++) warm.push(time(() => validateManifestText(manifestText)));
-rows.push({ name: 'manifest validation, warm (full manifest) p50', value: median(warm), unit: 'ms' });
-rows.push({ name: 'manifest validation, warm p95', value: percentile(warm, 95), unit: 'ms' });
+if (wanted('foundation')) {
+  const rows: Row[] = [];
 
-const broken = manifestText.replace('"name"', '"nmae"').replace('"type": "string"', '"type": "strin"').replace('"ref"', '"reff"');
-const brokenTimes: number[] = [];
-for (let i = 0; i < 500; i++) brokenTimes.push(time(() => validateManifestText(broken)));
-rows.push({ name: 'manifest validation, warm, with errors p50', value: median(brokenTimes), unit: 'ms' });
+  // Manifest validation: the first call compiles the JSON Schema; later calls reuse it.
+  const manifestText = JSON.stringify(
+    { format: 'platform.application-source.v0', name: 'bench-app', entrypoints: { client: 'src/client/main.tsx', server: 'src/server/index.ts' }, ...FULL_MANIFEST },
+    null,
+    2,
+  );
+  const cold = time(() => validateManifestText(manifestText));
+  rows.push({ name: 'manifest validation, first call (compiles the schema)', value: cold, unit: 'ms' });
+  const warm: number[] = [];
+  for (let i = 0; i < 2000; i++) warm.push(time(() => validateManifestText(manifestText)));
+  rows.push({ name: 'manifest validation, warm (full manifest) p50', value: median(warm), unit: 'ms' });
+  rows.push({ name: 'manifest validation, warm p95', value: percentile(warm, 95), unit: 'ms' });
 
-const files = new MemoryFileSystem({ 'app.manifest.json': manifestText, 'src/client/main.tsx': '', 'src/server/index.ts': '', 'public/favicon.svg': '' });
-const checks: number[] = [];
-for (let i = 0; i < 500; i++) {
-  const start = performance.now();
-  await checkManifest(files);
-  checks.push(performance.now() - start);
+  const broken = manifestText.replace('"name"', '"nmae"').replace('"type": "string"', '"type": "strin"').replace('"ref"', '"reff"');
+  const brokenTimes: number[] = [];
+  for (let i = 0; i < 500; i++) brokenTimes.push(time(() => validateManifestText(broken)));
+  rows.push({ name: 'manifest validation, warm, with errors p50', value: median(brokenTimes), unit: 'ms' });
+
+  const files = new MemoryFileSystem({ 'app.manifest.json': manifestText, 'src/client/main.tsx': '', 'src/server/index.ts': '', 'public/favicon.svg': '' });
+  const checks: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const start = performance.now();
+    await checkManifest(files);
+    checks.push(performance.now() - start);
+  }
+  rows.push({ name: 'checkManifest over MemoryFileSystem p50', value: median(checks), unit: 'ms' });
+
+  // The CLI as a process: Node start, tsx, the core, one full check (graphs, definition, types) of an app.
+  const work = mkdtempSync(join(tmpdir(), 'platform-bench-'));
+  for (const [path, text] of Object.entries(baseApp())) {
+    mkdirSync(dirname(join(work, path)), { recursive: true });
+    writeFileSync(join(work, path), text);
+  }
+  const cli: number[] = [];
+  for (let i = 0; i < 7; i++) cli.push(time(() => execFileSync(process.execPath, [join(ROOT, 'bin/platform.mjs'), 'check', '--json', work])));
+  const bare: number[] = [];
+  for (let i = 0; i < 7; i++) bare.push(time(() => execFileSync(process.execPath, ['-e', '0'])));
+  rmSync(work, { recursive: true, force: true });
+  rows.push({ name: '`platform check --json` of the fixture app, wall time p50 (process)', value: median(cli), unit: 'ms' });
+  rows.push({ name: 'baseline: `node -e 0` wall time p50', value: median(bare), unit: 'ms' });
+  rows.push({ name: 'CLI check / bare node start', value: median(cli) / median(bare), unit: 'x' });
+
+  printTable('Foundation: manifest and CLI', rows);
 }
-rows.push({ name: 'checkManifest over MemoryFileSystem p50', value: median(checks), unit: 'ms' });
-
-// The CLI as a process: Node start, tsx, the core, one full check (graphs, definition, types) of an app.
-const work = mkdtempSync(join(tmpdir(), 'platform-bench-'));
-for (const [path, text] of Object.entries(baseApp())) {
-  mkdirSync(dirname(join(work, path)), { recursive: true });
-  writeFileSync(join(work, path), text);
-}
-const cli: number[] = [];
-for (let i = 0; i < 7; i++) cli.push(time(() => execFileSync(process.execPath, [join(ROOT, 'bin/platform.mjs'), 'check', '--json', work])));
-const bare: number[] = [];
-for (let i = 0; i < 7; i++) bare.push(time(() => execFileSync(process.execPath, ['-e', '0'])));
-rmSync(work, { recursive: true, force: true });
-rows.push({ name: '`platform check --json` of the fixture app, wall time p50 (process)', value: median(cli), unit: 'ms' });
-rows.push({ name: 'baseline: `node -e 0` wall time p50', value: median(bare), unit: 'ms' });
-rows.push({ name: 'CLI check / bare node start', value: median(cli) / median(bare), unit: 'x' });
-
-printTable('Foundation: manifest and CLI', rows);
 
 // The runtime: the table API against raw sql.js, and each template's tests.
-printTable('Runtime: table API against raw sql.js (same run, same schema)', await tableRows());
-printTable('Tests: platform test per template', templateTestRows(['todo', 'files', 'team-board', 'endpoints']));
-printTable('Share links: size per template, encode and decode p50', await (await import('./share')).shareRows());
-printTable('Control plane: deploy latency, and a hosted query under 50 connections on loopback', await (await import('./deploy')).deployRows());
-printTable('Hosting in workerd: commit cost against data size, and control plane memory under abuse', await (await import('./hosting')).hostingRows());
+if (wanted('runtime')) printTable('Runtime: table API against raw sql.js (same run, same schema)', await tableRows());
+if (wanted('tests')) printTable('Tests: platform test per template', templateTestRows(['todo', 'files', 'team-board', 'endpoints']));
+if (wanted('share')) printTable('Share links: size per template, encode and decode p50', await (await import('./share')).shareRows());
+if (wanted('deploy')) printTable('Control plane: deploy latency, and a hosted query under 50 connections on loopback', await (await import('./deploy')).deployRows());
+if (wanted('hosting')) printTable('Hosting in workerd: commit cost against data size, and control plane memory under abuse', await (await import('./hosting')).hostingRows());
 
 // The compiler, in Node and in the browser worker, for each project.
 const projects = benchProjects();
-for (const project of projects) printTable(`Compiler in Node: ${project.name}`, await compilerRows(project));
+if (wanted('compiler')) {
+  for (const project of projects) printTable(`Compiler in Node: ${project.name}`, await compilerRows(project));
+}
 await stopCompilers();
 
-const playground = await openPlayground();
-try {
-  printTable(
-    'Compiler worker start-up in Chromium',
-    Object.entries(playground.startup).map(([name, value]) => ({ name: `worker start-up: ${name}`, value, unit: 'ms' as const })),
-  );
-  for (const project of projects) printTable(`Compiler worker in Chromium: ${project.name}`, await browserCompilerRows(playground.page, project));
-  printTable('Playground in Chromium: first preview, edits, queries, page weight', await playgroundRows(playground.browser, playground.url));
-} finally {
-  await playground.close();
+const playground = wanted('browser') ? await openPlayground() : undefined;
+if (playground) {
+  try {
+    printTable(
+      'Compiler worker start-up in Chromium',
+      Object.entries(playground.startup).map(([name, value]) => ({ name: `worker start-up: ${name}`, value, unit: 'ms' as const })),
+    );
+    for (const project of projects) printTable(`Compiler worker in Chromium: ${project.name}`, await browserCompilerRows(playground.page, project));
+    printTable('Playground in Chromium: first preview, edits, queries, page weight', await playgroundRows(playground.browser, playground.url));
+  } finally {
+    await playground.close();
+  }
 }
 
-printTable('Live updates: a mutation in one page to the other page\'s re-render', await (await import('./live')).liveRows());
+if (wanted('live')) printTable('Live updates: a mutation in one page to the other page\'s re-render', await (await import('./live')).liveRows());

@@ -4,6 +4,7 @@
  * told apart by Host. In-process tests call `app.request(...)`; `main.ts` serves it over HTTP.
  */
 import { mkdirSync } from 'node:fs';
+import { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
@@ -17,6 +18,7 @@ import { Hosting, hostedTarget } from './hosting/hosting';
 import { RateLimit } from './rate-limit';
 import { Records } from './records';
 import { loadSecrets, type Secrets } from './secrets';
+import { readServing, ServingCache } from './serving-cache';
 import type { Environment } from '../core/deploy/ids';
 import { DEFAULT_CONTROL_URL } from '../core/deploy/protocol';
 import { isRoute, ROUTES } from '../core/deploy/routes';
@@ -71,17 +73,21 @@ export interface ControlPlane {
   close(): Promise<void>;
 }
 
+/** Node's message of the request when Hono's Node server runs the app (`c.env.incoming`); undefined in process (`app.request`). */
+function incomingOf(env: unknown): IncomingMessage | undefined {
+  const incoming = (env as { incoming?: unknown } | undefined)?.incoming;
+  return incoming instanceof IncomingMessage ? incoming : undefined;
+}
+
 export async function createControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const records = await Records.open(join(options.dataDir, 'records.sqlite'));
   const secrets = loadSecrets(options.dataDir, options.operatorSecret);
   const artifacts = new ArtifactStore(options.dataDir, records);
   const now = options.now ?? (() => Date.now());
-  const lookup = (appId: string, environment: Environment) => {
-    const app = records.get('SELECT state FROM apps WHERE id = ?', [appId]);
-    const serving = records.get('SELECT artifactId FROM serving WHERE appId = ? AND environment = ?', [appId, environment]);
-    return { state: app?.state as 'active' | undefined, artifactId: serving?.artifactId as string | undefined };
-  };
+  // What hosted requests serve, read from the records once and kept until any record changes.
+  const serving = new ServingCache((appId: string, environment: Environment) => readServing(records, appId, environment));
+  serving.watch(records);
   const context: Context = {
     records,
     artifacts,
@@ -100,7 +106,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     dataDir: options.dataDir,
     artifacts,
     secrets,
-    lookup,
+    lookup: (appId, environment) => serving.lookup(appId, environment),
     envValues: (appId, environment) => envValues(context, appId, environment),
     ...(options.handlerDeadlineMs ? { handlerDeadlineMs: options.handlerDeadlineMs } : {}),
     ...(options.handlerGraceMs !== undefined ? { graceMs: options.handlerGraceMs } : {}),
@@ -119,7 +125,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   // Deployed apps first: their origins never reach the builder API or the approval page.
   app.use('*', async (c, next) => {
     const target = hostedTarget(new URL(c.req.url).host);
-    if (target) return context.hosting.serve(c.req.raw, target);
+    if (target) return context.hosting.serve(c.req.raw, target, incomingOf(c.env));
     await next();
   });
   const corsOrigins = options.corsOrigins ?? PLAYGROUND_ORIGINS;

@@ -4,18 +4,19 @@
  * running the same runtime as the playground) with its data in its own SQLite Durable Object. A visitor is a guest whose identity comes
  * from a cookie the control plane signs: `ctx.auth` is derived from nothing the browser can forge.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { ArtifactRecord } from '../../core/build/artifact';
 import type { Environment } from '../../core/deploy/ids';
-import { sha256Hex } from '../../core/hash';
 import { limitsOf } from '../../core/runtime/limits';
 import { failedCall } from '../../core/runtime/outcome';
 import type { Auth } from '../../core/runtime/personas';
 import { errorResponse } from '../../core/runtime/runtime';
 import type { ArtifactStore } from '../artifacts';
 import { BodyTooLargeError, readLimited } from '../body-limit';
+import { readIncoming } from '../incoming-body';
 import { writeAtomic } from '../files';
 import { hmac, sameSecret, type Secrets } from '../secrets';
 import { AppEngine, type StartFailure } from './app-engine';
@@ -53,6 +54,20 @@ export interface HostingOptions {
 export function hostedTarget(host: string | undefined): HostedTarget | undefined {
   const match = host ? HOST.exec(host.toLowerCase()) : null;
   return match ? { appId: `app_${match[1]}`, environment: match[2] ? 'preview' : 'production' } : undefined;
+}
+
+/** Random bytes for new visitors' guest ids, drawn from the system's CSPRNG a page at a time rather than 16 bytes per visitor. */
+let guestBytes = Buffer.alloc(0);
+let guestOffset = 0;
+function newGuestId(): string {
+  if (guestOffset + 16 > guestBytes.byteLength) {
+    guestBytes = randomBytes(4096);
+    guestOffset = 0;
+  }
+  const id = guestBytes.toString('base64url', guestOffset, guestOffset + 16);
+  guestBytes.fill(0, guestOffset, guestOffset + 16);
+  guestOffset += 16;
+  return id;
 }
 
 function page(status: number, title: string, text: string): Response {
@@ -193,7 +208,7 @@ export class Hosting {
 
   /** A guest identity for this app and environment only. */
   #guest(appId: string, environment: Environment, guestId: string): Auth {
-    const appUserId = `guest:${sha256Hex(`${appId}:${environment}:${guestId}`).slice(0, 24)}`;
+    const appUserId = `guest:${createHash('sha256').update(`${appId}:${environment}:${guestId}`).digest('hex').slice(0, 24)}`;
     return Object.freeze({ appUserId, kind: 'guest' as const, roles: Object.freeze([]), permissions: Object.freeze([]), workspaceIds: Object.freeze([]), sessionId: guestId, id: appUserId }) as unknown as Auth;
   }
 
@@ -206,12 +221,15 @@ export class Hosting {
       const [id, signature] = raw.split('.');
       if (id && signature && /^[A-Za-z0-9_-]{22}$/.test(id) && sameSecret(signature, bind(id))) return { guestId: id };
     }
-    const guestId = randomBytes(16).toString('base64url');
+    const guestId = newGuestId();
     return { guestId, setCookie: `${GUEST_COOKIE}=${guestId}.${bind(guestId)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000` };
   }
 
-  /** Serves a request for a deployed app's environment. */
-  async serve(request: Request, target: HostedTarget): Promise<Response> {
+  /**
+   * Serves a request for a deployed app's environment. Over HTTP, `incoming` is Node's message of the
+   * request: its body is read from it (counted the same way), not through a web stream.
+   */
+  async serve(request: Request, target: HostedTarget, incoming?: IncomingMessage): Promise<Response> {
     const { state, artifactId } = this.#options.lookup(target.appId, target.environment);
     if (!state || state === 'deleted' || state === 'deleting') return page(404, 'No such app', 'Nothing is served at this address.');
     if (state === 'disabled') return page(503, 'App disabled', 'Its owner has taken this app offline.');
@@ -219,11 +237,10 @@ export class Hosting {
     const record = this.#options.artifacts.record(artifactId);
     if (!record) return page(500, 'Artifact missing', 'The deployed artifact is not kept.');
     const url = new URL(request.url);
-    const response = RUNTIME_PATH.test(url.pathname) ? await this.#runtime(request, target, record, artifactId) : this.#asset(request, record, url.pathname);
-    return response;
+    return RUNTIME_PATH.test(url.pathname) ? this.#runtime(request, target, record, artifactId, incoming) : this.#asset(request, record, url.pathname);
   }
 
-  async #runtime(request: Request, target: HostedTarget, record: ArtifactRecord, artifactId: string): Promise<Response> {
+  async #runtime(request: Request, target: HostedTarget, record: ArtifactRecord, artifactId: string, incoming: IncomingMessage | undefined): Promise<Response> {
     const visitor = this.#visitor(request, target);
     const limits = limitsOf(record.manifest);
     const declared = Number(request.headers.get('content-length') ?? NaN);
@@ -240,7 +257,7 @@ export class Hosting {
     } else if (request.method !== 'GET' && request.method !== 'HEAD') {
       // Counted as it streams: a chunked body with no Content-Length is never held past the budget.
       try {
-        body = await readLimited(request, limits.requestBytes);
+        body = incoming ? await readIncoming(incoming, limits.requestBytes) : await readLimited(request, limits.requestBytes);
       } catch (error) {
         if (!(error instanceof BodyTooLargeError)) throw error;
         response = tooLarge(`more than ${limits.requestBytes} bytes`);
@@ -257,9 +274,16 @@ export class Hosting {
       }
     }
     if (!visitor.setCookie) return response;
-    const headers = new Headers(response.headers);
-    headers.append('set-cookie', visitor.setCookie);
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    // The answer is this request's own (made by the engine's proxy or here): its headers take the
+    // cookie as they are, unless they are immutable, and then it is copied.
+    try {
+      response.headers.append('set-cookie', visitor.setCookie);
+      return response;
+    } catch {
+      const headers = new Headers(response.headers);
+      headers.append('set-cookie', visitor.setCookie);
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    }
   }
 
   #asset(request: Request, record: ArtifactRecord, pathname: string): Response {
