@@ -8,6 +8,7 @@ import { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
+import { AppAuth } from './app-auth';
 import { ArtifactStore } from './artifacts';
 import { answer, DEFAULT_QUOTAS, refuse, type Context, type Quotas } from './context';
 import { appRoutes, envValues, MAX_DEPLOY_BYTES, teardown } from './app-routes';
@@ -108,6 +109,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     secrets,
     lookup: (appId, environment) => serving.lookup(appId, environment),
     envValues: (appId, environment) => envValues(context, appId, environment),
+    appAuth: new AppAuth(context),
     ...(options.handlerDeadlineMs ? { handlerDeadlineMs: options.handlerDeadlineMs } : {}),
     ...(options.handlerGraceMs !== undefined ? { graceMs: options.handlerGraceMs } : {}),
     ...(options.appStartTimeoutMs ? { startTimeoutMs: options.appStartTimeoutMs } : {}),

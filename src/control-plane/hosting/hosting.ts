@@ -14,6 +14,7 @@ import { limitsOf } from '../../core/runtime/limits';
 import { failedCall } from '../../core/runtime/outcome';
 import type { Auth } from '../../core/runtime/personas';
 import { errorResponse } from '../../core/runtime/runtime';
+import type { AppAuthHook } from '../app-auth';
 import type { ArtifactStore } from '../artifacts';
 import { BodyTooLargeError, readLimited } from '../body-limit';
 import { readIncoming } from '../incoming-body';
@@ -48,6 +49,8 @@ export interface HostingOptions {
   startTimeoutMs?: number;
   /** The resident memory past which an app's engine is ended and restarted (default 512 MiB). */
   memoryLimitMb?: number;
+  /** People signed in to apps (app-auth.ts): who a visitor with an app session is, and the platform's `/__platform/` paths. */
+  appAuth?: AppAuthHook;
 }
 
 /** Which deployed app and environment a Host header names, if any. */
@@ -237,11 +240,20 @@ export class Hosting {
     const record = this.#options.artifacts.record(artifactId);
     if (!record) return page(500, 'Artifact missing', 'The deployed artifact is not kept.');
     const url = new URL(request.url);
+    const { appAuth } = this.#options;
+    if (appAuth && url.pathname.startsWith('/__platform/')) {
+      return appAuth.serve(request, target, () => {
+        const visitor = this.#visitor(request, target);
+        return { auth: this.#guest(target.appId, target.environment, visitor.guestId), ...(visitor.setCookie ? { setCookie: visitor.setCookie } : {}) };
+      });
+    }
     return RUNTIME_PATH.test(url.pathname) ? this.#runtime(request, target, record, artifactId, incoming) : this.#asset(request, record, url.pathname);
   }
 
   async #runtime(request: Request, target: HostedTarget, record: ArtifactRecord, artifactId: string, incoming: IncomingMessage | undefined): Promise<Response> {
-    const visitor = this.#visitor(request, target);
+    // A person signed in to the app (a live app session), else a guest from the guest cookie.
+    const user = this.#options.appAuth?.user(request, target);
+    const visitor = user ? undefined : this.#visitor(request, target);
     const limits = limitsOf(record.manifest);
     const declared = Number(request.headers.get('content-length') ?? NaN);
     const tooLarge = (size: string) => {
@@ -268,12 +280,12 @@ export class Hosting {
       if (!(process instanceof AppEngine)) {
         response = errorResponse(failedCall(503, 'app_unavailable', process.message));
       } else {
-        // Headers pass through except the cookie that carries the guest identity: the app never sees it.
+        // Headers pass through except cookies (the guest identity, the app session): the app never sees them.
         const headers = [...request.headers].filter(([name]) => name !== 'cookie');
-        response = await process.fetch(this.#guest(target.appId, target.environment, visitor.guestId), { method: request.method, url: request.url, headers, ...(body ? { body } : {}) });
+        response = await process.fetch(user ?? this.#guest(target.appId, target.environment, visitor!.guestId), { method: request.method, url: request.url, headers, ...(body ? { body } : {}) });
       }
     }
-    if (!visitor.setCookie) return response;
+    if (!visitor?.setCookie) return response;
     // The answer is this request's own (made by the engine's proxy or here): its headers take the
     // cookie as they are, unless they are immutable, and then it is copied.
     try {
