@@ -54,6 +54,15 @@ export function deployBody(app: BuiltApp, environment = 'preview') {
   return { environment, artifact: { id: app.id, record: app.record, blobs } };
 }
 
+/** Creates an app named `name` on the control plane at `controlUrl` and deploys `files` to its preview over the HTTP API; its preview origin. */
+export async function deployOverHttp(controlUrl: string, token: string, name: string, files: Record<string, string>): Promise<string> {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const created = (await (await fetch(`${controlUrl}/v0/apps`, { method: 'POST', headers, body: JSON.stringify({ name }) })).json()) as { app: { id: string; urls: { preview: string } } };
+  const answer = await fetch(`${controlUrl}/v0/apps/${created.app.id}/deployments`, { method: 'POST', headers, body: JSON.stringify(deployBody(await build(files))) });
+  if (answer.status !== 201) throw new Error(`deploy of ${name} failed: ${await answer.text()}`);
+  return created.app.urls.preview;
+}
+
 const CLIENT = `import { render } from 'preact';\nrender(<p>hello</p>, document.getElementById('app')!);\n`;
 
 /** An app with a database: its name, tables (field name → type), server source, budgets and client source. */
