@@ -6,7 +6,9 @@
  * plane and a neighbouring app keep answering.
  */
 import { randomBytes } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -220,19 +222,30 @@ describe('a hostile app is contained', () => {
       return (JSON.parse(answer.text) as { result: number }).result;
     };
 
-    /** A genuine identity header, taken as a sniffer on loopback would: from the control plane's own request to the engine. */
+    /**
+     * A genuine identity header, taken as a sniffer on loopback would: from the control plane's own
+     * request to the engine, seen on Node's diagnostics channels (its HTTP client's, and fetch's).
+     */
     async function captured(origin: string, path: string, options: Parameters<typeof hostedRequest>[2] = {}): Promise<{ header: string; url: string }> {
-      const real = globalThis.fetch;
       let seen: { header: string; url: string } | undefined;
-      globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
-        const header = new Headers(init?.headers).get(IDENTITY_HEADER);
-        if (header && !seen) seen = { header, url: String(input) };
-        return real(input, init);
-      }) as typeof fetch;
+      const fromHttp = (message: unknown) => {
+        const request = (message as { request: ClientRequest }).request;
+        const header = request.getHeader(IDENTITY_HEADER);
+        if (typeof header === 'string' && !seen) seen = { header, url: `${request.protocol}//${String(request.getHeader('host'))}${request.path}` };
+      };
+      const fromFetch = (message: unknown) => {
+        const request = (message as { request: { origin: string; path: string; headers: string[] | string } }).request;
+        const headers = Array.isArray(request.headers) ? request.headers : request.headers.split('\r\n').flatMap((line) => line.split(': ', 2));
+        const at = headers.findIndex((name, i) => i % 2 === 0 && name.toLowerCase() === IDENTITY_HEADER);
+        if (at >= 0 && !seen) seen = { header: headers[at + 1]!, url: `${request.origin}${request.path}` };
+      };
+      subscribe('http.client.request.start', fromHttp);
+      subscribe('undici:request:create', fromFetch);
       try {
         await hostedRequest(origin, path, options);
       } finally {
-        globalThis.fetch = real;
+        unsubscribe('http.client.request.start', fromHttp);
+        unsubscribe('undici:request:create', fromFetch);
       }
       if (!seen) throw new Error(`no identity seen for ${path}`);
       return seen;

@@ -6,6 +6,8 @@
  * when it holds more memory than allowed; the next request starts it again from its committed data.
  */
 import { randomBytes } from 'node:crypto';
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import { failedCall } from '../../core/runtime/outcome';
 import { errorResponse } from '../../core/runtime/runtime';
 import type { Auth } from '../../core/runtime/personas';
@@ -14,6 +16,9 @@ import type { AppStart } from '../../../worker/workerd-app';
 import { EngineStartError, WorkerdEngine } from '../../adapters/workerd/workerd-engine';
 import { describeError } from '../../core/host/describe';
 import { Watchdog } from '../../core/host/watchdog';
+
+/** Answers of at most this many bytes (by their Content-Length) are read whole before they are passed on. */
+const BUFFERED_BYTES = 64 * 1024;
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect', 'te', 'trailer', 'proxy-connection']);
 
@@ -48,7 +53,8 @@ export interface AppEngineOptions {
 
 interface Pending {
   settle(response: Response): void;
-  abort: AbortController;
+  /** Ends the request to the engine (its connection), if it is still open. */
+  cancel(error: Error): void;
 }
 
 interface Running {
@@ -67,6 +73,12 @@ export class AppEngine {
   #current: Running | undefined;
   #memoryCheck: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  /**
+   * Connections to the engine, kept open between requests (Node's fetch would parse and tee every
+   * request and answer as web streams; this is plain HTTP/1.1 over loopback). No cap: one per
+   * request in flight, as fetch did.
+   */
+  readonly #agent = new Agent({ keepAlive: true, scheduling: 'lifo' });
 
   constructor(options: AppEngineOptions) {
     this.#options = options;
@@ -163,7 +175,7 @@ export class AppEngine {
       this.#memoryCheck = undefined;
       for (const pending of this.#pending.clear()) {
         pending.settle(errorResponse(failedCall(503, 'app_unavailable', message)));
-        pending.abort.abort(new Error(message));
+        pending.cancel(new Error(message));
       }
     });
   }
@@ -179,40 +191,38 @@ export class AppEngine {
       running = await this.#start();
     }
     if (!('engine' in running)) return errorResponse(failedCall(503, 'app_unavailable', running.message));
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of request.headers) {
+      const lower = name.toLowerCase();
+      if (HOP_BY_HOP.has(lower) || lower === IDENTITY_HEADER) continue;
+      const previous = headers[lower];
+      headers[lower] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
+    }
+    headers[IDENTITY_HEADER] = signIdentity(running.identityKey, { auth, url: request.url, method: request.method, body: request.body ?? null, sequence: running.sequence++ });
+    if (request.body) headers['content-length'] = String(request.body.byteLength);
     const url = new URL(request.url);
-    const headers = new Headers();
-    for (const [name, value] of request.headers) if (!HOP_BY_HOP.has(name.toLowerCase()) && name.toLowerCase() !== IDENTITY_HEADER) headers.append(name, value);
-    headers.set(IDENTITY_HEADER, signIdentity(running.identityKey, { auth, url: request.url, method: request.method, body: request.body ?? null, sequence: running.sequence++ }));
     return new Promise<Response>((resolve) => {
       let settled = false;
       const pending: Pending = {
-        abort: new AbortController(),
         settle: (response) => {
           if (settled) return;
           settled = true;
           resolve(response);
         },
+        cancel: (error) => sent.destroy(error),
       };
+      const unreachable = (error: unknown) => {
+        this.#pending.close(pending);
+        pending.settle(errorResponse(failedCall(503, 'app_unavailable', `The app could not be reached: ${describeError(error)}`)));
+      };
+      const sent = httpRequest({ agent: this.#agent, host: '127.0.0.1', port: running.engine.port, method: request.method, path: `${url.pathname}${url.search}`, headers }, (answer) => {
+        this.#pending.progress();
+        this.#pending.close(pending);
+        void engineResponse(request.method, answer).then(pending.settle, unreachable);
+      });
+      sent.once('error', unreachable);
       this.#pending.open(pending);
-      fetch(`http://127.0.0.1:${running.engine.port}${url.pathname}${url.search}`, {
-        method: request.method,
-        headers,
-        ...(request.body ? { body: request.body as BodyInit } : {}),
-        signal: pending.abort.signal,
-        redirect: 'manual',
-      }).then(
-        (response) => {
-          this.#pending.progress();
-          this.#pending.close(pending);
-          const out = new Headers();
-          for (const [name, value] of response.headers) if (!HOP_BY_HOP.has(name)) out.append(name, value);
-          pending.settle(new Response(response.body, { status: response.status, statusText: response.statusText, headers: out }));
-        },
-        (error: unknown) => {
-          this.#pending.close(pending);
-          pending.settle(errorResponse(failedCall(503, 'app_unavailable', `The app could not be reached: ${describeError(error)}`)));
-        },
-      );
+      sent.end(request.body ? Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength) : undefined);
     });
   }
 
@@ -228,7 +238,35 @@ export class AppEngine {
   async kill(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#memoryCheck);
+    this.#agent.destroy();
     const running = await this.#running;
     if (running && 'engine' in running) await running.engine.kill();
   }
+}
+
+/**
+ * The engine's answer as a Response, hop-by-hop headers dropped. A small one of known length is read
+ * whole and passed on as bytes (Node writes it with its length at once, not as a chunked stream); any
+ * other body streams as it arrives, so a slow reader still holds the engine back.
+ */
+function engineResponse(method: string, answer: IncomingMessage): Promise<Response> {
+  const headers = new Headers();
+  const raw = answer.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (!HOP_BY_HOP.has(raw[i]!.toLowerCase())) headers.append(raw[i]!, raw[i + 1]!);
+  const init = { status: answer.statusCode ?? 502, statusText: answer.statusMessage ?? '', headers };
+  if (method === 'HEAD' || init.status === 204 || init.status === 304) {
+    answer.resume();
+    return Promise.resolve(new Response(null, init));
+  }
+  const length = Number(answer.headers['content-length'] ?? NaN);
+  if (!(length <= BUFFERED_BYTES)) return Promise.resolve(new Response(Readable.toWeb(answer) as ReadableStream<Uint8Array>, init));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+    answer.once('end', () => resolve(new Response((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)) as Uint8Array as BodyInit, init)));
+    answer.once('error', reject);
+    answer.once('close', () => {
+      if (!answer.complete) reject(new Error('the engine closed the connection before its answer ended'));
+    });
+  });
 }
