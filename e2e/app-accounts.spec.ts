@@ -1,0 +1,171 @@
+/**
+ * People signing in to a deployed app, in Chromium: a builder deploys team-board (over the control
+ * plane's HTTP API, built here as `platform deploy` builds it); two people, each in their own browser
+ * with a virtual authenticator, press the app's Sign in, make an account with a passkey on the control
+ * plane's page, confirm "Sign in to team-board as …" and come back signed in. One creates a workspace
+ * and invites the other by link; both then see the same cards, and a card one adds appears in the
+ * other's page by itself (live updates). A third person sees none; a guest is still a guest. Signing
+ * in again later needs no passkey while the control plane's session lives. And in the playground, where
+ * people are personas, the same template's Sign in says to switch persona.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { deployOverHttp, templateFiles } from '../src/control-plane/fixtures';
+import { startControlPlane, type Started } from '../src/control-plane/main';
+import { signIn as builderSignIn } from '../src/control-plane/test-helpers';
+import { openTemplate, preview } from './helpers';
+
+test.describe.configure({ timeout: 180_000 });
+
+let plane: Started;
+let work: string;
+let board: string;
+/** Where the screenshots go (made in the worker that runs the tests). */
+let shots: string;
+
+test.describe('a deployed app', () => {
+  test.beforeAll(async () => {
+    test.setTimeout(180_000);
+    work = mkdtempSync(join(tmpdir(), 'platform-e2e-app-accounts-'));
+    shots = mkdtempSync(join(tmpdir(), 'platform-app-accounts-shots-'));
+    plane = await startControlPlane({ dataDir: join(work, 'data'), port: 0 });
+    // The builder deploys team-board to preview, as `platform deploy` does.
+    const token = await builderSignIn(plane.plane, 'builder');
+    board = await deployOverHttp(plane.url, token, 'team-board', templateFiles('team-board'));
+  });
+
+  test.afterAll(async () => {
+    await plane?.stop();
+    rmSync(work, { recursive: true, force: true });
+    console.log(`screenshots in ${shots}`);
+  });
+
+  /** A person's own browser (cookies of their own) with a platform authenticator that keeps passkeys. */
+  async function personPage(browser: Browser): Promise<Page> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+    return page;
+  }
+
+  /** On the control plane's sign-in page: a new account with a passkey, then the confirmation, then back to the app. */
+  async function registerAndConfirm(page: Page, name: string, shot?: string): Promise<void> {
+    await expect(page.getByRole('heading', { name: 'Sign in to team-board' })).toBeVisible();
+    expect(new URL(page.url()).origin).toBe(plane.url);
+    if (shot) await page.screenshot({ path: join(shots, `${shot}-signed-out.png`), fullPage: true });
+    await page.getByLabel('Name').fill(name);
+    await page.getByRole('button', { name: 'Create an account with a passkey' }).click();
+    await confirm(page, name, shot);
+  }
+
+  async function confirm(page: Page, name: string, shot?: string): Promise<void> {
+    await expect(page.getByRole('heading', { name: `Sign in to team-board as ${name}?` })).toBeVisible();
+    if (shot) await page.screenshot({ path: join(shots, `${shot}-confirm.png`), fullPage: true });
+    await page.getByRole('button', { name: `Continue as ${name}` }).click();
+    await page.waitForURL((url) => url.origin === new URL(board).origin);
+  }
+
+  test('two people sign in to a deployed team-board, share a workspace by invitation and see each other’s cards live; a third sees none; a guest stays a guest', async ({ browser }, testInfo) => {
+    // Ann: the app offers a guest to sign in; she makes an account with a passkey on the control plane.
+    const ann = await personPage(browser);
+    await ann.goto(`${board}/`);
+    await expect(ann.getByText('You are a guest.')).toBeVisible();
+    await ann.getByRole('button', { name: 'Sign in' }).click();
+    await registerAndConfirm(ann, 'ann', 'ann');
+    await expect(ann.getByRole('button', { name: 'Sign out' })).toBeVisible();
+    await expect(ann.getByText('You are not a member of any workspace.')).toBeVisible();
+    // The session cookie is HttpOnly: the app's page cannot read it.
+    expect(await ann.evaluate(() => document.cookie)).not.toContain('__platform_session');
+    const cookies = await ann.context().cookies(board);
+    expect(cookies.find((c) => c.name === '__platform_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax', domain: new URL(board).hostname });
+
+    // She creates a workspace, adds a card and invites someone.
+    await ann.getByLabel('Workspace name').fill('Launch');
+    await ann.getByRole('button', { name: 'Create workspace' }).click();
+    await expect(ann.getByRole('button', { name: 'Launch' })).toBeVisible();
+    await ann.getByLabel('New card').fill('Plan the launch');
+    await ann.getByRole('button', { name: 'Add' }).click();
+    await expect(ann.getByText('Plan the launch')).toBeVisible();
+    await ann.getByRole('button', { name: 'Invite someone' }).click();
+    const link = await ann.getByLabel('Invitation link').inputValue();
+    expect(link).toMatch(new RegExp(`^${board}/__platform/join/xwi_`));
+    await testInfo.attach('ann', { body: await ann.screenshot(), contentType: 'image/png' });
+
+    // Ben opens the link in his own browser: he signs in on the way and joins.
+    const ben = await personPage(browser);
+    await ben.goto(link);
+    await expect(ben.getByRole('heading', { name: 'Join the workspace “Launch”' })).toBeVisible();
+    await ben.getByRole('link', { name: 'Sign in to join' }).click();
+    await registerAndConfirm(ben, 'ben', 'ben');
+    expect(ben.url()).toBe(link);
+    await ben.screenshot({ path: join(shots, 'ben-join.png'), fullPage: true });
+    await ben.getByRole('button', { name: 'Join “Launch”' }).click();
+    await expect(ben.getByRole('button', { name: 'Launch' })).toBeVisible();
+    await expect(ben.getByText('Plan the launch')).toBeVisible();
+
+    // Live: a card one adds appears in the other's page by itself, both ways.
+    await ben.getByLabel('New card').fill('Write the notes');
+    await ben.getByRole('button', { name: 'Add' }).click();
+    await expect(ann.getByText('Write the notes')).toBeVisible();
+    await ann.getByLabel('New card').fill('Book the room');
+    await ann.getByRole('button', { name: 'Add' }).click();
+    await expect(ben.getByText('Book the room')).toBeVisible();
+    await ann.screenshot({ path: join(shots, 'ann-board.png'), fullPage: true });
+    await ben.screenshot({ path: join(shots, 'ben-board.png'), fullPage: true });
+    await testInfo.attach('ben', { body: await ben.screenshot(), contentType: 'image/png' });
+
+    // The link was for one person: Cal cannot use it, and, signed in, sees no workspace and no card.
+    const cal = await personPage(browser);
+    await cal.goto(`${board}/`);
+    await cal.getByRole('button', { name: 'Sign in' }).click();
+    await registerAndConfirm(cal, 'cal');
+    await expect(cal.getByText('You are not a member of any workspace.')).toBeVisible();
+    await cal.goto(link);
+    await expect(cal.locator('main')).toHaveAttribute('data-code', 'invite_used');
+    await cal.goto(`${board}/`);
+    await expect(cal.getByRole('button', { name: 'Sign out' })).toBeVisible();
+    await expect(cal.getByText('You are not a member of any workspace.')).toBeVisible();
+    await expect(cal.getByText('Plan the launch')).toHaveCount(0);
+    await expect(cal.getByRole('button', { name: 'Launch' })).toHaveCount(0);
+
+    // A guest is still a guest.
+    const guest = await (await browser.newContext()).newPage();
+    await guest.goto(`${board}/`);
+    await expect(guest.getByText('You are a guest.')).toBeVisible();
+    await expect(guest.getByText('You are not a member of any workspace.')).toBeVisible();
+    await expect(guest.getByText('Plan the launch')).toHaveCount(0);
+    expect(await guest.evaluate(async () => (await fetch('/__platform/auth/me')).json())).toMatchObject({ kind: 'guest', workspaces: [] });
+
+    // Ann signs out and in again: the control plane still knows her (its session lives an hour), so no
+    // passkey is asked, only the confirmation.
+    await ann.getByRole('button', { name: 'Sign out' }).click();
+    await expect(ann.getByRole('button', { name: 'Sign in' })).toBeVisible();
+    await expect(ann.getByText('Plan the launch')).toHaveCount(0);
+    await ann.getByRole('button', { name: 'Sign in' }).click();
+    await confirm(ann, 'ann', 'ann-again');
+    await expect(ann.getByText('Plan the launch')).toBeVisible();
+    // The pages' live connections end with their browsers, before the control plane stops.
+    for (const one of [ann, ben, cal, guest]) await one.context().close();
+  });
+});
+
+test('in the playground the preview’s persona is who the page is: Sign in says to switch persona, workspaces are the persona’s', async ({ page }) => {
+  await openTemplate(page, 'team-board');
+  // Alice is signed in (a persona of kind user) and holds ws-team and ws-alice.
+  await expect(preview(page).getByRole('button', { name: 'Sign out' })).toBeVisible();
+  await expect(preview(page).getByRole('button', { name: 'ws-alice' })).toBeVisible();
+  // The personas' workspaces are fixed: creating one is refused, saying why.
+  await preview(page).getByLabel('Workspace name').fill('Another');
+  await preview(page).getByRole('button', { name: 'Create workspace' }).click();
+  await expect(preview(page).getByRole('alert')).toContainText('switch the preview to another persona');
+  // The guest persona is offered to sign in; doing so tells the person to switch persona.
+  await page.getByRole('button', { name: 'guest' }).click();
+  await expect(preview(page).getByText('You are a guest.')).toBeVisible();
+  await preview(page).getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('tab', { name: 'Events' }).click();
+  await expect(page.locator('.events li[data-kind="preview.notice"]').filter({ hasText: 'switch this preview to alice or bob' })).toHaveCount(1);
+});
