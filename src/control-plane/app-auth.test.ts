@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostedOrigin, type Environment } from '../core/deploy/ids';
 import type { Auth } from '../core/runtime/personas';
-import { APP_SESSION_COOKIE, APP_SESSION_TTL_MS, AppAuth, CODE_TTL_MS, INVITE_TTL_MS, MAX_WORKSPACES, SIGN_IN_COOKIE, appUserIdOf, safeReturnPath, type GuestVisitor } from './app-auth';
+import { APP_SESSION_COOKIE, APP_SESSION_TTL_MS, AppAuth, CODE_TTL_MS, INVITE_TTL_MS, MAX_WORKSPACES, SIGN_IN_COOKIE, WORKSPACES_PER_DAY, appUserIdOf, safeReturnPath, type GuestVisitor } from './app-auth';
 import { createControlPlane, type ControlPlane } from './control-plane';
 import { hostedTarget } from './hosting/hosting';
 import { BASE, registerAccount } from './test-helpers';
@@ -494,7 +494,7 @@ describe('workspaces', () => {
     expect(await codeOf(await stranger.fetch(`/__platform/workspaces/${other}/invites`, { method: 'POST', json: {} }))).toBe('workspace_not_found');
   });
 
-  it('refuses names that are empty, too long or hold control characters, and more than the membership limit', async () => {
+  it('refuses names that are empty, too long or hold control characters, more than the membership limit, and more than a day’s new workspaces', async () => {
     const person = await member('nina');
     for (const name of ['', '   ', 'x'.repeat(81), 'a\nb', 42]) {
       const answer = await person.fetch('/__platform/workspaces', { method: 'POST', json: { name } });
@@ -504,6 +504,11 @@ describe('workspaces', () => {
     const over = await person.fetch('/__platform/workspaces', { method: 'POST', json: { name: 'one more' } });
     expect([over.status, await codeOf(over)]).toEqual([409, 'workspace_limit']);
     expect(workspaceIdsOf(person)).toHaveLength(MAX_WORKSPACES);
+    // Leaving frees memberships, not the day's quota of new workspaces.
+    for (const id of workspaceIdsOf(person)) await person.fetch(`/__platform/workspaces/${id}/leave`, { method: 'POST', json: {} });
+    const again = await person.fetch('/__platform/workspaces', { method: 'POST', json: { name: 'one more' } });
+    expect([again.status, await codeOf(again)]).toEqual([429, 'rate_limited']);
+    expect(WORKSPACES_PER_DAY).toBe(MAX_WORKSPACES);
   });
 
   it('ids are opaque, and the pages of the app origin never name the account', async () => {

@@ -50,6 +50,8 @@ export const APP_SESSION_TTL_MS = 7 * 86_400_000;
 export const INVITE_TTL_MS = 7 * 86_400_000;
 /** Workspaces one person may belong to in one app environment (they travel in every request's identity). */
 export const MAX_WORKSPACES = 100;
+/** Workspaces one person may create in one app environment in any 24 hours (leaving does not give them back). */
+export const WORKSPACES_PER_DAY = 100;
 /** Unused, unexpired invitations one workspace may have at once. */
 export const MAX_OPEN_INVITES = 50;
 /** A workspace's name: 1 to 80 characters, no control characters. */
@@ -77,6 +79,7 @@ export type AppAuthErrorCode =
   | 'code_expired'
   | 'workspace_not_found'
   | 'workspace_limit'
+  | 'rate_limited'
   | 'invite_limit'
   | 'invite_unknown'
   | 'invite_used'
@@ -436,8 +439,11 @@ export class AppAuth implements AppAuthHook {
     }
     if (this.#memberships(signed.accountId, target) >= MAX_WORKSPACES) return refuse(409, 'workspace_limit', `One person may belong to at most ${MAX_WORKSPACES} workspaces of an app; leave one first.`);
     const { records } = this.#ctx;
-    const id = newId('ws');
     const now = this.#ctx.now();
+    // Leaving frees a membership, not the records a workspace takes: creating is bounded per day too.
+    const recent = Number(records.get('SELECT count(*) AS n FROM workspaces WHERE createdBy = ? AND appId = ? AND environment = ? AND createdAt > ?', [signed.accountId, target.appId, target.environment, now - 86_400_000])?.n ?? 0);
+    if (recent >= WORKSPACES_PER_DAY) return refuse(429, 'rate_limited', `One person may create at most ${WORKSPACES_PER_DAY} workspaces of an app in a day; try again tomorrow.`);
+    const id = newId('ws');
     records.transaction(() => {
       records.run('INSERT INTO workspaces (id, appId, environment, name, createdBy, createdAt) VALUES (?, ?, ?, ?, ?, ?)', [id, target.appId, target.environment, name, signed.accountId, now]);
       records.run('INSERT INTO workspace_members (workspaceId, accountId, joinedAt) VALUES (?, ?, ?)', [id, signed.accountId, now]);
