@@ -110,10 +110,11 @@ test.describe('a deployed app', () => {
     // Live: a card one adds appears in the other's page by itself, both ways.
     await ben.getByLabel('New card').fill('Write the notes');
     await ben.getByRole('button', { name: 'Add' }).click();
-    await expect(ann.getByText('Write the notes')).toBeVisible();
+    // Carried by Ann's live-update stream (a loaded machine may take a while; nothing is timed).
+    await expect(ann.getByText('Write the notes')).toBeVisible({ timeout: 20_000 });
     await ann.getByLabel('New card').fill('Book the room');
     await ann.getByRole('button', { name: 'Add' }).click();
-    await expect(ben.getByText('Book the room')).toBeVisible();
+    await expect(ben.getByText('Book the room')).toBeVisible({ timeout: 20_000 });
     await ann.screenshot({ path: join(shots, 'ann-board.png'), fullPage: true });
     await ben.screenshot({ path: join(shots, 'ben-board.png'), fullPage: true });
     await testInfo.attach('ben', { body: await ben.screenshot(), contentType: 'image/png' });
