@@ -10,7 +10,7 @@ import { failedCall } from '../src/core/runtime/outcome';
 import { errorResponse } from '../src/core/runtime/runtime';
 import { describeProblems, isSchemaChangeRefused } from '../src/core/runtime/tables/schema-change';
 import { describeError } from '../src/core/host/describe';
-import { bodyHash, IDENTITY_HEADER, READY_PATH, SequenceWindow, verifyIdentity } from '../src/core/host/identity';
+import { IDENTITY_HEADER, IdentityVerifier, READY_PATH, SequenceWindow } from '../src/core/host/identity';
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
 import type { Manifest } from '../src/core/manifest';
 
@@ -42,7 +42,7 @@ try {
 }
 
 export class AppStore {
-  readonly #identityKey: Uint8Array;
+  readonly #identity: IdentityVerifier;
   /** Each signed request is served once: a header captured on loopback cannot be sent again. */
   readonly #sequences = new SequenceWindow();
   readonly #runtime: AppRuntime | undefined;
@@ -50,7 +50,7 @@ export class AppStore {
 
   constructor(state: { storage: DurableObjectSqlStorage }, env: Env) {
     const start = JSON.parse(env.START) as AppStart;
-    this.#identityKey = hex(start.identityKey);
+    this.#identity = new IdentityVerifier(hex(start.identityKey));
     if (loadFailure) {
       this.#failure = { code: 'module_invalid', message: loadFailure };
       return;
@@ -75,11 +75,11 @@ export class AppStore {
 
   async fetch(request: Request): Promise<Response> {
     const refused = () => errorResponse(failedCall(403, 'identity_refused', 'The request does not carry an identity signed by the control plane.'));
-    const identity = verifyIdentity(this.#identityKey, request.headers.get(IDENTITY_HEADER));
+    const identity = await this.#identity.verify(request.headers.get(IDENTITY_HEADER));
     if (!identity || identity.method !== request.method) return refused();
     // The body the control plane signed, and no other (bounded by the control plane's requestBytes before it signed).
     const body = request.method === 'GET' || request.method === 'HEAD' ? null : new Uint8Array(await request.arrayBuffer());
-    if (bodyHash(body) !== identity.bodyHash || !this.#sequences.accept(identity.sequence)) return refused();
+    if ((await this.#identity.bodyHash(body)) !== identity.bodyHash || !this.#sequences.accept(identity.sequence)) return refused();
     if (new URL(request.url).pathname === READY_PATH) return Response.json(this.#failure ?? { ready: true });
     if (!this.#runtime) return errorResponse(failedCall(503, 'app_unavailable', this.#failure?.message ?? 'The app is not running.'));
     const headers = new Headers(request.headers);

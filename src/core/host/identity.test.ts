@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { personaAuth } from '../runtime/personas';
-import { bodyHash, SequenceWindow, signIdentity, verifyIdentity } from './identity';
+import { bodyHash, IdentityVerifier, SequenceWindow, signIdentity, verifyIdentity } from './identity';
 
 const key = new Uint8Array(32).fill(7);
 const auth = personaAuth('app', 'alice', 's1');
@@ -30,6 +30,21 @@ describe('signed identity', () => {
     expect(bodyHash(new Uint8Array())).toBe('');
     expect(bodyHash(body)).toMatch(/^[0-9a-f]{64}$/);
     expect(bodyHash(body)).not.toBe(bodyHash(new TextEncoder().encode('{"input":{"a":1}}')));
+  });
+});
+
+describe('IdentityVerifier (the engine\'s WebCrypto side)', () => {
+  it('gives the same answers as verifyIdentity and bodyHash', async () => {
+    const verifier = new IdentityVerifier(key);
+    const header = signIdentity(key, { auth, url: 'http://app.localhost/api/x', method: 'POST', body, sequence: 9 }, 1000);
+    expect(await verifier.verify(header, 1000)).toEqual(verifyIdentity(key, header, 1000));
+    const [payload, tag] = header.split('.');
+    expect(await verifier.verify(`${payload!.replace('alice', 'bob__')}.${tag}`, 1000)).toBeUndefined();
+    expect(await new IdentityVerifier(new Uint8Array(32).fill(8)).verify(header, 1000)).toBeUndefined();
+    expect(await verifier.verify(header, 61_001)).toBeUndefined();
+    for (const bad of [null, '', 'x', '%.y', `${payload}.`, `${payload}.${'z'.repeat(64)}`, `%zz.${tag}`]) expect(await verifier.verify(bad, 1000)).toBeUndefined();
+    expect(await verifier.bodyHash(body)).toBe(bodyHash(body));
+    expect(await verifier.bodyHash(null)).toBe('');
   });
 });
 

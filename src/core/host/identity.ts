@@ -92,6 +92,53 @@ export function verifyIdentity(key: Uint8Array, header: string | null, now = Dat
   return identity.expiresAt >= now ? identity : undefined;
 }
 
+// WebCrypto, taken when this module loads (before any app code runs in the same isolate).
+const subtle = crypto.subtle;
+const importKey = subtle.importKey.bind(subtle);
+const verifyMac = subtle.verify.bind(subtle);
+const digest = subtle.digest.bind(subtle);
+
+function hexBytes(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^[0-9a-f]{64}$/.test(text)) return undefined;
+  const bytes = new Uint8Array(new ArrayBuffer(32));
+  for (let i = 0; i < 32; i++) bytes[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}
+
+/**
+ * The engine's side of `verifyIdentity` and `bodyHash`, on WebCrypto: the same answers, computed
+ * natively, so a busy engine makes less garbage per request than with the JavaScript HMAC and SHA-256.
+ */
+export class IdentityVerifier {
+  readonly #key: Promise<CryptoKey>;
+
+  constructor(key: Uint8Array) {
+    this.#key = importKey('raw', key as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  }
+
+  async verify(header: string | null, now = Date.now()): Promise<SignedIdentity | undefined> {
+    if (!header) return undefined;
+    const dot = header.lastIndexOf('.');
+    if (dot < 0) return undefined;
+    const tag = hexBytes(header.slice(dot + 1));
+    if (!tag) return undefined;
+    let text: string;
+    try {
+      text = decode(header.slice(0, dot));
+    } catch {
+      return undefined;
+    }
+    if (!(await verifyMac('HMAC', await this.#key, tag, encoder.encode(text) as Uint8Array<ArrayBuffer>))) return undefined;
+    const identity = parse(text) as SignedIdentity;
+    return identity.expiresAt >= now ? identity : undefined;
+  }
+
+  async bodyHash(body: Uint8Array | null): Promise<string> {
+    if (!body || body.byteLength === 0) return '';
+    return bytesToHex(new Uint8Array(await digest('SHA-256', body as Uint8Array<ArrayBuffer>)));
+  }
+}
+
 /** How far behind the highest sequence number seen a request may arrive (requests overlap and may be reordered). */
 const WINDOW = 65_536;
 
