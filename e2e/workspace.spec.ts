@@ -159,7 +159,12 @@ test('the manifest gets completions from its JSON Schema', async ({ page }, test
   await page.keyboard.press('Enter');
   await page.keyboard.type('"bud');
   const option = page.locator('.cm-tooltip-autocomplete').getByRole('option', { name: /budgets/ });
-  await expect(option).toBeVisible({ timeout: 10_000 });
+  // The schema's completions load on first use of the manifest: typed before they arrived, the
+  // letters offer nothing yet, so ask for completions (Ctrl-Space) until they are there.
+  await expect(async () => {
+    if (!(await option.isVisible())) await page.keyboard.press('Control+Space');
+    await expect(option).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
   await shot(page, testInfo, 'manifest completion');
   await page.keyboard.press('Enter');
   await expect.poll(async () => (await files(page))['app.manifest.json']).toContain('"budgets"');
