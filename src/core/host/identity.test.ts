@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { personaAuth } from '../runtime/personas';
-import { bodyHash, IdentityVerifier, SequenceWindow, signIdentity, verifyIdentity } from './identity';
+import { bodyHash, IdentityVerifier, SequenceWindow, signIdentity } from './identity';
 
 const key = new Uint8Array(32).fill(7);
 const auth = personaAuth('app', 'alice', 's1');
 const body = new TextEncoder().encode('{"input":{}}');
 
 describe('signed identity', () => {
-  it('verifies what was signed with the key, and nothing edited, forged, foreign or expired', () => {
+  it('verifies what was signed with the key, and nothing edited, forged, foreign or expired', async () => {
+    const verify = (withKey: Uint8Array, value: string | null, now: number) => new IdentityVerifier(withKey).verify(value, now);
     const header = signIdentity(key, { auth, url: 'http://app.localhost/api/x', method: 'post', body, sequence: 4 }, 1000);
-    expect(verifyIdentity(key, header, 1000)).toEqual({
+    expect(await verify(key, header, 1000)).toEqual({
       auth: JSON.parse(JSON.stringify(auth)),
       url: 'http://app.localhost/api/x',
       method: 'POST',
@@ -18,11 +19,11 @@ describe('signed identity', () => {
       expiresAt: 61_000,
     });
     const [payload, tag] = header.split('.');
-    expect(verifyIdentity(key, `${payload!.replace('alice', 'bob__')}.${tag}`, 1000)).toBeUndefined();
-    expect(verifyIdentity(key, `${payload!.replace('POST', 'GET_')}.${tag}`, 1000)).toBeUndefined();
-    expect(verifyIdentity(new Uint8Array(32).fill(8), header, 1000)).toBeUndefined();
-    expect(verifyIdentity(key, header, 61_001)).toBeUndefined();
-    for (const bad of [null, '', 'x', '%.y', `${payload}.`]) expect(verifyIdentity(key, bad, 1000)).toBeUndefined();
+    expect(await verify(key, `${payload!.replace('alice', 'bob__')}.${tag}`, 1000)).toBeUndefined();
+    expect(await verify(key, `${payload!.replace('POST', 'GET_')}.${tag}`, 1000)).toBeUndefined();
+    expect(await verify(new Uint8Array(32).fill(8), header, 1000)).toBeUndefined();
+    expect(await verify(key, header, 61_001)).toBeUndefined();
+    for (const bad of [null, '', 'x', '%.y', `${payload}.`]) expect(await verify(key, bad, 1000)).toBeUndefined();
   });
 
   it('names no body for a request without one, and tells bodies apart', () => {
@@ -33,16 +34,12 @@ describe('signed identity', () => {
   });
 });
 
-describe('IdentityVerifier (the engine\'s WebCrypto side)', () => {
-  it('gives the same answers as verifyIdentity and bodyHash', async () => {
+describe('IdentityVerifier, the engine\'s side', () => {
+  it('refuses malformed signatures and encodings, and hashes bodies as the signer does', async () => {
     const verifier = new IdentityVerifier(key);
     const header = signIdentity(key, { auth, url: 'http://app.localhost/api/x', method: 'POST', body, sequence: 9 }, 1000);
-    expect(await verifier.verify(header, 1000)).toEqual(verifyIdentity(key, header, 1000));
     const [payload, tag] = header.split('.');
-    expect(await verifier.verify(`${payload!.replace('alice', 'bob__')}.${tag}`, 1000)).toBeUndefined();
-    expect(await new IdentityVerifier(new Uint8Array(32).fill(8)).verify(header, 1000)).toBeUndefined();
-    expect(await verifier.verify(header, 61_001)).toBeUndefined();
-    for (const bad of [null, '', 'x', '%.y', `${payload}.`, `${payload}.${'z'.repeat(64)}`, `%zz.${tag}`]) expect(await verifier.verify(bad, 1000)).toBeUndefined();
+    for (const bad of [`${payload}.${'z'.repeat(64)}`, `%zz.${tag}`]) expect(await verifier.verify(bad, 1000)).toBeUndefined();
     expect(await verifier.bodyHash(body)).toBe(bodyHash(body));
     expect(await verifier.bodyHash(null)).toBe('');
   });
