@@ -67,8 +67,9 @@ test('a zip dropped on the playground opens as a new project; bad zips show thei
   entries['todo/src/client/main.tsx'] = strToU8(main.replace('<h1>Todos</h1>', '<h1>Dropped todos</h1>'));
   entries['todo/node_modules/left-out/index.js'] = strToU8('module.exports = 1;');
   await dropFile(page, 'todo.zip', zipSync(entries));
+  // The page is already at a project's URL: wait for it to become another one (the drop is read asynchronously).
+  await expect.poll(() => page.url(), { timeout: 30_000 }).not.toBe(first);
   await expect(page).toHaveURL(/#\/p\/p_/);
-  expect(page.url()).not.toBe(first);
   await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
   await expect(preview(page).getByRole('heading', { name: 'Dropped todos' })).toBeVisible();
   await expect(page.getByTestId('open-result')).toContainText('left out: todo/node_modules/left-out/index.js');
