@@ -4,6 +4,7 @@ import type { FileSystem } from '../fs';
 import { checkManifest, MANIFEST_FILE, type Manifest } from '../manifest';
 import type { Library } from '../build/library';
 import type { TypeCheckSession } from '../build/typecheck';
+import { loadPackageFiles } from '../build/package-types';
 import { APP_TYPES_FILE, generateAppTypes, generateUntypedDeclarations, SERVER_DECLARATIONS_ROOT, UNTYPED_FILE } from './app-types';
 import { attribute, contractBreakers, locationKey } from './attribution';
 import { checkDependencies } from './dependencies';
@@ -47,6 +48,8 @@ export interface Analysis {
 }
 
 const SOURCE = /\.(tsx?|jsx?|mjs|cjs|json)$/;
+/** Declared packages the type checker never takes from node_modules (DG1210 says why). */
+const PLATFORM_SUPPLIED = ['platform', 'preact'];
 
 export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): Promise<Analysis> {
   const now = options.now ?? (() => 0);
@@ -82,6 +85,9 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
   if (options.typecheck !== false) {
     const checking = now();
     const session = options.typecheck;
+    // The app's own packages are typed from its node_modules; the platform supplies its modules and the renderer.
+    const declared = Object.keys(packageJson?.dependencies ?? {});
+    session.syncPackages(await loadPackageFiles(fs, declared, { cache: session.packageCache, exclude: PLATFORM_SUPPLIED }));
     const files = new Map(sources);
     for (const [path, text] of generated) files.set(path, text);
     session.sync(files);

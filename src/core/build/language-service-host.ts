@@ -14,6 +14,8 @@ interface Entry {
 export class MemoryLanguageServiceHost implements ts.LanguageServiceHost {
   readonly #files = new Map<string, Entry>();
   readonly #roots = new Set<string>();
+  /** Files that exist but are never read (JavaScript of installed packages). */
+  #present = new Set<string>();
   #directories: Set<string> | undefined;
   #projectVersion = 0;
   readonly #options: ts.CompilerOptions;
@@ -41,10 +43,19 @@ export class MemoryLanguageServiceHost implements ts.LanguageServiceHost {
     this.#projectVersion++;
   }
 
+  /** Replaces the set of files known to exist without text; true when it changed. */
+  setPresent(paths: ReadonlySet<string>): boolean {
+    if (paths.size === this.#present.size && [...paths].every((p) => this.#present.has(p))) return false;
+    this.#present = new Set(paths);
+    this.#directories = undefined;
+    this.#projectVersion++;
+    return true;
+  }
+
   #directorySet(): Set<string> {
     if (this.#directories) return this.#directories;
     const set = new Set<string>(['/']);
-    for (const path of this.#files.keys()) {
+    for (const path of [...this.#files.keys(), ...this.#present]) {
       for (let i = path.indexOf('/', 1); i > 0; i = path.indexOf('/', i + 1)) set.add(path.slice(0, i));
     }
     this.#directories = set;
@@ -63,7 +74,7 @@ export class MemoryLanguageServiceHost implements ts.LanguageServiceHost {
   getCurrentDirectory = (): string => this.#currentDirectory;
   getCompilationSettings = (): ts.CompilerOptions => this.#options;
   getDefaultLibFileName = (options: ts.CompilerOptions): string => `/${ts.getDefaultLibFileName(options)}`;
-  fileExists = (path: string): boolean => this.#files.has(path);
+  fileExists = (path: string): boolean => this.#files.has(path) || this.#present.has(path);
   readFile = (path: string): string | undefined => this.#files.get(path)?.text;
   directoryExists = (path: string): boolean => this.#directorySet().has(path.replace(/\/$/, '') || '/');
   getDirectories = (path: string): string[] => {

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { NodeFileSystem } from '../../adapters/node/node-file-system';
 import { baseApp, CLIENT } from '../analyze/__fixtures__/base-app';
+import { packageApp } from './__fixtures__/package-app';
 import { MemoryFileSystem } from '../fs';
 import { compileProject } from './build';
 import { TypeCheckSession } from './typecheck';
@@ -42,6 +43,16 @@ describe('one compiler, two hosts', () => {
     expect(b.id).toBe(a.id);
     expect(c.id).toBe(a.id);
     for (const [path, bytes] of a.files!) expect(b.files!.get(path), path).toEqual(bytes);
+  });
+
+  it('gives the same artifact id for an app that bundles its own packages from node_modules', async () => {
+    const a = await compileProject(new MemoryFileSystem(packageApp()), native);
+    const b = await compileProject(onDisk(packageApp()), wasm);
+    expect(a.diagnostics).toEqual([]);
+    expect(b.id).toBe(a.id);
+    const server = new TextDecoder().decode(a.files!.get('server/index.js'));
+    expect(server).toContain('toUpperCase()}!');
+    expect(server).not.toContain('node:util');
   });
 
   it('gives the same diagnostics for a broken project with both esbuilds', async () => {

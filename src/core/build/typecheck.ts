@@ -6,6 +6,7 @@ import ts from 'typescript';
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import { MemoryLanguageServiceHost } from './language-service-host';
 import { APP_ROOT, ASSET_DECLARATIONS_FILE, libFileName, TYPESCRIPT_LIBS, type Library } from './library';
+import type { PackageCache, PackageFiles } from './package-types';
 
 export const COMPILER_OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
@@ -33,6 +34,14 @@ const CHECKED = /\.(tsx?|jsx?|mjs|cjs|json)$/;
 const ENCODABLE_HINT =
   'Handler results must be encodable: null, boolean, number, string, Date, Uint8Array, arrays and plain objects. Declare result shapes as type aliases, not interfaces; no Map, Set, class instances or readonly arrays; pick plain fields out of storage receipts.';
 
+/** TS7016: a package resolved to JavaScript without declarations. */
+const UNTYPED_MODULE = 7016;
+
+function untypedHint(message: string): string {
+  const name = /module '([^']+)'/.exec(message)?.[1] ?? 'the package';
+  return `Install its type declarations if they exist, or acknowledge it in app.manifest.json with "untypedDependencies": ["${name}"] to use it typed as any.`;
+}
+
 export function toVirtual(path: string): string {
   return `${APP_ROOT}/${path}`;
 }
@@ -42,7 +51,8 @@ export function fromVirtual(path: string): string | undefined {
 }
 
 function messageOf(d: ts.Diagnostic): string {
-  const text = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+  // Paths in the checker's words are the virtual file system's: say them project-relative.
+  const text = ts.flattenDiagnosticMessageText(d.messageText, '\n').replaceAll(`'${APP_ROOT}/`, "'");
   return text
     .split('\n')
     .map((line) => line.trim())
@@ -55,6 +65,12 @@ export class TypeCheckSession {
   readonly #service: ts.LanguageService;
   /** App files in the session: project-relative path → text. */
   readonly #files = new Map<string, string>();
+  /** Installed package files in the session (project-relative path → text): loaded on import, never roots. */
+  readonly #packages = new Map<string, string>();
+  /** Counts changes to the package files, which the emitted declarations depend on too. */
+  #packagesVersion = 0;
+  /** The installed packages read so far, reused while their package.json is unchanged. */
+  readonly packageCache: PackageCache = new Map();
   /** The last declarations emitted, and the texts they were emitted from. */
   #declarations: { key: string; files: Map<string, string> } | undefined;
 
@@ -77,6 +93,24 @@ export class TypeCheckSession {
         this.#files.delete(path);
       }
     }
+  }
+
+  /** Makes the session hold exactly these files of installed packages (the app's node_modules). */
+  syncPackages(files: PackageFiles): void {
+    for (const [path, text] of files.texts) {
+      if (this.#packages.get(path) === text) continue;
+      this.#host.set(toVirtual(path), text);
+      this.#packages.set(path, text);
+      this.#packagesVersion++;
+    }
+    for (const path of [...this.#packages.keys()]) {
+      if (!files.texts.has(path)) {
+        this.#host.delete(toVirtual(path));
+        this.#packages.delete(path);
+        this.#packagesVersion++;
+      }
+    }
+    if (this.#host.setPresent(new Set([...files.present].map(toVirtual)))) this.#packagesVersion++;
   }
 
   /**
@@ -106,7 +140,7 @@ export class TypeCheckSession {
           diagnostic('DG1205', message, {
             file: path,
             span: span ? { line: span.line + 1, column: span.character + 1, ...(d.length ? { length: d.length } : {}) } : undefined,
-            hint: /\bEncodable\b/.test(message) ? ENCODABLE_HINT : undefined,
+            hint: /\bEncodable\b/.test(message) ? ENCODABLE_HINT : d.code === UNTYPED_MODULE ? untypedHint(message) : undefined,
           }),
         );
       }
@@ -120,7 +154,7 @@ export class TypeCheckSession {
    * until one of them, or one of the files in `dependsOn`, changes.
    */
   emitDeclarations(paths: readonly string[], dependsOn: readonly string[] = []): Map<string, string> {
-    const key = JSON.stringify([...paths, ...dependsOn].map((path) => [path, this.#files.get(path)]));
+    const key = JSON.stringify([this.#packagesVersion, ...[...paths, ...dependsOn].map((path) => [path, this.#files.get(path)])]);
     if (this.#declarations?.key === key) return this.#declarations.files;
     const out = new Map<string, string>();
     for (const path of paths) {
