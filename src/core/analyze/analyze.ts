@@ -7,6 +7,7 @@ import type { TypeCheckSession } from '../build/typecheck';
 import { loadPackageFiles } from '../build/package-types';
 import { APP_TYPES_FILE, generateAppTypes, generateUntypedDeclarations, SERVER_DECLARATIONS_ROOT, UNTYPED_FILE } from './app-types';
 import { attribute, contractBreakers, locationKey } from './attribution';
+import { brokenResults, type BrokenResult } from './broken-results';
 import { checkDependencies } from './dependencies';
 import { buildModuleGraph, readPackageJson, type ModuleGraph } from './graph';
 import { parse } from './imports';
@@ -110,6 +111,10 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     diagnostics.push(...withoutEchoes(typeErrors, diagnostics));
 
     const serverFiles = new Set(graph.zones.server);
+    // A server type error that reached a handler's result broke the contract, whether or not a consumer noticed.
+    const serverTypeErrors = contractBreakers(diagnostics, serverFiles).some((d) => d.code === 'DG1205');
+    const program = serverTypeErrors ? session.service.getProgram() : undefined;
+    const broken: BrokenResult[] = program ? brokenResults(program, project.serverEntry) : [];
     const consumers = reachable.filter((f) => !serverFiles.has(f));
     const consumerErrors = diagnostics.some((d) => d.code === 'DG1205' && d.file !== undefined && consumers.includes(d.file));
     const permissive = new Set<string>();
@@ -119,7 +124,7 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
       for (const d of session.check(consumers)) permissive.add(locationKey(d));
       session.sync(files);
     }
-    attribute(diagnostics, serverFiles, new Set(consumers), permissive);
+    attribute(diagnostics, serverFiles, new Set(consumers), permissive, broken);
     timings.typecheck = now() - checking;
   }
   return { manifest, project, graph, operations: server.table, generated, sources, diagnostics, timings };

@@ -5,6 +5,7 @@
  * permissive contract (any operation name, any result).
  */
 import type { Diagnostic } from '../diagnostics';
+import { within, type BrokenResult } from './broken-results';
 
 const at = (d: Diagnostic) => `${d.file}:${d.span?.line}:${d.span?.column}`;
 
@@ -15,14 +16,19 @@ export function contractBreakers(diagnostics: readonly Diagnostic[], serverFiles
 
 /**
  * Marks primaries and consequences. `permissive` holds the locations of the consumer errors that remain
- * under a permissive contract; every other consumer type error was caused by the contract.
+ * under a permissive contract; every other consumer type error was caused by the contract. `broken`
+ * are the operations whose result type a type error broke.
  */
-export function attribute(diagnostics: Diagnostic[], serverFiles: ReadonlySet<string>, consumerFiles: ReadonlySet<string>, permissive: ReadonlySet<string>): void {
+export function attribute(diagnostics: Diagnostic[], serverFiles: ReadonlySet<string>, consumerFiles: ReadonlySet<string>, permissive: ReadonlySet<string>, broken: readonly BrokenResult[] = []): void {
   const breakers = contractBreakers(diagnostics, serverFiles);
   const consequences = diagnostics.filter((d) => d.code === 'DG1205' && d.file !== undefined && consumerFiles.has(d.file) && !permissive.has(at(d)));
-  // The definition's own errors always change the contract; server type errors count only when something broke.
+  // The definition's own errors always change the contract. A server type error does when it broke an
+  // operation's result type (the errors in that handler; all of them when the handler holds none), and
+  // every server type error counts when consumers broke.
   const definition = breakers.filter((d) => d.code !== 'DG1205');
-  const primaries = definition.length ? definition : consequences.length ? breakers : [];
+  const inBrokenHandlers = breakers.filter((d) => broken.some((b) => within(b, d.file, d.span)));
+  const resultBreakers = broken.length === 0 ? [] : inBrokenHandlers.length ? inBrokenHandlers : breakers;
+  const primaries = definition.length ? definition : consequences.length ? breakers : resultBreakers;
   if (primaries.length === 0) return;
   for (const d of primaries) d.primary = true;
   if (consequences.length === 0) return;

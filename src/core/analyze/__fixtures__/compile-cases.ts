@@ -102,6 +102,26 @@ export const compileCases: CompileCase[] = [
   { name: 'DG1205: a Map as a result', files: { 'src/server/index.ts': server("        return { id: row.id };", '        return new Map([[row.id, 1]]);') }, expected: [{ code: 'DG1205', file: 'src/server/index.ts', startOnly: true, hint: 'encodable' }] },
   { name: 'DG1205: an interface as a result shape', files: { 'src/server/index.ts': server("import { clean } from '../shared/text';", "import { clean } from '../shared/text';\ninterface Created { id: string }").replace('        return { id: row.id };', '        const created: Created = { id: row.id };\n        return created;') }, expected: [{ code: 'DG1205', file: 'src/server/index.ts', startOnly: true, hint: 'type aliases' }] },
   { name: 'DG1205: ownedTable on a table without ownerId', files: { 'app.manifest.json': baseApp()['app.manifest.json']!.replace(/"ownerId"/g, '"owner"') }, expected: [{ code: 'DG1205', file: 'src/server/index.ts', at: 'todos: ownedTable()', startOnly: true, message: 'ownerId' }, { code: 'DG1205', file: 'src/server/index.ts', at: 'ownerId', nth: 1, startOnly: true }, { code: 'DG1205', file: 'src/server/index.ts', at: '{ title: clean(input.title) }', startOnly: true }] },
+  {
+    name: 'DG1205 primary: a type error that reaches a result breaks the contract though no consumer fails',
+    files: { 'src/server/index.ts': server('title: row.title, done', 'title: row.titel, done') },
+    expected: [{ code: 'DG1205', file: 'src/server/index.ts', at: 'titel', startOnly: true, message: 'TS2551', primary: true }],
+  },
+  {
+    name: 'DG1205 primary: in a handler declared apart from the definition',
+    files: {
+      'src/server/index.ts': server("      handler: async (ctx) => {\n        const rows = await ctx.db.table('todos').find({ where: { ownerId: ctx.auth.appUserId } });\n        return rows.map((row) => ({ id: row.id, title: row.title, done: row.done }));\n      },", '      handler: listTodos,').replace(
+        'export default defineServer({',
+        "async function listTodos(ctx: QueryCtx) {\n  const rows = await ctx.db.table('todos').all();\n  return rows.map((row) => ({ id: row.id, title: row.name }));\n}\n\nexport default defineServer({",
+      ).replace("import { defineServer,", "import { type QueryCtx, defineServer,"),
+    },
+    expected: [{ code: 'DG1205', file: 'src/server/index.ts', at: 'name }', startOnly: true, message: 'TS2339', primary: true }],
+  },
+  {
+    name: 'DG1205: a server type error that leaves every result as it was is not primary',
+    files: { 'src/server/index.ts': server('        return { id: row.id };', "        const count: number = 'one';\n        return { id: row.id, count };") },
+    expected: [{ code: 'DG1205', file: 'src/server/index.ts', at: 'count: number', startOnly: true, message: 'TS2322' }],
+  },
   { name: 'DG1205: a syntax error', files: { 'src/client/main.tsx': client('return (', 'return ((') }, expected: [{ code: 'DG1205', file: 'src/client/main.tsx', startOnly: true, message: 'TS1005' }] },
 
   // Budgets and assets (bundling)
