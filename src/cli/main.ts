@@ -1,7 +1,7 @@
 /** The Node entry of the `platform` command: runs the core's command line over the real file system. */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { runCommandLine } from '../core/commands';
+import { runCommandLine, type CommandHost } from '../core/commands';
 import { NodeFileSystem } from '../adapters/node/node-file-system';
 import type { Compiler } from '../core/build/build';
 import type { ControlPlaneHost } from '../core/deploy/host';
@@ -38,28 +38,39 @@ function controlPlaneHost(io: CliIo): ControlPlaneHost {
 
 const processIo: CliIo = { cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr };
 
+/** The Node host of the core's commands: the real file system, the compiler, workerd for tests, the control plane, the agent tool server. */
+export function nodeHost(io: CliIo): CommandHost {
+  const { cwd, stdout } = io;
+  let compiler: Compiler | undefined;
+  const env = io.env ?? process.env;
+  return {
+    version: version(),
+    project: (directory) => new NodeFileSystem(resolve(cwd, directory)),
+    // Loaded on first use: TypeScript and esbuild are not needed to explain a code.
+    compiler: io.compiler ?? (async () => (compiler ??= (await import('../adapters/node/compiler')).nodeCompiler())),
+    runTests: (prepared, options) => ({
+      async *[Symbol.asyncIterator]() {
+        const { runTestsInWorkerd } = await import('../adapters/workerd/test-host');
+        // PLATFORM_TEST_TIMEOUT_MS shortens the 20-second limit for the platform's own tests of it.
+        const timeoutMs = Number(process.env.PLATFORM_TEST_TIMEOUT_MS) || undefined;
+        yield* runTestsInWorkerd(prepared, { ...options, timeoutMs });
+      },
+    }),
+    templates: async () => (await import('../adapters/node/templates')).nodeTemplates(),
+    print: (text) => stdout.write(`${text}\n`),
+    controlPlane: controlPlaneHost(io),
+    agent: {
+      serve: async () => (await import('../mcp/stdio')).serveStdio({ cwd, env, version: version(), io }),
+      toolchain: async () => (await import('../mcp/toolchain')).toolchainChecks(),
+    },
+  };
+}
+
 /** Runs the CLI and returns its exit status. A crash is DG0000 on stderr, the one code outside an envelope. */
 export async function main(args: string[], io: CliIo = processIo): Promise<number> {
-  const { cwd, stdout, stderr } = io;
+  const { stdout, stderr } = io;
   try {
-    let compiler: Compiler | undefined;
-    const result = await runCommandLine(args, {
-      version: version(),
-      project: (directory) => new NodeFileSystem(resolve(cwd, directory)),
-      // Loaded on first use: TypeScript and esbuild are not needed to explain a code.
-      compiler: io.compiler ?? (async () => (compiler ??= (await import('../adapters/node/compiler')).nodeCompiler())),
-      runTests: (prepared, options) => ({
-        async *[Symbol.asyncIterator]() {
-          const { runTestsInWorkerd } = await import('../adapters/workerd/test-host');
-          // PLATFORM_TEST_TIMEOUT_MS shortens the 20-second limit for the platform's own tests of it.
-          const timeoutMs = Number(process.env.PLATFORM_TEST_TIMEOUT_MS) || undefined;
-          yield* runTestsInWorkerd(prepared, { ...options, timeoutMs });
-        },
-      }),
-      templates: async () => (await import('../adapters/node/templates')).nodeTemplates(),
-      print: (text) => stdout.write(`${text}\n`),
-      controlPlane: controlPlaneHost(io),
-    });
+    const result = await runCommandLine(args, nodeHost(io));
     if (result.output) stdout.write(`${result.output}\n`);
     return result.exitCode;
   } catch (error) {

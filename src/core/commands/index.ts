@@ -16,6 +16,10 @@ import { deployments } from './deployments';
 import { link } from './link';
 import { env } from './env';
 import { disable, enable, remove } from './lifecycle';
+import { agent } from './agent';
+import { actions } from './actions';
+import { doctor } from './doctor';
+import { mcp } from './mcp';
 import { formatEnvelope } from './format';
 import type { CommandDefinition, CommandHost } from './types';
 
@@ -24,13 +28,13 @@ export { parseArguments } from './argv';
 export { formatDiagnostic, formatEnvelope } from './format';
 
 export const commands: ReadonlyArray<CommandDefinition<any>> = [
-  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, auth,
+  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, auth, doctor, agent, actions, mcp,
 ];
 
 /** Commands the specification names that this version does not implement yet: DG0001 says so plainly. */
 export const PLANNED_COMMANDS = [
   'init', 'dev', 'preview', 'domains', 'state', 'export', 'import', 'inspect', 'logs', 'db',
-  'doctor', 'agent', 'actions', 'tunnel',
+  'tunnel',
 ] as const;
 
 export interface CommandOutcome {

@@ -6,6 +6,7 @@ import type { Template } from './new';
 import type { PreparedTests } from '../testing/prepare';
 import type { WritableFileSystem } from '../fs';
 import type { ControlPlaneHost } from '../deploy/host';
+import type { AgentHost } from './mcp';
 
 export interface OptionSpec {
   type: 'boolean' | 'string';
@@ -41,6 +42,8 @@ export interface CommandHost {
   print?(text: string): void;
   /** A control plane and the builder's credentials (auth, token, deploy and the commands that operate deployed apps). */
   controlPlane?: ControlPlaneHost;
+  /** What only a Node host can do for the agent commands: serve the tool server on stdio, check the toolchain (`platform mcp`, `platform doctor`). */
+  agent?: AgentHost;
 }
 
 export interface CommandDefinition<Result = unknown> {

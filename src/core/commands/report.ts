@@ -1,0 +1,13 @@
+/** Commands whose `--json` output is a document of its own protocol (actions, agent context): the document when ok, the envelope otherwise. */
+import type { CommandEnvelope } from '../diagnostics';
+import { formatEnvelope } from './format';
+import type { CommandHost, Invocation } from './types';
+
+/** Prints the document (`--json`) or its text; a failed run prints its envelope as any command does. */
+export function printReport(invocation: Invocation, host: CommandHost, value: CommandEnvelope, document: unknown, text: () => string): void {
+  const json = invocation.options.json === true;
+  const output = value.ok && document !== undefined
+    ? (json ? JSON.stringify(document, null, 2) : formatEnvelope(value, text()))
+    : (json ? JSON.stringify(value, null, 2) : formatEnvelope(value));
+  host.print?.(output);
+}
