@@ -20,6 +20,7 @@ import { agent } from './agent';
 import { actions } from './actions';
 import { doctor } from './doctor';
 import { mcp } from './mcp';
+import { inspect, logs } from './inspect';
 import { formatEnvelope } from './format';
 import type { CommandDefinition, CommandHost } from './types';
 
@@ -28,12 +29,12 @@ export { parseArguments } from './argv';
 export { formatDiagnostic, formatEnvelope } from './format';
 
 export const commands: ReadonlyArray<CommandDefinition<any>> = [
-  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, auth, doctor, agent, actions, mcp,
+  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, auth, doctor, agent, actions, mcp, inspect, logs,
 ];
 
 /** Commands the specification names that this version does not implement yet: DG0001 says so plainly. */
 export const PLANNED_COMMANDS = [
-  'init', 'dev', 'preview', 'domains', 'state', 'export', 'import', 'inspect', 'logs', 'db',
+  'init', 'dev', 'preview', 'domains', 'state', 'export', 'import', 'db',
   'tunnel',
 ] as const;
 
