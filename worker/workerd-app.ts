@@ -13,6 +13,10 @@ import { describeError } from '../src/core/host/describe';
 import { IDENTITY_HEADER, IdentityVerifier, READY_PATH, SequenceWindow } from '../src/core/host/identity';
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
 import type { Manifest } from '../src/core/manifest';
+import { ConsoleCapture } from '../src/core/runtime/console-capture';
+import { INSPECT_PREFIX, type HostedInspection } from './protocol/inspection';
+import { inspect, operationsOf } from './runtime-inspect';
+import { ADMIN_PATH, adminRequestProblem, answerAdmin, type AdminRequest } from '../src/core/local/admin';
 
 /** What the control plane passes in the `START` binding (from the engine process's environment, never a file). */
 export interface AppStart {
@@ -31,6 +35,10 @@ interface Env {
 
 const hex = (text: string) => Uint8Array.from(text.match(/../g) ?? [], (byte) => parseInt(byte, 16));
 
+// The isolate's console writes to the running call (its owner reads it), never to the host's output.
+// Installed before the app's module loads, so the app finds it already fixed in place.
+const capture = new ConsoleCapture().install();
+
 // The app's module loads after this one has been evaluated: a failure to load is reported, not fatal.
 const APP_MODULE = './app.js';
 let definition: unknown;
@@ -47,9 +55,12 @@ export class AppStore {
   readonly #sequences = new SequenceWindow();
   readonly #runtime: AppRuntime | undefined;
   readonly #failure: { code: 'module_invalid' | 'provision_failed'; message: string } | undefined;
+  /** For a local server's admin requests (`platform db`, `export`, `import`): signed as kind `admin`, which hosting never signs. */
+  readonly #admin: { driver: DurableObjectSqlDriver; manifest: Manifest };
 
   constructor(state: { storage: DurableObjectSqlStorage }, env: Env) {
     const start = JSON.parse(env.START) as AppStart;
+    this.#admin = { driver: new DurableObjectSqlDriver(state.storage), manifest: start.manifest };
     this.#identity = new IdentityVerifier(hex(start.identityKey));
     if (loadFailure) {
       this.#failure = { code: 'module_invalid', message: loadFailure };
@@ -62,6 +73,7 @@ export class AppStore {
         driver: new DurableObjectSqlDriver(state.storage),
         env: start.env,
         secret: hex(start.cursorSecret),
+        console: capture,
         ...(start.handlerDeadlineMs ? { limits: { handlerDeadlineMs: start.handlerDeadlineMs } } : {}),
       });
     } catch (error) {
@@ -81,11 +93,48 @@ export class AppStore {
     const body = request.method === 'GET' || request.method === 'HEAD' ? null : new Uint8Array(await request.arrayBuffer());
     if ((await this.#identity.bodyHash(body)) !== identity.bodyHash || !this.#sequences.accept(identity.sequence)) return refused();
     if (new URL(request.url).pathname === READY_PATH) return Response.json(this.#failure ?? { ready: true });
+    if (new URL(request.url).pathname === ADMIN_PATH && (identity.auth as { kind: string }).kind === 'admin' && body) {
+      let admin: unknown;
+      try {
+        admin = JSON.parse(new TextDecoder().decode(body));
+      } catch {
+        admin = undefined;
+      }
+      const problem = adminRequestProblem(admin);
+      if (problem) return Response.json({ error: problem }, { status: 400 });
+      return Response.json(await answerAdmin(this.#admin.driver, this.#admin.manifest, admin as AdminRequest));
+    }
     if (!this.#runtime) return errorResponse(failedCall(503, 'app_unavailable', this.#failure?.message ?? 'The app is not running.'));
+    const path = new URL(request.url).pathname;
+    if (path.startsWith(INSPECT_PREFIX)) return this.#inspect(this.#runtime, path.slice(INSPECT_PREFIX.length), new URL(request.url).searchParams);
     const headers = new Headers(request.headers);
     headers.delete(IDENTITY_HEADER);
     const forwarded = new Request(identity.url, { method: request.method, headers, ...(body ? { body } : {}) });
     return this.#runtime.fetch(Object.freeze({ ...identity.auth }), forwarded);
+  }
+
+  /**
+   * The owner's reads (control plane only: it never forwards a visitor's request under `/__platform/`),
+   * between calls so that they see committed data: the tables, a page of rows, the state export.
+   */
+  async #inspect(runtime: AppRuntime, view: string, params: URLSearchParams): Promise<Response> {
+    const answer = await runtime.exclusive(async (driver): Promise<HostedInspection> => {
+      const target = { driver, manifest: runtime.manifest, operations: operationsOf(definition), policies: runtime.policies };
+      if (view === 'state') {
+        const overview = await inspect(target, { kind: 'overview' });
+        if (overview.kind !== 'overview') return { kind: 'refused', message: overview.kind === 'refused' ? overview.message : 'The state could not be read.' };
+        const table = params.get('table');
+        if (!table) return overview;
+        const page = await inspect(target, { kind: 'rows', table, offset: Number(params.get('offset') ?? 0) || 0, limit: Number(params.get('limit') ?? 50) || 50 });
+        return page.kind === 'rows' ? { ...overview, rows: page } : { kind: 'refused', message: page.kind === 'refused' ? page.message : 'The rows could not be read.' };
+      }
+      if (view === 'export') {
+        const exported = await inspect(target, { kind: 'export-state' });
+        return exported.kind === 'export-state' ? exported : { kind: 'refused', message: exported.kind === 'refused' ? exported.message : 'The state could not be exported.' };
+      }
+      return { kind: 'refused', message: `There is no view "${view}".` };
+    });
+    return Response.json(answer, { status: answer.kind === 'refused' ? 422 : 200 });
   }
 }
 
