@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runCommandLine, type CommandHost } from '../core/commands';
 import { NodeFileSystem } from '../adapters/node/node-file-system';
+import { nodeLocalHost } from '../adapters/node/local-host';
 import type { Compiler } from '../core/build/build';
 import type { ControlPlaneHost } from '../core/deploy/host';
 import { FileCredentialStore, configDir } from '../adapters/node/credentials';
@@ -63,6 +64,7 @@ export function nodeHost(io: CliIo): CommandHost {
       serve: async () => (await import('../mcp/stdio')).serveStdio({ cwd, env, version: version(), io }),
       toolchain: async () => (await import('../mcp/toolchain')).toolchainChecks(),
     },
+    local: nodeLocalHost(cwd),
   };
 }
 

@@ -7,6 +7,8 @@ import { check } from './check';
 import { explain } from './explain';
 import { create } from './new';
 import { test } from './test';
+import { dev } from './dev';
+import { preview } from './preview';
 import { auth } from './auth';
 import { token } from './token';
 import { deploy } from './deploy';
@@ -29,12 +31,12 @@ export { parseArguments } from './argv';
 export { formatDiagnostic, formatEnvelope } from './format';
 
 export const commands: ReadonlyArray<CommandDefinition<any>> = [
-  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, auth, doctor, agent, actions, mcp, inspect, logs,
+  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, auth, doctor, agent, actions, mcp, inspect, logs, dev, preview,
 ];
 
 /** Commands the specification names that this version does not implement yet: DG0001 says so plainly. */
 export const PLANNED_COMMANDS = [
-  'init', 'dev', 'preview', 'domains', 'state', 'export', 'import', 'db',
+  'init', 'domains', 'state', 'export', 'import', 'db',
   'tunnel',
 ] as const;
 

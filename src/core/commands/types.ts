@@ -7,6 +7,7 @@ import type { PreparedTests } from '../testing/prepare';
 import type { WritableFileSystem } from '../fs';
 import type { ControlPlaneHost } from '../deploy/host';
 import type { AgentHost } from './mcp';
+import type { LocalHost } from '../local/host';
 
 export interface OptionSpec {
   type: 'boolean' | 'string';
@@ -44,6 +45,8 @@ export interface CommandHost {
   controlPlane?: ControlPlaneHost;
   /** What only a Node host can do for the agent commands: serve the tool server on stdio, check the toolchain (`platform mcp`, `platform doctor`). */
   agent?: AgentHost;
+  /** Local servers, file watching and local state on disk (`platform dev`, `preview`, `state`, `db`, `export`, `import`). */
+  local?: LocalHost;
 }
 
 export interface CommandDefinition<Result = unknown> {

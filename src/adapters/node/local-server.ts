@@ -1,0 +1,205 @@
+/**
+ * A local server of `platform dev` or `platform preview`: HTTP on loopback serving one generation of an
+ * app the way the control plane hosts it, with THE SAME ENGINE (AppEngine: workerd, the trusted entry
+ * worker/workerd-app.ts, the app's data in Durable Object SQLite under `.platform/state/<mode>`). The
+ * visitor is the persona chosen with `platform auth as`; `/__platform/` answers as that persona. A new
+ * generation whose server side differs restarts the engine on the same data; when it cannot start
+ * (an incompatible schema change, a module that does not load) the previous one is started again.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { AppEngine, type StartFailure } from '../../control-plane/hosting/app-engine';
+import { contentType } from '../../control-plane/hosting/content-types';
+import { bundleWorkerEntry } from '../workerd/workerd-engine';
+import { canonicalJson, sha256Hex } from '../../core/hash';
+import { limitsOf } from '../../core/runtime/limits';
+import { failedCall } from '../../core/runtime/outcome';
+import { errorResponse } from '../../core/runtime/runtime';
+import { localPlatformResponse } from '../../core/runtime/local-platform';
+import { personaAuth, type Auth, type PersonaName } from '../../core/runtime/personas';
+import { personaFromText } from '../../core/local/persona';
+import { ADMIN_PATH, ADMIN_SECRET_HEADER } from '../../core/local/admin';
+import { assetPath, personaBanner } from '../../core/local/assets';
+import { enginePath, PERSONA_FILE, statePath } from '../../core/local/paths';
+import type { Generation, LocalServer, LocalServerOptions, PromoteOutcome } from '../../core/local/host';
+
+const RUNTIME_PATH = /^\/(?:_platform\/v0\/|api(?:\/|$))/;
+
+interface Serving {
+  generation: Generation;
+  /** What decides whether the engine must restart: the server bundle, the manifest and the env values. */
+  serverKey: string;
+  engine: AppEngine;
+}
+
+function serverKeyOf(generation: Generation, env: Record<string, string>): string {
+  const server = generation.files.get('server/index.js');
+  return sha256Hex(`${server ? sha256Hex(server) : 'none'}:${canonicalJson(generation.manifest)}:${canonicalJson(env)}`);
+}
+
+export class NodeLocalServer implements LocalServer {
+  readonly url: string;
+  readonly adminSecret: string;
+  readonly #options: LocalServerOptions;
+  readonly #server: ServerType;
+  readonly #sessionId = randomBytes(12).toString('base64url');
+  readonly #cursorSecret = randomBytes(32).toString('hex');
+  #serving: Serving | undefined;
+  /** Set while the engine is being swapped: requests wait for it. */
+  #swap: Promise<unknown> = Promise.resolve();
+
+  private constructor(options: LocalServerOptions, server: ServerType, url: string) {
+    this.#options = options;
+    this.#server = server;
+    this.url = url;
+    this.adminSecret = randomBytes(24).toString('base64url');
+  }
+
+  /** Listens on the host and port (0 picks one); serves nothing until the first generation is promoted. */
+  static async listen(options: LocalServerOptions): Promise<NodeLocalServer> {
+    let local: NodeLocalServer | undefined;
+    const server = await new Promise<ServerType>((resolve, reject) => {
+      const made = serve({ fetch: (request: Request) => local!.fetch(request), port: options.port, hostname: options.host }, () => resolve(made));
+      made.once('error', reject);
+    });
+    const address = server.address() as AddressInfo;
+    const host = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
+    local = new NodeLocalServer(options, server, `http://${host}:${address.port}/`);
+    return local;
+  }
+
+  get generation(): Generation | undefined {
+    return this.#serving?.generation;
+  }
+
+  #engine(generation: Generation): AppEngine {
+    const { root, mode, env } = this.#options;
+    const dir = join(root, enginePath(mode));
+    const server = generation.files.get('server/index.js') ?? new Uint8Array();
+    const modules = join(dir, 'modules');
+    mkdirSync(modules, { recursive: true });
+    const appPath = join(modules, `${sha256Hex(server)}.mjs`);
+    if (!existsSync(appPath)) writeFileSync(appPath, server);
+    return new AppEngine({
+      dir: join(dir, 'engine'),
+      storageDir: join(root, statePath(mode)),
+      entryPath: this.#entryPath!,
+      appPath,
+      start: { manifest: generation.manifest, env: env(), cursorSecret: this.#cursorSecret },
+      deadlineMs: limitsOf(generation.manifest).handlerDeadlineMs,
+      graceMs: 1000,
+      startTimeoutMs: 30_000,
+      memoryLimitBytes: 512 * 1024 * 1024,
+      heapMb: 256,
+    });
+  }
+
+  #entryPath: string | undefined;
+
+  /** Starts an engine on a generation; the engine, or why it could not start. */
+  async #start(generation: Generation): Promise<AppEngine | StartFailure> {
+    this.#entryPath ??= await bundleWorkerEntry('workerd-app', join(this.#options.root, enginePath(this.#options.mode), 'entry'));
+    const engine = this.#engine(generation);
+    const failure = await engine.ready();
+    if (!failure) return engine;
+    await engine.kill();
+    return failure;
+  }
+
+  promote(generation: Generation): Promise<PromoteOutcome> {
+    const next = this.#swap.then(() => this.#promote(generation));
+    this.#swap = next.catch(() => undefined);
+    return next;
+  }
+
+  async #promote(generation: Generation): Promise<PromoteOutcome> {
+    const serverKey = serverKeyOf(generation, this.#options.env());
+    const current = this.#serving;
+    if (current && current.serverKey === serverKey) {
+      this.#serving = { ...current, generation };
+      return { ok: true, restarted: false };
+    }
+    // One engine at a time on the state's SQLite files: the old one ends before the next starts.
+    await current?.engine.close();
+    const started = await this.#start(generation);
+    if (started instanceof AppEngine) {
+      this.#serving = { generation, serverKey, engine: started };
+      return { ok: true, restarted: true };
+    }
+    if (!current) {
+      this.#serving = undefined;
+      return { ok: false, code: started.code, message: started.message, restored: false };
+    }
+    const back = await this.#start(current.generation);
+    if (back instanceof AppEngine) {
+      this.#serving = { ...current, engine: back };
+      return { ok: false, code: started.code, message: started.message, restored: true };
+    }
+    this.#serving = undefined;
+    return { ok: false, code: started.code, message: `${started.message} The last good generation did not start again either: ${back.message}`, restored: false };
+  }
+
+  /** Who visitors are now: `platform auth as` may change it while the server runs. */
+  #persona(): PersonaName {
+    let text: string | undefined;
+    try {
+      text = readFileSync(join(this.#options.root, PERSONA_FILE), 'utf8');
+    } catch {
+      text = undefined;
+    }
+    return personaFromText(text);
+  }
+
+  #auth(): Auth {
+    return personaAuth(this.#serving!.generation.manifest.name, this.#persona(), this.#sessionId);
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    await this.#swap;
+    const serving = this.#serving;
+    if (!serving) return errorResponse(failedCall(503, 'app_unavailable', 'The app is not running: see the dev server\'s output.'));
+    const url = new URL(request.url);
+    if (url.pathname === ADMIN_PATH) return this.#admin(request, serving);
+    if (url.pathname.startsWith('/__platform/')) return localPlatformResponse(this.#persona(), this.#auth(), request);
+    if (RUNTIME_PATH.test(url.pathname)) {
+      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
+      const headers = [...request.headers].filter(([name]) => name !== 'cookie');
+      return serving.engine.fetch(this.#auth(), { method: request.method, url: request.url, headers, ...(body ? { body } : {}) });
+    }
+    return this.#asset(request, serving.generation, url.pathname);
+  }
+
+  /** `platform db`, `export` and `import`: only with this server's admin secret (from its discovery record). */
+  async #admin(request: Request, serving: Serving): Promise<Response> {
+    const given = Buffer.from(request.headers.get(ADMIN_SECRET_HEADER) ?? '');
+    const secret = Buffer.from(this.adminSecret);
+    if (request.method !== 'POST' || given.length !== secret.length || !timingSafeEqual(given, secret)) {
+      return Response.json({ error: 'This route needs the local server\'s admin secret.' }, { status: 403 });
+    }
+    const body = new Uint8Array(await request.arrayBuffer());
+    const admin = { appUserId: 'admin', kind: 'admin', roles: [], permissions: [], workspaceIds: [], sessionId: 'admin' } as unknown as Auth;
+    return serving.engine.fetch(admin, { method: 'POST', url: request.url, headers: [['content-type', 'application/json']], body });
+  }
+
+  #asset(request: Request, generation: Generation, pathname: string): Response {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405, headers: { allow: 'GET, HEAD' } });
+    const path = assetPath(generation.manifest, pathname, (candidate) => generation.files.has(candidate));
+    const bytes = path === undefined ? undefined : generation.files.get(path);
+    if (path === undefined || !bytes) return new Response(`Nothing is served at ${pathname}.`, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    let body: Uint8Array = bytes;
+    // The page says who its visitor is: a small corner label on the document.
+    if (path === 'client/index.html') body = new TextEncoder().encode(personaBanner(new TextDecoder().decode(bytes), this.#options.mode, this.#persona()));
+    return new Response(request.method === 'HEAD' ? null : (body as BodyInit), { status: 200, headers: { 'content-type': contentType(path), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } });
+  }
+
+  async close(): Promise<void> {
+    const serving = this.#serving;
+    this.#serving = undefined;
+    (this.#server as { closeAllConnections?: () => void }).closeAllConnections?.();
+    await new Promise<void>((done) => this.#server.close(() => done()));
+    await serving?.engine.kill();
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * `platform dev [directory] [--host] [--port] [--json]`: builds the app, serves it on loopback in
+ * workerd as the control plane hosts it, watches its files and rebuilds after a quiet window, streaming
+ * `platform.dev.v0` events (NDJSON with --json, readable lines without) until Ctrl-C.
+ */
+import { diagnostic, envelope } from '../diagnostics';
+import { MANIFEST_FILE } from '../manifest';
+import { DevSession } from '../local/dev-session';
+import { devEvent } from '../local/events';
+import { readLocalEnv } from '../local/env';
+import { readPersona } from '../local/persona';
+import { envFilePath } from '../local/paths';
+import { prepareServer, publishServer, SERVER_OPTIONS, unpublishServer, type LocalCommandHost, type LocalServerResult } from './local-server-command';
+import type { CommandDefinition } from './types';
+
+export const dev: CommandDefinition<LocalServerResult> = {
+  name: 'dev',
+  streams: true,
+  summary: 'Serve the app locally in workerd, rebuild on every save, and stream platform.dev.v0 events.',
+  positionals: [{ name: 'directory', required: false, description: 'The project directory (default: the current directory).' }],
+  options: { ...SERVER_OPTIONS },
+  async run(invocation, commandHost: LocalCommandHost) {
+    const prepared = await prepareServer('dev', invocation, commandHost);
+    if (!('local' in prepared)) return prepared;
+    const { fs, local, root, emit } = prepared;
+    let env = prepared.env;
+    const server = await local.listen({ root, mode: 'dev', host: prepared.host, port: prepared.port, env: () => env });
+    const session = new DevSession({
+      fs,
+      compiler: await commandHost.compiler(),
+      host: local,
+      server,
+      root,
+      emit,
+      onReady: async (generation) => {
+        await publishServer(prepared, 'dev', server);
+        emit(devEvent('preview.ready', { mode: 'dev', url: server.url, urls: [server.url], persona: await readPersona(fs), generation }));
+      },
+    });
+    const envFile = envFilePath('dev');
+    const watcher = local.watch(root, (paths) => {
+      if (paths.includes(envFile)) {
+        // New env values restart the runtime with the next generation; an unusable file keeps the old ones.
+        void readLocalEnv(fs, 'dev').then((read) => {
+          if (read.ok) {
+            env = read.values;
+            session.changed([envFile]);
+          } else {
+            emit(devEvent('compile.diagnostic', { ...read.diagnostic, generation: 0, diagnostics: [] }));
+          }
+        });
+      }
+      session.changed(paths);
+    });
+    if (typeof watcher === 'string') {
+      emit(devEvent('compile.diagnostic', { ...diagnostic('DG1604', `${MANIFEST_FILE} and the sources cannot be watched for changes: ${watcher}. The dev server serves, but does not rebuild.`, { file: MANIFEST_FILE, hint: 'Restart platform dev after each change, or free file watchers (on Linux: fs.inotify.max_user_watches).' }), generation: 0, diagnostics: [] }));
+    } else if ((await local.isLink?.(root, MANIFEST_FILE)) === true) {
+      emit(devEvent('compile.diagnostic', { ...diagnostic('DG1604', `${MANIFEST_FILE} is a symbolic link: changes are seen under the file it points to, not under the manifest, so some are missed.`, { file: MANIFEST_FILE, hint: `Make ${MANIFEST_FILE} a regular file in the project directory.` }), generation: 0, diagnostics: [] }));
+    }
+    await session.start();
+    const reason = await local.stopped();
+    if (typeof watcher !== 'string') watcher.close();
+    await unpublishServer(prepared, 'dev');
+    await session.close();
+    await server.close();
+    emit(devEvent('server.stopped', { mode: 'dev', reason }));
+    return envelope('dev', [], { mode: 'dev', url: server.url });
+  },
+};

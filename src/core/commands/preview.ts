@@ -1,0 +1,54 @@
+/**
+ * `platform preview [directory] [--host] [--port] [--json]`: serves the last verified artifact (what
+ * `platform build` wrote) locally in workerd with the preview state, and never compiles. DG1704 when
+ * there is no artifact, it fails verification, or its server does not start.
+ */
+import { blobPath, verifyLatest } from '../build/artifact';
+import { diagnostic, envelope, type Diagnostic } from '../diagnostics';
+import { devEvent } from '../local/events';
+import type { Generation } from '../local/host';
+import { readPersona } from '../local/persona';
+import { prepareServer, publishServer, refuse, SERVER_OPTIONS, unpublishServer, type LocalCommandHost, type LocalServerResult } from './local-server-command';
+import type { CommandDefinition } from './types';
+
+export const preview: CommandDefinition<LocalServerResult> = {
+  name: 'preview',
+  streams: true,
+  summary: 'Serve the last verified build artifact locally in workerd (never compiles), streaming platform.dev.v0 events.',
+  positionals: [{ name: 'directory', required: false, description: 'The project directory (default: the current directory).' }],
+  options: { ...SERVER_OPTIONS },
+  async run(invocation, commandHost: LocalCommandHost) {
+    const json = invocation.options.json === true;
+    const prepared = await prepareServer('preview', invocation, commandHost);
+    if (!('local' in prepared)) return prepared;
+    const { fs, local, root, emit } = prepared;
+    const verification = await verifyLatest(fs);
+    // A stale build (DG1705) is still a verified artifact: it is what preview serves.
+    const blocking = verification.diagnostics.filter((d) => d.code !== 'DG1705' && d.severity === 'error');
+    if (blocking.length || !verification.id || !verification.record) {
+      const first = blocking[0];
+      const why: Diagnostic = diagnostic('DG1704', `There is no verified artifact to preview${first ? `: ${first.message}` : '.'}`, { hint: 'Run platform build, then platform preview.' });
+      return refuse('preview', [why, ...blocking], commandHost, json);
+    }
+    const { id, record } = verification;
+    const files = new Map<string, Uint8Array>();
+    for (const [path, entry] of Object.entries(record.files)) {
+      const bytes = await fs.readBytes(blobPath(entry.sha256));
+      if (bytes) files.set(path, bytes);
+    }
+    const generation: Generation = { manifest: record.manifest, files };
+    const server = await local.listen({ root, mode: 'preview', host: prepared.host, port: prepared.port, env: () => prepared.env });
+    const started = await server.promote(generation);
+    if (!started.ok) {
+      await server.close();
+      return refuse('preview', [diagnostic('DG1704', `The preview server could not start the artifact ${id} (${started.code}): ${started.message}`, { hint: started.code === 'provision_failed' ? 'The preview state does not fit this build\'s database: adopt it with platform state reset --state preview --confirm <app>.' : 'Fix the server module, run platform build, then platform preview again.' })], commandHost, json);
+    }
+    await publishServer(prepared, 'preview', server);
+    emit(devEvent('preview.ready', { mode: 'preview', url: server.url, urls: [server.url], persona: await readPersona(fs), generation: 1, artifactId: id }));
+    const reason = await local.stopped();
+    await unpublishServer(prepared, 'preview');
+    await server.close();
+    emit(devEvent('server.stopped', { mode: 'preview', reason }));
+    return envelope('preview', [], { mode: 'preview', url: server.url });
+  },
+};

@@ -1,0 +1,175 @@
+/**
+ * The development loop of `platform dev`: compile (client and server, type-checked, with one long-lived
+ * esbuild context per target), serve the generation, watch the files, rebuild after a quiet window and
+ * promote each good generation. A failed rebuild keeps the last good one serving (DG1602); a server side
+ * that cannot take over restores the last good one (DG1603); a changed `client.runtime` needs a restart
+ * (DG1605); a manifest that cannot be watched is said once (DG1604). Every step is a `platform.dev.v0`
+ * event through `emit`.
+ */
+import { Bundler } from '../build/bundle';
+import { compileProject, type Compiler } from '../build/build';
+import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics';
+import type { WritableFileSystem } from '../fs';
+import { canonicalJson } from '../hash';
+import { MANIFEST_FILE } from '../manifest';
+import { devEvent, type DevEvent } from './events';
+import type { Generation, LocalHost, LocalServer } from './host';
+
+/** How long the files must be still before a rebuild starts (an editor saving several files at once). */
+export const QUIET_WINDOW_MS = 30;
+
+/** Paths whose changes never start a rebuild: the platform's own output and installed packages. */
+export function ignoredChange(path: string): boolean {
+  // The dev env values are the one file under .platform/ that changes what serves.
+  if (path === '.platform/env.dev.local.json') return false;
+  return /^(?:\.platform|node_modules|\.git)(?:\/|$)/.test(path) || /(?:^|\/)(?:\.#|#)[^/]*$|~$|\.swp$/.test(path);
+}
+
+export interface DevSessionOptions {
+  fs: WritableFileSystem;
+  compiler: Compiler;
+  host: LocalHost;
+  server: LocalServer;
+  root: string;
+  emit(event: DevEvent): void;
+  /** Called once the first generation serves (discovery record, preview.ready). */
+  onReady(generation: number): Promise<void>;
+}
+
+type Compiled = { ok: true; generation: Generation; warnings: Diagnostic[] } | { ok: false; diagnostics: Diagnostic[] };
+
+export class DevSession {
+  readonly #options: DevSessionOptions;
+  readonly #compiler: Compiler;
+  #generation = 0;
+  #serving: Generation | undefined;
+  #changed = new Set<string>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #closed = false;
+  #ready = false;
+
+  constructor(options: DevSessionOptions) {
+    this.#options = options;
+    // One bundler for the whole session: esbuild re-parses only what changed.
+    this.#compiler = { ...options.compiler, bundler: new Bundler(options.compiler.esbuild, options.compiler.library) };
+  }
+
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  async #compile(): Promise<Compiled> {
+    const { fs } = this.#options;
+    let outcome;
+    try {
+      outcome = await compileProject(fs, this.#compiler, { targets: ['client', 'server'] });
+    } catch (error) {
+      return { ok: false, diagnostics: [diagnostic('DG1501', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] };
+    }
+    for (const [path, text] of outcome.analysis.generated) await fs.writeFile(path, text);
+    if (hasErrors(outcome.diagnostics) || !outcome.files || !outcome.analysis.manifest) return { ok: false, diagnostics: outcome.diagnostics };
+    return { ok: true, generation: { manifest: outcome.analysis.manifest, files: outcome.files }, warnings: outcome.diagnostics };
+  }
+
+  /** Builds and serves the first generation; then every quiet window after a change builds the next. */
+  async start(): Promise<void> {
+    await this.#rebuild([]);
+  }
+
+  /** A file changed (project-relative path): a rebuild follows once the files are quiet. */
+  changed(paths: readonly string[]): void {
+    if (this.#closed) return;
+    const relevant = paths.filter((p) => !ignoredChange(p));
+    if (!relevant.length) return;
+    for (const path of relevant) this.#changed.add(path);
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#kick(), QUIET_WINDOW_MS);
+  }
+
+  #kick(): void {
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    const changed = [...this.#changed].sort();
+    this.#changed.clear();
+    this.#running = this.#rebuild(changed).finally(() => {
+      this.#running = undefined;
+      if (this.#again && !this.#closed) {
+        this.#again = false;
+        this.#kick();
+      }
+    });
+  }
+
+  async #rebuild(changed: string[]): Promise<void> {
+    const { emit, host, server } = this.#options;
+    const generation = ++this.#generation;
+    const started = host.now();
+    emit(devEvent('compile.start', { generation, changed }));
+    const compiled = await this.#compile();
+    if (this.#closed) return;
+    if (!compiled.ok) {
+      const first = !this.#serving;
+      emit(
+        devEvent('compile.diagnostic', {
+          ...diagnostic('DG1602', first ? 'The build failed; nothing serves until a rebuild succeeds.' : 'The rebuild failed; the previous generation is still serving.', {
+            hint: 'Fix the errors below and save: the next good rebuild takes over by itself.',
+          }),
+          generation,
+          diagnostics: compiled.diagnostics,
+        }),
+      );
+      return;
+    }
+    const previous = this.#serving;
+    const runtimeBefore = canonicalJson(previous?.manifest.client?.runtime ?? null);
+    const runtimeAfter = canonicalJson(compiled.generation.manifest.client?.runtime ?? null);
+    if (previous && runtimeBefore !== runtimeAfter) {
+      emit(
+        devEvent('compile.diagnostic', {
+          ...diagnostic('DG1605', `client.runtime changed in ${MANIFEST_FILE} while the dev server runs; the previous generation is still serving.`, {
+            file: MANIFEST_FILE,
+            hint: 'Stop platform dev (Ctrl-C) and start it again to serve the new client runtime.',
+          }),
+          generation,
+          diagnostics: [],
+        }),
+      );
+      return;
+    }
+    const promoted = await server.promote(compiled.generation);
+    if (this.#closed) return;
+    if (!promoted.ok) {
+      if (promoted.restored) emit(devEvent('server.restarted', { mode: 'dev', url: server.url, urls: [server.url], generation: generation - 1, reason: 'back on the last good generation' }));
+      emit(
+        devEvent('compile.diagnostic', {
+          ...diagnostic('DG1603', `The rebuilt server could not take over (${promoted.code}): ${promoted.message}${promoted.restored ? ' The last good generation serves again.' : ''}`, {
+            hint: promoted.code === 'provision_failed' ? 'Make the database change compatible, or adopt it with platform state reset --state dev --confirm <app> (a recovery copy is kept).' : 'Fix the server module; the next good rebuild takes over by itself.',
+          }),
+          generation,
+          diagnostics: [],
+        }),
+      );
+      return;
+    }
+    this.#serving = compiled.generation;
+    if (!this.#ready) {
+      this.#ready = true;
+      emit(devEvent('compile.ready', { generation, durationMs: Math.round(host.now() - started), restarted: false, diagnostics: compiled.warnings }));
+      await this.#options.onReady(generation);
+      return;
+    }
+    if (promoted.restarted) emit(devEvent('server.restarted', { mode: 'dev', url: server.url, urls: [server.url], generation, reason: 'the server side changed' }));
+    emit(devEvent('compile.ready', { generation, durationMs: Math.round(host.now() - started), restarted: promoted.restarted, diagnostics: compiled.warnings }));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    await this.#running?.catch(() => undefined);
+    await this.#compiler.bundler?.dispose();
+  }
+}

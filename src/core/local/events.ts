@@ -1,0 +1,55 @@
+/** The `platform.dev.v0` events of `platform dev` and `platform preview`, and their readable lines. */
+import type { Diagnostic } from '../diagnostics';
+import { DEV_PROTOCOL } from '../testing/events';
+import type { LocalMode } from './paths';
+
+export { DEV_PROTOCOL };
+
+export type DevEvent =
+  /** Serving: `url` is the discovery URL (wait for this event rather than sleeping). */
+  | { protocol: typeof DEV_PROTOCOL; kind: 'preview.ready'; mode: LocalMode; url: string; urls: string[]; persona: string; generation: number; artifactId?: string }
+  /** The runtime was restarted (a new server generation, or back on the last good one): its URLs replace the old ones. */
+  | { protocol: typeof DEV_PROTOCOL; kind: 'server.restarted'; mode: LocalMode; url: string; urls: string[]; generation: number; reason: string }
+  | { protocol: typeof DEV_PROTOCOL; kind: 'compile.start'; generation: number; changed: string[] }
+  /** A failed rebuild (DG1602 to DG1605), Diagnostic-shaped; `diagnostics` are the compiler's own that caused it. */
+  | ({ protocol: typeof DEV_PROTOCOL; kind: 'compile.diagnostic'; generation: number; diagnostics: Diagnostic[] } & Diagnostic)
+  /** A new generation serves; `diagnostics` are its warnings. */
+  | { protocol: typeof DEV_PROTOCOL; kind: 'compile.ready'; generation: number; durationMs: number; restarted: boolean; diagnostics: Diagnostic[] }
+  /** The server stopped (Ctrl-C, or it could not go on). */
+  | { protocol: typeof DEV_PROTOCOL; kind: 'server.stopped'; mode: LocalMode; reason: string };
+
+type Payload<K extends DevEvent['kind']> = Omit<Extract<DevEvent, { kind: K }>, 'protocol' | 'kind'>;
+
+/** Makes an event of a kind. */
+export function devEvent<K extends DevEvent['kind']>(kind: K, payload: Payload<K>): DevEvent {
+  return { protocol: DEV_PROTOCOL, kind, ...payload } as unknown as DevEvent;
+}
+
+function diagnosticLine(d: Diagnostic): string {
+  const location = d.file ? `${d.file}${d.span ? `:${d.span.line}:${d.span.column}` : ''}: ` : '';
+  return `${location}${d.severity} ${d.code}: ${d.message}${d.hint ? `\n    hint: ${d.hint}` : ''}`;
+}
+
+/** One readable line (or a few) for an event, as `platform dev` prints them without `--json`. */
+export function formatDevEvent(event: DevEvent): string {
+  switch (event.kind) {
+    case 'preview.ready':
+      return `➜ ${event.mode} server ready at ${event.url} (as ${event.persona}${event.artifactId ? `, ${event.artifactId.slice(0, 19)}…` : ''})`;
+    case 'server.restarted':
+      return `↻ runtime restarted (${event.reason}); serving at ${event.url}`;
+    case 'compile.start':
+      return `… rebuilding${event.changed.length ? ` (${event.changed.slice(0, 3).join(', ')}${event.changed.length > 3 ? ', …' : ''})` : ''}`;
+    case 'compile.diagnostic': {
+      const { protocol: _p, kind: _k, generation: _g, diagnostics, ...head } = event;
+      return [diagnosticLine(head as Diagnostic), ...diagnostics.map((d) => `  ${diagnosticLine(d).replace(/\n/g, '\n  ')}`)].join('\n');
+    }
+    case 'compile.ready':
+      return [`✓ generation ${event.generation} serving (${event.durationMs} ms${event.restarted ? ', runtime restarted' : ''})`, ...event.diagnostics.map(diagnosticLine)].join('\n');
+    case 'server.stopped':
+      return `■ ${event.mode} server stopped: ${event.reason}`;
+    default: {
+      const unknown: never = event;
+      return String(unknown);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+/** What a host (the Node CLI) gives `platform dev` and `preview`: a server on loopback, a file watcher, processes. */
+import type { Manifest } from '../manifest';
+import type { ProcessAlive } from './discovery';
+import type { LocalMode } from './paths';
+
+/** One servable build of an app: its manifest and its files by artifact path (`client/…`, `server/index.js`, `public/…`). */
+export interface Generation {
+  manifest: Manifest;
+  files: ReadonlyMap<string, Uint8Array>;
+}
+
+export type PromoteOutcome =
+  | { ok: true; restarted: boolean }
+  /** The runtime could not start on the generation; `restored` when the previous one serves again. */
+  | { ok: false; code: string; message: string; restored: boolean };
+
+export interface LocalServerOptions {
+  /** The project directory, absolute. */
+  root: string;
+  mode: LocalMode;
+  host: string;
+  port: number;
+  /** `ctx.env`, asked again whenever the runtime starts. Who visitors are is read from `.platform/persona.json` on each request. */
+  env(): Record<string, string>;
+}
+
+export interface LocalServer {
+  readonly url: string;
+  /** The secret the server's admin route takes (published in its discovery record). */
+  readonly adminSecret: string;
+  /** Serves a generation; the runtime restarts only when its server side differs from what serves. */
+  promote(generation: Generation): Promise<PromoteOutcome>;
+  close(): Promise<void>;
+}
+
+/** Paths that changed under the project, project-relative POSIX. */
+export type ChangeListener = (paths: string[]) => void;
+
+export interface LocalHost {
+  /** This process's id, for discovery records. */
+  pid: number;
+  processAlive: ProcessAlive;
+  now(): number;
+  /** Listens on host:port (0 picks a port). Rejects when it cannot listen. */
+  listen(options: LocalServerOptions): Promise<LocalServer>;
+  /** Watches the project's files (not `.platform/`, `node_modules/`, `.git/`); a string says why it cannot. */
+  watch(root: string, onChange: ChangeListener): { close(): void } | string;
+  /** The absolute path of a project directory named on the command line. */
+  resolve(directory: string): string;
+  /** Resolves when the process is asked to stop (Ctrl-C, SIGTERM). */
+  stopped(): Promise<string>;
+  /** Whether a project path is a symbolic link. */
+  isLink?(root: string, path: string): Promise<boolean>;
+  /** Removes a file of the project (a discovery record on a clean stop); nothing when it is not there. */
+  removeFile(root: string, path: string): Promise<void>;
+  /** Local state on disk (`state reset`): copies a state directory to a recovery directory, then empties it. */
+  resetState(root: string, state: string, recovery: string): Promise<{ ok: true; copied: boolean } | { ok: false; code: 'DG1813' | 'DG1814'; message: string }>;
+}
