@@ -8,6 +8,8 @@ import type { ProjectFiles } from './file-tree';
 export type UnavailableReason =
   | { kind: 'not-isolated' }
   | { kind: 'no-shared-memory' }
+  | { kind: 'offline' }
+  | { kind: 'unreachable'; origin: string }
   | { kind: 'timeout'; afterMs: number }
   | { kind: 'boot-failed'; message: string };
 
@@ -24,6 +26,10 @@ export function describeUnavailable(reason: UnavailableReason): string {
       return 'this page is not cross-origin isolated (it needs the headers Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: credentialless)';
     case 'no-shared-memory':
       return 'this browser has no SharedArrayBuffer';
+    case 'offline':
+      return 'the browser is offline, and WebContainers are served by StackBlitz';
+    case 'unreachable':
+      return `${reason.origin}, which serves WebContainers, cannot be reached from this page (offline, or blocked)`;
     case 'timeout':
       return `boot timed out after ${Math.round(reason.afterMs / 1000)} s (offline, or StackBlitz unreachable?)`;
     case 'boot-failed':
@@ -70,5 +76,7 @@ export interface NodeEnvironment {
   installDependencies(options?: SpawnOptions): Promise<NodeProcess | undefined>;
   /** The project's installed `node_modules` as project files (`node_modules/<name>/…`), for the compiler worker. */
   nodeModules(): Promise<Record<string, Uint8Array>>;
+  /** Called when a process in the environment starts listening (`platform dev`): the URL the page can open. */
+  onServerReady(listener: (port: number, url: string) => void): () => void;
   dispose(): void;
 }

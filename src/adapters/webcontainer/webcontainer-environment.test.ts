@@ -136,6 +136,66 @@ describe('boot', () => {
     expect(describeUnavailable({ kind: 'timeout', afterMs: 15_000 })).toBe('boot timed out after 15 s (offline, or StackBlitz unreachable?)');
   });
 
+  it('is unavailable at once when the origin that serves WebContainers cannot be reached, though the boot never settles and no timer fires', async () => {
+    const timers: number[] = [];
+    let booted = false;
+    const env = new WebContainerEnvironment({
+      features: ISOLATED,
+      bootContainer: () => ((booted = true), new Promise(() => undefined)),
+      preflight: { origin: 'https://stackblitz.com', reach: () => Promise.reject(new TypeError('Failed to fetch')) },
+      loadToolchain: async () => ({}),
+      setTimeout: (_fire, ms) => timers.push(ms),
+    });
+    const seen: EnvironmentStatus[] = [];
+    env.onStatus((s) => seen.push(s));
+    const status = await env.boot();
+    expect(status).toEqual({ state: 'unavailable', reason: { kind: 'unreachable', origin: 'https://stackblitz.com' } });
+    expect(seen.map((s) => s.state)).toEqual(['booting', 'unavailable']);
+    // The boot was tried and the timeout armed, but neither decided.
+    expect(booted).toBe(true);
+    expect(timers).toEqual([15_000]);
+    expect(describeUnavailable(status.state === 'unavailable' ? status.reason : { kind: 'offline' })).toBe('https://stackblitz.com, which serves WebContainers, cannot be reached from this page (offline, or blocked)');
+  });
+
+  it('lets the boot decide when the origin answers the preflight', async () => {
+    let finish!: (c: ContainerApi) => void;
+    const env = new WebContainerEnvironment({
+      features: ISOLATED,
+      bootContainer: () => new Promise((resolve) => (finish = resolve)),
+      preflight: { origin: 'https://stackblitz.com', reach: async () => undefined },
+      loadToolchain: async () => ({}),
+      setTimeout: () => undefined,
+    });
+    const booting = env.boot();
+    // Let the preflight settle: reaching the origin alone ends nothing.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(env.status).toEqual({ state: 'booting' });
+    finish(new FakeContainer());
+    expect(await booting).toEqual({ state: 'ready' });
+  });
+
+  it('becomes ready when a boot finishes after the preflight failed', async () => {
+    let finish!: (c: ContainerApi) => void;
+    const env = new WebContainerEnvironment({
+      features: ISOLATED,
+      bootContainer: () => new Promise((resolve) => (finish = resolve)),
+      preflight: { origin: 'https://stackblitz.com', reach: () => Promise.reject(new TypeError('Failed to fetch')) },
+      loadToolchain: async () => ({}),
+      setTimeout: () => undefined,
+    });
+    expect((await env.boot()).state).toBe('unavailable');
+    const ready = new Promise<EnvironmentStatus>((resolve) => env.onStatus(resolve));
+    finish(new FakeContainer());
+    expect(await ready).toEqual({ state: 'ready' });
+  });
+
+  it('is unavailable without trying when the browser says it is offline', async () => {
+    let booted = false;
+    const env = new WebContainerEnvironment({ features: { ...ISOLATED, online: false }, bootContainer: async () => ((booted = true), new FakeContainer()), loadToolchain: async () => ({}) });
+    expect(await env.boot()).toEqual({ state: 'unavailable', reason: { kind: 'offline' } });
+    expect(booted).toBe(false);
+  });
+
   it('takes a configured timeout, in real time', async () => {
     const env = new WebContainerEnvironment({ features: ISOLATED, bootContainer: () => new Promise(() => undefined), loadToolchain: async () => ({}), timeoutMs: 30 });
     const started = Date.now();

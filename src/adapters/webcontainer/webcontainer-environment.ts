@@ -1,6 +1,7 @@
 /**
- * The NodeEnvironment over @webcontainer/api: feature detection, one boot raced against a timeout
- * (offline, `WebContainer.boot()` never settles), the project mounted at the working directory, the
+ * The NodeEnvironment over @webcontainer/api: feature detection, one boot raced against a preflight
+ * request to the origin that serves WebContainers and a timeout (offline, `WebContainer.boot()` never
+ * settles, but the preflight fails at once), the project mounted at the working directory, the
  * platform toolchain under `.platform-toolchain/`, and `platform <args>` as `node` running the real CLI.
  */
 import type { FileSystemTree } from '@webcontainer/api';
@@ -17,6 +18,8 @@ export interface ContainerApi {
   spawn(command: string, args: string[], options?: { cwd?: string; terminal?: { cols: number; rows: number } }): Promise<ContainerProcess>;
   fs: ContainerFs;
   teardown(): void;
+  /** `server-ready`: a process listens on a port, reachable by the page at `url`. */
+  on?(event: 'server-ready', listener: (port: number, url: string) => void): () => void;
 }
 
 export interface ContainerProcess {
@@ -47,8 +50,15 @@ export interface WebContainerOptions {
   bootContainer?: BootContainer;
   /** How long boot may take before the environment is unavailable (default 15 s). */
   timeoutMs?: number;
-  /** What the page offers; by default read from `globalThis`. */
-  features?: { crossOriginIsolated: boolean; sharedArrayBuffer: boolean };
+  /** What the page offers; by default read from `globalThis` (`online` from `navigator.onLine`). */
+  features?: { crossOriginIsolated: boolean; sharedArrayBuffer: boolean; online?: boolean };
+  /**
+   * Asks the origin that serves WebContainers whether it can be reached; rejects when it cannot. Run
+   * beside the boot, so an unreachable origin is known at once instead of when the timeout fires.
+   * With the default boot, a credential-less `no-cors` GET of its `/headless` page; with another
+   * `bootContainer`, none unless given.
+   */
+  preflight?: { origin: string; reach(): Promise<void> };
   /** The toolchain's files (the CLI bundle, its package.json, …), fetched on first use. */
   loadToolchain(): Promise<ProjectFiles>;
   setTimeout?: (callback: () => void, ms: number) => unknown;
@@ -57,8 +67,20 @@ export interface WebContainerOptions {
 export const DEFAULT_BOOT_TIMEOUT_MS = 15_000;
 const WORKDIR_NAME = 'project';
 
-function pageFeatures(): { crossOriginIsolated: boolean; sharedArrayBuffer: boolean } {
-  return { crossOriginIsolated: (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true, sharedArrayBuffer: typeof SharedArrayBuffer === 'function' };
+function pageFeatures(): { crossOriginIsolated: boolean; sharedArrayBuffer: boolean; online?: boolean } {
+  const online = (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine;
+  return { crossOriginIsolated: (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true, sharedArrayBuffer: typeof SharedArrayBuffer === 'function', online };
+}
+
+/** Where @webcontainer/api loads its headless frame from (it reads the same global). */
+export function editorOrigin(): string {
+  return new URL((globalThis as { WEBCONTAINER_API_IFRAME_URL?: string }).WEBCONTAINER_API_IFRAME_URL ?? 'https://stackblitz.com').origin;
+}
+
+function defaultPreflight(): { origin: string; reach(): Promise<void> } {
+  const origin = editorOrigin();
+  // An opaque answer is enough: the request failing (no network, no DNS, blocked) is the signal.
+  return { origin, reach: async () => void (await fetch(`${origin}/headless`, { mode: 'no-cors', credentials: 'omit', cache: 'no-store' })) };
 }
 
 async function defaultBoot(options: { coep: typeof EMBEDDER_POLICY; workdirName: string }): Promise<ContainerApi> {
@@ -131,18 +153,27 @@ export class WebContainerEnvironment implements NodeEnvironment {
     const features = this.#options.features ?? pageFeatures();
     if (!features.crossOriginIsolated) return this.#set({ state: 'unavailable', reason: { kind: 'not-isolated' } });
     if (!features.sharedArrayBuffer) return this.#set({ state: 'unavailable', reason: { kind: 'no-shared-memory' } });
+    if (features.online === false) return this.#set({ state: 'unavailable', reason: { kind: 'offline' } });
     this.#set({ state: 'booting' });
     const timeoutMs = this.#options.timeoutMs ?? DEFAULT_BOOT_TIMEOUT_MS;
     const schedule = this.#options.setTimeout ?? ((callback: () => void, ms: number) => setTimeout(callback, ms));
+    const preflight = this.#options.preflight ?? (this.#options.bootContainer ? undefined : defaultPreflight());
     const booted = (this.#options.bootContainer ?? defaultBoot)({ coep: EMBEDDER_POLICY, workdirName: WORKDIR_NAME });
     const outcome = await Promise.race([
       booted.then((container) => ({ container }), (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) })),
+      // Reaching the origin proves nothing (the boot goes on); failing to reach it ends the wait.
+      preflight
+        ? preflight.reach().then(
+            () => new Promise<never>(() => undefined),
+            () => ({ unreachable: preflight.origin }),
+          )
+        : new Promise<never>(() => undefined),
       new Promise<{ timedOut: true }>((resolve) => schedule(() => resolve({ timedOut: true }), timeoutMs)),
     ]);
-    if ('timedOut' in outcome) {
+    if ('timedOut' in outcome || 'unreachable' in outcome) {
       // A boot that finishes after all (a slow network) still makes the environment ready.
       booted.then((container) => this.#adopt(container), () => undefined);
-      return this.#set({ state: 'unavailable', reason: { kind: 'timeout', afterMs: timeoutMs } });
+      return this.#set({ state: 'unavailable', reason: 'unreachable' in outcome ? { kind: 'unreachable', origin: outcome.unreachable } : { kind: 'timeout', afterMs: timeoutMs } });
     }
     if ('error' in outcome) return this.#set({ state: 'unavailable', reason: { kind: 'boot-failed', message: outcome.error } });
     return this.#adopt(outcome.container);
@@ -216,6 +247,10 @@ export class WebContainerEnvironment implements NodeEnvironment {
   async nodeModules(): Promise<Record<string, Uint8Array>> {
     const container = this.#ready();
     return collectNodeModules(container.fs, 'node_modules');
+  }
+
+  onServerReady(listener: (port: number, url: string) => void): () => void {
+    return this.#container?.on?.('server-ready', listener) ?? (() => undefined);
   }
 
   dispose(): void {

@@ -89,6 +89,65 @@ describe('Shell without a WebContainer', () => {
   });
 });
 
+describe('platform dev in the terminal', () => {
+  it('says at once why it cannot run when StackBlitz cannot be reached, without asking the worker', async () => {
+    const env = new WebContainerEnvironment({
+      features: { crossOriginIsolated: true, sharedArrayBuffer: true },
+      bootContainer: () => new Promise(() => undefined),
+      preflight: { origin: 'https://stackblitz.com', reach: () => Promise.reject(new TypeError('Failed to fetch')) },
+      loadToolchain: async () => ({}),
+      setTimeout: () => undefined,
+    });
+    await env.boot();
+    const worker = compiler(async () => ({ output: '', exitCode: 0 }));
+    const shell = new Shell({ files: () => FILES, compiler: worker, environment: env, runTests: noTests });
+    const io = screen();
+    expect(await shell.run('platform dev --port 0', io, new AbortController().signal)).toBe(2);
+    expect(io.text).toBe('platform dev needs Node: it runs in the terminal when a WebContainer is available (WebContainer unavailable: https://stackblitz.com, which serves WebContainers, cannot be reached from this page (offline, or blocked)), or with the CLI on your machine.\r\n');
+    expect(shell.mode.text).toBe('In-browser commands — WebContainer unavailable: https://stackblitz.com, which serves WebContainers, cannot be reached from this page (offline, or blocked)');
+    expect(worker.calls).toEqual([]);
+  });
+
+  it('runs the real CLI in the container, says where its server is reachable, and stops it on Ctrl-C', async () => {
+    const readyListeners = new Set<(port: number, url: string) => void>();
+    let kill!: () => void;
+    const spawned: string[] = [];
+    const container: ContainerApi = {
+      workdir: '/home/project',
+      mount: async () => undefined,
+      spawn: async (command, args) => {
+        spawned.push([command, ...args].join(' '));
+        if (command !== 'node') return { output: new ReadableStream({ start: (c) => c.close() }), input: new WritableStream(), exit: Promise.resolve(0), kill: () => undefined };
+        let exit!: (code: number) => void;
+        let controller!: ReadableStreamDefaultController<string>;
+        const output = new ReadableStream<string>({ start: (c) => void (controller = c) });
+        kill = () => (controller.close(), exit(130));
+        queueMicrotask(() => {
+          controller.enqueue('platform dev: serving on http://127.0.0.1:5173\r\n');
+          for (const listener of readyListeners) listener(5173, 'https://x--5173.local-credentialless.webcontainer-api.io');
+        });
+        return { output, input: new WritableStream(), exit: new Promise((resolve) => (exit = resolve)), kill: () => kill() };
+      },
+      fs: { writeFile: async () => undefined, mkdir: async (p) => p, rm: async () => undefined, readdir: async () => [], readFile: async () => new Uint8Array() },
+      teardown: () => undefined,
+      on: (_event, listener) => (readyListeners.add(listener), () => readyListeners.delete(listener)),
+    };
+    const env = new WebContainerEnvironment({ features: { crossOriginIsolated: true, sharedArrayBuffer: true }, bootContainer: async () => container, loadToolchain: async () => ({ 'cli.mjs': '' }) });
+    await env.boot();
+    const shell = new Shell({ files: () => FILES, compiler: compiler(async () => ({ output: '', exitCode: 0 })), environment: env, runTests: noTests });
+    const io = screen();
+    const stop = new AbortController();
+    const running = shell.run('platform dev', io, stop.signal);
+    await expect.poll(() => io.text).toContain('Serving port 5173 of the WebContainer at https://x--5173.local-credentialless.webcontainer-api.io');
+    expect(io.text).toContain('platform dev: serving on http://127.0.0.1:5173');
+    stop.abort();
+    expect(await running).toBe(130);
+    expect(spawned.at(-1)).toBe('node /home/project/.platform-toolchain/cli.mjs dev');
+    // The listener went with the process.
+    expect(readyListeners.size).toBe(0);
+  });
+});
+
 describe('Shell with a WebContainer', () => {
   it('mounts the files, installs changed dependencies once, then runs the real CLI in the container', async () => {
     const spawned: string[] = [];

@@ -11,8 +11,11 @@ import { splitArguments } from './line-editor';
 /** Commands the browser runs with the core's implementations (without a WebContainer). */
 export const BROWSER_COMMANDS = ['check', 'build', 'test', 'diagnostics', 'help'] as const;
 
-/** Commands of the CLI that need Node (a file system to write, a control plane, credentials). */
-const NODE_ONLY = new Set(['new', 'deploy', 'promote', 'rollback', 'deployments', 'link', 'env', 'disable', 'enable', 'delete', 'token', 'auth']);
+/**
+ * Commands of the CLI that need Node (a file system to write, a control plane, credentials, a server
+ * to listen): `platform dev` among them, which runs in the WebContainer when one booted.
+ */
+const NODE_ONLY = new Set(['new', 'deploy', 'promote', 'rollback', 'deployments', 'link', 'env', 'disable', 'enable', 'delete', 'token', 'auth', 'dev', 'preview', 'state', 'export', 'import', 'db', 'inspect', 'logs', 'tunnel', 'domains', 'mcp']);
 
 export interface Mode {
   kind: 'webcontainer' | 'browser';
@@ -72,6 +75,7 @@ function helpText(mode: Mode): string {
     '  platform build [directory]    build and verify an artifact',
     '  platform test [--only <name>] run the tests, each on fresh state',
     '  platform diagnostics <code>   explain a diagnostic code',
+    `  platform dev                  serve the app and rebuild on save${mode.kind === 'webcontainer' ? '' : ' (needs the WebContainer)'}`,
     '  platform help [command]       the CLI\'s own help',
     '  platform --version',
     '  help                          this list',
@@ -161,8 +165,14 @@ export class Shell {
       }
       this.#installedFor = pkg;
     }
-    const process = await env.platform(args, { terminal, onSetup: (text) => io.write(text) });
-    return this.#pipe(process, io, signal);
+    // A server started in the container (platform dev) is reachable by this page at its own URL, not at the loopback address it prints.
+    const off = env.onServerReady((port, url) => io.write(`\r\nServing port ${port} of the WebContainer at ${url}\r\n`));
+    try {
+      const process = await env.platform(args, { terminal, onSetup: (text) => io.write(text) });
+      return await this.#pipe(process, io, signal);
+    } finally {
+      off();
+    }
   }
 
   async #pipe(process: { output: ReadableStream<string>; exit: Promise<number>; kill(): void }, io: ShellIo, signal: AbortSignal): Promise<number> {
