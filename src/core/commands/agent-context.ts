@@ -5,7 +5,7 @@
  * read-only: it analyzes in memory and writes no generated output.
  */
 import { analyzeProject } from '../analyze/analyze';
-import { SHARED_ROOT } from '../analyze/project';
+import { listFiles, SHARED_ROOT, TESTS_ROOT } from '../analyze/project';
 import type { OperationTable } from '../analyze/server-definition';
 import type { Compiler } from '../build/build';
 import { hasErrors, sortDiagnostics, type Diagnostic } from '../diagnostics';
@@ -32,18 +32,21 @@ export interface NextAction {
   why: string;
 }
 
+export interface ManifestFacts {
+  name: string;
+  title?: string;
+  description?: string;
+  entrypoints: { client: string; server: string };
+  capabilities: string[];
+  tables: Record<string, { fields: Record<string, string>; indexes: string[] }>;
+  storage: boolean;
+  budgets: Record<string, number>;
+}
+
 export interface AgentContext {
   protocol: typeof AGENT_CONTEXT_PROTOCOL;
-  manifest: {
-    name: string;
-    title?: string;
-    description?: string;
-    entrypoints: { client: string; server: string };
-    capabilities: string[];
-    tables: Record<string, { fields: Record<string, string>; indexes: string[] }>;
-    storage: boolean;
-    budgets: Record<string, number>;
-  };
+  /** Null while the manifest is invalid (its diagnostics say why). */
+  manifest: ManifestFacts | null;
   zones: {
     client: { entry: string; files: string[] };
     server: { entry: string; files: string[] };
@@ -64,10 +67,11 @@ export interface AgentContext {
   contentHash: string;
 }
 
+const SOURCE = /\.(tsx?|jsx?|mjs|cjs)$/;
 const byName = <T extends { name: string }>(list: readonly T[]) => [...list].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
-function manifestFacts(manifest: Manifest): AgentContext['manifest'] {
-  const tables: AgentContext['manifest']['tables'] = {};
+function manifestFacts(manifest: Manifest): ManifestFacts {
+  const tables: ManifestFacts['tables'] = {};
   for (const name of Object.keys(manifest.database?.tables ?? {}).sort()) {
     const table = manifest.database!.tables[name]!;
     const fields: Record<string, string> = {};
@@ -112,25 +116,25 @@ function nextActions(diagnostics: readonly Diagnostic[], tests: readonly string[
   ];
 }
 
-/** The context of a project with a manifest; diagnostics alone when it has none. */
+/** The context of a project with a manifest file (valid or not). */
 export async function agentContext(fs: FileSystem, compiler: Compiler): Promise<{ context?: AgentContext; diagnostics: Diagnostic[] }> {
   const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: compiler.typecheck, installUnavailable: compiler.installUnavailable });
   const { manifest, project, graph } = analysis;
-  if (!manifest || !project) return { diagnostics: analysis.diagnostics };
-  const shared = [...analysis.sources.keys()].filter((p) => p.startsWith(`${SHARED_ROOT}/`)).sort();
+  const shared = (await listFiles(fs, SHARED_ROOT)).filter((p) => SOURCE.test(p));
+  const tests = project?.testFiles ?? (await listFiles(fs, TESTS_ROOT)).filter((f) => /\.test\.tsx?$/.test(f));
   const body: Omit<AgentContext, 'contentHash'> = {
     protocol: AGENT_CONTEXT_PROTOCOL,
-    manifest: manifestFacts(manifest),
+    manifest: manifest ? manifestFacts(manifest) : null,
     zones: {
-      client: { entry: project.clientEntry, files: [...(graph?.zones.client ?? [])].sort() },
-      server: { entry: project.serverEntry, files: [...(graph?.zones.server ?? [])].sort() },
+      client: { entry: project?.clientEntry ?? '', files: [...(graph?.zones.client ?? [])].sort() },
+      server: { entry: project?.serverEntry ?? '', files: [...(graph?.zones.server ?? [])].sort() },
       shared: { root: SHARED_ROOT, files: shared },
-      test: { root: 'tests', files: [...(graph?.zones.test ?? [])].sort() },
+      test: { root: TESTS_ROOT, files: [...(graph?.zones.test ?? [])].sort() },
     },
     operations: operationFacts(analysis.operations),
     diagnostics: sortDiagnostics(analysis.diagnostics),
-    tests: [...project.testFiles],
-    nextActions: nextActions(analysis.diagnostics, project.testFiles),
+    tests,
+    nextActions: nextActions(analysis.diagnostics, tests),
     resources: [...PROJECT_RESOURCES],
   };
   // Through JSON and back: what is hashed is exactly what is printed.
