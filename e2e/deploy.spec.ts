@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { startControlPlane, type Started } from '../src/control-plane/main';
-import { openTemplate } from './helpers';
+import { afterRebuild, openTemplate, replaceFile } from './helpers';
 
 test.describe.configure({ timeout: 180_000 });
 
@@ -81,6 +81,17 @@ test('deploy a template from the playground, use the hosted app, promote it', as
   await expect(hosted.locator('pre')).toHaveText(/ 19 20$/);
   await testInfo.attach('hosted app', { body: await hosted.screenshot(), contentType: 'image/png' });
 
+  // The owner sees the environment's recent calls, with a failed one's error, in the panel.
+  const failed = await hosted.evaluate(async () => (await fetch('/_platform/v0/query/no.such', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":{}}' })).status);
+  expect(failed).toBe(404);
+  const previewItem = panel.locator('.deploy-urls li[data-environment="preview"]');
+  await previewItem.getByRole('button', { name: 'Refresh' }).click();
+  const calls = previewItem.getByRole('list', { name: 'Recent calls' });
+  await expect(calls).toContainText('POST /api/visits/home 201');
+  await expect(calls).toContainText('query no.such 404');
+  await expect(calls).toContainText('not_found: There is no query named "no.such".');
+  await expect(previewItem).toContainText(/Serves sha256:.*\(deploy\)\. \d+ recent calls, 1 failed\./);
+
   // Promote: production serves the same artifact, with data of its own.
   await panel.getByRole('button', { name: 'Promote to production' }).click();
   const productionLink = panel.locator('.deploy-urls li', { hasText: 'production' }).getByRole('link');
@@ -88,8 +99,29 @@ test('deploy a template from the playground, use the hosted app, promote it', as
   await hosted.goto((await productionLink.getAttribute('href'))!);
   await expect(hosted.getByRole('heading', { name: 'Endpoints and streams' })).toBeVisible();
   await expect(hosted.getByText('0 visits')).toBeVisible();
-  await expect(panel.getByRole('table', { name: 'Deployments' })).toContainText('production');
+  const history = panel.getByRole('table', { name: 'Deployments' });
+  await expect(history).toContainText('production');
   await testInfo.attach('promoted', { body: await page.screenshot(), contentType: 'image/png' });
+
+  // A second version in preview. "Roll back to this" is offered only for what an environment served
+  // and no longer serves: the first preview deployment, never the new one for production (that would
+  // be a promotion without review).
+  await afterRebuild(page, () => replaceFile(page, 'main.tsx', (text) => text.replace('Endpoints and streams', 'Endpoints, version 2')));
+  await page.getByRole('tab', { name: 'Deploy' }).click();
+  await panel.getByRole('button', { name: 'Deploy to preview' }).click();
+  await expect(history.locator('tbody tr')).toHaveCount(3, { timeout: 60_000 });
+  const rows = history.locator('tbody tr');
+  await expect(rows.nth(0)).toContainText('preview');
+  await expect(rows.nth(0).getByRole('button', { name: 'Roll back to this' })).toHaveCount(0);
+  await expect(rows.nth(1)).toContainText('production');
+  await expect(rows.nth(1).getByRole('button', { name: 'Roll back to this' })).toHaveCount(0);
+  await expect(rows.nth(2)).toContainText('preview');
+  await rows.nth(2).getByRole('button', { name: 'Roll back to this' }).click();
+  await expect(panel.getByRole('status')).toContainText('Roll back preview: done.', { timeout: 60_000 });
+  await hosted.goto((await previewLink.getAttribute('href'))!);
+  await expect(hosted.getByRole('heading', { name: 'Endpoints and streams' })).toBeVisible();
+  await expect(history.locator('tbody tr').first()).toContainText('rollback');
+  await testInfo.attach('rolled back', { body: await page.screenshot(), contentType: 'image/png' });
 });
 
 test('a control plane that does not allow this playground\'s origin is named as a CORS refusal', async ({ page }) => {

@@ -13,7 +13,8 @@ import type { Diagnostic } from '../src/core/diagnostics';
 import { INSPECT_LIMITS, type ColumnInfo, type Grid, type GridCell, type IndexInfo, type InspectDiagnostic, type InspectQuery, type InspectResult, type OperationInfo, type TableInfo } from './protocol/runtime';
 
 export interface Inspected {
-  db: Database;
+  /** sql.js's database, for read-only SQL; an engine without one (a Durable Object) answers every other view. */
+  db?: Database;
   driver: SqlDriver;
   manifest: Manifest;
   operations: OperationInfo[];
@@ -65,7 +66,10 @@ function gridOf(statement: Statement, maxRows: number = INSPECT_LIMITS.rows): Gr
 }
 
 function tableNames(driver: SqlDriver): string[] {
-  return driver.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name != ? ORDER BY name", [CHUNKS_TABLE]).map((row) => String(row.name));
+  // SQLite's own tables and a Durable Object's (`_cf_…`) are the engine's, not the app's.
+  return driver
+    .all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name != ? ORDER BY name", [CHUNKS_TABLE])
+    .map((row) => String(row.name));
 }
 
 function overview({ driver, manifest, operations }: Inspected): InspectResult {
@@ -97,18 +101,18 @@ function overview({ driver, manifest, operations }: Inspected): InspectResult {
   return { kind: 'overview', tables, operations };
 }
 
-function rows({ db, driver, manifest }: Inspected, table: string, offset: number, limit: number): InspectResult {
+function rows({ driver, manifest }: Inspected, table: string, offset: number, limit: number): InspectResult {
   if (!tableNames(driver).includes(table)) return refused(`There is no table "${table}".`);
   const q = quoteIdentifier(table);
   const total = Number(driver.all(`SELECT count(*) AS n FROM ${q}`)[0]?.n ?? 0);
   const order = manifest.database?.tables[table] ? ' ORDER BY "createdAt", "id"' : table === OBJECTS_TABLE ? ' ORDER BY "key"' : '';
-  const statement = db.prepare(`SELECT * FROM ${q}${order} LIMIT ? OFFSET ?`);
-  try {
-    statement.bind([Math.min(Math.max(1, Math.floor(limit)), INSPECT_LIMITS.rows), Math.max(0, Math.floor(offset))]);
-    return { kind: 'rows', table, total, grid: gridOf(statement) };
-  } finally {
-    statement.free();
-  }
+  const names = driver.all(`PRAGMA table_info(${q})`).map((c) => String(c.name));
+  const page = Math.min(Math.max(1, Math.floor(limit)), INSPECT_LIMITS.rows);
+  const found = driver.all(`SELECT * FROM ${q}${order} LIMIT ? OFFSET ?`, [page, Math.max(0, Math.floor(offset))]);
+  cut = false;
+  const columns = names.slice(0, INSPECT_LIMITS.columns);
+  const grid = { columns: columns.map((c) => c.slice(0, 1000)), rows: found.map((row) => columns.map((c) => cell(row[c]))) };
+  return { kind: 'rows', table, total, grid: { ...grid, truncated: names.length > columns.length || cut } };
 }
 
 /** Pragmas that only read (no `=`): the rest may change the connection or the file. */
@@ -131,6 +135,7 @@ function withoutLeadingComments(sql: string): string {
  * write (`WITH … DELETE`, a write hidden anywhere) with "attempt to write a readonly database".
  */
 function sql({ db }: Inspected, text: string): InspectResult {
+  if (!db) return refused('SQL runs on the local database only.');
   const body = withoutLeadingComments(text);
   if (!body) return refused('Write a statement to run.');
   if (!READING.test(body) && !READ_PRAGMAS.test(body)) return refused('The dev database is read-only here: only SELECT, WITH, VALUES, EXPLAIN and reading PRAGMAs run. Change data through a mutation.');

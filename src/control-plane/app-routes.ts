@@ -7,6 +7,7 @@ import type { Hono } from 'hono';
 import type { ArtifactRecord } from '../core/build/artifact';
 import { ARTIFACT_ID, deployEnvironment, ENV_NAME, ENV_VALUE_MAX_BYTES, envScope, hostedOrigin, RECEIPT_ID, type Environment } from '../core/deploy/ids';
 import { ROUTES } from '../core/deploy/routes';
+import { INSPECT_VIEWS, type InspectView } from '../core/deploy/protocol';
 import { answer, appInfo, jsonObject as json, deployQuotaRefusal, deploymentInfo, newId, refuse, type Caller, type Context } from './context';
 import { on, ownsApp, signedIn, type ControlContext, type ControlEnv } from './middleware';
 import type { Row } from './records';
@@ -116,8 +117,14 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
       settle(reservation, failure);
       return refuse(FAILURE_STATUS[failure.code], failure.code, `${failure.message} Nothing was activated; the previous version still serves.`);
     }
+    // The probe ran on a copy; the switch starts the artifact on the live data and must answer ready
+    // (data written since the copy may not fit). Until it does, the records name the previous version.
+    const switched = await ctx.hosting.activate(appId, environment, artifact);
+    if (switched) {
+      settle(reservation, switched);
+      return refuse(FAILURE_STATUS[switched.code], switched.code, `${switched.message} Nothing was activated; the previous version still serves.`);
+    }
     const row = settle(reservation, undefined, artifact.manifest);
-    await ctx.hosting.restart(appId, environment);
     return answer(201, { deployment: deploymentInfo(row), url: hostedOrigin(appId, environment, ctx.publicOrigin) });
   }
 
@@ -215,12 +222,52 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     const body = (await json(c.req.raw)) ?? {};
     const environment = typeof body.environment === 'string' ? deployEnvironment(body.environment) : body.environment === undefined ? 'production' : undefined;
     if (typeof body.artifactId !== 'string' || !ARTIFACT_ID.test(body.artifactId) || !environment) return refuse(400, 'invalid_request', 'Send {"artifactId": "sha256:…", "environment": "production" | "preview"}.');
-    if (!ctx.records.get("SELECT 1 FROM deployments WHERE appId = ? AND artifactId = ? AND state = 'completed'", [appId, body.artifactId])) {
-      return refuse(404, 'no_deployment', `${appId} has no completed deployment of ${body.artifactId}.`);
+    // Back to what this environment served: anything else would be a promotion without its review.
+    if (!ctx.records.get("SELECT 1 FROM deployments WHERE appId = ? AND artifactId = ? AND environment = ? AND state = 'completed'", [appId, body.artifactId, environment])) {
+      return refuse(404, 'no_deployment', `${appId} has no completed ${environment} deployment of ${body.artifactId}.`);
     }
     const reservation = reserve(who, appId, environment, body.artifactId, 'rollback');
     if (reservation instanceof Response) return reservation;
     return carry(reservation, () => activate(reservation));
+  });
+
+  // An owner's reads of a deployed environment (tooling.md, Authentication 4): only through here.
+  on(app, ROUTES.inspect, mine, async (c) => {
+    const { appId } = owner(c);
+    const environment = deployEnvironment(c.req.param('environment') ?? '');
+    const view = c.req.param('view') as InspectView;
+    if (!environment || !INSPECT_VIEWS.includes(view)) return refuse(400, 'invalid_request', `Read one of ${INSPECT_VIEWS.join(', ')} of preview or production.`);
+    const serving = ctx.records.get('SELECT d.*, s.artifactId AS artifactId FROM serving s LEFT JOIN deployments d ON d.id = s.deploymentId WHERE s.appId = ? AND s.environment = ?', [appId, environment]);
+    if (!serving) return refuse(404, 'not_deployed', `${appId} has no ${environment} deployment to read.`);
+    const artifactId = String(serving.artifactId);
+    const base = { appId, environment, artifactId, ...(serving.id ? { deployment: deploymentInfo(serving) } : {}) };
+    if (view === 'manifest') {
+      const record = ctx.artifacts.record(artifactId);
+      if (!record) return refuse(404, 'no_deployment', `The artifact ${artifactId} is not kept.`);
+      return answer(200, { ...base, view, manifest: record.manifest });
+    }
+    if (view === 'logs') {
+      const after = c.req.query('after');
+      if (after !== undefined && !/^[0-9a-f]{12}\.[0-9]{1,15}$/.test(after)) return refuse(400, 'invalid_request', '`after` is a cursor from an earlier read of the logs.');
+      return answer(200, { ...base, view, ...ctx.hosting.calls.read(appId, environment, after) });
+    }
+    const query: Record<string, string> = {};
+    for (const name of ['table', 'offset', 'limit'] as const) {
+      const value = c.req.query(name);
+      if (value !== undefined) query[name] = value.slice(0, 1000);
+    }
+    const read = await ctx.hosting.inspect({ appId, environment }, artifactId, view, query);
+    if ('code' in read) {
+      // The app cannot bring its state up as deployed (redeploy after fixing), or it is not answering now (retry).
+      return read.code === 'runtime_not_ready'
+        ? refuse(503, 'state_unavailable', read.message, {}, { 'retry-after': '5' })
+        : refuse(409, 'state_bootstrap_failed', read.message);
+    }
+    if (read.kind === 'refused') return refuse(422, 'invalid_request', read.message);
+    if (read.kind === 'export-state') return answer(200, { ...base, view, document: JSON.parse(read.text) });
+    const tables = read.tables.map(({ name, declared, rowCount, columns }) => ({ name, declared, rowCount, columns: columns.map(({ name, type, notNull, primaryKey }) => ({ name, type, notNull, primaryKey })) }));
+    const rows = read.rows ? { rows: { table: read.rows.table, total: read.rows.total, columns: read.rows.grid.columns, rows: read.rows.grid.rows } } : {};
+    return answer(200, { ...base, view, tables, operations: read.operations, ...rows });
   });
 
   // Environment values: sealed with AES-GCM, bound to app, scope and name.

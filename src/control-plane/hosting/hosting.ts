@@ -13,7 +13,7 @@ import type { Environment } from '../../core/deploy/ids';
 import { limitsOf } from '../../core/runtime/limits';
 import { failedCall } from '../../core/runtime/outcome';
 import type { Auth } from '../../core/runtime/personas';
-import { errorResponse } from '../../core/runtime/runtime';
+import { errorOf, errorResponse } from '../../core/runtime/runtime';
 import type { AppAuthHook } from '../app-auth';
 import type { ArtifactStore } from '../artifacts';
 import { BodyTooLargeError, readLimited } from '../body-limit';
@@ -23,15 +23,19 @@ import { hmac, sameSecret, type Secrets } from '../secrets';
 import { AppEngine, type StartFailure } from './app-engine';
 import { bundleWorkerEntry } from '../../adapters/workerd/workerd-engine';
 import { contentType } from './content-types';
+import { CallLogs } from './call-log';
+import { CALL_REPORT_HEADER, decodeCallReport } from '../../core/runtime/console-capture';
+import { LIVE_PATH, runtimeErrorFromBody } from '../../modules/wire';
+import { INSPECT_PREFIX, type HostedInspection } from '../../../worker/protocol/inspection';
 
 export const GUEST_COOKIE = '__platform_guest';
-const HOST = /^app-([a-z2-7]{26})(--preview)?\.localhost(?::\d+)?$/;
 const RUNTIME_PATH = /^\/(?:_platform\/v0\/|api(?:\/|$))/;
 
 export interface HostedTarget {
   appId: string;
   environment: Environment;
 }
+
 
 export interface HostingOptions {
   dataDir: string;
@@ -51,12 +55,6 @@ export interface HostingOptions {
   memoryLimitMb?: number;
   /** People signed in to apps (app-auth.ts): who a visitor with an app session is, and the platform's `/__platform/` paths. */
   appAuth?: AppAuthHook;
-}
-
-/** Which deployed app and environment a Host header names, if any. */
-export function hostedTarget(host: string | undefined): HostedTarget | undefined {
-  const match = host ? HOST.exec(host.toLowerCase()) : null;
-  return match ? { appId: `app_${match[1]}`, environment: match[2] ? 'preview' : 'production' } : undefined;
 }
 
 /** Random bytes for new visitors' guest ids, drawn from the system's CSPRNG a page at a time rather than 16 bytes per visitor. */
@@ -80,6 +78,8 @@ function page(status: number, title: string, text: string): Response {
 }
 
 export class Hosting {
+  /** Each environment's recent calls, for its owner (`platform logs`, the Deploy panel). */
+  readonly calls = new CallLogs();
   readonly #options: HostingOptions;
   readonly #processes = new Map<string, AppEngine>();
   readonly #swaps = new Map<string, Promise<void>>();
@@ -180,6 +180,47 @@ export class Hosting {
     return swap;
   }
 
+  /**
+   * Makes an environment serve another artifact on its own data: the old engine ends, the new one
+   * starts on the live data and must answer ready before it takes a request. When it cannot (its
+   * schema does not fit data written since the probe, say), it is ended and the environment's next
+   * request starts the artifact the records still name: the previous version goes on serving.
+   */
+  activate(appId: string, environment: Environment, record: ArtifactRecord): Promise<StartFailure | undefined> {
+    const key = `${appId}:${environment}`;
+    const previous = this.#swaps.get(key) ?? Promise.resolve();
+    const switched = previous.then(async (): Promise<StartFailure | undefined> => {
+      const old = this.#processes.get(key);
+      this.#processes.delete(key);
+      await old?.close();
+      const made = await this.#newEngine(appId, environment, record, this.storagePath(appId, environment), this.#engineDir(`${appId}.${environment}`));
+      if (!(made instanceof AppEngine)) return made;
+      const failure = await made.ready();
+      if (failure) {
+        await made.kill();
+        return failure;
+      }
+      this.#processes.set(key, made);
+      return undefined;
+    });
+    this.#swaps.set(key, switched.then(() => undefined, () => undefined));
+    return switched;
+  }
+
+  /** An owner's read of an environment's data (its tables, a page of rows, the state export), answered by its engine between calls. */
+  async inspect(target: HostedTarget, artifactId: string, view: 'state' | 'export', query: Record<string, string> = {}): Promise<HostedInspection | StartFailure> {
+    const process = await this.#process(target, artifactId);
+    if (!(process instanceof AppEngine)) return process;
+    const failure = await process.ready();
+    if (failure) return failure;
+    const search = new URLSearchParams(query).toString();
+    const answer = await process.fetch(this.#guest(target.appId, target.environment, 'inspector'), { method: 'GET', url: `http://inspect.localhost${INSPECT_PREFIX}${view}${search ? `?${search}` : ''}`, headers: [] });
+    const body = (await answer.json().catch(() => undefined)) as HostedInspection | { error?: { code?: string; message?: string } } | undefined;
+    if (body && 'kind' in body) return body;
+    const error = runtimeErrorFromBody(answer.status, body);
+    return { code: 'runtime_not_ready', message: error ? error.message : `The app answered the read with HTTP ${answer.status}.` };
+  }
+
   /** Stops an app's environments and destroys their data, preview first (application delete). */
   async destroy(appId: string): Promise<void> {
     for (const environment of ['preview', 'production'] as const) {
@@ -188,6 +229,7 @@ export class Hosting {
       rmSync(this.#engineDir(`${appId}.${environment}`), { recursive: true, force: true });
     }
     rmSync(join(this.#options.dataDir, 'apps', appId), { recursive: true, force: true });
+    this.calls.forget(appId);
   }
 
   async #process(target: HostedTarget, artifactId: string): Promise<AppEngine | StartFailure> {
@@ -251,6 +293,7 @@ export class Hosting {
   }
 
   async #runtime(request: Request, target: HostedTarget, record: ArtifactRecord, artifactId: string, incoming: IncomingMessage | undefined): Promise<Response> {
+    const started = performance.now();
     // A person signed in to the app (a live app session), else a guest from the guest cookie.
     const user = this.#options.appAuth?.user(request, target);
     const visitor = user ? undefined : this.#visitor(request, target);
@@ -285,6 +328,7 @@ export class Hosting {
         response = await process.fetch(user ?? this.#guest(target.appId, target.environment, visitor!.guestId), { method: request.method, url: request.url, headers, ...(body ? { body } : {}) });
       }
     }
+    this.#record(target, request, response, started, user ? 'user' : 'guest');
     if (!visitor?.setCookie) return response;
     // The answer is this request's own (made by the engine's proxy or here): its headers take the
     // cookie as they are, unless they are immutable, and then it is copied.
@@ -296,6 +340,32 @@ export class Hosting {
       headers.append('set-cookie', visitor.setCookie);
       return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
     }
+  }
+
+  /**
+   * Keeps the call for the owner: the runtime error it answered with and the lines its handler wrote,
+   * from the engine's report (taken off the answer: a visitor never sees it) or from the error this
+   * process answered with itself (a body over its budget, an engine that cannot start).
+   */
+  #record(target: HostedTarget, request: Request, response: Response, started: number, visitor: 'guest' | 'user'): void {
+    const path = new URL(request.url).pathname;
+    const header = response.headers.get(CALL_REPORT_HEADER);
+    if (header !== null) response.headers.delete(CALL_REPORT_HEADER);
+    // A live connection is a stream that lasts; its refreshes are the calls that are kept.
+    if (path === LIVE_PATH && response.status === 200) return;
+    const report = decodeCallReport(header);
+    const own = errorOf(response);
+    const error = own ? { code: own.code, message: own.message, ...(own.errorId ? { errorId: own.errorId } : {}) } : report.error;
+    this.calls.record(target.appId, target.environment, {
+      at: new Date().toISOString(),
+      method: request.method,
+      path: path.slice(0, 500),
+      status: response.status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      visitor,
+      ...(error ? { error } : {}),
+      logs: report.logs,
+    });
   }
 
   #asset(request: Request, record: ArtifactRecord, pathname: string): Response {

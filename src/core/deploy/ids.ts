@@ -43,6 +43,14 @@ export function hostLabel(appId: string): string {
   return appId.replace('_', '-');
 }
 
+const HOSTED_HOST = /^app-([a-z2-7]{26})(--preview)?\.localhost(?::\d+)?$/;
+
+/** Which deployed app and environment a Host (`app-…--preview.localhost:4310`) names, if any. */
+export function hostedTarget(host: string | undefined): { appId: string; environment: Environment } | undefined {
+  const match = host ? HOSTED_HOST.exec(host.toLowerCase()) : null;
+  return match ? { appId: `app_${match[1]}`, environment: match[2] ? 'preview' : 'production' } : undefined;
+}
+
 /** The origin an app's environment is served at, on the control plane's port: `<app>--preview.localhost` or `<app>.localhost`. */
 export function hostedOrigin(appId: string, environment: Environment, controlUrl: string): string {
   const url = new URL(controlUrl);

@@ -38,6 +38,9 @@ export const CONTROL_ERROR_CODES = [
   'access_denied',
   'too_large',
   'not_found',
+  'not_deployed',
+  'state_bootstrap_failed',
+  'state_unavailable',
   'internal',
 ] as const;
 
@@ -52,6 +55,8 @@ export interface ControlError {
   resetAt?: string;
   /** For `credential_expired`: which credential expired. */
   credential?: 'session' | 'service-token';
+  /** For `state_bootstrap_failed` and `state_unavailable`: the app's own error id, when it gave one. */
+  errorId?: string;
 }
 
 export interface BuilderInfo {
@@ -108,6 +113,51 @@ export interface DeviceAuthorization {
   intervalMs: number;
 }
 
+/** What `platform inspect` and the Deploy panel read of a deployed app's environment. */
+export const INSPECT_VIEWS = ['manifest', 'state', 'logs', 'export'] as const;
+export type InspectView = (typeof INSPECT_VIEWS)[number];
+
+/** One call a deployed app served, as its owner sees it (kept in memory, the last CALL_LOG_SIZE per environment). */
+export interface CallRecord {
+  at: string;
+  method: string;
+  /** The path without its query (which may carry a visitor's input). */
+  path: string;
+  status: number;
+  durationMs: number;
+  visitor: 'guest' | 'user';
+  /** A failed call's runtime error, as the visitor received it. */
+  error?: { code: string; message: string; errorId?: string };
+  /** What the handler wrote with `console` (cut to the runtime's LOG_LIMITS). */
+  logs: Array<{ level: 'debug' | 'log' | 'info' | 'warn' | 'error'; message: string }>;
+}
+
+export const CALL_LOG_SIZE = 200;
+
+export interface InspectTable {
+  name: string;
+  /** Declared in the manifest (the rest are the runtime's own tables). */
+  declared: boolean;
+  rowCount: number;
+  columns: Array<{ name: string; type: string; notNull: boolean; primaryKey: boolean }>;
+}
+
+interface InspectBase {
+  appId: string;
+  environment: Environment;
+  /** The artifact the environment serves, and the deployment that made it serve. */
+  artifactId: string;
+  deployment?: DeploymentInfo;
+}
+
+export type InspectAnswer = InspectBase &
+  (
+    | { view: 'manifest'; manifest: Record<string, unknown> }
+    | { view: 'state'; tables: InspectTable[]; operations: Array<{ kind: 'query' | 'mutation'; name: string }>; rows?: { table: string; total: number; columns: string[]; rows: unknown[][] } }
+    | { view: 'logs'; calls: CallRecord[]; cursor: string }
+    | { view: 'export'; document: Record<string, unknown> }
+  );
+
 export type { Environment, EnvScope };
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -151,6 +201,30 @@ export function isDeviceAuthorization(value: unknown): value is DeviceAuthorizat
     isObject(value) && isString(value.deviceCode) && isString(value.userCode) && isString(value.verificationUri) && isString(value.verificationUriComplete) &&
     isDate(value.expiresAt) && typeof value.intervalMs === 'number' && value.intervalMs > 0
   );
+}
+
+const isCallRecord = (value: unknown): value is CallRecord =>
+  isObject(value) && isDate(value.at) && isString(value.method) && isString(value.path) && Number.isInteger(value.status) && typeof value.durationMs === 'number' &&
+  (value.visitor === 'guest' || value.visitor === 'user') && Array.isArray(value.logs) && value.logs.every((l) => isObject(l) && isString(l.level) && isString(l.message)) &&
+  (value.error === undefined || (isObject(value.error) && isString(value.error.code) && isString(value.error.message)));
+
+const isInspectTable = (value: unknown): value is InspectTable =>
+  isObject(value) && isString(value.name) && typeof value.declared === 'boolean' && Number.isInteger(value.rowCount) && Array.isArray(value.columns) && value.columns.every((c) => isObject(c) && isString(c.name));
+
+/** Whether an answer of the inspect route is one, for the view that was asked. */
+export function isInspectAnswer(value: unknown, view: InspectView): value is InspectAnswer {
+  if (!isObject(value) || value.view !== view || !isString(value.appId) || !APP_ID.test(value.appId) || (value.environment !== 'preview' && value.environment !== 'production')) return false;
+  if (!isString(value.artifactId) || !ARTIFACT_ID.test(value.artifactId) || (value.deployment !== undefined && !isDeployment(value.deployment))) return false;
+  switch (view) {
+    case 'manifest':
+      return isObject(value.manifest);
+    case 'state':
+      return Array.isArray(value.tables) && value.tables.every(isInspectTable) && Array.isArray(value.operations) && (value.rows === undefined || (isObject(value.rows) && Array.isArray(value.rows.rows)));
+    case 'logs':
+      return Array.isArray(value.calls) && value.calls.length <= CALL_LOG_SIZE && value.calls.every(isCallRecord) && isString(value.cursor);
+    case 'export':
+      return isObject(value.document);
+  }
 }
 
 export { isObject };

@@ -18,6 +18,7 @@ import {
   type DeploymentInfo,
   type DeviceAuthorization,
   type EnvVariableInfo,
+  type InspectAnswer,
   type ServiceTokenInfo,
 } from './protocol';
 
@@ -106,4 +107,6 @@ export const ROUTES = {
   disable: route<Record<string, never>, { app: AppInfo }>()('POST', '/v0/apps/:appId/disable', anApp),
   enable: route<Record<string, never>, { app: AppInfo }>()('POST', '/v0/apps/:appId/enable', anApp),
   remove: route<{ confirm: string }, { app: AppInfo }>()('POST', '/v0/apps/:appId/delete', anApp),
+  /** An owner's read of an environment: `view` is one of INSPECT_VIEWS; callers check the answer with isInspectAnswer for their view. */
+  inspect: route<undefined, InspectAnswer>()('GET', '/v0/apps/:appId/inspect/:environment/:view', (b) => typeof b.view === 'string'),
 } as const;

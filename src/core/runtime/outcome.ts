@@ -7,6 +7,8 @@ export interface RuntimeErrorInfo {
   errorId: string;
 }
 
+import type { LogLine } from './console-capture';
+
 export interface CallOutcome {
   status: number;
   /** The handler's result, when the call succeeded (undefined when the handler returned nothing). */
@@ -17,6 +19,8 @@ export interface CallOutcome {
   wrote: { tables: string[]; storage: boolean };
   /** What a query or mutation read (which tables and whether the store), for live refresh of the queries that depend on it. */
   read?: { tables: string[]; storage: boolean };
+  /** What the handler wrote with `console`, when the runtime captures it (console-capture.ts). */
+  logs?: LogLine[];
 }
 
 /** A failed call with a fresh errorId (`err_` + 26 base32 characters). */

@@ -8,11 +8,12 @@ import type { Manifest } from '../manifest';
 import { encodeJson, decodeJson, runtimeErrorBody, LIVE_CONNECTION_HEADER, LIVE_PATH, READ_HEADER, WROTE_HEADER, tableSetHeader } from '../../modules/wire';
 import { systemClock, type RuntimeClock } from './clock';
 import { CursorSigner } from './cursor';
+import { CALL_REPORT_HEADER, encodeCallReport, type ConsoleCapture } from './console-capture';
 import { fault, isRuntimeFault, type FaultCode } from './faults';
 import { validateInput } from './input';
 import { limitsOf, Meter, type Limits } from './limits';
 import { LiveUpdates } from './live';
-import { failedCall, type CallOutcome } from './outcome';
+import { failedCall, type CallOutcome, type RuntimeErrorInfo } from './outcome';
 import type { Auth } from './personas';
 import { Router } from './router';
 import { ScopedDriver } from './scoped-driver';
@@ -59,6 +60,11 @@ export interface RuntimeOptions {
   secret?: Uint8Array;
   env?: Record<string, string>;
   limits?: Partial<Limits>;
+  /**
+   * Where handlers' `console` lines go: with a capture (installed on the engine's console), each call
+   * carries its own lines, in `CallOutcome.logs` and the `x-platform-logs` header of its answer.
+   */
+  console?: ConsoleCapture;
 }
 
 export type { CallOutcome, RuntimeErrorInfo } from './outcome';
@@ -85,6 +91,7 @@ export class AppRuntime {
   #queue: Promise<unknown> = Promise.resolve();
   /** Live connections and the liveConnections slots they share with streamed responses (live.ts). */
   #liveUpdates: LiveUpdates | undefined;
+  readonly #console: ConsoleCapture | undefined;
 
   get #live(): LiveUpdates {
     return (this.#liveUpdates ??= new LiveUpdates(this.limits, this.#clock));
@@ -97,6 +104,7 @@ export class AppRuntime {
     this.#clock = options.clock ?? systemClock;
     this.#signer = new CursorSigner(options.secret ?? this.#clock.randomBytes(32));
     this.#env = { ...options.env };
+    this.#console = options.console;
     this.#readDefinition(options.definition);
     this.#ensureSchema();
   }
@@ -223,7 +231,16 @@ export class AppRuntime {
 
   /** Runs a query or mutation with a decoded input, as `caller`. */
   call(auth: Auth, kind: Kind, name: string, input: unknown): Promise<CallOutcome> {
-    return this.#serialize(() => this.#call(auth, kind, name, input));
+    return this.#serialize(async () => {
+      if (!this.#console) return this.#call(auth, kind, name, input);
+      const { value, lines } = await this.#console.collect(() => this.#call(auth, kind, name, input));
+      return lines.length ? { ...value, logs: lines } : value;
+    });
+  }
+
+  /** Runs `work` between calls, with the app's database: nothing else reads or writes meanwhile (an owner's inspection). */
+  exclusive<T>(work: (driver: SqlDriver) => T | Promise<T>): Promise<T> {
+    return this.#serialize(async () => work(this.#driver));
   }
 
   /** A call, then what live updates make of it (a query held by the caller's live connection, a mutation's refresh of the others). */
@@ -277,7 +294,13 @@ export class AppRuntime {
    * app's endpoints (`/api/…`).
    */
   fetch(auth: Auth, request: Request): Promise<Response> {
-    return this.#serialize(() => this.#fetch(auth, request));
+    return this.#serialize(async () => {
+      if (!this.#console) return this.#fetch(auth, request);
+      // Lines written before the answer's headers are the call's (a stream's later lines are not kept).
+      const { value, lines } = await this.#console.collect(() => this.#fetch(auth, request));
+      const error = errorOf(value);
+      return withReport(value, lines.length || error ? encodeCallReport({ logs: lines, ...(error ? { error } : {}) }) : undefined);
+    });
   }
 
   /** The body of a request, refused before any handler when it is over requestBytes. */
@@ -448,10 +471,34 @@ function nullBodyStatus(status: number): boolean {
 }
 
 /** The HTTP response of a failure: the runtime error body with its status and headers. */
+/** An answer with the call's report header set (or removed: an endpoint cannot set it itself); its headers copied if they are immutable. */
+function withReport(response: Response, header: string | undefined): Response {
+  if (!header && !response.headers.has(CALL_REPORT_HEADER)) return response;
+  let target = response;
+  try {
+    response.headers.delete(CALL_REPORT_HEADER);
+  } catch {
+    target = new Response(response.body, { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) });
+    target.headers.delete(CALL_REPORT_HEADER);
+  }
+  if (header) target.headers.set(CALL_REPORT_HEADER, header);
+  return target;
+}
+
+/** The runtime errors answered by errorResponse, by their answer (what a host reports to the app's owner). */
+const answeredErrors = new WeakMap<Response, RuntimeErrorInfo>();
+
+/** The runtime error an answer carries, when errorResponse made it (never an endpoint's own JSON). */
+export function errorOf(response: Response): RuntimeErrorInfo | undefined {
+  return answeredErrors.get(response);
+}
+
 export function errorResponse(outcome: CallOutcome): Response {
   const error = outcome.error!;
-  return new Response(JSON.stringify(runtimeErrorBody({ status: outcome.status, ...error })), {
+  const response = new Response(JSON.stringify(runtimeErrorBody({ status: outcome.status, ...error })), {
     status: outcome.status,
     headers: { 'content-type': 'application/json', ...outcome.headers },
   });
+  answeredErrors.set(response, error);
+  return response;
 }

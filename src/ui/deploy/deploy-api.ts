@@ -6,7 +6,7 @@
 import type { ArtifactRecord } from '../../core/build/artifact';
 import { ControlClient, type ControlOutcome } from '../../core/deploy/client';
 import { controlUrlProblem, SERVICE_TOKEN, SESSION_TOKEN, type Environment } from '../../core/deploy/ids';
-import { DEFAULT_CONTROL_URL, type AppInfo, type BuilderInfo, type DeploymentInfo, type DeviceAuthorization } from '../../core/deploy/protocol';
+import { DEFAULT_CONTROL_URL, isInspectAnswer, type AppInfo, type BuilderInfo, type DeploymentInfo, type DeviceAuthorization, type InspectAnswer, type InspectView } from '../../core/deploy/protocol';
 import { deployRequest, ROUTES, type Activated } from '../../core/deploy/routes';
 
 export { DEFAULT_CONTROL_URL, controlUrlProblem };
@@ -163,6 +163,12 @@ export class DeployApi {
 
   async promote(appId: string, choice: { receiptId?: string; artifactId?: string } = {}): Promise<Result<Activated>> {
     return await this.#result(await this.#client.call(ROUTES.promote, { appId }, { body: choice }));
+  }
+
+  /** An owner's read of an environment (the same route as `platform inspect`). */
+  async inspect<V extends InspectView>(appId: string, environment: Environment, view: V, query: Record<string, string> = {}): Promise<Result<Extract<InspectAnswer, { view: V }>>> {
+    const read = await this.#result(await this.#client.call(ROUTES.inspect, { appId, environment, view }, { query, check: (b) => isInspectAnswer(b, view) }));
+    return read.ok ? { ok: true, value: read.value as Extract<InspectAnswer, { view: V }> } : read;
   }
 
   async rollback(appId: string, artifactId: string, environment: Environment = 'production'): Promise<Result<Activated>> {

@@ -6,7 +6,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Diagnostic } from '../../core/diagnostics';
-import type { AppInfo, BuilderInfo, DeploymentInfo, DeviceAuthorization } from '../../core/deploy/protocol';
+import type { AppInfo, BuilderInfo, CallRecord, DeploymentInfo, DeviceAuthorization, Environment } from '../../core/deploy/protocol';
 import { controlUrlProblem, DeployApi, saveControlUrl, savedControlUrl, type BuiltArtifact } from './deploy-api';
 import './deploy-panel.css';
 
@@ -21,6 +21,63 @@ export interface DeployPanelProps {
   controlUrl?: string;
 }
 
+/** What an environment served recently, as its owner reads it (`platform logs`). */
+type Recent = { calls: CallRecord[]; deployment?: DeploymentInfo } | { error: string };
+
+const ENVIRONMENTS = ['preview', 'production'] as const;
+/** Calls shown per environment, newest first. */
+const RECENT_CALLS = 6;
+
+const short = (id: string) => `${id.slice(0, 15)}…`;
+
+/** A call's path as the operation a person wrote: `mutation todos.add`, or the endpoint's method and path. */
+function callLabel(call: CallRecord): string {
+  const wire = /^\/_platform\/v0\/(query|mutation)\/(.+)$/.exec(call.path);
+  return wire ? `${wire[1]} ${decodeURIComponent(wire[2]!)}` : `${call.method} ${call.path}`;
+}
+
+function RecentCalls({ recent }: { recent: Recent | undefined }) {
+  if (!recent) return null;
+  if ('error' in recent) return <p class="deploy-muted">Recent calls could not be read: {recent.error}</p>;
+  const calls = recent.calls.slice(-RECENT_CALLS).reverse();
+  const failed = recent.calls.filter((c) => c.status >= 400).length;
+  return (
+    <div class="deploy-calls">
+      {recent.deployment && (
+        <p class="deploy-muted">
+          Serves <code title={recent.deployment.artifactId}>{short(recent.deployment.artifactId)}</code> since{' '}
+          <time dateTime={recent.deployment.createdAt}>{new Date(recent.deployment.createdAt).toLocaleString()}</time> ({recent.deployment.kind}).{' '}
+          {recent.calls.length ? `${recent.calls.length} recent call${recent.calls.length === 1 ? '' : 's'}${failed ? `, ${failed} failed` : ''}.` : 'No calls yet.'}
+        </p>
+      )}
+      {calls.length > 0 && (
+        <ul class="deploy-call-list" aria-label="Recent calls">
+          {calls.map((call, index) => (
+            <li key={`${call.at}-${index}`} class={call.status >= 400 ? 'failed' : ''}>
+              <span class="deploy-call-head">
+                <time dateTime={call.at}>{new Date(call.at).toLocaleTimeString()}</time> <span class="deploy-call-name">{callLabel(call)}</span>{' '}
+                <span class="deploy-call-status">{call.status}</span> <span class="deploy-muted">{call.durationMs} ms · {call.visitor}</span>
+              </span>
+              {call.error && (
+                <span class="deploy-call-error">
+                  {call.error.code}: {call.error.message}
+                  {call.error.errorId && <span class="deploy-muted"> ({call.error.errorId})</span>}
+                </span>
+              )}
+              {call.logs.length > 0 && (
+                <details>
+                  <summary>{call.logs.length} console line{call.logs.length === 1 ? '' : 's'}</summary>
+                  <pre class="deploy-call-logs">{call.logs.map((line) => `[${line.level}] ${line.message}`).join('\n')}</pre>
+                </details>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 type Status = { kind: 'idle' } | { kind: 'busy'; text: string } | { kind: 'error'; text: string } | { kind: 'done'; text: string; url?: string };
 
 export function DeployPanel({ projectId, projectName, buildArtifact, controlUrl: initialUrl }: DeployPanelProps) {
@@ -32,6 +89,7 @@ export function DeployPanel({ projectId, projectName, buildArtifact, controlUrl:
   const [tokenDraft, setTokenDraft] = useState('');
   const [app, setApp] = useState<AppInfo | undefined>();
   const [history, setHistory] = useState<DeploymentInfo[]>([]);
+  const [recent, setRecent] = useState<Partial<Record<Environment, Recent>>>({});
   const [status, setStatus] = useState<Status>({ kind: 'idle' });
   const alive = useRef(true);
   useEffect(() => () => void (alive.current = false), []);
@@ -41,6 +99,19 @@ export function DeployPanel({ projectId, projectName, buildArtifact, controlUrl:
     if (!alive.current) return;
     if (found.ok) setApp(found.value);
     if (listed.ok) setHistory(listed.value);
+    if (found.ok) await refreshCalls(found.value);
+  }
+
+  /** Each serving environment's recent calls and errors. */
+  async function refreshCalls(of: AppInfo) {
+    const reads = await Promise.all(
+      ENVIRONMENTS.map(async (environment): Promise<[Environment, Recent | undefined]> => {
+        if (!of.serving[environment]) return [environment, undefined];
+        const read = await api.inspect(of.id, environment, 'logs');
+        return [environment, read.ok ? { calls: read.value.calls, ...(read.value.deployment ? { deployment: read.value.deployment } : {}) } : { error: read.message }];
+      }),
+    );
+    if (alive.current) setRecent(Object.fromEntries(reads.filter(([, r]) => r)));
   }
 
   // Who is signed in on this control plane, and this project's app there.
@@ -48,6 +119,7 @@ export function DeployPanel({ projectId, projectName, buildArtifact, controlUrl:
     setBuilder(undefined);
     setApp(undefined);
     setHistory([]);
+    setRecent({});
     setDevice(undefined);
     if (!api.signedIn) return;
     void api.whoami().then((who) => {
@@ -152,7 +224,6 @@ export function DeployPanel({ projectId, projectName, buildArtifact, controlUrl:
   }
 
   const busy = status.kind === 'busy';
-  const short = (id: string) => `${id.slice(0, 15)}…`;
 
   return (
     <section class="deploy-panel" aria-label="Deploy">
@@ -195,11 +266,15 @@ export function DeployPanel({ projectId, projectName, buildArtifact, controlUrl:
           </div>
           {app && (
             <ul class="deploy-urls">
-              {(['preview', 'production'] as const).map((environment) => (
-                <li key={environment}>
+              {ENVIRONMENTS.map((environment) => (
+                <li key={environment} data-environment={environment}>
                   <span class="deploy-env">{environment}</span>{' '}
                   {app.serving[environment] ? (
-                    <a href={app.urls[environment]} target="_blank" rel="noopener noreferrer">{app.urls[environment]}</a>
+                    <>
+                      <a href={app.urls[environment]} target="_blank" rel="noopener noreferrer">{app.urls[environment]}</a>{' '}
+                      <button type="button" class="link" onClick={() => void refreshCalls(app)}>Refresh</button>
+                      <RecentCalls recent={recent[environment]} />
+                    </>
                   ) : (
                     <span class="deploy-muted">nothing deployed</span>
                   )}
@@ -235,8 +310,11 @@ export function DeployPanel({ projectId, projectName, buildArtifact, controlUrl:
                   {d.state === 'completed' && d.environment === 'preview' && d.receiptId && (
                     <button type="button" class="link" disabled={busy} onClick={() => act('Promote', () => api.promote(app!.id, { receiptId: d.receiptId! }))}>Promote</button>
                   )}{' '}
-                  {d.state === 'completed' && app?.serving.production !== d.artifactId && (
-                    <button type="button" class="link" disabled={busy} onClick={() => act('Roll back production', () => api.rollback(app!.id, d.artifactId, 'production'))}>Roll back to this</button>
+                  {/* Only back to what this environment served (a completed deployment of it), and not what it serves now. */}
+                  {d.state === 'completed' && app && app.serving[d.environment] !== d.artifactId && (
+                    <button type="button" class="link" disabled={busy} title={`Serve this artifact in ${d.environment} again`} onClick={() => act(`Roll back ${d.environment}`, () => api.rollback(app.id, d.artifactId, d.environment))}>
+                      Roll back to this
+                    </button>
                   )}
                 </td>
               </tr>

@@ -1,0 +1,103 @@
+/**
+ * The switch to a new version after its probe. The probe starts the artifact on a copy of the data;
+ * visitors go on writing until the switch, so the live data may no longer fit. Here a row arrives in
+ * exactly that gap (written as the probe finishes): the switch must refuse the new version (DG5106,
+ * the deployment recorded failed) and the previous one must go on serving every row.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileCredentialStore } from '../adapters/node/credentials';
+import { main } from '../cli/main';
+import { createControlPlane, type ControlPlane } from './control-plane';
+import { compiler, databaseApp } from './fixtures';
+import { BASE, signIn } from './test-helpers';
+
+let work: string;
+let plane: ControlPlane;
+let dir: string;
+
+function writeApp(type: 'string' | 'number'): void {
+  const server = `import { defineServer, mutation, query } from 'platform/server';
+export default defineServer({
+  queries: { 'marks.list': query({ input: {}, handler: async (ctx) => (await ctx.db.table('marks').all()).map((m) => m.value) }) },
+  mutations: { 'marks.add': mutation({ input: { value: '${type}' }, handler: async (ctx, input) => { await ctx.db.table('marks').insert({ value: input.value }); } }) },
+});
+`;
+  for (const [path, text] of Object.entries(databaseApp({ name: 'marks', tables: { marks: { value: type } }, server }))) {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+}
+
+async function cli(args: string[]): Promise<{ code: number; envelope: any }> {
+  let stdout = '';
+  const code = await main(args, {
+    cwd: dir,
+    compiler,
+    env: { PLATFORM_CONFIG_DIR: join(work, 'config'), PLATFORM_CONTROL_URL: BASE },
+    fetch: (request: Request) => Promise.resolve(plane.app.request(request)),
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: () => undefined },
+  });
+  return { code, envelope: JSON.parse(stdout) };
+}
+
+const appId = () => (JSON.parse(readFileSync(join(dir, 'platform.project.json'), 'utf8')) as { appId: string }).appId;
+
+async function call(kind: 'query' | 'mutation', name: string, input: unknown): Promise<{ status: number; body: any }> {
+  const response = await plane.app.request(
+    new Request(`http://${appId().replace('_', '-')}--preview.localhost:4310/_platform/v0/${kind}/${name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) }),
+  );
+  return { status: response.status, body: await response.json() };
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'platform-switch-'));
+  dir = join(work, 'marks');
+  plane = await createControlPlane({ dataDir: join(work, 'plane'), devicePollMs: 5 });
+  const token = await signIn(plane, 'alice');
+  await new FileCredentialStore(join(work, 'config')).write(BASE, { token, builder: { id: 'bld_x', name: 'alice' }, createdAt: new Date().toISOString() });
+}, 60_000);
+
+afterAll(async () => {
+  await plane?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the switch after the probe', () => {
+  it('refuses a version the live data no longer fits, and the previous version serves every row', async () => {
+    writeApp('string');
+    expect((await cli(['deploy', '--json'])).envelope).toMatchObject({ ok: true });
+    const first = (await cli(['inspect', '--json'])).envelope.result.artifactId as string;
+
+    // The table is empty, so retyping its field passes the probe; a visitor's row lands right after it.
+    const hosting = plane.context.hosting;
+    const probe = hosting.probe.bind(hosting);
+    let wrote: { status: number } | undefined;
+    hosting.probe = async (...args: Parameters<typeof probe>) => {
+      const verdict = await probe(...args);
+      wrote = await call('mutation', 'marks.add', { value: 'late' });
+      return verdict;
+    };
+    writeApp('number');
+    const refused = await cli(['deploy', '--json']);
+    hosting.probe = probe;
+    expect(wrote?.status).toBe(200);
+    expect(refused.code).toBe(1);
+    expect(refused.envelope.diagnostics.map((d: { code: string }) => d.code)).toEqual(['DG5106']);
+    expect(refused.envelope.diagnostics[0].detail.code).toBe('provision_failed');
+    expect(refused.envelope.diagnostics[0].message).toContain('marks.value');
+    expect(refused.envelope.diagnostics[0].message).toContain('previous version still serves');
+
+    // The previous version serves, with the row written in the gap; the records say so.
+    expect(await call('query', 'marks.list', {})).toEqual({ status: 200, body: expect.objectContaining({ result: ['late'] }) });
+    expect((await call('mutation', 'marks.add', { value: 'after' })).status).toBe(200);
+    expect((await call('query', 'marks.list', {})).body.result).toEqual(['late', 'after']);
+    expect((await cli(['inspect', '--json'])).envelope.result.artifactId).toBe(first);
+    const history = (await cli(['deployments', '--json'])).envelope.result.deployments as Array<{ state: string; artifactId: string }>;
+    expect(history.map((d) => d.state)).toEqual(['failed', 'completed']);
+    expect(history[1]!.artifactId).toBe(first);
+  }, 180_000);
+});

@@ -1,0 +1,154 @@
+/**
+ * What a handler writes with `console`, kept per call. The runtime runs calls one at a time, so the
+ * lines written while a call runs are that call's. Inside an engine (a workerd isolate, the browser
+ * sandbox) the isolate's console is replaced once: an app cannot flood the host's output, and what it
+ * writes reaches its owner (`platform logs`, the Deploy panel) instead.
+ *
+ * Lines travel with the call's answer in one header, `x-platform-call` (base64url of JSON: the lines
+ * and, for a failed call, its runtime error), cut to LOG_LIMITS so that the header stays far below
+ * what an HTTP parser accepts. The host takes it off before a visitor sees the answer.
+ */
+import { decodeBase64url, encodeBase64url } from '../share/base64url';
+
+export type LogLevel = 'debug' | 'log' | 'info' | 'warn' | 'error';
+
+export interface LogLine {
+  level: LogLevel;
+  message: string;
+}
+
+export const CALL_REPORT_HEADER = 'x-platform-call';
+
+/** What a call's answer tells its host: the handler's lines, and the runtime error a failed call answered with. */
+export interface CallReport {
+  logs: LogLine[];
+  error?: { code: string; message: string; errorId?: string };
+}
+
+export const LOG_LIMITS = {
+  /** Lines kept per call; past it, one last line says how many were left out. */
+  lines: 20,
+  /** Characters per line. */
+  lineChars: 500,
+  /** Characters of all a call's lines together (before encoding). */
+  totalChars: 4000,
+} as const;
+
+const LEVELS: readonly LogLevel[] = ['debug', 'log', 'info', 'warn', 'error'];
+
+/** One argument as `console` shows it: strings as they are, errors by their stack, the rest as JSON where it can be. */
+function formatArgument(value: unknown, depth = 0): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Error) return value.stack && value.stack.includes(value.message) ? value.stack : `${value.name}: ${value.message}`;
+  if (value === undefined || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return String(value);
+  if (typeof value !== 'object' || value === null) return String(value);
+  try {
+    const seen = new WeakSet<object>();
+    const text = JSON.stringify(value, (_, v: unknown) => {
+      if (typeof v === 'bigint') return `${v}n`;
+      if (typeof v === 'object' && v !== null) {
+        if (seen.has(v)) return '[Circular]';
+        seen.add(v);
+        if (v instanceof Uint8Array) return `Uint8Array(${v.byteLength})`;
+      }
+      return v;
+    });
+    return text ?? String(value);
+  } catch {
+    return depth ? '[object]' : Object.prototype.toString.call(value);
+  }
+}
+
+/** The message of one `console` call, cut to a line's length. */
+export function formatLogArguments(args: readonly unknown[]): string {
+  const text = args.map((a) => formatArgument(a)).join(' ');
+  return text.length > LOG_LIMITS.lineChars ? `${text.slice(0, LOG_LIMITS.lineChars - 1)}…` : text;
+}
+
+/** Collects the lines of one call within LOG_LIMITS. */
+class CallLines {
+  readonly lines: LogLine[] = [];
+  #chars = 0;
+  #left = 0;
+
+  /** Whether no further line fits (a flood is then counted, not formatted). */
+  get full(): boolean {
+    return this.lines.length >= LOG_LIMITS.lines || this.#chars >= LOG_LIMITS.totalChars;
+  }
+
+  skip(): void {
+    this.#left += 1;
+  }
+
+  add(level: LogLevel, message: string): void {
+    if (!this.full && this.#chars + message.length <= LOG_LIMITS.totalChars) {
+      this.lines.push({ level, message });
+      this.#chars += message.length;
+    } else {
+      this.#left += 1;
+    }
+  }
+
+  finish(): LogLine[] {
+    if (this.#left) this.lines.push({ level: 'warn', message: `… ${this.#left} more line${this.#left === 1 ? '' : 's'} not kept.` });
+    return this.lines;
+  }
+}
+
+export class ConsoleCapture {
+  #current: CallLines | undefined;
+
+  /** Replaces the methods of a console (the isolate's) so that they write to the running call, and nowhere else. */
+  install(target: Console = globalThis.console): this {
+    for (const level of LEVELS) {
+      const write = (...args: unknown[]) => {
+        // Outside a call (a timer a handler left behind) there is no one to attribute the line to.
+        const lines = this.#current;
+        if (!lines) return;
+        if (lines.full) lines.skip();
+        else lines.add(level, formatLogArguments(args));
+      };
+      Object.defineProperty(target, level, { value: write, configurable: false, writable: false });
+    }
+    return this;
+  }
+
+  /** Runs one call; answers what it wrote. Calls do not overlap (the runtime's queue). */
+  async collect<T>(work: () => Promise<T>): Promise<{ value: T; lines: LogLine[] }> {
+    const lines = new CallLines();
+    this.#current = lines;
+    try {
+      const value = await work();
+      return { value, lines: lines.finish() };
+    } finally {
+      if (this.#current === lines) this.#current = undefined;
+    }
+  }
+}
+
+export function encodeCallReport(report: CallReport): string {
+  const error = report.error ? { code: report.error.code.slice(0, 100), message: report.error.message.slice(0, LOG_LIMITS.lineChars), ...(report.error.errorId ? { errorId: report.error.errorId.slice(0, 100) } : {}) } : undefined;
+  return encodeBase64url(new TextEncoder().encode(JSON.stringify({ logs: report.logs, ...(error ? { error } : {}) })));
+}
+
+/** The report of a header, or an empty one when it is not what encodeCallReport makes (checked, cut again to LOG_LIMITS). */
+export function decodeCallReport(header: string | null): CallReport {
+  const empty: CallReport = { logs: [] };
+  if (!header || header.length > LOG_LIMITS.totalChars * 6) return empty;
+  const bytes = decodeBase64url(header);
+  if (typeof bytes === 'string') return empty;
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(bytes)) as { logs?: unknown; error?: unknown } | null;
+    if (typeof parsed !== 'object' || parsed === null || !Array.isArray(parsed.logs)) return empty;
+    const logs: LogLine[] = [];
+    for (const item of parsed.logs.slice(0, LOG_LIMITS.lines + 1)) {
+      const { level, message } = (item ?? {}) as Partial<LogLine>;
+      if (typeof message === 'string' && LEVELS.includes(level as LogLevel)) logs.push({ level: level as LogLevel, message: message.slice(0, LOG_LIMITS.lineChars) });
+    }
+    const { code, message, errorId } = (typeof parsed.error === 'object' && parsed.error !== null ? parsed.error : {}) as Record<string, unknown>;
+    const error = typeof code === 'string' && typeof message === 'string' ? { code: code.slice(0, 100), message: message.slice(0, LOG_LIMITS.lineChars), ...(typeof errorId === 'string' ? { errorId: errorId.slice(0, 100) } : {}) } : undefined;
+    return { logs, ...(error ? { error } : {}) };
+  } catch {
+    return empty;
+  }
+}
