@@ -4,11 +4,10 @@
  * tooling.md's table says, calls every tool, reads every resource, and refuses directories outside
  * PLATFORM_MCP_ROOT (by `..`, absolute path or symlink) and the actions no agent may take.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLANNED_COMMANDS } from '../core/commands';
 import { TOOL_ACTIONS } from '../core/commands/actions';
 import { startMcp, type McpSession } from './test-client';
 
@@ -17,8 +16,6 @@ const AUTHOR_TOOLS = [
   'platform_agent_context', 'platform_auth_status', 'platform_build', 'platform_check', 'platform_deploy_preview', 'platform_dev_start', 'platform_dev_status',
   'platform_dev_stop', 'platform_diagnostics', 'platform_docs_search', 'platform_doctor', 'platform_inspect', 'platform_new', 'platform_test',
 ];
-const devImplemented = !(PLANNED_COMMANDS as readonly string[]).includes('dev');
-const inspectImplemented = !(PLANNED_COMMANDS as readonly string[]).includes('inspect');
 
 let work: string;
 let app: string;
@@ -152,20 +149,21 @@ describe('platform mcp over stdio', () => {
 
     const inspected = await author.call('platform_inspect', { previewUrl: 'http://app-x--preview.localhost:9', view: 'state' });
     expect(inspected).toMatchObject({ action: 'inspect', result: { envelope: { protocol: 'platform.command.v0', command: 'inspect' } } });
-    if (!inspectImplemented) expect(inspected.error).toMatchObject({ code: 'DG0001' });
+    // Nothing is served there and no builder is signed in: the command's own refusal (an inspector or auth code) comes back whole.
+    expect(inspected).toMatchObject({ ok: false, error: { code: expect.stringMatching(/^DG(20|50)\d\d$/) } });
+
+    // A command that crashes before its envelope (the file system refuses a .platform linking outside the project) is DG0000.
+    const linked = join(app, 'scratch/linked');
+    cpSync(join(ROOT, 'templates/endpoints'), linked, { recursive: true });
+    symlinkSync(outside, join(linked, '.platform'), 'dir');
+    const crashed = await author.call('platform_build', { directory: 'scratch/linked' });
+    expect(crashed).toMatchObject({ ok: false, error: { code: 'DG0000' }, result: { envelope: { protocol: 'platform.command.v0', command: 'build', ok: false, diagnostics: [{ code: 'DG0000', severity: 'error' }] } } });
+    expect(existsSync(join(outside, 'latest.json'))).toBe(false);
   }, 900_000);
 
   it('drives a dev session through its events by cursor', async () => {
     expect(await author.call('platform_dev_status', {})).toMatchObject({ ok: false, error: { code: 'unknown_session' } });
     const started = await author.call('platform_dev_start', { port: 0, timeoutMilliseconds: 600_000 });
-    if (!devImplemented) {
-      // Until platform dev exists, the session reports its envelope honestly.
-      expect(started).toMatchObject({ ok: false, error: { code: 'DG0001' }, result: { envelope: { command: 'dev' }, session: { state: 'exited' } } });
-      const sessionId = (started.result as { session: { sessionId: string } }).session.sessionId;
-      expect(await author.call('platform_dev_status', { sessionId, waitMilliseconds: 0 })).toMatchObject({ ok: false, error: { code: 'DG0001' } });
-      expect(await author.call('platform_dev_stop', { sessionId })).toMatchObject({ ok: false, error: { code: 'DG0001' } });
-      return;
-    }
     expect(started).toMatchObject({ ok: true, result: { session: { state: 'serving', url: expect.stringMatching(/^http:\/\//) } } });
     const session = (started.result as { session: { sessionId: string; cursor: number; events: Array<{ kind: string }> } }).session;
     expect(session.events.map((e) => e.kind)).toContain('preview.ready');
@@ -174,8 +172,25 @@ describe('platform mcp over stdio', () => {
     const again = await author.call('platform_dev_status', { sessionId: session.sessionId, cursor: 0, limit: 1 });
     expect(again).toMatchObject({ ok: true, result: { session: { cursor: 1 } } });
     expect((again.result as { session: { events: unknown[] } }).session.events).toHaveLength(1);
-    const stopped = await author.call('platform_dev_stop', { sessionId: session.sessionId, cursor: session.cursor });
-    expect(stopped).toMatchObject({ result: { session: { state: 'exited' } } });
+
+    // An edit rebuilds: long polls from the cursor return as soon as its events arrive.
+    const file = join(app, 'src/client/main.tsx');
+    writeFileSync(file, `${readFileSync(file, 'utf8')}\n// edited by the agent\n`);
+    let cursor = session.cursor;
+    const kinds: string[] = [];
+    while (!kinds.includes('compile.ready')) {
+      const polled = await author.call('platform_dev_status', { cursor, waitMilliseconds: 600_000 });
+      const view = (polled.result as { session: { cursor: number; state: string; events: Array<{ kind: string }> } }).session;
+      expect(view.state).toBe('serving');
+      expect(view.cursor).toBeGreaterThan(cursor);
+      kinds.push(...view.events.map((e) => e.kind));
+      cursor = view.cursor;
+    }
+    expect(kinds).toContain('compile.start');
+
+    const stopped = await author.call('platform_dev_stop', { sessionId: session.sessionId, cursor });
+    expect(stopped).toMatchObject({ ok: true, result: { session: { state: 'exited' } } });
+    expect(await author.call('platform_dev_start', { share: true })).toMatchObject({ ok: false, error: { code: 'DG0002' }, result: { envelope: { command: 'dev' } } });
   }, 900_000);
 
   it('reads every resource', async () => {
