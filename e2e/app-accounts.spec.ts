@@ -8,13 +8,14 @@
  * in again later needs no passkey while the control plane's session lives. And in the playground, where
  * people are personas, the same template's Sign in says to switch persona.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { deployOverHttp, templateFiles } from '../src/control-plane/fixtures';
+import { FileCredentialStore } from '../src/adapters/node/credentials';
+import { compiler, deployOverHttp, templateFiles } from '../src/control-plane/fixtures';
 import { startControlPlane, type Started } from '../src/control-plane/main';
-import { signIn as builderSignIn } from '../src/control-plane/test-helpers';
+import { signIn as builderSignIn, platformOverLoopback } from '../src/control-plane/test-helpers';
 import { openTemplate, preview } from './helpers';
 
 test.describe.configure({ timeout: 180_000 });
@@ -53,21 +54,73 @@ test.describe('a deployed app', () => {
   }
 
   /** On the control plane's sign-in page: a new account with a passkey, then the confirmation, then back to the app. */
-  async function registerAndConfirm(page: Page, name: string, shot?: string): Promise<void> {
-    await expect(page.getByRole('heading', { name: 'Sign in to team-board' })).toBeVisible();
+  async function registerAndConfirm(page: Page, name: string, shot?: string, app = 'team-board', origin = board): Promise<void> {
+    await expect(page.getByRole('heading', { name: `Sign in to ${app}` })).toBeVisible();
     expect(new URL(page.url()).origin).toBe(plane.url);
     if (shot) await page.screenshot({ path: join(shots, `${shot}-signed-out.png`), fullPage: true });
     await page.getByLabel('Name').fill(name);
     await page.getByRole('button', { name: 'Create an account with a passkey' }).click();
-    await confirm(page, name, shot);
+    await confirm(page, name, shot, app, origin);
   }
 
-  async function confirm(page: Page, name: string, shot?: string): Promise<void> {
-    await expect(page.getByRole('heading', { name: `Sign in to team-board as ${name}?` })).toBeVisible();
+  async function confirm(page: Page, name: string, shot?: string, app = 'team-board', origin = board): Promise<void> {
+    await expect(page.getByRole('heading', { name: `Sign in to ${app} as ${name}?` })).toBeVisible();
     if (shot) await page.screenshot({ path: join(shots, `${shot}-confirm.png`), fullPage: true });
     await page.getByRole('button', { name: `Continue as ${name}` }).click();
-    await page.waitForURL((url) => url.origin === new URL(board).origin);
+    await page.waitForURL((url) => url.origin === new URL(origin).origin);
   }
+
+  test('the deployed todo template: a signed-in person adds todos; an optional field keeps them on redeploy; retyping title is DG5106 naming it while the old version serves', async ({ browser }) => {
+    // The builder's project: the todo template, deployed with the real CLI (in process, over loopback).
+    const project = join(work, 'todo');
+    for (const [path, text] of Object.entries(templateFiles('todo'))) {
+      mkdirSync(dirname(join(project, path)), { recursive: true });
+      writeFileSync(join(project, path), text);
+    }
+    const token = await builderSignIn(plane.plane, 'todo-builder');
+    await new FileCredentialStore(join(work, 'config')).write(plane.url, { token, builder: { id: 'bld_x', name: 'todo-builder' }, createdAt: new Date().toISOString() });
+    const cli = (args: string[]) => platformOverLoopback(args, { cwd: project, work, controlUrl: plane.url, compiler });
+    const deployed = await cli(['deploy']);
+    expect(deployed.envelope, JSON.stringify(deployed.envelope.diagnostics)).toMatchObject({ ok: true });
+    const url = deployed.envelope.result.url as string;
+
+    // A person signs in on the hosted app and adds todos (a guest is refused: todos.add needs a user).
+    const tess = await personPage(browser);
+    await tess.goto(url);
+    await tess.getByRole('button', { name: 'Sign in' }).click();
+    await registerAndConfirm(tess, 'tess', undefined, 'todo', url);
+    for (const title of ['milk', 'eggs']) {
+      await tess.getByLabel('New todo').fill(title);
+      await tess.getByRole('button', { name: 'Add' }).click();
+      await expect(tess.getByText(title, { exact: true })).toBeVisible();
+    }
+    await expect(tess.getByText('2 left')).toBeVisible();
+
+    // An optional field with a default: redeployed, every row kept.
+    const manifestPath = join(project, 'app.manifest.json');
+    const manifest = readFileSync(manifestPath, 'utf8');
+    writeFileSync(manifestPath, manifest.replace('"done": {', '"priority": { "type": "number", "optional": true, "default": 0 },\n          "done": {'));
+    const compatible = await cli(['deploy']);
+    expect(compatible.envelope, JSON.stringify(compatible.envelope.diagnostics)).toMatchObject({ ok: true, diagnostics: [] });
+    await tess.reload();
+    await expect(tess.getByText('milk', { exact: true })).toBeVisible();
+    await expect(tess.getByText('2 left')).toBeVisible();
+
+    // title retyped to number (the server follows, so it builds): DG5106 naming the field; the old version serves.
+    const serverPath = join(project, 'src/server/index.ts');
+    writeFileSync(serverPath, readFileSync(serverPath, 'utf8').replace('title: string; done', 'title: number; done').replace('insert({ title: checked.title })', 'insert({ title: checked.title.length })'));
+    writeFileSync(manifestPath, readFileSync(manifestPath, 'utf8').replace('"type": "string",\n            "maxLength": 200', '"type": "number"'));
+    const refused = await cli(['deploy']);
+    expect(refused.code).toBe(1);
+    expect(refused.envelope.diagnostics.map((d: { code: string }) => d.code)).toEqual(['DG5106']);
+    expect(refused.envelope.diagnostics[0].message).toContain('todos.title: is a string field holding values in 2 rows and would become a number field');
+    await tess.reload();
+    await expect(tess.getByText('eggs', { exact: true })).toBeVisible();
+    await tess.getByLabel('New todo').fill('bread');
+    await tess.getByRole('button', { name: 'Add' }).click();
+    await expect(tess.getByText('3 left')).toBeVisible();
+    await tess.context().close();
+  });
 
   test('two people sign in to a deployed team-board, share a workspace by invitation and see each other’s cards live; a third sees none; a guest stays a guest', async ({ browser }, testInfo) => {
     // Ann: the app offers a guest to sign in; she makes an account with a passkey on the control plane.
