@@ -193,6 +193,15 @@ describe('platform mcp over stdio', () => {
     expect(await author.call('platform_dev_start', { share: true })).toMatchObject({ ok: false, error: { code: 'DG0002' }, result: { envelope: { command: 'dev' } } });
   }, 900_000);
 
+  it('refuses every call when the configuration was written by another version (the server is pinned to it)', async () => {
+    const pinned = await startMcp(app, { PLATFORM_MCP_VERSION: '0.0.0-other' });
+    try {
+      expect(await pinned.call('platform_check', {})).toMatchObject({ ok: false, error: { code: 'version_mismatch' } });
+    } finally {
+      await pinned.close();
+    }
+  });
+
   it('reads every resource', async () => {
     const listed = (await author.client.listResources()).resources.map((r) => r.uri);
     expect(listed).toEqual(expect.arrayContaining(['platform://project/context', 'platform://project/manifest', 'platform://project/operations', 'platform://project/tests', 'platform://docs/index', 'platform://docs/cli.md']));
