@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WebContainerEnvironment, type NodeEnvironment } from '../../adapters/webcontainer';
 import type { ContainerApi, ContainerProcess } from '../../adapters/webcontainer/webcontainer-environment';
 import type { CommandOptions, CommandOutcome } from '../compiler-client';
-import { installUnavailable, modeOf, Shell, type ShellIo } from './shell';
+import { installUnavailable, modeOf, Shell, wrapWords, type ShellIo } from './shell';
 
 /** Records what the terminal would show. */
 function screen(): ShellIo & { text: string; cleared: number } {
@@ -77,7 +77,7 @@ describe('Shell without a WebContainer', () => {
     const io = screen();
     const signal = new AbortController().signal;
     expect(await shell.run('platform deploy --environment preview', io, signal)).toBe(2);
-    expect(io.text).toMatch(/^platform deploy needs Node: .* \(WebContainer unavailable: this page is not cross-origin isolated/);
+    expect(io.text.replace(/\r\n/g, ' ')).toMatch(/^platform deploy needs Node: .* \(WebContainer unavailable: this page is not cross-origin isolated/);
     expect(await shell.run('ls -la', io, signal)).toBe(127);
     expect(await shell.run('npx vite', io, signal)).toBe(127);
     expect(await shell.run('clear', io, signal)).toBe(0);
@@ -86,6 +86,15 @@ describe('Shell without a WebContainer', () => {
     expect(await shell.run('help', io, signal)).toBe(0);
     expect(io.text).toContain('platform test [--only <name>]');
     expect(worker.calls).toEqual([]);
+  });
+});
+
+describe('wrapWords', () => {
+  it('breaks between words at the width, keeps paragraphs and words longer than a line', () => {
+    expect(wrapWords('one two three four', 9)).toBe('one two\r\nthree\r\nfour\r\n');
+    expect(wrapWords('a\nb c', 3)).toBe('a\r\nb c\r\n');
+    expect(wrapWords('see https://x--5173.local-credentialless.webcontainer-api.io now', 20)).toBe('see\r\nhttps://x--5173.local-credentialless.webcontainer-api.io\r\nnow\r\n');
+    expect(wrapWords('short', 80)).toBe('short\r\n');
   });
 });
 
@@ -103,7 +112,8 @@ describe('platform dev in the terminal', () => {
     const shell = new Shell({ files: () => FILES, compiler: worker, environment: env, runTests: noTests });
     const io = screen();
     expect(await shell.run('platform dev --port 0', io, new AbortController().signal)).toBe(2);
-    expect(io.text).toBe('platform dev needs Node: it runs in the terminal when a WebContainer is available (WebContainer unavailable: https://stackblitz.com, which serves WebContainers, cannot be reached from this page (offline, or blocked)), or with the CLI on your machine.\r\n');
+    // Broken between words to the terminal's 100 columns.
+    expect(io.text).toBe('platform dev needs Node: it runs in the terminal when a WebContainer is available (WebContainer\r\nunavailable: https://stackblitz.com, which serves WebContainers, cannot be reached from this page\r\n(offline, or blocked)), or with the CLI on your machine.\r\n');
     expect(shell.mode.text).toBe('In-browser commands — WebContainer unavailable: https://stackblitz.com, which serves WebContainers, cannot be reached from this page (offline, or blocked)');
     expect(worker.calls).toEqual([]);
   });

@@ -64,6 +64,27 @@ export interface ShellIo {
 
 const crlf = (text: string) => text.replace(/\r?\n/g, '\r\n');
 
+/**
+ * The shell's own sentences broken between words to the terminal's width (a terminal breaks a long
+ * line at its last column, mid-word); a word longer than a line (a URL) is left whole. Ends with CRLF.
+ */
+export function wrapWords(text: string, cols: number): string {
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(' ')) {
+      if (line && line.length + 1 + word.length > cols) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = line ? `${line} ${word}` : word;
+      }
+    }
+    lines.push(line);
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
 function helpText(mode: Mode): string {
   const where = mode.kind === 'webcontainer' ? 'Every platform command runs in Node, in the WebContainer.' : 'platform runs in the browser: check, build, test, diagnostics and help (the same implementations as the CLI).';
   return [
@@ -111,12 +132,12 @@ export class Shell {
       return 0;
     }
     if (name !== 'platform' && name !== 'npx') {
-      io.write(`${name}: command not found. This terminal runs platform <command>; type help for the list.\r\n`);
+      io.write(wrapWords(`${name}: command not found. This terminal runs platform <command>; type help for the list.`, io.size().cols));
       return 127;
     }
     const argv = name === 'npx' ? (args[0] === 'platform' ? args.slice(1) : undefined) : args;
     if (!argv) {
-      io.write('npx runs only platform here: npx platform <command>.\r\n');
+      io.write(wrapWords('npx runs only platform here: npx platform <command>.', io.size().cols));
       return 127;
     }
     try {
@@ -132,7 +153,7 @@ export class Shell {
     if (command !== undefined && NODE_ONLY.has(command)) {
       const status = this.#host.environment.status;
       const why = status.state === 'unavailable' ? ` (WebContainer unavailable: ${describeUnavailable(status.reason)})` : '';
-      io.write(`platform ${command} needs Node: it runs in the terminal when a WebContainer is available${why}, or with the CLI on your machine.\r\n`);
+      io.write(wrapWords(`platform ${command} needs Node: it runs in the terminal when a WebContainer is available${why}, or with the CLI on your machine.`, io.size().cols));
       return 2;
     }
     const outcome = this.#host.compiler.command(args, this.#host.files(), {
@@ -166,7 +187,7 @@ export class Shell {
       this.#installedFor = pkg;
     }
     // A server started in the container (platform dev) is reachable by this page at its own URL, not at the loopback address it prints.
-    const off = env.onServerReady((port, url) => io.write(`\r\nServing port ${port} of the WebContainer at ${url}\r\n`));
+    const off = env.onServerReady((port, url) => io.write(`\r\n${wrapWords(`Serving port ${port} of the WebContainer at ${url}`, io.size().cols)}`));
     try {
       const process = await env.platform(args, { terminal, onSetup: (text) => io.write(text) });
       return await this.#pipe(process, io, signal);

@@ -15,6 +15,10 @@ import type { TestEvent } from '../../core/testing/events';
 
 const PROMPT = '\x1b[32m$\x1b[0m ';
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+/** `.terminal-host`'s padding in terminal.css (left 8, top and bottom 2). */
+const HOST_PADDING = { horizontal: 8, vertical: 4 };
+/** xterm's default vertical scrollbar width (the fit addon subtracts the same). */
+const SCROLLBAR_WIDTH = 14;
 
 export interface TerminalPanelProps {
   /** The project's files as they are now (read when a command starts). */
@@ -64,7 +68,9 @@ export function TerminalPanel({ files, compiler, environment, onDependencies, th
       const element = host.current;
       const cell = (term as unknown as { _core?: { _renderService?: { dimensions?: { css: { cell: { width: number; height: number } } } } } })._core?._renderService?.dimensions?.css.cell;
       if (!element || !cell?.width || !cell.height) return;
-      term.resize(Math.max(20, Math.floor((element.clientWidth - 12) / cell.width)), Math.max(4, Math.floor((element.clientHeight - 4) / cell.height)));
+      // The host's padding (terminal.css) and xterm's vertical scrollbar, which overlays the last columns otherwise.
+      const width = element.clientWidth - HOST_PADDING.horizontal - SCROLLBAR_WIDTH;
+      term.resize(Math.max(20, Math.floor(width / cell.width)), Math.max(4, Math.floor((element.clientHeight - HOST_PADDING.vertical) / cell.height)));
     };
     const observer = new ResizeObserver(fit);
     observer.observe(host.current!);
