@@ -10,12 +10,18 @@ import { SESSION_TOKEN } from '../deploy/ids';
 import { connect, CONTROL_URL_OPTION, controlUrlOf, outcomeDiagnostic, planeOf, type CodeFamily } from './control';
 import type { CommandDefinition } from './types';
 import { ROUTES } from '../deploy/routes';
+import { isPersona, PERSONA_NAMES, type PersonaName } from '../runtime/personas';
+import { DEFAULT_PERSONA, writePersona } from '../local/persona';
+import { PERSONA_FILE } from '../local/paths';
 
 export interface AuthResult {
-  controlUrl: string;
+  /** The control plane (login, status, logout). */
+  controlUrl?: string;
   builder?: BuilderInfo;
   credential?: 'session' | 'service-token';
   signedOut?: boolean;
+  /** `as` and `clear`: who local dev and preview visitors are now. */
+  persona?: PersonaName;
 }
 
 const FAMILY: CodeFamily = { rejected: 'DG5009', untrusted: 'DG5004', failure: 'DG5009', specific: { expired_token: 'DG5005' } };
@@ -23,16 +29,20 @@ const ACTIONS = ['login', 'status', 'logout'];
 
 export const auth: CommandDefinition<AuthResult> = {
   name: 'auth',
-  summary: 'Sign in as a builder (device code approved by a person), show who is signed in, or sign out.',
-  positionals: [{ name: 'action', required: false, description: 'login, status or logout.' }],
+  summary: 'Sign in as a builder (device code approved by a person), show who is signed in, sign out; or choose the local persona (as, clear).',
+  positionals: [
+    { name: 'action', required: false, description: 'login, status, logout, as or clear.' },
+    { name: 'persona', required: false, description: 'With as: alice, bob or guest (who local dev and preview visitors are).' },
+  ],
   options: { ...CONTROL_URL_OPTION },
   async run(invocation, host) {
     const action = invocation.positionals[0];
-    if (action === 'as' || action === 'clear') {
-      return envelope('auth', [diagnostic('DG0001', `platform auth ${action} is not implemented in this version.`, { hint: 'Local personas are chosen in the playground and by as() in tests.' })]);
+    if (action === 'as' || action === 'clear') return persona(action, invocation.positionals[1], host);
+    if (invocation.positionals[1] !== undefined) {
+      return envelope('auth', [diagnostic('DG5000', `platform auth ${action ?? ''} takes no further argument (got "${invocation.positionals[1]}").`, { hint: 'Only platform auth as takes one: a persona name.' })]);
     }
     if (action === undefined || !ACTIONS.includes(action)) {
-      return envelope('auth', [diagnostic('DG5000', action === undefined ? 'platform auth needs an action.' : `Unknown auth action "${action}".`, { hint: 'Use platform auth login, platform auth status or platform auth logout.' })]);
+      return envelope('auth', [diagnostic('DG5000', action === undefined ? 'platform auth needs an action.' : `Unknown auth action "${action}".`, { hint: 'Use platform auth login, status, logout, as <persona> or clear.' })]);
     }
     if (action === 'status') return status(invocation, host);
     const plane = planeOf(host, 'DG5009');
@@ -86,6 +96,7 @@ export const auth: CommandDefinition<AuthResult> = {
   },
   text({ result }) {
     if (!result) return '';
+    if (result.persona) return `✓ local dev and preview visitors are ${result.persona}${result.persona === DEFAULT_PERSONA ? ' (the default)' : ''}`;
     if (result.signedOut !== undefined) return result.signedOut ? `✓ signed out of ${result.controlUrl}` : `not signed in to ${result.controlUrl}; nothing to do`;
     if (!result.builder) return '';
     return `✓ ${result.builder.name} (${result.builder.id}) on ${result.controlUrl}${result.credential === 'service-token' ? ', with PLATFORM_SERVICE_TOKEN' : ''}`;
@@ -99,4 +110,20 @@ async function status(invocation: Parameters<typeof auth.run>[0], host: Paramete
   const who = await client.call(ROUTES.whoami, {});
   if (who.kind !== 'ok') return envelope<AuthResult>('auth', [outcomeDiagnostic(who, FAMILY)]);
   return envelope<AuthResult>('auth', [], { controlUrl, builder: who.body.builder, credential: connection.value.credential });
+}
+
+/** `auth as <persona>` and `auth clear`: who local dev and preview visitors are, for the project in the current directory (a running server takes it at once). */
+async function persona(action: 'as' | 'clear', name: string | undefined, host: Parameters<typeof auth.run>[1]) {
+  const fs = host.project('.');
+  if (action === 'clear') {
+    if (name !== undefined) return envelope<AuthResult>('auth', [diagnostic('DG5000', `platform auth clear takes no argument (got "${name}").`, { hint: 'Write platform auth clear.' })]);
+    if (host.local) await host.local.removeFile(host.local.resolve('.'), PERSONA_FILE);
+    else await writePersona(fs, undefined);
+    return envelope<AuthResult>('auth', [], { persona: DEFAULT_PERSONA });
+  }
+  if (!isPersona(name)) {
+    return envelope<AuthResult>('auth', [diagnostic('DG5000', name === undefined ? 'platform auth as needs a persona.' : `"${name}" is not a persona.`, { hint: `Use one of ${PERSONA_NAMES.join(', ')}: platform auth as bob.` })]);
+  }
+  await writePersona(fs, name);
+  return envelope<AuthResult>('auth', [], { persona: name });
 }

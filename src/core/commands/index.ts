@@ -9,6 +9,8 @@ import { create } from './new';
 import { test } from './test';
 import { dev } from './dev';
 import { preview } from './preview';
+import { exportCommand, importCommand, state } from './state';
+import { db } from './db';
 import { auth } from './auth';
 import { token } from './token';
 import { deploy } from './deploy';
@@ -31,12 +33,12 @@ export { parseArguments } from './argv';
 export { formatDiagnostic, formatEnvelope } from './format';
 
 export const commands: ReadonlyArray<CommandDefinition<any>> = [
-  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, auth, doctor, agent, actions, mcp, inspect, logs, dev, preview,
+  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, auth, doctor, agent, actions, mcp, inspect, logs, dev, preview, state, exportCommand, importCommand, db,
 ];
 
 /** Commands the specification names that this version does not implement yet: DG0001 says so plainly. */
 export const PLANNED_COMMANDS = [
-  'init', 'domains', 'state', 'export', 'import', 'db',
+  'init', 'domains',
   'tunnel',
 ] as const;
 

@@ -193,16 +193,40 @@ function isParsed(value: unknown): value is ParsedStateExport {
   return typeof value === 'object' && value !== null && 'rows' in value && 'document' in value && (value as ParsedStateExport).exportedAt instanceof Date;
 }
 
+/** Thrown inside the transaction to roll it back with a refusal already made. */
+class Refused extends Error {
+  constructor(readonly result: StateImportResult) {
+    super('refused');
+  }
+}
+
+/** The first row that refers to a missing row, where the engine can tell (a Durable Object may refuse the pragma; its deferred check at commit still holds). */
+function dangling(driver: SqlDriver): StateImportResult | undefined {
+  let rows: ReturnType<SqlDriver['all']>;
+  try {
+    rows = driver.all('PRAGMA foreign_key_check');
+  } catch {
+    return undefined;
+  }
+  const first = rows[0];
+  if (!first) return undefined;
+  const table = String(first.table);
+  const rowid = first.rowid;
+  const id = rowid === null || rowid === undefined ? undefined : driver.all(`SELECT id FROM ${quoteIdentifier(table)} WHERE rowid = ?`, [rowid])[0]?.id;
+  return {
+    ok: false,
+    diagnostic: refused('state_import_record_invalid', `Record ${table}/${String(id ?? '?').slice(0, 80)} cannot be imported: it refers to a missing row of ${String(first.parent)}.`, { table, ...(typeof id === 'string' ? { id } : {}) }),
+  };
+}
+
 function write(driver: SqlDriver, manifest: Pick<Manifest, 'database'>, initialise: boolean, inserts: PreparedInsert[]): StateImportResult {
   const order = manifest.database ? tableOrder(manifest.database) : [];
-  // Foreign keys are checked once, over the whole new state, before COMMIT: rows may arrive in any
-  // order and may refer to each other in cycles. The pragma cannot change inside a transaction.
-  const foreignKeys = Number(driver.all('PRAGMA foreign_keys')[0]?.foreign_keys ?? 0);
-  driver.exec('PRAGMA foreign_keys = OFF');
+  let current: PreparedInsert | undefined;
   try {
-    driver.exec('BEGIN');
-    let current: PreparedInsert | undefined;
-    try {
+    // One transaction through the driver (a Durable Object refuses BEGIN). Foreign keys are checked
+    // once, over the whole new state, at COMMIT: rows may arrive in any order and refer to each other in cycles.
+    driver.transactionSync(() => {
+      driver.exec('PRAGMA defer_foreign_keys = ON');
       if (initialise) initialiseDatabase(driver, manifest.database ?? null);
       for (const table of [...order].reverse()) driver.exec(`DELETE FROM ${quoteIdentifier(table)}`);
       for (const insert of inserts) {
@@ -210,33 +234,16 @@ function write(driver: SqlDriver, manifest: Pick<Manifest, 'database'>, initiali
         driver.exec(insert.sql, insert.params);
       }
       current = undefined;
-      const dangling = driver.all('PRAGMA foreign_key_check');
-      if (dangling.length > 0) {
-        const first = dangling[0]!;
-        const table = String(first.table);
-        const rowid = first.rowid;
-        const id = rowid === null || rowid === undefined ? undefined : driver.all(`SELECT id FROM ${quoteIdentifier(table)} WHERE rowid = ?`, [rowid])[0]?.id;
-        driver.exec('ROLLBACK');
-        return {
-          ok: false,
-          diagnostic: refused(
-            'state_import_record_invalid',
-            `Record ${table}/${String(id ?? '?').slice(0, 80)} cannot be imported: it refers to a missing row of ${String(first.parent)}.`,
-            { table, ...(typeof id === 'string' ? { id } : {}) },
-          ),
-        };
-      }
-      driver.exec('COMMIT');
-    } catch (error) {
-      driver.exec('ROLLBACK');
-      const where = current ? `Record ${current.table}/${current.id.slice(0, 80)} cannot be imported: ` : 'The import failed: ';
-      return {
-        ok: false,
-        diagnostic: refused('state_import_record_invalid', `${where}${errorText(error)}`, current ? { table: current.table, id: current.id } : {}),
-      };
-    }
-  } finally {
-    driver.exec(`PRAGMA foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
+      const refusal = dangling(driver);
+      if (refusal) throw new Refused(refusal);
+    });
+  } catch (error) {
+    if (error instanceof Refused) return error.result;
+    const where = current ? `Record ${current.table}/${current.id.slice(0, 80)} cannot be imported: ` : 'The import failed: ';
+    return {
+      ok: false,
+      diagnostic: refused('state_import_record_invalid', `${where}${errorText(error)}`, current ? { table: current.table, id: current.id } : {}),
+    };
   }
   const counts: Record<string, number> = {};
   for (const table of order) counts[table] = 0;
