@@ -136,7 +136,8 @@ describe('the control plane commands against one control plane', { shuffle: fals
     it.each([
       [['auth'], 'DG5000'],
       [['auth', 'frobnicate'], 'DG5000'],
-      [['auth', 'clear'], 'DG0001'],
+      [['auth', 'as'], 'DG5000'],
+      [['auth', 'as', 'mallory'], 'DG5000'],
       [['auth', 'status', '--control-url', 'http://localhost:4310/v0'], 'DG5001'],
       [['auth', 'status', '--control-url', 'http://control.example.com'], 'DG5001'],
       [['auth', 'status', '--control-url', 'ftp://localhost'], 'DG5001'],

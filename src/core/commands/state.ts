@@ -116,14 +116,14 @@ export const exportCommand: CommandDefinition<ExportResult> = {
     if (!host.local) return envelope('export', [diagnostic('DG0001', 'platform export runs only in the platform CLI on a machine.')]);
     const called = await callAdmin(fs, host.local.processAlive, mode, { op: 'export' }, 'DG1820');
     if (!called.ok) return envelope('export', [called.diagnostic]);
-    const document = called.result.document as { tables?: Record<string, unknown[]> };
+    const exported = called.result.document as { tables?: Record<string, unknown[]> };
     const file = splitPath(out);
     try {
-      await host.project(file.directory).writeFile(file.name, `${JSON.stringify(document, null, 2)}\n`);
+      await host.project(file.directory).writeFile(file.name, `${JSON.stringify(exported, null, 2)}\n`);
     } catch (error) {
       return envelope('export', [diagnostic('DG1821', `${out} could not be written: ${error instanceof Error ? error.message : String(error)}`, { hint: 'Choose a writable file path.' })]);
     }
-    const tables = Object.fromEntries(Object.entries(document.tables ?? {}).map(([name, rows]) => [name, rows.length]));
+    const tables = Object.fromEntries(Object.entries(exported.tables ?? {}).map(([name, rows]) => [name, rows.length]));
     return envelope('export', [], { state: mode, out, tables });
   },
   text({ result }) {
