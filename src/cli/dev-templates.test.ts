@@ -1,0 +1,76 @@
+/**
+ * The done-when of the local loop, per bundled template: the real `platform dev --json` (a child
+ * process, workerd, loopback HTTP) and the page in Chromium. A server edit restarts the runtime and a
+ * client edit rebuilds the bundle; the page shows both; a broken file is a DG1602 while the old
+ * generation keeps serving; the fix takes over.
+ */
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from '@playwright/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DevProcess } from './dev-process';
+
+const TEMPLATES = join(import.meta.dirname, '../../templates');
+const templates = readdirSync(TEMPLATES, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.each(templates)('platform dev on a copy of the %s template, in Chromium', (template) => {
+  it('serves, takes server and client edits, keeps serving through a broken save, and takes the fix', { timeout: 180_000 }, async () => {
+    const root = mkdtempSync(join(tmpdir(), `platform-dev-${template}-`));
+    cpSync(join(TEMPLATES, template), root, { recursive: true });
+    const dev = new DevProcess(['dev', '--json', '--port', '0'], root);
+    const page = await browser.newPage();
+    try {
+      const url = String((await dev.kind('preview.ready')).url);
+      await page.goto(url);
+      await page.locator('#app > *').first().waitFor();
+      await expect(page.locator('#__platform_persona').textContent()).resolves.toContain('you are alice');
+
+      // Server: a new query; the runtime restarts on the new server bundle.
+      const server = join(root, 'src/server/index.ts');
+      let from = dev.events.length;
+      writeFileSync(server, readFileSync(server, 'utf8').replace('queries: {', "queries: {\n    'dev.ping': query({ input: {}, handler: async () => 'pong from the edit' }),"));
+      await dev.kind('compile.start', from);
+      await dev.kind('server.restarted', from);
+      expect(await dev.kind('compile.ready', from)).toMatchObject({ restarted: true });
+
+      // Client: the page asks the new query and shows the answer.
+      const client = join(root, 'src/client/main.tsx');
+      const original = readFileSync(client, 'utf8');
+      const edited = `${original}\nimport { query as devPing } from 'platform/client';\nvoid devPing('dev.ping', {}).then((answer) => document.body.setAttribute('data-ping', answer));\n`;
+      from = dev.events.length;
+      writeFileSync(client, edited);
+      expect(await dev.kind('compile.ready', from)).toMatchObject({ restarted: false });
+      await page.reload();
+      await page.locator('body[data-ping="pong from the edit"]').waitFor();
+
+      // A broken save: DG1602, and the previous generation still serves.
+      from = dev.events.length;
+      writeFileSync(client, `${edited}\nconst broken: number = 'not a number';\n`);
+      const failed = await dev.kind('compile.diagnostic', from);
+      expect(failed).toMatchObject({ code: 'DG1602', diagnostics: [expect.objectContaining({ code: 'DG1205', file: 'src/client/main.tsx' })] });
+      await page.reload();
+      await page.locator('body[data-ping="pong from the edit"]').waitFor();
+
+      // The fix takes over by itself.
+      from = dev.events.length;
+      writeFileSync(client, edited.replace("setAttribute('data-ping', answer)", "setAttribute('data-ping', `${answer}, fixed`)"));
+      await dev.kind('compile.ready', from);
+      await page.reload();
+      await page.locator('body[data-ping="pong from the edit, fixed"]').waitFor();
+    } finally {
+      await page.close();
+      expect(await dev.stop()).toBe(0);
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
