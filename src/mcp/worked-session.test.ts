@@ -86,6 +86,11 @@ describe('an agent builds and deploys an app through the tool server', { shuffle
     const page = await hostedRequest(result.url, '/');
     expect(page.status).toBe(200);
     expect(page.text).toContain('<div id="app">');
+    // The agent reads what it deployed through the control plane, as its owner.
+    const inspected = await agent.call('platform_inspect', { previewUrl: result.url, view: 'manifest' });
+    expect(inspected).toMatchObject({ ok: true, result: { envelope: { command: 'inspect', result: { view: 'manifest', environment: 'preview', manifest: { name: 'todo-app' } } } } });
+    const logs = await agent.call('platform_inspect', { previewUrl: result.url, view: 'logs' });
+    expect(logs).toMatchObject({ ok: true, result: { envelope: { result: { view: 'logs', calls: expect.any(Array), cursor: expect.any(String) } } } });
   }, 300_000);
 
   it('promotes only through an operator server, with the exact receipt', async () => {
