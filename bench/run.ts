@@ -19,7 +19,7 @@ import { tableRows, templateTestRows } from './runtime';
 import { median, percentile, printTable, time, type Row } from './stats';
 
 const ROOT = join(import.meta.dirname, '..');
-const SECTIONS = ['foundation', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'live'];
+const SECTIONS = ['foundation', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'live', 'dev'];
 const named = process.argv.slice(2);
 for (const name of named) if (!SECTIONS.includes(name)) throw new Error(`No bench section ${JSON.stringify(name)}; the sections are ${SECTIONS.join(', ')}.`);
 const wanted = (section: string) => named.length === 0 || named.includes(section);
@@ -101,3 +101,5 @@ if (playground) {
 }
 
 if (wanted('live')) printTable('Live updates: a mutation in one page to the other page\'s re-render', await (await import('./live')).liveRows());
+
+if (wanted('dev')) printTable('platform dev: start, and a save to the new generation serving', await (await import('./dev')).devRows());

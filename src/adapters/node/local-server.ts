@@ -68,6 +68,8 @@ export class NodeLocalServer implements LocalServer {
     const address = server.address() as AddressInfo;
     const host = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
     local = new NodeLocalServer(options, server, `http://${host}:${address.port}/`);
+    // The trusted entry is bundled while the app compiles, not after.
+    void local.#entry().catch(() => undefined);
     return local;
   }
 
@@ -75,7 +77,7 @@ export class NodeLocalServer implements LocalServer {
     return this.#serving?.generation;
   }
 
-  #engine(generation: Generation): AppEngine {
+  #engine(generation: Generation, entryPath: string): AppEngine {
     const { root, mode, env } = this.#options;
     const dir = join(root, enginePath(mode));
     const server = generation.files.get('server/index.js') ?? new Uint8Array();
@@ -86,7 +88,7 @@ export class NodeLocalServer implements LocalServer {
     return new AppEngine({
       dir: join(dir, 'engine'),
       storageDir: join(root, statePath(mode)),
-      entryPath: this.#entryPath!,
+      entryPath,
       appPath,
       start: { manifest: generation.manifest, env: env(), cursorSecret: this.#cursorSecret },
       deadlineMs: limitsOf(generation.manifest).handlerDeadlineMs,
@@ -97,12 +99,16 @@ export class NodeLocalServer implements LocalServer {
     });
   }
 
-  #entryPath: string | undefined;
+  #entryPath: Promise<string> | undefined;
+
+  #entry(): Promise<string> {
+    this.#entryPath ??= bundleWorkerEntry('workerd-app', join(this.#options.root, enginePath(this.#options.mode), 'entry'));
+    return this.#entryPath;
+  }
 
   /** Starts an engine on a generation; the engine, or why it could not start. */
   async #start(generation: Generation): Promise<AppEngine | StartFailure> {
-    this.#entryPath ??= await bundleWorkerEntry('workerd-app', join(this.#options.root, enginePath(this.#options.mode), 'entry'));
-    const engine = this.#engine(generation);
+    const engine = this.#engine(generation, await this.#entry());
     const failure = await engine.ready();
     if (!failure) return engine;
     await engine.kill();

@@ -60,11 +60,13 @@ export class DevSession {
     return this.#ready;
   }
 
-  async #compile(): Promise<Compiled> {
+  async #compile(changed: readonly string[]): Promise<Compiled> {
     const { fs } = this.#options;
+    // The edited file is type-checked first: its errors are the likely ones.
+    const focus = changed.find((path) => /\.tsx?$/.test(path));
     let outcome;
     try {
-      outcome = await compileProject(fs, this.#compiler, { targets: ['client', 'server'] });
+      outcome = await compileProject(fs, this.#compiler, { targets: ['client', 'server'], ...(focus ? { focus } : {}) });
     } catch (error) {
       return { ok: false, diagnostics: [diagnostic('DG1501', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] };
     }
@@ -109,7 +111,7 @@ export class DevSession {
     const generation = ++this.#generation;
     const started = host.now();
     emit(devEvent('compile.start', { generation, changed }));
-    const compiled = await this.#compile();
+    const compiled = await this.#compile(changed);
     if (this.#closed) return;
     if (!compiled.ok) {
       const first = !this.#serving;
