@@ -1,24 +1,13 @@
 /** The Node side of `platform dev`, `preview` and `state`: loopback servers, a recursive file watcher, signals, state directories. */
-import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { stillRunning } from '../workerd/workerd-engine';
 import { join, relative, resolve, sep } from 'node:path';
 import type { LocalHost } from '../../core/local/host';
 import { TreeWatcher } from './tree-watcher';
 
-/** Whether a process is running (not gone, not a zombie), by /proc on Linux and signal 0 elsewhere. */
+/** Whether a process is running (not gone, not a zombie): workerd-engine's check, for discovery records. */
 export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    const state = /^\d+ \(.*\) (\S)/s.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
-    return state !== undefined && state !== 'Z' && state !== 'X';
-  } catch {
-    if (existsSync('/proc/self/stat')) return false;
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return Number.isInteger(pid) && pid > 0 && stillRunning(pid);
 }
 
 /** Whether `path` is inside `root` once links are resolved (the deepest existing part of it). */

@@ -78,7 +78,7 @@ export function endEnginesOnSignal(cleanUp: () => void): () => void {
 }
 
 /** Whether a process is still running: not gone, not a zombie waiting to be reaped (Linux /proc; elsewhere, as far as signal 0 tells). */
-function stillRunning(pid: number): boolean {
+export function stillRunning(pid: number): boolean {
   try {
     const state = /^\d+ \(.*\) (\S)/s.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
     return state !== undefined && state !== 'Z' && state !== 'X';
