@@ -9,10 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../adapters/node/credentials';
-import { main } from '../cli/main';
 import { createControlPlane, type ControlPlane } from './control-plane';
 import { compiler, databaseApp } from './fixtures';
-import { BASE, signIn } from './test-helpers';
+import { BASE, platformInProcess, signIn } from './test-helpers';
 
 let work: string;
 let plane: ControlPlane;
@@ -40,18 +39,7 @@ export default defineServer({
 });
 `;
 
-async function cli(args: string[], configDir = join(work, 'config')): Promise<{ code: number; envelope: any; stdout: string }> {
-  let stdout = '';
-  const code = await main([...args], {
-    cwd: dir,
-    compiler,
-    env: { PLATFORM_CONFIG_DIR: configDir, PLATFORM_CONTROL_URL: BASE },
-    fetch: (request: Request) => Promise.resolve(plane.app.request(request)),
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: () => undefined },
-  });
-  return { code, envelope: args.includes('--json') ? JSON.parse(stdout) : undefined, stdout };
-}
+const cli = (args: string[], configDir = join(work, 'config')) => platformInProcess(plane, args, { cwd: dir, configDir, compiler });
 
 const appId = () => (JSON.parse(readFileSync(join(dir, 'platform.project.json'), 'utf8')) as { appId: string }).appId;
 const previewOrigin = () => `http://${appId().replace('_', '-')}--preview.localhost:4310`;

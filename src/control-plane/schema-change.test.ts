@@ -10,10 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../adapters/node/credentials';
-import { main } from '../cli/main';
 import { createControlPlane, type ControlPlane } from './control-plane';
 import { compiler } from './fixtures';
-import { BASE, signIn } from './test-helpers';
+import { BASE, guestCall, platformInProcess, signIn } from './test-helpers';
 
 let work: string;
 let plane: ControlPlane;
@@ -57,28 +56,15 @@ export default defineServer({
   writeFileSync(join(dir, 'src/client/main.tsx'), `document.body.textContent = 'cards';\n`);
 }
 
-async function deploy(): Promise<{ code: number; envelope: { ok: boolean; diagnostics: Array<{ code: string; message: string; detail?: { code?: string } }> } }> {
-  let stdout = '';
-  const code = await main(['deploy', '--json'], {
-    cwd: dir,
-    compiler,
-    env: { PLATFORM_CONFIG_DIR: join(work, 'config'), PLATFORM_CONTROL_URL: BASE },
-    fetch: (request: Request) => Promise.resolve(plane.app.request(request)),
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: () => undefined },
-  });
-  return { code, envelope: JSON.parse(stdout) };
-}
+const deploy = () => platformInProcess(plane, ['deploy', '--json'], { cwd: dir, configDir: join(work, 'config'), compiler });
 
 const appId = () => (JSON.parse(readFileSync(join(dir, 'platform.project.json'), 'utf8')) as { appId: string }).appId;
 
 /** A query or mutation from a hosted visitor (a guest) of the preview environment. */
-async function hostedCall(kind: 'query' | 'mutation', name: string, input: unknown): Promise<{ status: number; body: any }> {
-  const response = await plane.app.request(
-    new Request(`http://${appId().replace('_', '-')}--preview.localhost:4310/_platform/v0/${kind}/${name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) }),
-  );
-  return { status: response.status, body: await response.json() };
-}
+const hostedCall = async (kind: 'query' | 'mutation', name: string, input: unknown) => {
+  const { status, body } = await guestCall(plane, appId(), kind, name, input);
+  return { status, body };
+};
 
 const TITLE = { type: 'string', maxLength: 200 };
 const DONE = { type: 'boolean', default: false };
@@ -122,7 +108,7 @@ describe('a schema change, deployed', { shuffle: false }, () => {
     writeApp({ title: { type: 'number' }, done: DONE, priority: { type: 'number', optional: true, default: 0 } });
     const refused = await deploy();
     expect(refused.code).toBe(1);
-    expect(refused.envelope.diagnostics.map((d) => d.code)).toEqual(['DG5106']);
+    expect(refused.envelope.diagnostics.map((d: { code: string }) => d.code)).toEqual(['DG5106']);
     const [diagnostic] = refused.envelope.diagnostics;
     expect(diagnostic!.detail?.code).toBe('provision_failed');
     expect(diagnostic!.message).toContain('cards.title: is a string field holding values in 4 rows and would become a number field');

@@ -9,10 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../adapters/node/credentials';
-import { main } from '../cli/main';
 import { createControlPlane, type ControlPlane } from './control-plane';
 import { compiler, databaseApp } from './fixtures';
-import { BASE, signIn } from './test-helpers';
+import { BASE, guestCall, platformInProcess, signIn } from './test-helpers';
 
 let work: string;
 let plane: ControlPlane;
@@ -31,27 +30,12 @@ export default defineServer({
   }
 }
 
-async function cli(args: string[]): Promise<{ code: number; envelope: any }> {
-  let stdout = '';
-  const code = await main(args, {
-    cwd: dir,
-    compiler,
-    env: { PLATFORM_CONFIG_DIR: join(work, 'config'), PLATFORM_CONTROL_URL: BASE },
-    fetch: (request: Request) => Promise.resolve(plane.app.request(request)),
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: () => undefined },
-  });
-  return { code, envelope: JSON.parse(stdout) };
-}
-
+const cli = (args: string[]) => platformInProcess(plane, [...args, '--json'], { cwd: dir, configDir: join(work, 'config'), compiler });
 const appId = () => (JSON.parse(readFileSync(join(dir, 'platform.project.json'), 'utf8')) as { appId: string }).appId;
-
-async function call(kind: 'query' | 'mutation', name: string, input: unknown): Promise<{ status: number; body: any }> {
-  const response = await plane.app.request(
-    new Request(`http://${appId().replace('_', '-')}--preview.localhost:4310/_platform/v0/${kind}/${name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) }),
-  );
-  return { status: response.status, body: await response.json() };
-}
+const call = async (kind: 'query' | 'mutation', name: string, input: unknown) => {
+  const { status, body } = await guestCall(plane, appId(), kind, name, input);
+  return { status, body };
+};
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'platform-switch-'));
@@ -69,8 +53,8 @@ afterAll(async () => {
 describe('the switch after the probe', () => {
   it('refuses a version the live data no longer fits, and the previous version serves every row', async () => {
     writeApp('string');
-    expect((await cli(['deploy', '--json'])).envelope).toMatchObject({ ok: true });
-    const first = (await cli(['inspect', '--json'])).envelope.result.artifactId as string;
+    expect((await cli(['deploy'])).envelope).toMatchObject({ ok: true });
+    const first = (await cli(['inspect'])).envelope.result.artifactId as string;
 
     // The table is empty, so retyping its field passes the probe; a visitor's row lands right after it.
     const hosting = plane.context.hosting;
@@ -82,7 +66,7 @@ describe('the switch after the probe', () => {
       return verdict;
     };
     writeApp('number');
-    const refused = await cli(['deploy', '--json']);
+    const refused = await cli(['deploy']);
     hosting.probe = probe;
     expect(wrote?.status).toBe(200);
     expect(refused.code).toBe(1);
@@ -95,8 +79,8 @@ describe('the switch after the probe', () => {
     expect(await call('query', 'marks.list', {})).toEqual({ status: 200, body: expect.objectContaining({ result: ['late'] }) });
     expect((await call('mutation', 'marks.add', { value: 'after' })).status).toBe(200);
     expect((await call('query', 'marks.list', {})).body.result).toEqual(['late', 'after']);
-    expect((await cli(['inspect', '--json'])).envelope.result.artifactId).toBe(first);
-    const history = (await cli(['deployments', '--json'])).envelope.result.deployments as Array<{ state: string; artifactId: string }>;
+    expect((await cli(['inspect'])).envelope.result.artifactId).toBe(first);
+    const history = (await cli(['deployments'])).envelope.result.deployments as Array<{ state: string; artifactId: string }>;
     expect(history.map((d) => d.state)).toEqual(['failed', 'completed']);
     expect(history[1]!.artifactId).toBe(first);
   }, 180_000);

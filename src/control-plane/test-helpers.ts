@@ -267,6 +267,30 @@ export async function platformOverLoopback(args: string[], options: LoopbackCli)
   return { code, envelope: JSON.parse(stdout || '{}'), stderr };
 }
 
+/**
+ * Runs `platform <args>` in process against a control plane in process (its Hono app answers the
+ * CLI's requests), with credentials under `configDir`; the envelope is parsed when `--json` is given.
+ */
+export async function platformInProcess(plane: ControlPlane, args: string[], options: { cwd: string; configDir: string; compiler: () => Promise<Compiler> }): Promise<{ code: number; envelope: any; stdout: string }> {
+  let stdout = '';
+  const code = await main(args, {
+    cwd: options.cwd,
+    compiler: options.compiler,
+    env: { PLATFORM_CONFIG_DIR: options.configDir, PLATFORM_CONTROL_URL: BASE },
+    fetch: (request: Request) => Promise.resolve(plane.app.request(request)),
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: () => undefined },
+  });
+  return { code, envelope: args.includes('--json') ? JSON.parse(stdout) : undefined, stdout };
+}
+
+/** A query or mutation of a deployed app's environment from a guest visitor, in process; the answer with its parsed body. */
+export async function guestCall(plane: ControlPlane, appId: string, kind: 'query' | 'mutation', name: string, input: unknown, environment: 'preview' | 'production' = 'preview'): Promise<{ status: number; body: any; headers: Headers }> {
+  const host = `${appId.replace('_', '-')}${environment === 'preview' ? '--preview' : ''}.localhost:4310`;
+  const response = await plane.app.request(new Request(`http://${host}/_platform/v0/${kind}/${name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) }));
+  return { status: response.status, body: await response.json(), headers: response.headers };
+}
+
 /** A person's approval of a device code on the control plane's approval page, over HTTP: signed in with a passkey, and made a builder with `secret` when not one yet. */
 export function approveOverHttp(url: string, code: string, builder: string, secret: string): Promise<Response> {
   return approve(url, code, builder, { secret });
