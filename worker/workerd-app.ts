@@ -102,7 +102,9 @@ export class AppStore {
       }
       const problem = adminRequestProblem(admin);
       if (problem) return Response.json({ error: problem }, { status: 400 });
-      return Response.json(await answerAdmin(this.#admin.driver, this.#admin.manifest, admin as AdminRequest));
+      // Between calls, as an owner's reads are: never inside a call's open transaction.
+      const answer = () => answerAdmin(this.#admin.driver, this.#admin.manifest, admin as AdminRequest);
+      return Response.json(await (this.#runtime ? this.#runtime.exclusive(answer) : answer()));
     }
     if (!this.#runtime) return errorResponse(failedCall(503, 'app_unavailable', this.#failure?.message ?? 'The app is not running.'));
     const path = new URL(request.url).pathname;

@@ -68,6 +68,24 @@ describe('platform dev on the todo template', () => {
     expect((await call(url, 'query', 'todos.list', {})).result).toHaveLength(1);
   });
 
+  it('platform inspect and logs without a target read the running dev server: its manifest, state and calls, a failure with its error', async () => {
+    const refused = await call(url, 'mutation', 'todos.add', { title: '   ' });
+    expect(refused.error.code).toBe('operation_failed');
+    // The dev stream reports the failed call as it happens (the page never sees the report).
+    const reported = await dev.kind('server.call');
+    expect(reported).toMatchObject({ mode: 'dev', call: { path: '/_platform/v0/mutation/todos.add', status: 400, error: { code: 'operation_failed', errorId: refused.error.errorId } } });
+    const manifest = await cli(root, 'inspect');
+    expect(manifest.json.result).toMatchObject({ local: true, mode: 'dev', url, view: 'manifest', manifest: { name: 'todo' } });
+    const state = await cli(root, 'inspect', '--view', 'state', '--table', 'todos');
+    expect(state.json.result.tables[0]).toMatchObject({ name: 'todos', declared: true });
+    expect(state.json.result.rows.columns).toContain('title');
+    const logs = await cli(root, 'logs');
+    const failed = (logs.json.result.calls as Array<{ status: number; error?: { errorId: string } }>).find((c) => c.status === 400);
+    expect(failed?.error?.errorId).toBe(refused.error.errorId);
+    const after = await cli(root, 'logs', '--after', logs.json.result.cursor);
+    expect(after.json.result.calls).toEqual([]);
+  });
+
   it('platform db reads the running database, and refuses writing SQL', async () => {
     const tables = await cli(root, 'db', 'tables');
     expect(tables.json.result.tables[0]).toEqual({ name: 'todos', declared: true, rows: 1 });

@@ -8,6 +8,7 @@ import type { ArtifactRecord } from '../core/build/artifact';
 import { ARTIFACT_ID, deployEnvironment, ENV_NAME, ENV_VALUE_MAX_BYTES, envScope, hostedOrigin, RECEIPT_ID, type Environment } from '../core/deploy/ids';
 import { ROUTES } from '../core/deploy/routes';
 import { INSPECT_VIEWS, type InspectView } from '../core/deploy/protocol';
+import { CALL_CURSOR } from './hosting/call-log';
 import { answer, appInfo, jsonObject as json, deployQuotaRefusal, deploymentInfo, newId, refuse, type Caller, type Context } from './context';
 import { on, ownsApp, signedIn, type ControlContext, type ControlEnv } from './middleware';
 import type { Row } from './records';
@@ -248,8 +249,8 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     }
     if (view === 'logs') {
       const after = c.req.query('after');
-      if (after !== undefined && !/^[0-9a-f]{12}\.[0-9]{1,15}$/.test(after)) return refuse(400, 'invalid_request', '`after` is a cursor from an earlier read of the logs.');
-      return answer(200, { ...base, view, ...ctx.hosting.calls.read(appId, environment, after) });
+      if (after !== undefined && !CALL_CURSOR.test(after)) return refuse(400, 'invalid_request', '`after` is a cursor from an earlier read of the logs.');
+      return answer(200, { ...base, view, ...ctx.hosting.calls.read(`${appId}:${environment}`, after) });
     }
     const query: Record<string, string> = {};
     for (const name of ['table', 'offset', 'limit'] as const) {

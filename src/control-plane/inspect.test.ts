@@ -71,17 +71,18 @@ afterAll(async () => {
 });
 
 describe('reading a deployed app as its owner', { shuffle: false }, () => {
-  it('before anything is deployed, there is nothing to read (DG2003), and without a target DG2001', async () => {
+  it('before anything is deployed, there is nothing to read (DG2003); without a target (no local server either) DG2001', async () => {
     const none = await cli(['inspect', '--json']);
     expect(none.envelope.diagnostics.map((d: { code: string }) => d.code)).toEqual(['DG2001']);
+    expect(none.envelope.diagnostics[0].message).toContain('no platform dev or platform preview runs for this project');
     expect((await cli(['deploy', '--json'])).envelope).toMatchObject({ ok: true });
-    const production = await cli(['inspect', '--environment', 'production', '--json']);
+    const production = await cli(['inspect', 'notes', '--environment', 'production', '--json']);
     expect(production.envelope.diagnostics.map((d: { code: string }) => d.code)).toEqual(['DG2003']);
     expect(production.envelope.diagnostics[0].detail.code).toBe('not_deployed');
   }, 120_000);
 
   it('manifest: what the environment serves, by its deployment', async () => {
-    const read = await cli(['inspect', '--json']);
+    const read = await cli(['inspect', 'notes', '--json']);
     expect(read.code).toBe(0);
     expect(read.envelope.result).toMatchObject({ view: 'manifest', appId: appId(), environment: 'preview', manifest: { name: 'notes' }, deployment: { kind: 'deploy', state: 'completed' } });
     expect(read.envelope.result.artifactId).toBe(read.envelope.result.deployment.artifactId);
@@ -104,7 +105,7 @@ describe('reading a deployed app as its owner', { shuffle: false }, () => {
     expect(await forged.text()).toBe('forged');
     expect(forged.headers.get('x-platform-call')).toBeNull();
 
-    const read = await cli(['logs', '--json']);
+    const read = await cli(['logs', 'notes', '--json']);
     expect(read.code).toBe(0);
     const calls = read.envelope.result.calls as Array<{ path: string; status: number; error?: { code: string; message: string; errorId: string }; logs: Array<{ level: string; message: string }> }>;
     expect(calls.map((c) => [c.path, c.status])).toEqual([
@@ -125,17 +126,17 @@ describe('reading a deployed app as its owner', { shuffle: false }, () => {
 
     // Read on from the cursor: only what came after.
     await call('query', 'notes.list', {});
-    const next = await cli(['logs', '--after', read.envelope.result.cursor, '--json']);
+    const next = await cli(['logs', 'notes', '--after', read.envelope.result.cursor, '--json']);
     expect(next.envelope.result.calls.map((c: { path: string }) => c.path)).toEqual(['/_platform/v0/query/notes.list']);
-    const text = await cli(['logs']);
+    const text = await cli(['logs', 'notes']);
     expect(text.stdout).toContain('POST   /_platform/v0/mutation/notes.add  400');
     expect(text.stdout).toContain(`operation_failed: no booms here (${failure.error.errorId})`);
     expect(text.stdout).toContain('    [error] refusing boom');
-    expect((await cli(['logs', '--after', 'not-a-cursor', '--json'])).envelope.diagnostics[0].code).toBe('DG2002');
+    expect((await cli(['logs', 'notes', '--after', 'not-a-cursor', '--json'])).envelope.diagnostics[0].code).toBe('DG2002');
   }, 60_000);
 
   it('state and export: the tables, a page of rows and the state document, read between calls', async () => {
-    const state = await cli(['inspect', '--view', 'state', '--table', 'notes', '--json']);
+    const state = await cli(['inspect', 'notes', '--view', 'state', '--table', 'notes', '--json']);
     expect(state.code).toBe(0);
     const notes = state.envelope.result.tables.find((t: { name: string }) => t.name === 'notes');
     expect(notes).toMatchObject({ declared: true, rowCount: 1 });
@@ -143,15 +144,15 @@ describe('reading a deployed app as its owner', { shuffle: false }, () => {
     expect(state.envelope.result.operations).toEqual([{ kind: 'mutation', name: 'notes.add' }, { kind: 'query', name: 'notes.list' }]);
     const { columns, rows } = state.envelope.result.rows;
     expect(rows.map((row: unknown[]) => row[columns.indexOf('text')])).toEqual(['milk']);
-    const missing = await cli(['inspect', '--view', 'state', '--table', 'nope', '--json']);
+    const missing = await cli(['inspect', 'notes', '--view', 'state', '--table', 'nope', '--json']);
     expect(missing.envelope.diagnostics[0]).toMatchObject({ code: 'DG2002', message: 'There is no table "nope".' });
 
-    const exported = await cli(['inspect', '--view', 'export', '--out', 'notes-state.json', '--json']);
+    const exported = await cli(['inspect', 'notes', '--view', 'export', '--out', 'notes-state.json', '--json']);
     expect(exported.code).toBe(0);
     const document = JSON.parse(readFileSync(join(dir, 'notes-state.json'), 'utf8'));
     expect(document).toMatchObject({ protocol: 'platform.state-export.v0' });
     expect(document.tables.notes.map((row: { text: string }) => row.text)).toEqual(['milk']);
-    expect((await cli(['inspect', '--view', 'everything', '--json'])).envelope.diagnostics[0].code).toBe('DG2001');
+    expect((await cli(['inspect', 'notes', '--view', 'everything', '--json'])).envelope.diagnostics[0].code).toBe('DG2001');
   }, 60_000);
 
   it('another builder is refused as if the app did not exist (DG2003), by appId and by URL, for every view', async () => {
@@ -182,7 +183,7 @@ describe('reading a deployed app as its owner', { shuffle: false }, () => {
     await plane.context.hosting.restart(appId(), 'preview');
     const modules = join(work, 'plane', 'modules');
     for (const file of (await import('node:fs')).readdirSync(modules)) writeFileSync(join(modules, file), 'export default {}; throw new Error("broken on purpose");');
-    const refused = await cli(['inspect', '--view', 'state', '--json']);
+    const refused = await cli(['inspect', 'notes', '--view', 'state', '--json']);
     expect(refused.envelope.diagnostics[0]).toMatchObject({ code: 'DG2004', detail: { code: 'state_bootstrap_failed', appId: appId() } });
   }, 60_000);
 });

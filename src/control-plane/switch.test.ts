@@ -54,7 +54,7 @@ describe('the switch after the probe', () => {
   it('refuses a version the live data no longer fits, and the previous version serves every row', async () => {
     writeApp('string');
     expect((await cli(['deploy'])).envelope).toMatchObject({ ok: true });
-    const first = (await cli(['inspect'])).envelope.result.artifactId as string;
+    const first = (await cli(['inspect', 'marks'])).envelope.result.artifactId as string;
 
     // The table is empty, so retyping its field passes the probe; a visitor's row lands right after it.
     const hosting = plane.context.hosting;
@@ -79,7 +79,7 @@ describe('the switch after the probe', () => {
     expect(await call('query', 'marks.list', {})).toEqual({ status: 200, body: expect.objectContaining({ result: ['late'] }) });
     expect((await call('mutation', 'marks.add', { value: 'after' })).status).toBe(200);
     expect((await call('query', 'marks.list', {})).body.result).toEqual(['late', 'after']);
-    expect((await cli(['inspect'])).envelope.result.artifactId).toBe(first);
+    expect((await cli(['inspect', 'marks'])).envelope.result.artifactId).toBe(first);
     const history = (await cli(['deployments'])).envelope.result.deployments as Array<{ state: string; artifactId: string }>;
     expect(history.map((d) => d.state)).toEqual(['failed', 'completed']);
     expect(history[1]!.artifactId).toBe(first);

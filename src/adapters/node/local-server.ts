@@ -21,7 +21,8 @@ import { errorResponse } from '../../core/runtime/runtime';
 import { localPlatformResponse } from '../../core/runtime/local-platform';
 import { personaAuth, type Auth, type PersonaName } from '../../core/runtime/personas';
 import { personaFromText } from '../../core/local/persona';
-import { ADMIN_PATH, ADMIN_SECRET_HEADER } from '../../core/local/admin';
+import { ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER } from '../../core/local/admin';
+import { CALL_CURSOR, CallLogs, takeCallRecord } from '../../control-plane/hosting/call-log';
 import { assetPath, personaBanner } from '../../core/local/assets';
 import { enginePath, PERSONA_FILE, statePath } from '../../core/local/paths';
 import type { Generation, LocalServer, LocalServerOptions, PromoteOutcome } from '../../core/local/host';
@@ -40,8 +41,13 @@ function serverKeyOf(generation: Generation, env: Record<string, string>): strin
   return sha256Hex(`${server ? sha256Hex(server) : 'none'}:${canonicalJson(generation.manifest)}:${canonicalJson(env)}`);
 }
 
+/** The one log of a local server (its calls, for `platform logs` and the dev stream). */
+const CALLS = 'local';
+
 export class NodeLocalServer implements LocalServer {
   readonly url: string;
+  /** Its recent calls, with what their handlers wrote. */
+  readonly calls = new CallLogs();
   readonly adminSecret: string;
   readonly #options: LocalServerOptions;
   readonly #server: ServerType;
@@ -171,9 +177,18 @@ export class NodeLocalServer implements LocalServer {
     if (url.pathname === ADMIN_PATH) return this.#admin(request, serving);
     if (url.pathname.startsWith('/__platform/')) return localPlatformResponse(this.#persona(), this.#auth(), request);
     if (RUNTIME_PATH.test(url.pathname)) {
+      const started = performance.now();
       const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
       const headers = [...request.headers].filter(([name]) => name !== 'cookie');
-      return serving.engine.fetch(this.#auth(), { method: request.method, url: request.url, headers, ...(body ? { body } : {}) });
+      const auth = this.#auth();
+      const response = await serving.engine.fetch(auth, { method: request.method, url: request.url, headers, ...(body ? { body } : {}) });
+      // The call's report (its console lines, its error) is kept for `platform logs`, never passed to the page.
+      const call = takeCallRecord(request, response, started, auth.kind === 'user' ? 'user' : 'guest');
+      if (call) {
+        this.calls.record(CALLS, call);
+        this.#options.onCall?.(call);
+      }
+      return response;
     }
     return this.#asset(request, serving.generation, url.pathname);
   }
@@ -186,6 +201,18 @@ export class NodeLocalServer implements LocalServer {
       return Response.json({ error: 'This route needs the local server\'s admin secret.' }, { status: 403 });
     }
     const body = new Uint8Array(await request.arrayBuffer());
+    // What it serves and its recent calls are this server's own; the data is the engine's.
+    let asked: { op?: unknown; after?: unknown } | undefined;
+    try {
+      asked = JSON.parse(new TextDecoder().decode(body)) as { op?: unknown; after?: unknown };
+    } catch {
+      asked = undefined;
+    }
+    if (asked?.op === 'manifest') return Response.json({ protocol: ADMIN_PROTOCOL, ok: true, result: { op: 'manifest', manifest: serving.generation.manifest } });
+    if (asked?.op === 'logs') {
+      const after = typeof asked.after === 'string' && CALL_CURSOR.test(asked.after) ? asked.after : undefined;
+      return Response.json({ protocol: ADMIN_PROTOCOL, ok: true, result: { op: 'logs', ...this.calls.read(CALLS, after) } });
+    }
     const admin = { appUserId: 'admin', kind: 'admin', roles: [], permissions: [], workspaceIds: [], sessionId: 'admin' } as unknown as Auth;
     return serving.engine.fetch(admin, { method: 'POST', url: request.url, headers: [['content-type', 'application/json']], body });
   }

@@ -1,11 +1,15 @@
 /**
- * The recent calls of each deployed app environment, for its owner: what was asked, how it was
- * answered, how long it took, and what the handler wrote with `console`. Kept in memory, the last
- * CALL_LOG_SIZE per environment; a restart of the control plane starts them afresh (the cursor says so:
- * it names the log's generation, and a cursor of another generation reads from the start).
+ * The recent calls of a running app, for its owner: what was asked, how it was answered, how long it
+ * took, and what the handler wrote with `console`. The control plane keeps one log per deployed
+ * environment, a local server (`platform dev`, `preview`) one for itself. Kept in memory, the last
+ * CALL_LOG_SIZE per log; a restart starts them afresh (the cursor says so: it names the log's
+ * generation, and a cursor of another generation reads from the start).
  */
 import { randomBytes } from 'node:crypto';
-import { CALL_LOG_SIZE, type CallRecord, type Environment } from '../../core/deploy/protocol';
+import { CALL_LOG_SIZE, type CallRecord } from '../../core/deploy/protocol';
+import { CALL_REPORT_HEADER, decodeCallReport } from '../../core/runtime/console-capture';
+import { errorOf } from '../../core/runtime/runtime';
+import { LIVE_PATH } from '../../modules/wire';
 
 interface Ring {
   /** The sequence number of the next record. */
@@ -13,28 +17,57 @@ interface Ring {
   records: Array<CallRecord & { seq: number }>;
 }
 
+/** A cursor `after` names: this log's generation and a sequence number. */
+export const CALL_CURSOR = /^[0-9a-f]{12}\.[0-9]{1,15}$/;
+
 export class CallLogs {
   readonly #generation = randomBytes(6).toString('hex');
   readonly #rings = new Map<string, Ring>();
 
-  record(appId: string, environment: Environment, call: CallRecord): void {
-    const key = `${appId}:${environment}`;
-    let ring = this.#rings.get(key);
-    if (!ring) this.#rings.set(key, (ring = { next: 1, records: [] }));
+  record(scope: string, call: CallRecord): void {
+    let ring = this.#rings.get(scope);
+    if (!ring) this.#rings.set(scope, (ring = { next: 1, records: [] }));
     ring.records.push({ ...call, seq: ring.next++ });
     if (ring.records.length > CALL_LOG_SIZE) ring.records.splice(0, ring.records.length - CALL_LOG_SIZE);
   }
 
   /** The calls after a cursor (all kept, without one), oldest first, and the cursor to read on from. */
-  read(appId: string, environment: Environment, after?: string): { calls: CallRecord[]; cursor: string } {
-    const ring = this.#rings.get(`${appId}:${environment}`);
+  read(scope: string, after?: string): { calls: CallRecord[]; cursor: string } {
+    const ring = this.#rings.get(scope);
     const [generation, seq] = (after ?? '').split('.');
     const from = generation === this.#generation && /^[0-9]{1,15}$/.test(seq ?? '') ? Number(seq) : 0;
     const records = (ring?.records ?? []).filter((r) => r.seq > from);
     return { calls: records.map(({ seq: _, ...call }) => call), cursor: `${this.#generation}.${ring ? ring.next - 1 : 0}` };
   }
 
-  forget(appId: string): void {
-    for (const environment of ['preview', 'production'] as const) this.#rings.delete(`${appId}:${environment}`);
+  /** Forgets every log whose scope starts with `prefix` (an app's, when it is deleted). */
+  forget(prefix: string): void {
+    for (const scope of [...this.#rings.keys()]) if (scope.startsWith(prefix)) this.#rings.delete(scope);
   }
+}
+
+/**
+ * What an engine's answer to a call says for its owner: the runtime error it answered with and the
+ * lines its handler wrote, from the engine's report (taken off the answer here: a visitor never sees
+ * it) or from an error this process answered with itself. Undefined for a live connection (a stream
+ * that lasts; its refreshes are the calls that are kept).
+ */
+export function takeCallRecord(request: Request, response: Response, startedMs: number, visitor: 'guest' | 'user'): CallRecord | undefined {
+  const path = new URL(request.url).pathname;
+  const header = response.headers.get(CALL_REPORT_HEADER);
+  if (header !== null) response.headers.delete(CALL_REPORT_HEADER);
+  if (path === LIVE_PATH && response.status === 200) return undefined;
+  const report = decodeCallReport(header);
+  const own = errorOf(response);
+  const error = own ? { code: own.code, message: own.message, ...(own.errorId ? { errorId: own.errorId } : {}) } : report.error;
+  return {
+    at: new Date().toISOString(),
+    method: request.method,
+    path: path.slice(0, 500),
+    status: response.status,
+    durationMs: Math.round((performance.now() - startedMs) * 10) / 10,
+    visitor,
+    ...(error ? { error } : {}),
+    logs: report.logs,
+  };
 }

@@ -13,7 +13,7 @@ import type { Environment } from '../../core/deploy/ids';
 import { limitsOf } from '../../core/runtime/limits';
 import { failedCall } from '../../core/runtime/outcome';
 import type { Auth } from '../../core/runtime/personas';
-import { errorOf, errorResponse } from '../../core/runtime/runtime';
+import { errorResponse } from '../../core/runtime/runtime';
 import type { AppAuthHook } from '../app-auth';
 import type { ArtifactStore } from '../artifacts';
 import { BodyTooLargeError, readLimited } from '../body-limit';
@@ -23,9 +23,8 @@ import { hmac, sameSecret, type Secrets } from '../secrets';
 import { AppEngine, type StartFailure } from './app-engine';
 import { bundleWorkerEntry } from '../../adapters/workerd/workerd-engine';
 import { contentType } from './content-types';
-import { CallLogs } from './call-log';
-import { CALL_REPORT_HEADER, decodeCallReport } from '../../core/runtime/console-capture';
-import { LIVE_PATH, runtimeErrorFromBody } from '../../modules/wire';
+import { CallLogs, takeCallRecord } from './call-log';
+import { runtimeErrorFromBody } from '../../modules/wire';
 import { INSPECT_PREFIX, type HostedInspection } from '../../../worker/protocol/inspection';
 
 export const GUEST_COOKIE = '__platform_guest';
@@ -229,7 +228,7 @@ export class Hosting {
       rmSync(this.#engineDir(`${appId}.${environment}`), { recursive: true, force: true });
     }
     rmSync(join(this.#options.dataDir, 'apps', appId), { recursive: true, force: true });
-    this.calls.forget(appId);
+    this.calls.forget(`${appId}:`);
   }
 
   async #process(target: HostedTarget, artifactId: string): Promise<AppEngine | StartFailure> {
@@ -328,7 +327,8 @@ export class Hosting {
         response = await process.fetch(user ?? this.#guest(target.appId, target.environment, visitor!.guestId), { method: request.method, url: request.url, headers, ...(body ? { body } : {}) });
       }
     }
-    this.#record(target, request, response, started, user ? 'user' : 'guest');
+    const call = takeCallRecord(request, response, started, user ? 'user' : 'guest');
+    if (call) this.calls.record(`${target.appId}:${target.environment}`, call);
     if (!visitor?.setCookie) return response;
     // The answer is this request's own (made by the engine's proxy or here): its headers take the
     // cookie as they are, unless they are immutable, and then it is copied.
@@ -340,32 +340,6 @@ export class Hosting {
       headers.append('set-cookie', visitor.setCookie);
       return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
     }
-  }
-
-  /**
-   * Keeps the call for the owner: the runtime error it answered with and the lines its handler wrote,
-   * from the engine's report (taken off the answer: a visitor never sees it) or from the error this
-   * process answered with itself (a body over its budget, an engine that cannot start).
-   */
-  #record(target: HostedTarget, request: Request, response: Response, started: number, visitor: 'guest' | 'user'): void {
-    const path = new URL(request.url).pathname;
-    const header = response.headers.get(CALL_REPORT_HEADER);
-    if (header !== null) response.headers.delete(CALL_REPORT_HEADER);
-    // A live connection is a stream that lasts; its refreshes are the calls that are kept.
-    if (path === LIVE_PATH && response.status === 200) return;
-    const report = decodeCallReport(header);
-    const own = errorOf(response);
-    const error = own ? { code: own.code, message: own.message, ...(own.errorId ? { errorId: own.errorId } : {}) } : report.error;
-    this.calls.record(target.appId, target.environment, {
-      at: new Date().toISOString(),
-      method: request.method,
-      path: path.slice(0, 500),
-      status: response.status,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
-      visitor,
-      ...(error ? { error } : {}),
-      logs: report.logs,
-    });
   }
 
   #asset(request: Request, record: ArtifactRecord, pathname: string): Response {

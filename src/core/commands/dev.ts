@@ -24,7 +24,7 @@ export const dev: CommandDefinition<LocalServerResult> = {
     if (!('local' in prepared)) return prepared;
     const { fs, local, root, emit } = prepared;
     let env = prepared.env;
-    const server = await local.listen({ root, mode: 'dev', host: prepared.host, port: prepared.port, env: () => env });
+    const server = await local.listen({ root, mode: 'dev', host: prepared.host, port: prepared.port, env: () => env, onCall: (call) => { if (call.error || call.logs.length) emit(devEvent('server.call', { mode: 'dev', call })); } });
     const session = new DevSession({
       fs,
       compiler: await commandHost.compiler(),

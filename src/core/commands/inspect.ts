@@ -1,9 +1,10 @@
 /**
- * `platform inspect [target]` and `platform logs [target]`: an owner's reads of a deployed app's
- * environment through the control plane (tooling.md, Authentication 4): its manifest, its state (tables
- * and row counts, a page of one table), its recent calls with what their handlers wrote, and its state
- * export. The target is a hosted URL (`http://app-…--preview.localhost:4310/`), an appId or an app's
- * name, or the project's own app. Codes: DG2001 to DG2004.
+ * `platform inspect [target]` and `platform logs [target]`: reads of a running app: its manifest, its
+ * state (tables and row counts, a page of one table), its recent calls with what their handlers wrote,
+ * and its state export. Without a target, the project's one running local server (`platform dev` or
+ * `platform preview`, through its admin route); with one, a deployed app the builder owns, through the
+ * control plane (tooling.md, Authentication 4): a hosted URL (`http://app-…--preview.localhost:4310/`),
+ * an appId or an app's name. Codes: DG2001 to DG2004.
  */
 import { diagnostic, envelope, type Diagnostic } from '../diagnostics';
 import { deployEnvironment, hostedTarget, type Environment } from '../deploy/ids';
@@ -12,6 +13,19 @@ import { ROUTES } from '../deploy/routes';
 import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
 import type { CommandDefinition, Invocation, CommandHost } from './types';
 import type { CommandEnvelope } from '../diagnostics';
+import { callAdmin } from '../local/admin-client';
+import { findLocalServers } from '../local/discovery';
+import { quoteIdentifier } from '../runtime/sql-driver';
+import type { LocalMode } from '../local/paths';
+
+/** A read of a local server: the same views, named by its mode and URL instead of an app and environment. */
+export type LocalInspectAnswer = { local: true; mode: LocalMode; url: string } & (
+  | { view: 'manifest'; manifest: Record<string, unknown> }
+  | { view: 'state'; tables: Array<{ name: string; declared: boolean; rowCount: number; columns: Array<{ name: string; type: string; notNull: boolean; primaryKey: boolean }> }>; rows?: { table: string; total: number; columns: string[]; rows: unknown[][] } }
+  | { view: 'logs'; calls: CallRecord[]; cursor: string }
+  | { view: 'export'; document: Record<string, unknown> }
+);
+export type InspectResult = InspectAnswer | LocalInspectAnswer;
 
 const FAMILY: CodeFamily = {
   rejected: 'DG2002',
@@ -55,8 +69,50 @@ async function targetOf(invocation: Invocation, host: CommandHost): Promise<{ ok
   return { ok: true, value: { appId: app.value, environment: environment! }, connection: connection.value };
 }
 
+/** Reads one view of the project's one running local server (DG2001 with none, or with both dev and preview). */
+async function readLocal(command: string, invocation: Invocation, host: CommandHost, view: InspectView, query: Record<string, string>): Promise<CommandEnvelope<InspectResult>> {
+  const fs = host.project(typeof invocation.options.dir === 'string' ? invocation.options.dir : '.');
+  const servers = host.local ? await findLocalServers(fs, host.local.processAlive) : [];
+  if (servers.length !== 1) {
+    const message = servers.length ? 'Both platform dev and platform preview run for this project: say which app to read.' : 'No target: no platform dev or platform preview runs for this project, and no deployed app was named.';
+    return envelope(command, [diagnostic('DG2001', message, { hint: servers.length ? 'Stop one of the two, or name a deployed app (its URL, appId or name).' : 'Start platform dev in the project, or name a deployed app: its URL, its appId or its name.' })]);
+  }
+  const [server] = servers;
+  const alive = host.local!.processAlive;
+  // The local server's own refusals are the inspector's "request failed", with the code it gave.
+  const failed = (d: Diagnostic) => envelope<InspectResult>(command, [diagnostic('DG2002', d.message, { ...(d.hint ? { hint: d.hint } : {}), detail: { code: d.code } })]);
+  const base = { local: true as const, mode: server!.mode, url: server!.url };
+  if (view === 'manifest') {
+    const answer = await callAdmin(fs, alive, server!.mode, { op: 'manifest' }, 'DG2002');
+    return answer.ok ? envelope(command, [], { ...base, view, manifest: answer.result.manifest as unknown as Record<string, unknown> }) : failed(answer.diagnostic);
+  }
+  if (view === 'logs') {
+    const answer = await callAdmin(fs, alive, server!.mode, { op: 'logs', ...(query.after ? { after: query.after } : {}) }, 'DG2002');
+    return answer.ok ? envelope(command, [], { ...base, view, calls: answer.result.calls, cursor: answer.result.cursor }) : failed(answer.diagnostic);
+  }
+  if (view === 'export') {
+    const answer = await callAdmin(fs, alive, server!.mode, { op: 'export' }, 'DG2002');
+    return answer.ok ? envelope(command, [], { ...base, view, document: answer.result.document as Record<string, unknown> }) : failed(answer.diagnostic);
+  }
+  const [tables, schema] = await Promise.all([callAdmin(fs, alive, server!.mode, { op: 'tables' }, 'DG2002'), callAdmin(fs, alive, server!.mode, { op: 'schema' }, 'DG2002')]);
+  if (!tables.ok) return failed(tables.diagnostic);
+  if (!schema.ok) return failed(schema.diagnostic);
+  const columns = new Map(schema.result.tables.map((t) => [t.name, t.columns]));
+  const state = { ...base, view, tables: tables.result.tables.map((t) => ({ name: t.name, declared: t.declared, rowCount: t.rows, columns: columns.get(t.name) ?? [] })) };
+  if (!query.table) return envelope(command, [], state);
+  const table = state.tables.find((t) => t.name === query.table);
+  if (!table) return envelope(command, [diagnostic('DG2002', `There is no table "${query.table}".`, { hint: 'Read the state without --table to list the tables.' })]);
+  const limit = Math.min(Math.max(1, Number(query.limit ?? 50) || 50), 500);
+  const offset = Math.max(0, Number(query.offset ?? 0) || 0);
+  const order = table.declared ? ' ORDER BY "createdAt", "id"' : '';
+  const page = await callAdmin(fs, alive, server!.mode, { op: 'sql', sql: `SELECT * FROM ${quoteIdentifier(table.name)}${order} LIMIT ${limit} OFFSET ${offset}` }, 'DG2002');
+  if (!page.ok) return failed(page.diagnostic);
+  return envelope(command, [], { ...state, rows: { table: table.name, total: table.rowCount, columns: page.result.columns.length ? page.result.columns : table.columns.map((c) => c.name), rows: page.result.rows } });
+}
+
 /** Reads one view; the app's own refusal (its state cannot come up, or is unavailable now) is DG2004 with its code, errorId and appId. */
-async function read(command: string, invocation: Invocation, host: CommandHost, view: InspectView, query: Record<string, string>): Promise<CommandEnvelope<InspectAnswer>> {
+async function read(command: string, invocation: Invocation, host: CommandHost, view: InspectView, query: Record<string, string>): Promise<CommandEnvelope<InspectResult>> {
+  if (invocation.positionals[0] === undefined) return readLocal(command, invocation, host, view, query);
   const target = await targetOf(invocation, host);
   if (!target.ok) return envelope(command, target.diagnostics);
   const { appId, environment } = target.value;
@@ -69,7 +125,7 @@ async function read(command: string, invocation: Invocation, host: CommandHost, 
   return envelope(command, [], answer.body);
 }
 
-const TARGET = [{ name: 'target', required: false, description: 'A deployed app\'s URL, an appId, or the name of one of your apps (default: the project\'s).' }];
+const TARGET = [{ name: 'target', required: false, description: 'A deployed app\'s URL, an appId, or the name of one of your apps (default: the project\'s running platform dev or preview).' }];
 const ENVIRONMENT_OPTION = { environment: { type: 'string' as const, valueName: '<preview|production>', description: 'Which environment to read (default: preview; a URL names its own).' } };
 const AFTER_OPTION = { after: { type: 'string' as const, valueName: '<cursor>', description: 'Only calls after this cursor (printed by an earlier read).' } };
 
@@ -79,8 +135,15 @@ function callLine(call: CallRecord): string {
   return [head, ...call.logs.map((line) => `    [${line.level}] ${line.message}`)].join('\n');
 }
 
-function logsText(answer: Extract<InspectAnswer, { view: 'logs' }>): string {
-  const lines = answer.calls.length ? answer.calls.map(callLine) : [`no calls to ${answer.appId} (${answer.environment}) since the control plane started`];
+/** Who was read: a deployed app's environment and what it serves, or a local server. */
+function headOf(answer: InspectResult): string {
+  if ('local' in answer) return `platform ${answer.mode} at ${answer.url}`;
+  const since = answer.deployment ? `, deployed ${answer.deployment.createdAt} (${answer.deployment.kind})` : '';
+  return `${answer.appId} ${answer.environment}: ${answer.artifactId}${since}`;
+}
+
+function logsText(answer: Extract<InspectResult, { view: 'logs' }>): string {
+  const lines = answer.calls.length ? answer.calls.map(callLine) : ['no calls since the server started'];
   return [...lines, `cursor: ${answer.cursor}  (platform logs --after ${answer.cursor} reads on from here)`].join('\n');
 }
 
@@ -91,16 +154,16 @@ function grid(columns: string[], rows: unknown[][]): string {
   return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
-function inspectText(answer: InspectAnswer): string {
-  const since = answer.deployment ? `, deployed ${answer.deployment.createdAt} (${answer.deployment.kind})` : '';
-  const head = `${answer.appId} ${answer.environment}: ${answer.artifactId}${since}`;
+function inspectText(answer: InspectResult): string {
+  const head = headOf(answer);
   switch (answer.view) {
     case 'manifest':
       return `${head}\n${JSON.stringify(answer.manifest, null, 2)}`;
     case 'state': {
       const tables = answer.tables.map((t) => `  ${t.name.padEnd(24)} ${String(t.rowCount).padStart(7)} row${t.rowCount === 1 ? ' ' : 's'}  ${t.declared ? '' : '(runtime) '}${t.columns.map((c) => c.name).join(', ')}`);
       const rows = answer.rows ? ['', `${answer.rows.table}: ${answer.rows.rows.length} of ${answer.rows.total} rows`, grid(answer.rows.columns, answer.rows.rows)] : [];
-      return [head, 'tables:', ...tables, `operations: ${answer.operations.map((o) => o.name).join(', ') || 'none'}`, ...rows].join('\n');
+      const operations = 'operations' in answer ? [`operations: ${answer.operations.map((o) => o.name).join(', ') || 'none'}`] : [];
+      return [head, 'tables:', ...tables, ...operations, ...rows].join('\n');
     }
     case 'logs':
       return `${head}\n${logsText(answer)}`;
@@ -109,9 +172,9 @@ function inspectText(answer: InspectAnswer): string {
   }
 }
 
-export const inspect: CommandDefinition<InspectAnswer> = {
+export const inspect: CommandDefinition<InspectResult> = {
   name: 'inspect',
-  summary: 'Read a deployed app you own: its manifest, state, recent calls (logs) or state export.',
+  summary: 'Read a running app: the local dev or preview server, or a deployed app you own (manifest, state, logs, export).',
   positionals: TARGET,
   options: {
     view: { type: 'string', valueName: '<manifest|state|logs|export>', description: 'What to read (default: manifest).' },
@@ -151,7 +214,7 @@ export const inspect: CommandDefinition<InspectAnswer> = {
   },
 };
 
-export const logs: CommandDefinition<InspectAnswer> = {
+export const logs: CommandDefinition<InspectResult> = {
   name: 'logs',
   summary: 'The recent calls of a deployed app you own, with what their handlers wrote (console) and their errors.',
   positionals: TARGET,
@@ -161,6 +224,6 @@ export const logs: CommandDefinition<InspectAnswer> = {
     return read('logs', invocation, host, 'logs', typeof after === 'string' ? { after } : {});
   },
   text({ result }) {
-    return result?.view === 'logs' ? `${result.appId} ${result.environment}: ${result.artifactId}\n${logsText(result)}` : '';
+    return result?.view === 'logs' ? `${headOf(result)}\n${logsText(result)}` : '';
   },
 };

@@ -37,7 +37,7 @@ export const preview: CommandDefinition<LocalServerResult> = {
       if (bytes) files.set(path, bytes);
     }
     const generation: Generation = { manifest: record.manifest, files };
-    const server = await local.listen({ root, mode: 'preview', host: prepared.host, port: prepared.port, env: () => prepared.env });
+    const server = await local.listen({ root, mode: 'preview', host: prepared.host, port: prepared.port, env: () => prepared.env, onCall: (call) => { if (call.error || call.logs.length) emit(devEvent('server.call', { mode: 'preview', call })); } });
     const started = await server.promote(generation);
     if (!started.ok) {
       await server.close();

@@ -9,6 +9,7 @@ import type { Manifest } from '../manifest';
 import { quoteIdentifier, type SqlDriver, type SqlValue } from '../runtime/sql-driver';
 import { CHUNKS_TABLE } from '../runtime/storage';
 import { exportState, importStateText } from '../state';
+import type { CallRecord } from '../deploy/protocol';
 
 export const ADMIN_PROTOCOL = 'platform.local-admin.v0';
 /** The path of the admin route on a local server (under the reserved `/_platform/`). */
@@ -23,7 +24,10 @@ export type AdminRequest =
   | { protocol: typeof ADMIN_PROTOCOL; op: 'schema'; table?: string }
   | { protocol: typeof ADMIN_PROTOCOL; op: 'sql'; sql: string }
   | { protocol: typeof ADMIN_PROTOCOL; op: 'export' }
-  | { protocol: typeof ADMIN_PROTOCOL; op: 'import'; text: string };
+  | { protocol: typeof ADMIN_PROTOCOL; op: 'import'; text: string }
+  /** Answered by the local server itself, not the engine: what it serves, and its recent calls. */
+  | { protocol: typeof ADMIN_PROTOCOL; op: 'manifest' }
+  | { protocol: typeof ADMIN_PROTOCOL; op: 'logs'; after?: string };
 
 export interface TableSummary {
   name: string;
@@ -41,7 +45,9 @@ export type AdminResult =
   | { op: 'schema'; tables: TableSchema[] }
   | { op: 'sql'; columns: string[]; rows: SqlValue[][]; truncated: boolean }
   | { op: 'export'; document: unknown }
-  | { op: 'import'; counts: Record<string, number> };
+  | { op: 'import'; counts: Record<string, number> }
+  | { op: 'manifest'; manifest: Manifest }
+  | { op: 'logs'; calls: CallRecord[]; cursor: string };
 
 export type AdminAnswer = { protocol: typeof ADMIN_PROTOCOL; ok: true; result: AdminResult } | { protocol: typeof ADMIN_PROTOCOL; ok: false; diagnostic: Diagnostic };
 
@@ -81,7 +87,10 @@ export function adminRequestProblem(value: unknown): string | undefined {
   switch (request.op) {
     case 'tables':
     case 'export':
+    case 'manifest':
       return undefined;
+    case 'logs':
+      return request.after === undefined || typeof request.after === 'string' ? undefined : 'after is not a string';
     case 'schema':
       return request.table === undefined || typeof request.table === 'string' ? undefined : 'table is not a string';
     case 'sql':
@@ -124,6 +133,9 @@ export async function answerAdmin(driver: SqlDriver, manifest: Manifest, request
       const result = importStateText(driver, manifest, request.text);
       return result.ok ? ok({ op: 'import', counts: result.counts }) : refused(result.diagnostic);
     }
+    case 'manifest':
+    case 'logs':
+      return refused(diagnostic('DG1842', `The engine does not answer ${request.op}: the local server does.`));
     default: {
       const unknown: never = request;
       return refused(diagnostic('DG1842', `Unknown admin request ${JSON.stringify(unknown)}.`));

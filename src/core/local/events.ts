@@ -1,5 +1,6 @@
 /** The `platform.dev.v0` events of `platform dev` and `platform preview`, and their readable lines. */
 import type { Diagnostic } from '../diagnostics';
+import type { CallRecord } from '../deploy/protocol';
 import { DEV_PROTOCOL } from '../testing/events';
 import type { LocalMode } from './paths';
 
@@ -15,6 +16,8 @@ export type DevEvent =
   | ({ protocol: typeof DEV_PROTOCOL; kind: 'compile.diagnostic'; generation: number; diagnostics: Diagnostic[] } & Diagnostic)
   /** A new generation serves; `diagnostics` are its warnings. */
   | { protocol: typeof DEV_PROTOCOL; kind: 'compile.ready'; generation: number; durationMs: number; restarted: boolean; diagnostics: Diagnostic[] }
+  /** A call the app served that failed or wrote with `console` (others are only in `platform logs`). */
+  | { protocol: typeof DEV_PROTOCOL; kind: 'server.call'; mode: LocalMode; call: CallRecord }
   /** The server stopped (Ctrl-C, or it could not go on). */
   | { protocol: typeof DEV_PROTOCOL; kind: 'server.stopped'; mode: LocalMode; reason: string };
 
@@ -45,6 +48,11 @@ export function formatDevEvent(event: DevEvent): string {
     }
     case 'compile.ready':
       return [`✓ generation ${event.generation} serving (${event.durationMs} ms${event.restarted ? ', runtime restarted' : ''})`, ...event.diagnostics.map(diagnosticLine)].join('\n');
+    case 'server.call': {
+      const { call } = event;
+      const failure = call.error ? `  ${call.error.code}: ${call.error.message}` : '';
+      return [`← ${call.method} ${call.path} ${call.status} (${call.durationMs} ms)${failure}`, ...call.logs.map((line) => `    [${line.level}] ${line.message}`)].join('\n');
+    }
     case 'server.stopped':
       return `■ ${event.mode} server stopped: ${event.reason}`;
     default: {

@@ -1,5 +1,6 @@
 /** What a host (the Node CLI) gives `platform dev` and `preview`: a server on loopback, a file watcher, processes. */
 import type { Manifest } from '../manifest';
+import type { CallRecord } from '../deploy/protocol';
 import type { ProcessAlive } from './discovery';
 import type { LocalMode } from './paths';
 
@@ -22,6 +23,8 @@ export interface LocalServerOptions {
   port: number;
   /** `ctx.env`, asked again whenever the runtime starts. Who visitors are is read from `.platform/persona.json` on each request. */
   env(): Record<string, string>;
+  /** Each call the app served, with its error and console lines (the dev stream prints them). */
+  onCall?(call: CallRecord): void;
 }
 
 export interface LocalServer {
