@@ -23,6 +23,7 @@ import { hmac, sameSecret, type Secrets } from '../secrets';
 import { AppEngine, type StartFailure } from './app-engine';
 import { bundleWorkerEntry } from '../../adapters/workerd/workerd-engine';
 import { contentType } from './content-types';
+import { assetPath } from '../../core/local/assets';
 import { CallLogs, takeCallRecord } from './call-log';
 import { runtimeErrorFromBody } from '../../modules/wire';
 import { INSPECT_PREFIX, type HostedInspection } from '../../../worker/protocol/inspection';
@@ -344,23 +345,10 @@ export class Hosting {
 
   #asset(request: Request, record: ArtifactRecord, pathname: string): Response {
     if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405, headers: { allow: 'GET, HEAD' } });
-    let path: string | undefined;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(pathname);
-    } catch {
-      return page(400, 'Bad request', 'The path is not valid.');
-    }
-    if (decoded === '/' || decoded === '/index.html') path = 'client/index.html';
-    else if (decoded.startsWith('/_platform/app/')) path = `client/${decoded.slice('/_platform/app/'.length)}`;
-    else path = `public/${decoded.slice(1)}`;
-    let entry = record.files[path];
-    // A single-page app answers every other document path with its document.
-    if (!entry && record.manifest.app?.spa && !decoded.startsWith('/_platform/')) {
-      path = 'client/index.html';
-      entry = record.files[path];
-    }
-    if (!entry || path.startsWith('server/') || path.startsWith('tests/')) return page(404, 'Not found', `Nothing is served at ${pathname}.`);
+    // The same routing as a local server's (dev, preview): one place says which file serves a path.
+    const path = assetPath(record.manifest, pathname, (candidate) => record.files[candidate] !== undefined);
+    const entry = path === undefined ? undefined : record.files[path];
+    if (path === undefined || !entry) return page(404, 'Not found', `Nothing is served at ${pathname}.`);
     const etag = `"${entry.sha256}"`;
     const headers = { 'content-type': contentType(path), etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };
     if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers });
