@@ -4,14 +4,12 @@
  * builder is refused as if the app did not exist (DG2003); a visitor reaches none of it, and what a
  * handler writes with `console` reaches its owner and never the visitor or the host's output.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileCredentialStore } from '../adapters/node/credentials';
-import { createControlPlane, type ControlPlane } from './control-plane';
+import type { ControlPlane } from './control-plane';
 import { compiler, databaseApp } from './fixtures';
-import { BASE, platformInProcess, signIn } from './test-helpers';
+import { planeWithBuilders, platformInProcess } from './test-helpers';
 
 let work: string;
 let plane: ControlPlane;
@@ -51,24 +49,19 @@ async function hosted(path: string, init: RequestInit = {}): Promise<Response> {
 const call = (kind: 'query' | 'mutation', name: string, input: unknown) =>
   hosted(`/_platform/v0/${kind}/${name}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
 
+let setup: Awaited<ReturnType<typeof planeWithBuilders>>;
+
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'platform-inspect-'));
+  setup = await planeWithBuilders('platform-inspect-', { alice: 'config', mallory: 'config-mallory' });
+  ({ work, plane } = setup);
   dir = join(work, 'notes');
-  plane = await createControlPlane({ dataDir: join(work, 'plane'), devicePollMs: 5 });
-  for (const [name, config] of [['alice', 'config'], ['mallory', 'config-mallory']] as const) {
-    const token = await signIn(plane, name);
-    await new FileCredentialStore(join(work, config)).write(BASE, { token, builder: { id: 'bld_x', name }, createdAt: new Date().toISOString() });
-  }
   for (const [path, text] of Object.entries(databaseApp({ name: 'notes', tables: { notes: { text: 'string' } }, server: SERVER }))) {
     mkdirSync(join(dir, path, '..'), { recursive: true });
     writeFileSync(join(dir, path), text);
   }
 }, 60_000);
 
-afterAll(async () => {
-  await plane?.close();
-  rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => setup?.close());
 
 describe('reading a deployed app as its owner', { shuffle: false }, () => {
   it('before anything is deployed, there is nothing to read (DG2003); without a target (no local server either) DG2001', async () => {
@@ -182,7 +175,7 @@ describe('reading a deployed app as its owner', { shuffle: false }, () => {
     // serving module away from a stopped engine's directory.
     await plane.context.hosting.restart(appId(), 'preview');
     const modules = join(work, 'plane', 'modules');
-    for (const file of (await import('node:fs')).readdirSync(modules)) writeFileSync(join(modules, file), 'export default {}; throw new Error("broken on purpose");');
+    for (const file of readdirSync(modules)) writeFileSync(join(modules, file), 'export default {}; throw new Error("broken on purpose");');
     const refused = await cli(['inspect', 'notes', '--view', 'state', '--json']);
     expect(refused.envelope.diagnostics[0]).toMatchObject({ code: 'DG2004', detail: { code: 'state_bootstrap_failed', appId: appId() } });
   }, 60_000);

@@ -5,14 +5,12 @@
  * field; retyping a field that holds rows is refused as DG5106 naming the field, and the version
  * before it keeps serving its rows.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileCredentialStore } from '../adapters/node/credentials';
-import { createControlPlane, type ControlPlane } from './control-plane';
+import type { ControlPlane } from './control-plane';
 import { compiler } from './fixtures';
-import { BASE, guestCall, platformInProcess, signIn } from './test-helpers';
+import { guestCall, planeWithBuilders, platformInProcess } from './test-helpers';
 
 let work: string;
 let plane: ControlPlane;
@@ -69,18 +67,15 @@ const hostedCall = async (kind: 'query' | 'mutation', name: string, input: unkno
 const TITLE = { type: 'string', maxLength: 200 };
 const DONE = { type: 'boolean', default: false };
 
+let setup: Awaited<ReturnType<typeof planeWithBuilders>>;
+
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'platform-schema-'));
+  setup = await planeWithBuilders('platform-schema-');
+  ({ work, plane } = setup);
   dir = join(work, 'cards');
-  plane = await createControlPlane({ dataDir: join(work, 'plane'), devicePollMs: 5 });
-  const token = await signIn(plane, 'alice');
-  await new FileCredentialStore(join(work, 'config')).write(BASE, { token, builder: { id: 'bld_x', name: 'alice' }, createdAt: new Date().toISOString() });
 }, 60_000);
 
-afterAll(async () => {
-  await plane?.close();
-  rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => setup?.close());
 
 describe('a schema change, deployed', { shuffle: false }, () => {
   let before: Array<{ id: string; title: string; done: boolean }>;

@@ -4,14 +4,12 @@
  * exactly that gap (written as the probe finishes): the switch must refuse the new version (DG5106,
  * the deployment recorded failed) and the previous one must go on serving every row.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileCredentialStore } from '../adapters/node/credentials';
-import { createControlPlane, type ControlPlane } from './control-plane';
+import type { ControlPlane } from './control-plane';
 import { compiler, databaseApp } from './fixtures';
-import { BASE, guestCall, platformInProcess, signIn } from './test-helpers';
+import { guestCall, planeWithBuilders, platformInProcess } from './test-helpers';
 
 let work: string;
 let plane: ControlPlane;
@@ -37,18 +35,15 @@ const call = async (kind: 'query' | 'mutation', name: string, input: unknown) =>
   return { status, body };
 };
 
+let setup: Awaited<ReturnType<typeof planeWithBuilders>>;
+
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'platform-switch-'));
+  setup = await planeWithBuilders('platform-switch-');
+  ({ work, plane } = setup);
   dir = join(work, 'marks');
-  plane = await createControlPlane({ dataDir: join(work, 'plane'), devicePollMs: 5 });
-  const token = await signIn(plane, 'alice');
-  await new FileCredentialStore(join(work, 'config')).write(BASE, { token, builder: { id: 'bld_x', name: 'alice' }, createdAt: new Date().toISOString() });
 }, 60_000);
 
-afterAll(async () => {
-  await plane?.close();
-  rmSync(work, { recursive: true, force: true });
-});
+afterAll(() => setup?.close());
 
 describe('the switch after the probe', () => {
   it('refuses a version the live data no longer fits, and the previous version serves every row', async () => {

@@ -1,12 +1,14 @@
 /** What the control plane's tests share: passkey accounts (a software authenticator) and sign-in through the device flow, the CLI against a control plane on loopback, and HTTP to a hosted origin on loopback. */
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { Compiler } from '../core/build/build';
 import { main } from '../cli/main';
-import type { ControlPlane } from './control-plane';
+import { createControlPlane, type ControlPlane } from './control-plane';
+import { FileCredentialStore } from '../adapters/node/credentials';
 import { SoftAuthenticator, type SoftCredential, type Tampering } from './test-authenticator';
 
 export const BASE = 'http://localhost:4310';
@@ -265,6 +267,28 @@ export async function platformOverLoopback(args: string[], options: LoopbackCli)
     },
   });
   return { code, envelope: JSON.parse(stdout || '{}'), stderr };
+}
+
+/**
+ * A control plane in process under a new temporary directory, with builders signed in through the
+ * device flow and their sessions stored as `platform auth login` stores them, each under
+ * `<work>/<config dir>` (builder name → config dir). `close` stops it and removes the directory.
+ */
+export async function planeWithBuilders(prefix: string, builders: Record<string, string> = { alice: 'config' }): Promise<{ work: string; plane: ControlPlane; close(): Promise<void> }> {
+  const work = mkdtempSync(join(tmpdir(), prefix));
+  const plane = await createControlPlane({ dataDir: join(work, 'plane'), devicePollMs: 5 });
+  for (const [name, config] of Object.entries(builders)) {
+    const token = await signIn(plane, name);
+    await new FileCredentialStore(join(work, config)).write(BASE, { token, builder: { id: 'bld_x', name }, createdAt: new Date().toISOString() });
+  }
+  return {
+    work,
+    plane,
+    async close() {
+      await plane.close();
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
