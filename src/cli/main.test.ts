@@ -90,9 +90,9 @@ describe('the platform command line', () => {
   });
 
   it('says plainly when a specified command is not implemented yet', async () => {
-    const { code, stdout } = await run(['domains']);
+    const { code, stdout } = await run(['init']);
     expect(code).toBe(2);
-    expect(stdout).toContain('error DG0001: platform domains is not implemented in this version.');
+    expect(stdout).toContain('error DG0001: platform init is not implemented in this version.');
   });
 
   it('refuses bad options with DG0002 and exit status 2, in JSON when asked', async () => {

@@ -15,6 +15,7 @@ import { appRoutes, envValues, MAX_DEPLOY_BYTES, teardown } from './app-routes';
 import { bodyLimit } from './body-limit';
 import { on, type ControlEnv } from './middleware';
 import { authRoutes, purgeDevices } from './auth-routes';
+import { domainRoutes, Domains, type DomainOptions } from './domains';
 import { Hosting } from './hosting/hosting';
 import { hostedTarget } from '../core/deploy/ids';
 import { RateLimit } from './rate-limit';
@@ -64,6 +65,8 @@ export interface ControlPlaneOptions {
   handlerGraceMs?: number;
   /** How long a deployed app may take to start before its deployment fails (default 30 s). */
   appStartTimeoutMs?: number;
+  /** Custom domains: the resolver that verifies them (DNS by default), the hosting provider, the per-builder quota. */
+  domains?: DomainOptions;
 }
 
 export interface ControlPlane {
@@ -72,6 +75,7 @@ export interface ControlPlane {
   corsOrigins: string[];
   secrets: Secrets;
   context: Context;
+  domains: Domains;
   close(): Promise<void>;
 }
 
@@ -124,10 +128,14 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     records.run("UPDATE deployments SET state = 'failed', errorCode = 'internal', errorMessage = 'The control plane stopped before this deployment finished; nothing was activated.' WHERE state = 'pending'");
   }
 
+  const domains = new Domains(context, options.domains);
   const app = new Hono<ControlEnv>();
-  // Deployed apps first: their origins never reach the builder API or the approval page.
+  // Deployed apps first: their origins (and verified custom domains, to production) never reach the builder API or the approval page.
   app.use('*', async (c, next) => {
-    const target = hostedTarget(new URL(c.req.url).host);
+    const host = new URL(c.req.url).host;
+    const custom = domains.route(host);
+    if (custom === 'unrouted') return new Response('This domain is not verified yet, or is being removed (platform domains status).\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    const target = hostedTarget(host) ?? (custom ? { appId: custom.appId, environment: 'production' as const } : undefined);
     if (target) return context.hosting.serve(c.req.raw, target, incomingOf(c.env));
     await next();
   });
@@ -155,6 +163,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   on(app, ROUTES.health, () => answer(200, { ok: true }));
   authRoutes(app, context);
   appRoutes(app, context);
+  domainRoutes(app, context, domains);
   app.get('/', () => new Response('The platform control plane. The API is under /v0/ (docs/control-plane.md); sign-ins are approved at /device.\n', { headers: { 'content-type': 'text/plain; charset=utf-8' } }));
   app.notFound((c) => (new URL(c.req.url).pathname.startsWith('/v0/') ? refuse(404, 'not_found', `No route ${c.req.method} ${new URL(c.req.url).pathname}.`) : new Response('Not found\n', { status: 404 })));
   app.onError((error) => refuse(500, 'internal', `The control plane failed: ${error instanceof Error ? error.message : String(error)}`));
@@ -164,6 +173,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     corsOrigins,
     secrets,
     context,
+    domains,
     async close() {
       await context.hosting.close();
       records.close();

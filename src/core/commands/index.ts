@@ -13,6 +13,7 @@ import { exportCommand, importCommand, state } from './state';
 import { db } from './db';
 import { auth } from './auth';
 import { token } from './token';
+import { domains } from './domains';
 import { deploy } from './deploy';
 import { promote } from './promote';
 import { rollback } from './rollback';
@@ -33,12 +34,12 @@ export { parseArguments } from './argv';
 export { formatDiagnostic, formatEnvelope } from './format';
 
 export const commands: ReadonlyArray<CommandDefinition<any>> = [
-  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, auth, doctor, agent, actions, mcp, inspect, logs, dev, preview, state, exportCommand, importCommand, db,
+  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, domains, auth, doctor, agent, actions, mcp, inspect, logs, dev, preview, state, exportCommand, importCommand, db,
 ];
 
 /** Commands the specification names that this version does not implement yet: DG0001 says so plainly. */
 export const PLANNED_COMMANDS = [
-  'init', 'domains',
+  'init',
   'tunnel',
 ] as const;
 

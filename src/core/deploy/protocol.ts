@@ -41,6 +41,12 @@ export const CONTROL_ERROR_CODES = [
   'not_deployed',
   'state_bootstrap_failed',
   'state_unavailable',
+  'domain_not_found',
+  'domain_unavailable',
+  'no_production',
+  'provider_unavailable',
+  'cleanup_pending',
+  'tunnel_not_found',
   'internal',
 ] as const;
 

@@ -5,6 +5,7 @@
  * `ControlClient.call`.
  */
 import { encodeBase64 } from './base64';
+import { isDomain, type DomainInfo } from './domains';
 import type { Environment } from './ids';
 import {
   isApp,
@@ -109,4 +110,8 @@ export const ROUTES = {
   remove: route<{ confirm: string }, { app: AppInfo }>()('POST', '/v0/apps/:appId/delete', anApp),
   /** An owner's read of an environment: `view` is one of INSPECT_VIEWS; callers check the answer with isInspectAnswer for their view. */
   inspect: route<undefined, InspectAnswer>()('GET', '/v0/apps/:appId/inspect/:environment/:view', (b) => typeof b.view === 'string'),
+  addDomain: route<{ hostname: string }, { domain: DomainInfo }>()('POST', '/v0/apps/:appId/domains', (b) => isDomain(b.domain)),
+  listDomains: route<undefined, { domains: DomainInfo[] }>()('GET', '/v0/domains', (b) => Array.isArray(b.domains) && b.domains.every(isDomain)),
+  domainStatus: route<undefined, { domain: DomainInfo }>()('GET', '/v0/domains/:hostname', (b) => isDomain(b.domain)),
+  removeDomain: route<undefined, { removed: true; hostname: string }>()('DELETE', '/v0/domains/:hostname', (b) => b.removed === true && typeof b.hostname === 'string'),
 } as const;

@@ -1,0 +1,225 @@
+/**
+ * Custom domains: a builder attaches a hostname to an app; the control plane routes it to the app's
+ * production once the owner has published the verification record (read through the configured
+ * resolver), and detaches it on removal, leaving the hosting provider's cleanup to finish (or to be
+ * repeated). docs/control-plane.md, Custom domains.
+ */
+import { resolveTxt } from 'node:dns/promises';
+import { randomBytes } from 'node:crypto';
+import type { Hono } from 'hono';
+import { hostnameProblem, normalizeHostname, verificationName, verificationValue, type DomainInfo, type DomainState } from '../core/deploy/domains';
+import { ROUTES } from '../core/deploy/routes';
+import { answer, iso, jsonObject, refuse, type Caller, type Context } from './context';
+import { on, ownsApp, signedIn, type ControlEnv } from './middleware';
+import type { Records, Row } from './records';
+
+/** Reads the TXT records of a name: DNS in service, a table in tests. */
+export interface DomainResolver {
+  /** The TXT values at `name` (each record's strings joined); none when the name has none. Throws when the lookup itself fails. */
+  txt(name: string): Promise<string[]>;
+}
+
+/** The resolver of a control plane in service: the system's DNS. */
+export const dnsResolver: DomainResolver = {
+  async txt(name) {
+    try {
+      return (await resolveTxt(name)).map((chunks) => chunks.join(''));
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'ENOTFOUND' || code === 'ENODATA') return [];
+      throw error;
+    }
+  },
+};
+
+/** A resolver answering from records set in process: drives verification in tests on loopback. */
+export class TableResolver implements DomainResolver {
+  readonly #records = new Map<string, string[]>();
+  failing = false;
+  set(name: string, values: string[]): void {
+    this.#records.set(name.toLowerCase(), values);
+  }
+  async txt(name: string): Promise<string[]> {
+    if (this.failing) throw new Error('the resolver is unavailable');
+    return this.#records.get(name.toLowerCase()) ?? [];
+  }
+}
+
+/**
+ * Where a hostname is made servable (edge route, certificate) and released again. The loopback control
+ * plane serves every attached hostname on its own port over plain HTTP, so it needs no certificate.
+ */
+export interface DomainProvider {
+  /** Throws when the provider is unavailable or refuses; nothing is attached then. */
+  attach(hostname: string): Promise<void>;
+  /** Releases the hostname and its certificate; throws when that cleanup could not finish. */
+  release(hostname: string): Promise<void>;
+}
+
+export const loopbackProvider: DomainProvider = {
+  async attach() {},
+  async release() {},
+};
+
+export interface DomainOptions {
+  resolver?: DomainResolver;
+  provider?: DomainProvider;
+  /** Custom domains one builder may hold at once (default 10). */
+  perBuilder?: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS domains (hostname TEXT PRIMARY KEY, appId TEXT NOT NULL, builderId TEXT NOT NULL, state TEXT NOT NULL, token TEXT NOT NULL, createdAt INTEGER NOT NULL, verifiedAt INTEGER);
+CREATE INDEX IF NOT EXISTS domains_by_builder ON domains (builderId, createdAt);
+`;
+
+/** Names no builder may attach: loopback names, special-use names, and the control plane's own host. */
+function reserved(hostname: string, publicOrigin: string): boolean {
+  const own = new URL(publicOrigin).hostname.toLowerCase();
+  const under = (suffix: string) => hostname === suffix || hostname.endsWith(`.${suffix}`);
+  return ['localhost', 'local', 'invalid', 'test', 'example', 'internal'].some(under) || under(own);
+}
+
+export class Domains {
+  readonly #records: Records;
+  readonly #ctx: Context;
+  readonly resolver: DomainResolver;
+  readonly provider: DomainProvider;
+  readonly perBuilder: number;
+  /** Attached hostnames → their app (active ones) or undefined (pending, cleanup), read from the records on every change: routing reads it per request. */
+  #routes = new Map<string, string | undefined>();
+
+  constructor(ctx: Context, options: DomainOptions = {}) {
+    this.#ctx = ctx;
+    this.#records = ctx.records;
+    this.resolver = options.resolver ?? dnsResolver;
+    this.provider = options.provider ?? loopbackProvider;
+    this.perBuilder = options.perBuilder ?? 10;
+    for (const statement of SCHEMA.split(';').map((s) => s.trim()).filter(Boolean)) this.#records.run(statement);
+    this.#reload();
+  }
+
+  #reload(): void {
+    this.#routes = new Map(this.#records.all('SELECT hostname, appId, state FROM domains').map((row) => [String(row.hostname), row.state === 'active' ? String(row.appId) : undefined]));
+  }
+
+  /**
+   * Where a Host header (`shop.example.com`, with or without a port) goes: the app whose production an
+   * active custom domain routes to, `unrouted` for an attached hostname not (or no longer) verified, or
+   * undefined for a host that is no custom domain.
+   */
+  route(host: string | undefined): { appId: string } | 'unrouted' | undefined {
+    if (!host || this.#routes.size === 0) return undefined;
+    const name = host.toLowerCase().replace(/:\d+$/, '');
+    if (!this.#routes.has(name)) return undefined;
+    const appId = this.#routes.get(name);
+    return appId ? { appId } : 'unrouted';
+  }
+
+  info(row: Row): DomainInfo {
+    const hostname = String(row.hostname);
+    return {
+      hostname,
+      appId: String(row.appId),
+      state: row.state as DomainState,
+      createdAt: iso(Number(row.createdAt)),
+      ...(row.verifiedAt !== null && row.verifiedAt !== undefined ? { verifiedAt: iso(Number(row.verifiedAt)) } : {}),
+      verification: { type: 'TXT', name: verificationName(hostname), value: verificationValue(String(row.token)) },
+    };
+  }
+
+  /** Checks a pending domain's record; routes it once the owner's value is published. A failed lookup leaves it pending. */
+  async verify(row: Row): Promise<Row> {
+    if (row.state !== 'pending') return row;
+    const hostname = String(row.hostname);
+    let values: string[];
+    try {
+      values = await this.resolver.txt(verificationName(hostname));
+    } catch {
+      return row;
+    }
+    if (!values.includes(verificationValue(String(row.token)))) return row;
+    this.#records.run("UPDATE domains SET state = 'active', verifiedAt = ? WHERE hostname = ? AND state = 'pending'", [this.#ctx.now(), hostname]);
+    this.#reload();
+    return this.#records.get('SELECT * FROM domains WHERE hostname = ?', [hostname])!;
+  }
+
+  /** The caller's domain of that hostname, or the refusal (another builder's is answered as unknown). */
+  owned(caller: Caller, hostname: string): Row | Response {
+    const name = normalizeHostname(hostname);
+    const row = hostnameProblem(name) ? undefined : this.#records.get('SELECT * FROM domains WHERE hostname = ?', [name]);
+    if (!row || row.builderId !== caller.builderId) return refuse(404, 'domain_not_found', `None of your apps has the domain ${JSON.stringify(hostname)}.`);
+    return row;
+  }
+
+  async add(caller: Caller, app: Row, given: unknown): Promise<Response> {
+    if (typeof given !== 'string') return refuse(400, 'invalid_request', 'The body needs { "hostname": "<hostname>" }.');
+    const hostname = normalizeHostname(given);
+    const problem = hostnameProblem(hostname);
+    if (problem) return refuse(400, 'invalid_request', `${JSON.stringify(given)} is not a usable hostname: ${problem}.`);
+    if (reserved(hostname, this.#ctx.publicOrigin)) return refuse(409, 'domain_unavailable', `${hostname} is reserved and cannot be attached.`);
+    const appId = String(app.id);
+    const existing = this.#records.get('SELECT * FROM domains WHERE hostname = ?', [hostname]);
+    if (existing) {
+      if (existing.state === 'cleanup_pending') return refuse(409, 'domain_unavailable', `${hostname} is awaiting cleanup after its removal; finish it with platform domains remove ${hostname}.`);
+      if (existing.appId === appId && existing.builderId === caller.builderId) return answer(200, { domain: this.info(await this.verify(existing)) });
+      return refuse(409, 'domain_unavailable', `${hostname} is already attached to another app.`);
+    }
+    const held = Number(this.#records.get('SELECT COUNT(*) AS n FROM domains WHERE builderId = ?', [caller.builderId])?.n ?? 0);
+    if (held >= this.perBuilder) return refuse(409, 'domain_unavailable', `You hold ${held} custom domains, the most a builder may; remove one first.`);
+    if (!this.#records.get("SELECT 1 FROM serving WHERE appId = ? AND environment = 'production'", [appId])) {
+      return refuse(409, 'no_production', `The app ${appId} has no successful production deployment; a domain serves production.`);
+    }
+    try {
+      await this.provider.attach(hostname);
+    } catch (error) {
+      return refuse(503, 'provider_unavailable', `The hosting provider did not attach ${hostname}: ${error instanceof Error ? error.message : String(error)}. Nothing was attached.`);
+    }
+    this.#records.run('INSERT INTO domains (hostname, appId, builderId, state, token, createdAt) VALUES (?, ?, ?, ?, ?, ?)', [
+      hostname, appId, caller.builderId, 'pending', randomBytes(16).toString('hex'), this.#ctx.now(),
+    ]);
+    this.#reload();
+    const row = await this.verify(this.#records.get('SELECT * FROM domains WHERE hostname = ?', [hostname])!);
+    return answer(201, { domain: this.info(row) });
+  }
+
+  /** Detaches routing at once, then releases the hostname; a failed release leaves it awaiting cleanup. */
+  async remove(row: Row): Promise<Response> {
+    const hostname = String(row.hostname);
+    this.#records.run("UPDATE domains SET state = 'cleanup_pending' WHERE hostname = ?", [hostname]);
+    this.#reload();
+    try {
+      await this.provider.release(hostname);
+    } catch (error) {
+      return refuse(503, 'cleanup_pending', `${hostname} no longer routes to the app, but its cleanup did not finish (${error instanceof Error ? error.message : String(error)}); run platform domains remove ${hostname} again.`);
+    }
+    this.#records.run('DELETE FROM domains WHERE hostname = ?', [hostname]);
+    this.#reload();
+    return answer(200, { removed: true, hostname });
+  }
+
+  list(caller: Caller, appId?: string): DomainInfo[] {
+    const rows = appId
+      ? this.#records.all('SELECT * FROM domains WHERE builderId = ? AND appId = ? ORDER BY createdAt, hostname', [caller.builderId, appId])
+      : this.#records.all('SELECT * FROM domains WHERE builderId = ? ORDER BY createdAt, hostname', [caller.builderId]);
+    return rows.map((row) => this.info(row));
+  }
+}
+
+export function domainRoutes(app: Hono<ControlEnv>, ctx: Context, domains: Domains): void {
+  on(app, ROUTES.addDomain, ownsApp(ctx), async (c) => {
+    const body = await jsonObject(c.req.raw);
+    return domains.add(c.get('caller'), c.get('app'), body?.hostname);
+  });
+  on(app, ROUTES.listDomains, signedIn(ctx), (c) => answer(200, { domains: domains.list(c.get('caller')) }));
+  on(app, ROUTES.domainStatus, signedIn(ctx), async (c) => {
+    const row = domains.owned(c.get('caller'), c.req.param('hostname') ?? '');
+    if (row instanceof Response) return row;
+    return answer(200, { domain: domains.info(await domains.verify(row)) });
+  });
+  on(app, ROUTES.removeDomain, signedIn(ctx), async (c) => {
+    const row = domains.owned(c.get('caller'), c.req.param('hostname') ?? '');
+    if (row instanceof Response) return row;
+    return domains.remove(row);
+  });
+}
