@@ -216,7 +216,7 @@ export const inspect: CommandDefinition<InspectResult> = {
 
 export const logs: CommandDefinition<InspectResult> = {
   name: 'logs',
-  summary: 'The recent calls of a deployed app you own, with what their handlers wrote (console) and their errors.',
+  summary: 'The recent calls of the local dev or preview server, or of a deployed app you own: errors and what handlers wrote (console).',
   positionals: TARGET,
   options: { ...AFTER_OPTION, ...ENVIRONMENT_OPTION, ...DIR_OPTION, ...CONTROL_URL_OPTION },
   run(invocation, host) {
