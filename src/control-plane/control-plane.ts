@@ -16,6 +16,7 @@ import { bodyLimit } from './body-limit';
 import { on, type ControlEnv } from './middleware';
 import { authRoutes, purgeDevices } from './auth-routes';
 import { domainRoutes, Domains, type DomainOptions } from './domains';
+import { catalogueRoutes, repositoryCatalogue, type CatalogueTemplate } from './catalogue';
 import { Hosting } from './hosting/hosting';
 import { hostedTarget } from '../core/deploy/ids';
 import { RateLimit } from './rate-limit';
@@ -67,6 +68,8 @@ export interface ControlPlaneOptions {
   appStartTimeoutMs?: number;
   /** Custom domains: the resolver that verifies them (DNS by default), the hosting provider, the per-builder quota. */
   domains?: DomainOptions;
+  /** The template catalogue served at /v0/templates (default: the repository's templates). */
+  catalogue?: CatalogueTemplate[];
 }
 
 export interface ControlPlane {
@@ -164,6 +167,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   authRoutes(app, context);
   appRoutes(app, context);
   domainRoutes(app, context, domains);
+  catalogueRoutes(app, context, options.catalogue ?? repositoryCatalogue());
   app.get('/', () => new Response('The platform control plane. The API is under /v0/ (docs/control-plane.md); sign-ins are approved at /device.\n', { headers: { 'content-type': 'text/plain; charset=utf-8' } }));
   app.notFound((c) => (new URL(c.req.url).pathname.startsWith('/v0/') ? refuse(404, 'not_found', `No route ${c.req.method} ${new URL(c.req.url).pathname}.`) : new Response('Not found\n', { status: 404 })));
   app.onError((error) => refuse(500, 'internal', `The control plane failed: ${error instanceof Error ? error.message : String(error)}`));

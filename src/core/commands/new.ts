@@ -1,11 +1,15 @@
 /**
- * `platform new <directory> [--template <id>] [--ui preact]`: a new app from a bundled template.
- * The target must be empty or absent (DG3001); the app is named after the directory when that is a
- * valid name. Frameworks are not offered by this version (DG3004 to DG3006).
+ * `platform new <directory> [--template <id>] [--ui preact]`: a new app from a bundled template, or
+ * from the control plane's template catalogue (an exact catalogue id: downloaded, checked against its
+ * SHA-256 and opened with the zip safety rules, DG3007 to DG3013). The target must be empty or absent
+ * (DG3001); the app is named after the directory when that is a valid name. Frameworks are not offered
+ * by this version (DG3004 to DG3006).
  */
 import { diagnostic, envelope, type Diagnostic } from '../diagnostics';
 import { MANIFEST_FILE } from '../manifest';
+import { installFiles, readCatalogue } from '../templates/catalogue';
 import { didYouMean } from '../text/suggest';
+import { CONTROL_URL_OPTION, controlUrlOf } from './control';
 import type { CommandDefinition } from './types';
 
 export const DEFAULT_TEMPLATE = 'todo';
@@ -26,14 +30,24 @@ export interface NewResult {
   files: number;
 }
 
+function parsedManifest(text: string | Uint8Array | undefined): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(String(text)) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export const create: CommandDefinition<NewResult> = {
   name: 'new',
   summary: 'Create an app from a template in an empty or new directory.',
   positionals: [{ name: 'directory', required: true, description: 'Where to create the app (empty or absent).' }],
   options: {
-    template: { type: 'string', valueName: '<id>', description: `A bundled template (default: ${DEFAULT_TEMPLATE}). See the list with --help.` },
+    template: { type: 'string', valueName: '<id>', description: `A bundled template (default: ${DEFAULT_TEMPLATE}), or an exact id of the control plane's template catalogue.` },
     framework: { type: 'string', valueName: '<name>', description: 'Not offered by this version.' },
     ui: { type: 'string', valueName: '<provider>', description: 'The UI provider: preact (the default and, in this version, the only one).' },
+    ...CONTROL_URL_OPTION,
   },
   async run(invocation, host) {
     const directory = invocation.positionals[0]!;
@@ -46,28 +60,55 @@ export const create: CommandDefinition<NewResult> = {
     if (ui !== undefined && !UI_PROVIDERS.includes(ui)) {
       return envelope('new', [diagnostic('DG3003', `--ui ${ui} names no UI provider (valid: preact, react).`, { hint: didYouMean(ui, UI_PROVIDERS) ?? 'Omit --ui for Preact.' })]);
     }
-    if (ui === 'react') return envelope('new', [diagnostic('DG3003', 'The react UI provider is not available in this version: the platform renders with Preact.', { hint: 'Omit --ui, or pass --ui preact.' })]);
-
     const templates = host.templates ? await host.templates() : [];
     const id = templateOption ?? DEFAULT_TEMPLATE;
-    const template = templates.find((t) => t.id === id);
-    if (!template) {
-      const hint = didYouMean(id, templates.map((t) => t.id)) ?? `Bundled templates: ${templates.map((t) => t.id).join(', ') || 'none'}.`;
-      return envelope('new', [diagnostic('DG3002', `--template ${id} names no bundled template.`, { hint })]);
-    }
+    const bundled = templates.find((t) => t.id === id);
+    const unknown = (ids: string[], where: string) =>
+      envelope<NewResult>('new', [diagnostic('DG3002', `--template ${id} names no ${where}.`, { hint: didYouMean(id, ids) ?? `Bundled templates: ${templates.map((t) => t.id).join(', ') || 'none'}.` })]);
 
     const fs = host.project(directory);
-    const kind = await fs.stat('');
-    if (kind === 'file' || (kind === 'directory' && (await fs.readDir('')).length > 0)) {
-      return envelope('new', [diagnostic('DG3001', `${directory} is ${kind === 'file' ? 'a file' : 'not empty'}; a new app needs an empty or new directory.`, { hint: 'Choose another directory, or empty this one.' })]);
+    const emptyTarget = async () => {
+      const kind = await fs.stat('');
+      if (kind === 'file' || (kind === 'directory' && (await fs.readDir('')).length > 0)) {
+        return envelope<NewResult>('new', [diagnostic('DG3001', `${directory} is ${kind === 'file' ? 'a file' : 'not empty'}; a new app needs an empty or new directory.`, { hint: 'Choose another directory, or empty this one.' })]);
+      }
+      return undefined;
+    };
+
+    let files: Record<string, string | Uint8Array>;
+    if (bundled) {
+      if (ui === 'react') return envelope('new', [diagnostic('DG3003', 'The react UI provider is not available in this version: the platform renders with Preact.', { hint: 'Omit --ui, or pass --ui preact.' })]);
+      const occupied = await emptyTarget();
+      if (occupied) return occupied;
+      files = bundled.files;
+    } else {
+      // Not a bundled starter: an exact id of the control plane's catalogue.
+      if (!host.controlPlane) return unknown(templates.map((t) => t.id), 'bundled template (this host reads no template catalogue)');
+      const origin = controlUrlOf(invocation, host.controlPlane);
+      if (!origin.ok) return envelope('new', origin.diagnostics);
+      const catalogue = await readCatalogue(host.controlPlane.fetch, origin.value);
+      if (!catalogue.ok) {
+        // Offline, a near miss of a bundled name is most likely that name mistyped.
+        if (catalogue.diagnostic.code === 'DG3007' && didYouMean(id, templates.map((t) => t.id))) return unknown(templates.map((t) => t.id), 'bundled template');
+        return envelope('new', [catalogue.diagnostic]);
+      }
+      const entry = catalogue.value.templates.find((t) => t.id === id);
+      if (!entry) return unknown([...templates.map((t) => t.id), ...catalogue.value.templates.map((t) => t.id)], 'bundled template or catalogue id');
+      if (ui !== undefined) return envelope('new', [diagnostic('DG3013', `--ui cannot be used with the catalogue template ${id}: it fixes its own UI.`, { hint: 'Drop --ui.' })]);
+      const occupied = await emptyTarget();
+      if (occupied) return occupied;
+      const installed = await installFiles(host.controlPlane.fetch, origin.value, entry);
+      if (!installed.ok) return envelope('new', [installed.diagnostic]);
+      files = installed.value;
     }
     const base = directory.replace(/[\\/]+$/, '').split(/[\\/]/).pop() ?? '';
-    const manifest = JSON.parse(String(template.files[MANIFEST_FILE])) as { name: string };
-    const name = NAME.test(base) ? base : manifest.name;
-    for (const [path, data] of Object.entries(template.files)) {
-      await fs.writeFile(path, path === MANIFEST_FILE ? `${JSON.stringify({ ...manifest, name }, null, 2)}\n` : data);
+    const manifest = parsedManifest(files[MANIFEST_FILE]);
+    const name = NAME.test(base) || !manifest ? base : String(manifest.name);
+    for (const [path, data] of Object.entries(files)) {
+      // A catalogue template's manifest that is not a JSON object is written as it is: `check` reports it.
+      await fs.writeFile(path, path === MANIFEST_FILE && manifest ? `${JSON.stringify({ ...manifest, name }, null, 2)}\n` : data);
     }
-    return envelope('new', [], { directory, template: template.id, name, files: Object.keys(template.files).length });
+    return envelope('new', [], { directory, template: id, name, files: Object.keys(files).length });
   },
   text({ result }) {
     if (!result) return '';
