@@ -16,6 +16,8 @@ import { bodyLimit } from './body-limit';
 import { on, type ControlEnv } from './middleware';
 import { authRoutes, purgeDevices } from './auth-routes';
 import { domainRoutes, Domains, type DomainOptions } from './domains';
+import { tunnelRoutes, Tunnels, type TunnelOptions } from './tunnels';
+import { TUNNEL_ANSWER_MAX_REQUEST_BYTES } from '../core/deploy/tunnel';
 import { catalogueRoutes, repositoryCatalogue, type CatalogueTemplate } from './catalogue';
 import { Hosting } from './hosting/hosting';
 import { hostedTarget } from '../core/deploy/ids';
@@ -70,6 +72,8 @@ export interface ControlPlaneOptions {
   domains?: DomainOptions;
   /** The template catalogue served at /v0/templates (default: the repository's templates). */
   catalogue?: CatalogueTemplate[];
+  /** Tunnels' waits and per-builder limit. */
+  tunnels?: TunnelOptions;
 }
 
 export interface ControlPlane {
@@ -132,10 +136,13 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   }
 
   const domains = new Domains(context, options.domains);
+  const tunnels = new Tunnels(context, options.tunnels);
   const app = new Hono<ControlEnv>();
   // Deployed apps first: their origins (and verified custom domains, to production) never reach the builder API or the approval page.
   app.use('*', async (c, next) => {
     const host = new URL(c.req.url).host;
+    const tunnel = Tunnels.target(host);
+    if (tunnel) return tunnels.visit(c.req.raw, tunnel);
     const custom = domains.route(host);
     if (custom === 'unrouted') return new Response('This domain is not verified yet, or is being removed (platform domains status).\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     const target = hostedTarget(host) ?? (custom ? { appId: custom.appId, environment: 'production' as const } : undefined);
@@ -155,10 +162,11 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   // Every body is counted as it streams: a deploy may carry 64 MiB, read by its route once the caller
   // is known; any other body is at most 64 KiB, read before its route runs.
   const isDeploy = (request: Request) => isRoute(ROUTES.deploy, request.method, new URL(request.url).pathname);
+  const isTunnelAnswer = (request: Request) => isRoute(ROUTES.answerTunnelRequest, request.method, new URL(request.url).pathname);
   app.use(
     '*',
     bodyLimit({
-      limit: (request) => (isDeploy(request) ? MAX_DEPLOY_BYTES : MAX_BODY_BYTES),
+      limit: (request) => (isDeploy(request) ? MAX_DEPLOY_BYTES : isTunnelAnswer(request) ? TUNNEL_ANSWER_MAX_REQUEST_BYTES : MAX_BODY_BYTES),
       eager: (request) => !isDeploy(request),
       tooLarge: (limit) => refuse(413, 'too_large', `The request body is larger than ${limit} bytes; nothing was done.`),
     }),
@@ -168,6 +176,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   appRoutes(app, context);
   domainRoutes(app, context, domains);
   catalogueRoutes(app, context, options.catalogue ?? repositoryCatalogue());
+  tunnelRoutes(app, context, tunnels);
   app.get('/', () => new Response('The platform control plane. The API is under /v0/ (docs/control-plane.md); sign-ins are approved at /device.\n', { headers: { 'content-type': 'text/plain; charset=utf-8' } }));
   app.notFound((c) => (new URL(c.req.url).pathname.startsWith('/v0/') ? refuse(404, 'not_found', `No route ${c.req.method} ${new URL(c.req.url).pathname}.`) : new Response('Not found\n', { status: 404 })));
   app.onError((error) => refuse(500, 'internal', `The control plane failed: ${error instanceof Error ? error.message : String(error)}`));
@@ -179,6 +188,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     context,
     domains,
     async close() {
+      tunnels.closeAll();
       await context.hosting.close();
       records.close();
     },

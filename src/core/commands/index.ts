@@ -14,6 +14,7 @@ import { db } from './db';
 import { auth } from './auth';
 import { token } from './token';
 import { domains } from './domains';
+import { tunnel } from './tunnel';
 import { deploy } from './deploy';
 import { promote } from './promote';
 import { rollback } from './rollback';
@@ -34,13 +35,12 @@ export { parseArguments } from './argv';
 export { formatDiagnostic, formatEnvelope } from './format';
 
 export const commands: ReadonlyArray<CommandDefinition<any>> = [
-  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, domains, auth, doctor, agent, actions, mcp, inspect, logs, dev, preview, state, exportCommand, importCommand, db,
+  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, domains, tunnel, auth, doctor, agent, actions, mcp, inspect, logs, dev, preview, state, exportCommand, importCommand, db,
 ];
 
 /** Commands the specification names that this version does not implement yet: DG0001 says so plainly. */
 export const PLANNED_COMMANDS = [
   'init',
-  'tunnel',
 ] as const;
 
 export interface CommandOutcome {

@@ -39,12 +39,13 @@ export class ControlClient {
   call<R extends Route<string, unknown, unknown>>(
     route: R,
     params: ParamsOf<R['path']>,
-    options: { body?: BodyOf<R>; query?: Record<string, string>; check?: (body: AnswerOf<R>) => boolean } = {},
+    options: { body?: BodyOf<R>; query?: Record<string, string>; headers?: Record<string, string>; check?: (body: AnswerOf<R>) => boolean } = {},
   ): Promise<ControlOutcome<AnswerOf<R>>> {
     const query = options.query ? `?${new URLSearchParams(options.query)}` : '';
     const also = options.check;
     return this.request<AnswerOf<R>>(route.method, `${pathOf(route.path, params)}${query}`, {
       ...(options.body !== undefined ? { body: options.body } : {}),
+      ...(options.headers ? { headers: options.headers } : {}),
       // The route's own check first; a caller's own, stricter one after it.
       check: (body) => route.check(body) && (also === undefined || also(body as AnswerOf<R>)),
     });
@@ -54,8 +55,8 @@ export class ControlClient {
    * Sends one API request and checks the answer: `check` says whether a successful body has the shape
    * the caller relies on (a false answer is `untrusted`).
    */
-  async request<T>(method: string, path: string, options: { body?: unknown; check: (body: Record<string, unknown>) => boolean }): Promise<ControlOutcome<T>> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+  async request<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; check: (body: Record<string, unknown>) => boolean }): Promise<ControlOutcome<T>> {
+    const headers: Record<string, string> = { ...options.headers, accept: 'application/json' };
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;
     let init: RequestInit = { method, headers };
     if (options.body !== undefined) {

@@ -6,6 +6,7 @@
  */
 import { encodeBase64 } from './base64';
 import { isDomain, type DomainInfo } from './domains';
+import { isTunnelInfo, isTunnelRequest, type TunnelInfo, type TunnelRequest } from './tunnel';
 import type { Environment } from './ids';
 import {
   isApp,
@@ -114,4 +115,8 @@ export const ROUTES = {
   listDomains: route<undefined, { domains: DomainInfo[] }>()('GET', '/v0/domains', (b) => Array.isArray(b.domains) && b.domains.every(isDomain)),
   domainStatus: route<undefined, { domain: DomainInfo }>()('GET', '/v0/domains/:hostname', (b) => isDomain(b.domain)),
   removeDomain: route<undefined, { removed: true; hostname: string }>()('DELETE', '/v0/domains/:hostname', (b) => b.removed === true && typeof b.hostname === 'string'),
+  openTunnel: route<Record<string, never>, { tunnel: TunnelInfo; key: string }>()('POST', '/v0/tunnels', (b) => isTunnelInfo(b.tunnel) && typeof b.key === 'string'),
+  nextTunnelRequest: route<undefined, { request: TunnelRequest | null }>()('GET', '/v0/tunnels/:id/next', (b) => b.request === null || isTunnelRequest(b.request)),
+  answerTunnelRequest: route<{ status: number; headers: Record<string, string>; body: string }, { delivered: true }>()('POST', '/v0/tunnels/:id/answers/:requestId', (b) => b.delivered === true),
+  closeTunnel: route<undefined, { closed: true }>()('DELETE', '/v0/tunnels/:id', (b) => b.closed === true),
 } as const;
