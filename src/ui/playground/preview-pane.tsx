@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
-import { PreviewFrame, type PreviewEvents, type PreviewRuntime } from '../preview/preview-frame';
+import { PreviewFrame, type DownloadOffer, type PreviewEvents, type PreviewRuntime } from '../preview/preview-frame';
 import type { Generation } from './project-session';
 
 export interface PreviewPaneProps {
@@ -17,8 +17,9 @@ export interface PreviewPaneProps {
 
 function OnePreview({ persona, generation, runtime, events }: { persona: PersonaName } & Omit<PreviewPaneProps, 'personas'>) {
   const host = useRef<HTMLDivElement>(null);
-  const [stopped, setStopped] = useState(false);
+  const [stopped, setStopped] = useState<'unresponsive' | 'navigated' | undefined>(undefined);
   const [attempt, setAttempt] = useState(0);
+  const [offer, setOffer] = useState<DownloadOffer | undefined>(undefined);
   useEffect(() => {
     if (stopped) return undefined;
     const frame = new PreviewFrame(host.current!, persona, runtime, {
@@ -28,27 +29,58 @@ function OnePreview({ persona, generation, runtime, events }: { persona: Persona
       onUnresponsive() {
         events.onUnresponsive?.();
         frame.destroy();
-        setStopped(true);
+        setStopped('unresponsive');
       },
+      // The app tried to take its frame elsewhere (refused by the page's CSP): it is stopped, not
+      // restarted on its own (an app that navigates at start would loop).
+      onNavigated() {
+        events.onNotice?.(`The preview as ${persona} tried to navigate away from the app; the navigation was refused and the preview stopped.`);
+        frame.destroy();
+        setStopped('navigated');
+      },
+      onOffer: setOffer,
     });
     if (generation) frame.load({ code: generation.clientCode, css: generation.clientCss, title: generation.manifest.app?.title ?? generation.manifest.name, lang: generation.manifest.app?.language ?? 'en', publicFiles: generation.publicFiles });
     return () => frame.destroy();
     // A new frame per generation: the client starts fresh on the new code.
   }, [persona, generation?.number, runtime, stopped, attempt]);
-  useEffect(() => setStopped(false), [generation?.number]);
+  useEffect(() => setStopped(undefined), [generation?.number]);
   return (
     <div class="preview" data-persona={persona} data-generation={generation?.number ?? 0}>
       <div class="preview-label">
         as <strong>{persona}</strong>
       </div>
+      {offer && (
+        <div class="preview-offer" role="alertdialog" aria-label="Download from the preview">
+          <span>
+            Save <strong>{offer.filename}</strong> ({offer.size} bytes, {offer.type.split(';')[0]}) from <code>{offer.path}</code>, as {offer.persona}?
+          </span>
+          <button
+            type="button"
+            onClick={() => {
+              offer.save();
+              setOffer(undefined);
+            }}
+          >
+            Save
+          </button>
+          <button type="button" onClick={() => setOffer(undefined)}>
+            Dismiss
+          </button>
+        </div>
+      )}
       <div class="preview-host" ref={host}>
         {stopped && (
           <div class="preview-stopped" role="alert">
-            <p>The preview stopped responding (a loop in the client code?), so it was stopped.</p>
+            <p>
+              {stopped === 'navigated'
+                ? 'The app tried to navigate its preview away (a form post, a change of location or a scripted link); that is refused, so the preview was stopped.'
+                : 'The preview stopped responding (a loop in the client code?), so it was stopped.'}
+            </p>
             <button
               type="button"
               onClick={() => {
-                setStopped(false);
+                setStopped(undefined);
                 setAttempt((n) => n + 1);
               }}
             >

@@ -6,8 +6,14 @@
  * Then it loads the client bundle from a blob: URL. It is plain JavaScript in a string: the iframe
  * gets it through srcdoc.
  */
+import { scriptHashSource } from '../csp';
+
 export const PREVIEW_BOOTSTRAP = String.raw`
 (() => {
+  // WebRTC would reach the network over UDP (STUN), which no CSP directive covers: the app has none.
+  // Child frames cannot bring it back: they are opaque origins of their own, and the CSP lets only this
+  // script (by hash) and blob: modules run, so a nested srcdoc's inline script does not run.
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceTransport', 'RTCSctpTransport']) delete globalThis[name];
   const HOST = Symbol.for('platform.client.host');
   const pending = new Map();
   let port;
@@ -132,8 +138,22 @@ export const PREVIEW_BOOTSTRAP = String.raw`
 })();
 `;
 
-/** What a preview may load and reach: inline and blob: scripts and styles, data: and blob: media, no network. */
-export const PREVIEW_CSP = "default-src 'none'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline' blob:; img-src data: blob:; font-src data: blob:; media-src data: blob:; connect-src 'none'";
+/**
+ * What a preview may load and reach: the bootstrap (by its hash) and blob: scripts, inline and blob:
+ * styles, data: and blob: media; no network, no form submission, no nested frames. (Navigating the
+ * frame itself away is refused by the playground page's own `frame-src`, in index.html.)
+ */
+export const PREVIEW_CSP = [
+  "default-src 'none'",
+  `script-src ${scriptHashSource(PREVIEW_BOOTSTRAP)} blob:`,
+  "style-src 'unsafe-inline' blob:",
+  'img-src data: blob:',
+  'font-src data: blob:',
+  'media-src data: blob:',
+  "connect-src 'none'",
+  "form-action 'none'",
+  "base-uri 'none'",
+].join('; ');
 
 export function previewDocument(lang: string, title: string): string {
   const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -23,6 +23,36 @@ export interface PreviewEvents {
   onUnresponsive?(): void;
   /** Something the person should know that is not an error (a download made, a link not followed). */
   onNotice?(message: string): void;
+  /**
+   * A file a person's click in the preview asked to download, ready to save: the playground asks the
+   * person in its own UI (`offer.save()` on their click there), never on the app's word alone.
+   */
+  onOffer?(offer: DownloadOffer): void;
+  /** The preview's frame navigated (the app tried to leave): it no longer runs the app. */
+  onNavigated?(): void;
+}
+
+/** A download the preview asked for, fetched as its persona and waiting for the person's yes. */
+export interface DownloadOffer {
+  persona: PersonaName;
+  filename: string;
+  path: string;
+  type: string;
+  size: number;
+  /** Saves the file (call it from a click in the playground's own UI). */
+  save(): void;
+}
+
+/**
+ * Whether a person is acting in this preview right now: the page has transient user activation and
+ * focus is in this frame. A click inside the preview activates the playground's page too (activation
+ * reaches a frame's ancestors) and moves the page's focus to the frame; code in the preview can do
+ * neither, and this is read in the playground's realm, where the app's code never runs. (Typing in
+ * the editor activates the page as well, with the focus in the editor: that does not count.)
+ */
+function personActingIn(frame: HTMLIFrameElement): boolean {
+  const active = (navigator as Navigator & { userActivation?: { isActive: boolean } }).userActivation?.isActive === true;
+  return active && document.activeElement === frame;
 }
 
 const HEARTBEAT_MS = 1000;
@@ -110,7 +140,16 @@ export class PreviewFrame {
   load(app: { code: string; css?: string; title: string; lang: string; publicFiles?: Record<string, string> }): void {
     const port = this.#pending;
     this.#assets = publicAssets(app.publicFiles ?? {});
+    let loads = 0;
     this.iframe.onload = () => {
+      // The srcdoc loads once; a second load is the frame navigating (a form post, `location = …`, a
+      // script's click on a link). The page's CSP refuses any destination (frame-src), so what loaded
+      // is an error page: the app is gone from this frame.
+      if (++loads > 1) {
+        clearInterval(this.#heartbeat);
+        this.#events.onNavigated?.();
+        return;
+      }
       if (!port) return;
       this.#pending = undefined;
       this.iframe.contentWindow?.postMessage({ type: 'init', code: app.code, css: app.css, assets: this.#assets }, '*', [port]);
@@ -172,10 +211,17 @@ export class PreviewFrame {
         this.#bodies.delete(Number(message.id));
         return;
       case 'download':
+        // Anyone holding the port can send this (app code can capture it): only a person's click counts.
+        if (!personActingIn(this.iframe)) {
+          const name = typeof message.name === 'string' && message.name ? `${message.name.slice(0, 100)} from ` : '';
+          this.#events.onNotice?.(`The preview asked to save ${name}${String(message.path).slice(0, 200)} without a click in it: refused.`);
+          return;
+        }
         void this.#download(String(message.path), typeof message.name === 'string' ? message.name : '');
         return;
       case 'sign-in':
       case 'sign-out':
+        if (!personActingIn(this.iframe)) return;
         this.#events.onNotice?.(
           message.type === 'sign-in'
             ? `The app asked to sign in. In the playground people are personas: switch this preview to alice or bob (signed in) with the persona buttons; deployed, people sign in with a passkey.`
@@ -183,6 +229,7 @@ export class PreviewFrame {
         );
         return;
       case 'external-link':
+        if (!personActingIn(this.iframe)) return;
         this.#events.onNotice?.(`The preview does not follow links out of the app (${String(message.href).slice(0, 200)}).`);
         return;
       default:
@@ -210,7 +257,8 @@ export class PreviewFrame {
 
   /**
    * A link into the app that a person clicked in the preview: a public file, or what the app answers
-   * to GET as this persona, saved as a download (the preview itself cannot navigate or download).
+   * to GET as this persona, offered to the person to save (the preview itself cannot navigate or
+   * download, and what it asks is not saved until the person says so in the playground).
    */
   async #download(path: string, name: string): Promise<void> {
     const url = new URL(path, 'http://app.local/');
@@ -231,8 +279,12 @@ export class PreviewFrame {
       type = response.headers.get('content-type') ?? 'application/octet-stream';
       filename = name || dispositionName(response.headers.get('content-disposition')) || filename;
     }
-    const size = downloadBytes(filename, bytes, type);
-    this.#events.onNotice?.(`Downloaded ${filename} (${size} bytes) from ${url.pathname}.`);
+    const size = typeof bytes === 'string' ? new TextEncoder().encode(bytes).length : bytes.length;
+    const save = () => {
+      downloadBytes(filename, bytes, type);
+      this.#events.onNotice?.(`Downloaded ${filename} (${size} bytes) from ${url.pathname}.`);
+    };
+    this.#events.onOffer?.({ persona: this.persona, filename, path: url.pathname, type, size, save });
   }
 
   destroy(): void {

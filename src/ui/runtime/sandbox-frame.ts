@@ -9,7 +9,7 @@
  * that failed. It never runs the app's code itself: the app runs only in the worker, so a synchronous
  * loop blocks the worker's thread, never the page's.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
+import { scriptHashSource } from '../csp';
 import type { FrameBoot, FrameEvent } from '../../../worker/protocol/runtime';
 
 /** The bootstrap, in the iframe. Plain ES2015+ script, no dependencies. */
@@ -30,19 +30,13 @@ const BOOTSTRAP = `addEventListener('message', function boot(event) {
   worker.postMessage({ type: 'port' }, [runtimePort]);
 });`;
 
-function base64(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
 /**
  * The sandbox's Content-Security-Policy. `'wasm-unsafe-eval'` is needed to compile sql.js;
  * `blob:` in script-src lets the worker import the app's bundle from a blob: URL; nothing may connect.
  */
 export const SANDBOX_CSP = [
   "default-src 'none'",
-  `script-src 'sha256-${base64(sha256(new TextEncoder().encode(BOOTSTRAP)))}' blob: 'wasm-unsafe-eval'`,
+  `script-src ${scriptHashSource(BOOTSTRAP)} blob: 'wasm-unsafe-eval'`,
   'worker-src blob:',
   "connect-src 'none'",
   "base-uri 'none'",
