@@ -6,6 +6,8 @@ const port = Number(process.env.E2E_PORT ?? 4173);
 
 export default defineConfig({
   testDir: 'e2e',
+  // The CLI that tests spawn (bin/platform.mjs) is prebuilt from the current sources first.
+  globalSetup: './scripts/build-cli.ts',
   timeout: 30_000,
   fullyParallel: true,
   workers: process.env.CI ? 2 : undefined,

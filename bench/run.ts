@@ -1,25 +1,19 @@
 /**
  * `npm run bench`: the figures the issues ask for, measured on this machine, printed as a table.
- * Sections may be named to run only them: `npx tsx bench/run.ts deploy hosting` (foundation, runtime,
+ * Sections may be named to run only them: `npx tsx bench/run.ts deploy hosting` (foundation, cli, runtime,
  * tests, share, deploy, hosting, compiler, browser, live); none named runs them all.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { MemoryFileSystem } from '../src/core/fs';
 import { checkManifest, validateManifestText } from '../src/core/manifest';
 import { FULL_MANIFEST } from '../src/core/manifest/__fixtures__/cases';
-import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
 import { browserCompilerRows, openPlayground } from './browser';
 import { playgroundRows } from './playground';
 import { compilerRows, stopCompilers } from './compiler';
 import { benchProjects } from './projects';
-import { tableRows, templateTestRows } from './runtime';
+import { tableRows } from './runtime';
 import { median, percentile, printTable, time, type Row } from './stats';
 
-const ROOT = join(import.meta.dirname, '..');
-const SECTIONS = ['foundation', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'live', 'dev'];
+const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'live', 'dev'];
 const named = process.argv.slice(2);
 for (const name of named) if (!SECTIONS.includes(name)) throw new Error(`No bench section ${JSON.stringify(name)}; the sections are ${SECTIONS.join(', ')}.`);
 const wanted = (section: string) => named.length === 0 || named.includes(section);
@@ -54,27 +48,14 @@ if (wanted('foundation')) {
   }
   rows.push({ name: 'checkManifest over MemoryFileSystem p50', value: median(checks), unit: 'ms' });
 
-  // The CLI as a process: Node start, tsx, the core, one full check (graphs, definition, types) of an app.
-  const work = mkdtempSync(join(tmpdir(), 'platform-bench-'));
-  for (const [path, text] of Object.entries(baseApp())) {
-    mkdirSync(dirname(join(work, path)), { recursive: true });
-    writeFileSync(join(work, path), text);
-  }
-  const cli: number[] = [];
-  for (let i = 0; i < 7; i++) cli.push(time(() => execFileSync(process.execPath, [join(ROOT, 'bin/platform.mjs'), 'check', '--json', work])));
-  const bare: number[] = [];
-  for (let i = 0; i < 7; i++) bare.push(time(() => execFileSync(process.execPath, ['-e', '0'])));
-  rmSync(work, { recursive: true, force: true });
-  rows.push({ name: '`platform check --json` of the fixture app, wall time p50 (process)', value: median(cli), unit: 'ms' });
-  rows.push({ name: 'baseline: `node -e 0` wall time p50', value: median(bare), unit: 'ms' });
-  rows.push({ name: 'CLI check / bare node start', value: median(cli) / median(bare), unit: 'x' });
-
-  printTable('Foundation: manifest and CLI', rows);
+  printTable('Foundation: manifest', rows);
 }
+
+if (wanted('cli')) printTable('The CLI as a process: prebuilt, against the sources in the same run', await (await import('./cli')).cliRows());
 
 // The runtime: the table API against raw sql.js, and each template's tests.
 if (wanted('runtime')) printTable('Runtime: table API against raw sql.js (same run, same schema)', await tableRows());
-if (wanted('tests')) printTable('Tests: platform test per template', templateTestRows(['todo', 'files', 'team-board', 'endpoints']));
+if (wanted('tests')) printTable('Tests: platform test per template', await (await import('./cli')).templateTestRows(['todo', 'files', 'team-board', 'endpoints']));
 if (wanted('share')) printTable('Share links: size per template, encode and decode p50', await (await import('./share')).shareRows());
 if (wanted('deploy')) printTable('Control plane: deploy latency, and a hosted query under 50 connections on loopback', await (await import('./deploy')).deployRows());
 if (wanted('hosting')) printTable('Hosting in workerd: commit cost against data size, and control plane memory under abuse', await (await import('./hosting')).hostingRows());

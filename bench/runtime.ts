@@ -1,6 +1,4 @@
 /** Runtime figures: the table API against raw sql.js on the same table, and each template's test run. */
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { nodeSqlDriverFactory } from '../src/adapters/node/sqljs';
 import type { Manifest } from '../src/core/manifest';
 import { systemClock } from '../src/core/runtime/clock';
@@ -72,15 +70,4 @@ export async function tableRows(): Promise<Row[]> {
     { name: 'table API: indexed lookups per second (find by ownerId)', value: perSecond(LOOKUPS, apiLookup), unit: 'ops/s' },
     { name: 'table API / raw, lookup time (goal < 2)', value: apiLookup / rawLookup, unit: 'x' },
   ];
-}
-
-/** Wall time of `platform test` on each template, as a process (compile, workerd engines, tests). */
-export function templateTestRows(templates: string[]): Row[] {
-  const root = join(import.meta.dirname, '..');
-  return templates.map((template) => {
-    const start = performance.now();
-    const output = execFileSync(process.execPath, [join(root, 'bin/platform.mjs'), 'test', join(root, 'templates', template)], { encoding: 'utf8' });
-    const counts = output.trimEnd().split('\n').at(-1);
-    return { name: `platform test templates/${template} (${counts}), wall time`, value: performance.now() - start, unit: 'ms' as const };
-  });
 }

@@ -22,8 +22,11 @@ const TEXT = /\.(json|ts|tsx|js|jsx|mjs|css|html|svg|md|txt)$/;
 
 const toPosix = (path: string) => path.split(sep).join('/');
 
-/** `import.meta.url`/`dirname` of each checkout module, as if the module sat at its checkout path under the toolchain root. */
-function checkoutPaths(root: string): esbuild.Plugin {
+/**
+ * `import.meta.url`/`dirname` of each checkout module, as if the module sat at its checkout path under the toolchain root.
+ * Also used by the prebuilt CLI (`scripts/build-cli.ts`), whose output sits in the checkout itself.
+ */
+export function checkoutPaths(root: string): esbuild.Plugin {
   return {
     name: 'checkout-paths',
     setup(build) {
@@ -42,7 +45,7 @@ function checkoutPaths(root: string): esbuild.Plugin {
 }
 
 /** Defines the helpers at the top of a bundle that sits at `outPath` (toolchain-relative). */
-function banner(outPath: string): string {
+export function checkoutBanner(outPath: string): string {
   const up = '../'.repeat(outPath.split('/').length - 1) || './';
   return [
     "import { fileURLToPath as __fileURLToPath } from 'node:url';",
@@ -66,7 +69,7 @@ async function bundle(root: string, entry: string, outPath: string): Promise<str
     // ESM builds first: jsonc-parser's UMD main requires its parts by computed paths a bundle cannot follow.
     mainFields: ['module', 'main'],
     external: [...RUNTIME_PACKAGES, `${RUNTIME_PACKAGES[0]}/*`, 'esbuild/*', 'sql.js/*', 'preact/*', 'tsx', 'tsx/*'],
-    banner: { js: banner(outPath) },
+    banner: { js: checkoutBanner(outPath) },
     plugins: [checkoutPaths(root)],
     logLevel: 'silent',
     legalComments: 'none',

@@ -8,7 +8,8 @@ import { MemoryLanguageServiceHost } from './language-service-host';
 import { APP_ROOT, ASSET_DECLARATIONS_FILE, libFileName, TYPESCRIPT_LIBS, type Library } from './library';
 import type { PackageCache, PackageFiles } from './package-types';
 
-export const COMPILER_OPTIONS: ts.CompilerOptions = {
+/** The options apps are checked with; a function so that TypeScript's enums are read on first use, not at import (the CLI loads TypeScript lazily). */
+export const compilerOptions = (): ts.CompilerOptions => ({
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.ESNext,
   moduleResolution: ts.ModuleResolutionKind.Bundler,
@@ -28,7 +29,7 @@ export const COMPILER_OPTIONS: ts.CompilerOptions = {
   forceConsistentCasingInFileNames: true,
   jsx: ts.JsxEmit.ReactJSX,
   jsxImportSource: 'preact',
-};
+});
 
 const CHECKED = /\.(tsx?|jsx?|mjs|cjs|json)$/;
 const ENCODABLE_HINT =
@@ -75,7 +76,7 @@ export class TypeCheckSession {
   #declarations: { key: string; files: Map<string, string> } | undefined;
 
   constructor(library: Library) {
-    this.#host = new MemoryLanguageServiceHost(COMPILER_OPTIONS, APP_ROOT);
+    this.#host = new MemoryLanguageServiceHost(compilerOptions(), APP_ROOT);
     for (const [path, text] of library.files) this.#host.set(path, text, path === ASSET_DECLARATIONS_FILE);
     this.#service = ts.createLanguageService(this.#host, ts.createDocumentRegistry());
   }

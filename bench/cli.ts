@@ -1,0 +1,60 @@
+/**
+ * The `platform` CLI as a process: `--help` and `check` of the fixture app, the prebuilt CLI (built first,
+ * from the current sources) against the same commands run from the sources through tsx in the same run,
+ * and a bare `node -e 0`. And `platform test` of each template.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
+import { buildCli } from '../scripts/build-cli';
+import { median, time, type Row } from './stats';
+
+const ROOT = join(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin/platform.mjs');
+const RUNS = 9;
+
+function wall(args: string[], env: Record<string, string> = {}): number {
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) times.push(time(() => execFileSync(process.execPath, args, { env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } })));
+  return median(times);
+}
+
+export async function cliRows(): Promise<Row[]> {
+  await buildCli();
+  const work = mkdtempSync(join(tmpdir(), 'platform-bench-'));
+  try {
+    for (const [path, text] of Object.entries(baseApp())) {
+      mkdirSync(dirname(join(work, path)), { recursive: true });
+      writeFileSync(join(work, path), text);
+    }
+    const sources = { PLATFORM_CLI_SOURCES: '1' };
+    const bare = wall(['-e', '0']);
+    const help = wall([BIN, '--help']);
+    const helpSources = wall([BIN, '--help'], sources);
+    const check = wall([BIN, 'check', '--json', work]);
+    const checkSources = wall([BIN, 'check', '--json', work], sources);
+    return [
+      { name: 'baseline: `node -e 0` wall time p50', value: bare, unit: 'ms' },
+      { name: '`platform --help`, prebuilt, wall time p50 (goal < 150)', value: help, unit: 'ms' },
+      { name: 'baseline: `platform --help` from the sources (tsx) p50', value: helpSources, unit: 'ms' },
+      { name: '`platform check --json` of the fixture app, prebuilt, wall time p50 (goal < 600)', value: check, unit: 'ms' },
+      { name: 'baseline: the same check from the sources (tsx) p50', value: checkSources, unit: 'ms' },
+      { name: 'CLI check / bare node start', value: check / bare, unit: 'x' },
+    ];
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Wall time of `platform test` on each template, as a process (compile, workerd engines, tests), with the prebuilt CLI. */
+export async function templateTestRows(templates: string[]): Promise<Row[]> {
+  await buildCli();
+  return templates.map((template) => {
+    const start = performance.now();
+    const output = execFileSync(process.execPath, [BIN, 'test', join(ROOT, 'templates', template)], { encoding: 'utf8', env: { ...process.env, PLATFORM_CLI_SOURCES: '' } });
+    const counts = output.trimEnd().split('\n').at(-1);
+    return { name: `platform test templates/${template} (${counts}), wall time (goal < 1500)`, value: performance.now() - start, unit: 'ms' as const };
+  });
+}

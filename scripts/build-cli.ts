@@ -1,0 +1,122 @@
+/**
+ * Builds the `platform` CLI ahead of time into `build/cli/` (git ignores it), so a run starts in Node
+ * without transpiling: `npm install` runs it (the `prepare` step), `npm run build:cli` by hand, and the
+ * unit and end-to-end test setups before the tests (so the CLI they spawn is the current sources).
+ *
+ * esbuild bundles `src/cli/main.ts` and what it imports from this checkout, ES modules split at each
+ * dynamic import (TypeScript, esbuild, workerd, the MCP server load only when a command needs them);
+ * packages stay in node_modules. The node adapters find their files relative to their own module, so
+ * each module's `import.meta` is rewritten to its checkout path, as for the WebContainer toolchain.
+ *
+ * `inputs.json` lists the source files with the time the build started: `bin/platform.mjs` runs the
+ * prebuilt CLI only while none of them is newer, and the sources through tsx otherwise, so an edit is
+ * never hidden behind a stale build.
+ */
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, relative, sep } from 'node:path';
+import * as esbuild from 'esbuild';
+import { checkoutBanner, checkoutPaths } from '../src/adapters/webcontainer/toolchain-bundle';
+
+export const ROOT = join(import.meta.dirname, '..');
+/** Checkout-relative: the prebuilt CLI's folder, its entry and its list of inputs (read by bin/platform.mjs). */
+export const CLI_DIR = 'build/cli';
+export const CLI_MAIN = `${CLI_DIR}/main.js`;
+export const CLI_INPUTS = `${CLI_DIR}/inputs.json`;
+
+export interface CliInputs {
+  /** When the build started (ms since the epoch, as `statSync().mtimeMs`): an input modified later makes the build stale. */
+  builtAt: number;
+  /** The checkout files bundled, checkout-relative POSIX paths. */
+  inputs: string[];
+}
+
+/**
+ * TypeScript (9 MB of JavaScript) is loaded by the first use of `ts.…`, not by `import ts from 'typescript'`:
+ * the import resolves to a proxy that requires the package on its first property read. `platform --help`,
+ * `explain` or `deploy` never read one; `check` reads one as it parses. Only the default import is used in
+ * the sources (`import ts from 'typescript'`; type-only imports are erased).
+ */
+function lazyTypeScript(): esbuild.Plugin {
+  return {
+    name: 'lazy-typescript',
+    setup(build) {
+      build.onResolve({ filter: /^typescript$/ }, (args) => (args.kind === 'import-statement' ? { path: 'typescript', namespace: 'lazy-typescript' } : undefined));
+      build.onLoad({ filter: /.*/, namespace: 'lazy-typescript' }, () => ({
+        loader: 'js',
+        contents: [
+          "import { createRequire } from 'node:module';",
+          'let ts;',
+          "const load = () => (ts ??= createRequire(import.meta.url)('typescript'));",
+          'export default new Proxy({}, {',
+          '  get: (_, key) => load()[key],',
+          '  has: (_, key) => key in load(),',
+          '  ownKeys: () => Reflect.ownKeys(load()),',
+          '  getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(load(), key),',
+          '});',
+        ].join('\n'),
+      }));
+    },
+  };
+}
+
+/** Writes a file whole or not at all: a CLI starting meanwhile reads the old file or the new one. */
+function writeAtomically(path: string, text: string): void {
+  const scratch = `${path}.${process.pid}.tmp`;
+  writeFileSync(scratch, text);
+  renameSync(scratch, path);
+}
+
+/** Builds the CLI into `root/build/cli`; returns the list of inputs written to `inputs.json`. */
+export async function buildCli(root: string = ROOT): Promise<CliInputs> {
+  const builtAt = Date.now();
+  const outdir = join(root, CLI_DIR);
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [join(root, 'src/cli/main.ts')],
+    bundle: true,
+    splitting: true,
+    write: false,
+    outdir,
+    entryNames: '[name]',
+    chunkNames: '[name]-[hash]',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    banner: { js: checkoutBanner(`${CLI_DIR}/main.js`) },
+    plugins: [lazyTypeScript(), checkoutPaths(root)],
+    metafile: true,
+    logLevel: 'silent',
+    legalComments: 'none',
+  });
+  mkdirSync(outdir, { recursive: true });
+  // Chunks first (their names carry a hash, so a CLI already running keeps finding its own), then the entry, then the inputs.
+  const files = [...result.outputFiles].sort((a, b) => Number(basename(a.path) === 'main.js') - Number(basename(b.path) === 'main.js'));
+  for (const file of files) writeAtomically(file.path, file.text);
+  const inputs: CliInputs = {
+    builtAt,
+    inputs: Object.keys(result.metafile.inputs)
+      .filter((path) => !path.includes('node_modules/') && !path.includes(':'))
+      .map((path) => relative(root, join(root, path)).split(sep).join('/'))
+      .sort(),
+  };
+  writeAtomically(join(root, CLI_INPUTS), `${JSON.stringify(inputs, null, 1)}\n`);
+  // Chunks of earlier builds: kept for a day (a CLI started before this build may still load them), then removed.
+  const current = new Set([...files.map((file) => basename(file.path)), basename(CLI_INPUTS)]);
+  for (const name of readdirSync(outdir)) {
+    const path = join(outdir, name);
+    if (!current.has(name) && !name.endsWith('.tmp') && statSync(path).mtimeMs < builtAt - 86_400_000) rmSync(path, { force: true });
+  }
+  return inputs;
+}
+
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  const start = performance.now();
+  const { inputs } = await buildCli();
+  console.log(`platform CLI built into ${CLI_DIR}/ from ${inputs.length} source files in ${Math.round(performance.now() - start)} ms`);
+}
+
+/** The unit and end-to-end test setups (vitest.config.ts, playwright.config.ts): the CLI the tests spawn is the current sources, prebuilt. */
+export default async function setup(): Promise<void> {
+  await buildCli();
+}

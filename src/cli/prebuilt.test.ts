@@ -1,0 +1,78 @@
+/**
+ * The prebuilt CLI (scripts/build-cli.ts into build/cli/) and bin/platform.mjs's choice between it and
+ * the sources: the prebuilt entry only while every input is older than the build, the sources otherwise.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, CLI_INPUTS, CLI_MAIN, ROOT } from '../../scripts/build-cli';
+
+describe('bin/platform.mjs picks the prebuilt CLI only while it is current', () => {
+  // A checkout of its own: the real bin and node_modules, an entry of each kind that says which ran.
+  let root: string;
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  };
+  const entry = (kind: string) => `export async function main(args) { process.stdout.write(${JSON.stringify(kind)} + ' ' + args.join(' ')); return 0; }\n`;
+  const run = (env: Record<string, string> = {}) =>
+    execFileSync(process.execPath, [join(root, 'bin/platform.mjs'), 'check', '.'], { encoding: 'utf8', env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } });
+  const built = (builtAt: number, inputs: string[]) => write(CLI_INPUTS, JSON.stringify({ builtAt, inputs }));
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'platform-prebuilt-'));
+    mkdirSync(join(root, 'bin'));
+    copyFileSync(join(ROOT, 'bin/platform.mjs'), join(root, 'bin/platform.mjs'));
+    symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
+    write('package.json', JSON.stringify({ type: 'module' }));
+    write('src/cli/main.ts', entry('sources'));
+    write(CLI_MAIN, entry('prebuilt'));
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('runs the prebuilt entry when no input changed after the build', () => {
+    built(Date.now() + 60_000, ['src/cli/main.ts']);
+    expect(run()).toBe('prebuilt check .');
+  });
+
+  it('runs the sources when an input is newer than the build', () => {
+    const builtAt = Date.now() - 60_000;
+    built(builtAt, ['src/cli/main.ts']);
+    const now = new Date();
+    utimesSync(join(root, 'src/cli/main.ts'), now, now);
+    expect(run()).toBe('sources check .');
+  });
+
+  it('runs the sources when an input is gone', () => {
+    built(Date.now() + 60_000, ['src/cli/main.ts', 'src/core/removed.ts']);
+    expect(run()).toBe('sources check .');
+  });
+
+  it('runs the sources when there is no build, or when PLATFORM_CLI_SOURCES=1', () => {
+    built(Date.now() + 60_000, ['src/cli/main.ts']);
+    expect(run({ PLATFORM_CLI_SOURCES: '1' })).toBe('sources check .');
+    rmSync(join(root, CLI_INPUTS));
+    expect(run()).toBe('sources check .');
+  });
+});
+
+describe('the prebuilt CLI', () => {
+  it('lists the checkout files it was built from, and answers --help without loading TypeScript', async () => {
+    const { builtAt, inputs } = await buildCli();
+    expect(builtAt).toBeLessThanOrEqual(Date.now());
+    expect(inputs).toContain('src/cli/main.ts');
+    expect(inputs).toContain('src/core/build/typecheck.ts');
+    expect(inputs.every((path) => !path.includes('node_modules') && !path.startsWith('/'))).toBe(true);
+    const probe = [
+      `const { main } = await import(${JSON.stringify(join(ROOT, CLI_MAIN))});`,
+      "let out = ''; const io = { cwd: process.cwd(), stdout: { write: (t) => (out += t) }, stderr: process.stderr };",
+      "const code = await main(['--help'], io);",
+      "const loaded = Object.keys((await import('node:module')).createRequire(import.meta.url).cache).filter((path) => path.includes('/typescript/'));",
+      'process.stdout.write(JSON.stringify({ code, help: out.split("\\n")[0], loaded }));',
+    ].join('\n');
+    const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' }));
+    expect(result).toEqual({ code: 0, help: expect.stringMatching(/^platform \d+\.\d+\.\d+: check, build, test and deploy/), loaded: [] });
+  });
+});
