@@ -12,3 +12,26 @@ export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+/** Reads a stream to its end, or stops (cancelling it) once it passes `cap` bytes: undefined then. */
+export async function collectCapped(reader: ReadableStreamDefaultReader<Uint8Array>, cap: number): Promise<Uint8Array | undefined> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > cap) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return concatBytes(chunks);
+}
+
+/** A response's body, or undefined once it passes `limit` bytes (the rest is not read). */
+export async function readBodyCapped(response: Response, limit: number): Promise<Uint8Array | undefined> {
+  if (Number(response.headers.get('content-length') ?? NaN) > limit) return undefined;
+  return response.body ? collectCapped(response.body.getReader(), limit) : new Uint8Array();
+}

@@ -5,6 +5,7 @@
  * Requests are only ever sent to http://127.0.0.1:<port>: the visitor's path cannot name another host,
  * and redirects are passed on to the visitor, never followed here.
  */
+import { readBodyCapped } from '../bytes';
 import { diagnostic, envelope } from '../diagnostics';
 import { decodeBase64, encodeBase64 } from '../deploy/base64';
 import { ROUTES } from '../deploy/routes';
@@ -32,30 +33,6 @@ export function loopbackUrl(target: string, path: string): string | undefined {
   return url.origin === target ? url.href : undefined;
 }
 
-async function readCapped(response: Response, limit: number): Promise<Uint8Array | undefined> {
-  if (!response.body) return new Uint8Array();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
-}
-
 /** Sends a visitor's request to the loopback server and returns the answer to post back. */
 async function forward(target: string, request: TunnelRequest): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   const plain = (status: number, text: string) => ({ status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: encodeBase64(new TextEncoder().encode(`${text}\n`)) });
@@ -70,7 +47,7 @@ async function forward(target: string, request: TunnelRequest): Promise<{ status
   } catch (error) {
     return plain(502, `The tunnel's server did not answer (${error instanceof Error ? error.message : String(error)}).`);
   }
-  const bytes = await readCapped(response, TUNNEL_MAX_BODY_BYTES).catch(() => undefined);
+  const bytes = await readBodyCapped(response, TUNNEL_MAX_BODY_BYTES).catch(() => undefined);
   if (!bytes) return plain(502, `The tunnel's server answered more than ${TUNNEL_MAX_BODY_BYTES} bytes; a tunnel carries at most that.`);
   const out: Record<string, string> = {};
   response.headers.forEach((value, name) => {

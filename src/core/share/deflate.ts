@@ -3,7 +3,7 @@
  * Node 20), with decompression bounded: output is read as a stream and abandoned past a byte cap, so a
  * small hostile input cannot expand into gigabytes (a "zip bomb").
  */
-import { concatBytes } from '../bytes';
+import { collectCapped } from '../bytes';
 
 /** Input is fed to the decompressor in pieces this size, so one piece can expand to a few MiB at most. */
 const FEED = 4096;
@@ -23,19 +23,7 @@ function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
 }
 
 async function collect(reader: ReadableStreamDefaultReader<Uint8Array>, cap: number): Promise<Uint8Array | 'too_large'> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > cap) {
-      await reader.cancel().catch(() => undefined);
-      return 'too_large';
-    }
-    chunks.push(value);
-  }
-  return concatBytes(chunks);
+  return (await collectCapped(reader, cap)) ?? 'too_large';
 }
 
 export async function deflateRaw(bytes: Uint8Array): Promise<Uint8Array> {

@@ -4,6 +4,7 @@
  * downloads the archive, checks its SHA-256 and opens it with the zip safety of src/core/zip: every
  * failure has its code (DG3007 to DG3012).
  */
+import { readBodyCapped } from '../bytes';
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import type { FetchLike } from '../deploy/client';
 import { controlUrlProblem } from '../deploy/ids';
@@ -38,33 +39,6 @@ export interface Catalogue {
 export type Fetched<T> = { ok: true; value: T } | { ok: false; diagnostic: Diagnostic };
 const fail = <T>(d: Diagnostic): Fetched<T> => ({ ok: false, diagnostic: d });
 
-/** Reads a response body, refusing more than `limit` bytes (undefined past it). */
-async function readCapped(response: Response, limit: number): Promise<Uint8Array | undefined> {
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (declared > limit) return undefined;
-  if (!response.body) return new Uint8Array(await response.arrayBuffer());
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
-}
-
 /** Why a catalogue entry cannot be installed from, or undefined. */
 function entryProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'an entry is not an object';
@@ -88,7 +62,7 @@ export async function readCatalogue(fetch: FetchLike, origin: string): Promise<F
     return unreadable(`could not be reached${error instanceof Error && error.message ? ` (${error.message})` : ''}`);
   }
   if (!response.ok) return unreadable(`answered HTTP ${response.status}`);
-  const bytes = await readCapped(response, MAX_CATALOGUE_BYTES).catch(() => undefined);
+  const bytes = await readBodyCapped(response, MAX_CATALOGUE_BYTES).catch(() => undefined);
   if (!bytes) return unreadable(`could not be read in full (at most ${MAX_CATALOGUE_BYTES} bytes)`);
   let document: unknown;
   try {
@@ -140,7 +114,7 @@ export async function installFiles(fetch: FetchLike, origin: string, entry: Cata
     return failed(error instanceof Error && error.message ? error.message : 'no answer');
   }
   if (!response.ok) return failed(`HTTP ${response.status}`);
-  const bytes = await readCapped(response, MAX_ZIP_BYTES).catch(() => undefined);
+  const bytes = await readBodyCapped(response, MAX_ZIP_BYTES).catch(() => undefined);
   if (!bytes) return failed(`it is larger than ${MAX_ZIP_BYTES} bytes or broke off`);
   const actual = sha256Hex(bytes);
   if (actual !== entry.sha256) {
