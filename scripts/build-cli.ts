@@ -32,29 +32,62 @@ export interface CliInputs {
 
 /**
  * TypeScript (9 MB of JavaScript) is loaded by the first use of `ts.…`, not by `import ts from 'typescript'`:
- * the import resolves to a proxy that requires the package on its first property read. `platform --help`,
+ * the import resolves to a proxy that loads the package on its first property read. `platform --help`,
  * `explain` or `deploy` never read one; `check` reads one as it parses. Only the default import is used in
  * the sources (`import ts from 'typescript'`; type-only imports are erased).
+ *
+ * The package is compiled with V8's code cache (`typescript.cache` beside the CLI, written at the exit of the
+ * run that found none or found it rejected, so it holds the functions that run used too): V8 checks the cache
+ * against the source and its own version and flags, and compiles from the source when it does not match.
  */
+const LAZY_TYPESCRIPT = `
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+
+const require = createRequire(import.meta.url);
+const cacheFile = fileURLToPath(new URL('typescript.cache', import.meta.url));
+let ts;
+
+function compile() {
+  const filename = require.resolve('typescript');
+  let cachedData;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {}
+  const source = readFileSync(filename, 'utf8');
+  const script = new Script('(function (exports, require, module, __filename, __dirname) {' + source + '\\n})', { filename, cachedData });
+  if (!cachedData || script.cachedDataRejected) {
+    process.once('exit', () => {
+      try {
+        const scratch = cacheFile + '.' + process.pid + '.tmp';
+        writeFileSync(scratch, script.createCachedData());
+        renameSync(scratch, cacheFile);
+      } catch {}
+    });
+  }
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(filename), module, filename, dirname(filename));
+  return module.exports;
+}
+
+const load = () => (ts ??= compile());
+export default new Proxy({}, {
+  get: (_, key) => load()[key],
+  has: (_, key) => key in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(load(), key),
+});
+`;
+
 function lazyTypeScript(): esbuild.Plugin {
   return {
     name: 'lazy-typescript',
     setup(build) {
       build.onResolve({ filter: /^typescript$/ }, (args) => (args.kind === 'import-statement' ? { path: 'typescript', namespace: 'lazy-typescript' } : undefined));
-      build.onLoad({ filter: /.*/, namespace: 'lazy-typescript' }, () => ({
-        loader: 'js',
-        contents: [
-          "import { createRequire } from 'node:module';",
-          'let ts;',
-          "const load = () => (ts ??= createRequire(import.meta.url)('typescript'));",
-          'export default new Proxy({}, {',
-          '  get: (_, key) => load()[key],',
-          '  has: (_, key) => key in load(),',
-          '  ownKeys: () => Reflect.ownKeys(load()),',
-          '  getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(load(), key),',
-          '});',
-        ].join('\n'),
-      }));
+      build.onLoad({ filter: /.*/, namespace: 'lazy-typescript' }, () => ({ loader: 'js', contents: LAZY_TYPESCRIPT }));
     },
   };
 }
@@ -105,7 +138,7 @@ export async function buildCli(root: string = ROOT): Promise<CliInputs> {
   const current = new Set([...files.map((file) => basename(file.path)), basename(CLI_INPUTS)]);
   for (const name of readdirSync(outdir)) {
     const path = join(outdir, name);
-    if (!current.has(name) && !name.endsWith('.tmp') && statSync(path).mtimeMs < builtAt - 86_400_000) rmSync(path, { force: true });
+    if (!current.has(name) && name.endsWith('.js') && statSync(path).mtimeMs < builtAt - 86_400_000) rmSync(path, { force: true });
   }
   return inputs;
 }

@@ -3,11 +3,12 @@
  * the sources: the prebuilt entry only while every input is older than the build, the sources otherwise.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, CLI_INPUTS, CLI_MAIN, ROOT } from '../../scripts/build-cli';
+import { baseApp } from '../core/analyze/__fixtures__/base-app';
+import { buildCli, CLI_DIR, CLI_INPUTS, CLI_MAIN, ROOT } from '../../scripts/build-cli';
 
 describe('bin/platform.mjs picks the prebuilt CLI only while it is current', () => {
   // A checkout of its own: the real bin and node_modules, an entry of each kind that says which ran.
@@ -74,5 +75,28 @@ describe('the prebuilt CLI', () => {
     ].join('\n');
     const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' }));
     expect(result).toEqual({ code: 0, help: expect.stringMatching(/^platform \d+\.\d+\.\d+: check, build, test and deploy/), loaded: [] });
+  });
+
+  it('checks an app with TypeScript from V8\'s code cache once a run has written it, with the same result', async () => {
+    await buildCli();
+    const cache = join(ROOT, CLI_DIR, 'typescript.cache');
+    rmSync(cache, { force: true });
+    const app = mkdtempSync(join(tmpdir(), 'platform-prebuilt-app-'));
+    try {
+      for (const [path, text] of Object.entries(baseApp())) {
+        mkdirSync(dirname(join(app, path)), { recursive: true });
+        writeFileSync(join(app, path), text);
+      }
+      const check = () => JSON.parse(execFileSync(process.execPath, [join(ROOT, 'bin/platform.mjs'), 'check', '--json', app], { encoding: 'utf8', env: { ...process.env, PLATFORM_CLI_SOURCES: '' } }));
+      const first = check();
+      expect(first).toMatchObject({ ok: true, command: 'check' });
+      expect(existsSync(cache)).toBe(true);
+      const written = statSync(cache).mtimeMs;
+      expect(check()).toEqual(first);
+      // Accepted, so not written again.
+      expect(statSync(cache).mtimeMs).toBe(written);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   });
 });
