@@ -4,6 +4,7 @@ import { nodeLibrary } from './src/adapters/node/library.ts';
 import { runtimeSandboxPlugin } from './vite/runtime-sandbox-plugin.ts';
 import { ISOLATION_HEADERS } from './src/adapters/webcontainer/isolation.ts';
 import { platformToolchainPlugin } from './vite/platform-toolchain-plugin.ts';
+import { cacheHeadersPlugin } from './vite/cache-headers-plugin.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -27,7 +28,7 @@ function platformLibrary(): Plugin {
 
 // The playground. Preact's automatic JSX runtime comes from tsconfig.base.json (jsxImportSource).
 export default defineConfig({
-  plugins: [platformLibrary(), runtimeSandboxPlugin(), platformToolchainPlugin(root)],
+  plugins: [platformLibrary(), runtimeSandboxPlugin(), platformToolchainPlugin(root), cacheHeadersPlugin()],
   // Cross-origin isolation, which a WebContainer needs (docs/terminal.md says what it changes).
   server: { port: 5173, strictPort: false, headers: { ...ISOLATION_HEADERS } },
   preview: { port: 4173, strictPort: true, headers: { ...ISOLATION_HEADERS } },
