@@ -30,10 +30,33 @@ async function waitForReady(page: Page, after: number): Promise<number> {
 }
 
 /** Cold: a fresh profile opens the playground and a template; warm: the same profile reloads the project. */
-async function firstPreview(browser: Browser, url: string): Promise<{ cold: number[]; warm: number[]; compilerReady: number[]; compileDone: number[]; page: Page }> {
+/**
+ * Where a cold first preview's time goes, ms from navigation start: the page's own script, the compiler
+ * worker's script (TypeScript and its libs inside) and esbuild's wasm fetched, the compiler ready, the
+ * first build asked for and done, the preview painted.
+ */
+const WATERFALL = ['page DOMContentLoaded', 'compiler worker script fetched', 'esbuild wasm fetched', 'compiler ready', 'first build started', 'first build done', 'first preview ready'] as const;
+
+function waterfall(page: Page): Promise<Record<(typeof WATERFALL)[number], number>> {
+  return page.evaluate(() => {
+    const mark = (name: string) => performance.getEntriesByName(name)[0]?.startTime ?? NaN;
+    const resource = (pattern: RegExp) => (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).find((e) => pattern.test(e.name))?.responseEnd ?? NaN;
+    const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+    return {
+      'page DOMContentLoaded': navigation?.domContentLoadedEventEnd ?? NaN,
+      'compiler worker script fetched': resource(/compiler\.worker-[^/]*\.js$/),
+      'esbuild wasm fetched': resource(/esbuild-[^/]*\.wasm$/),
+      'compiler ready': mark('platform:compiler-ready'),
+      'first build started': mark('platform:compile-start'),
+      'first build done': mark('platform:compile-done'),
+      'first preview ready': mark('platform:preview-ready'),
+    };
+  });
+}
+
+async function firstPreview(browser: Browser, url: string): Promise<{ cold: number[]; warm: number[]; steps: Record<string, number[]>; page: Page }> {
   const cold: number[] = [];
-  const compilerReady: number[] = [];
-  const compileDone: number[] = [];
+  const steps: Record<string, number[]> = Object.fromEntries(WATERFALL.map((name) => [name, []]));
   const warm: number[] = [];
   let page: Page | undefined;
   for (let i = 0; i < COLD_RUNS; i++) {
@@ -42,16 +65,14 @@ async function firstPreview(browser: Browser, url: string): Promise<{ cold: numb
     await current.goto(url);
     await current.locator('[data-template="todo"]').click();
     cold.push(await waitForReady(current, 0));
-    const marks = await current.evaluate(() => Object.fromEntries(['platform:compiler-ready', 'platform:compile-done'].map((name) => [name, performance.getEntriesByName(name)[0]?.startTime ?? NaN])));
-    compilerReady.push(marks['platform:compiler-ready']!);
-    compileDone.push(marks['platform:compile-done']!);
+    for (const [name, at] of Object.entries(await waterfall(current))) steps[name]!.push(at);
     await current.frameLocator('iframe.preview-frame').getByRole('heading', { name: 'Todos' }).waitFor();
     await current.reload();
     warm.push(await waitForReady(current, 0));
     if (i === COLD_RUNS - 1) page = current;
     else await context.close();
   }
-  return { cold, warm, compilerReady, compileDone, page: page! };
+  return { cold, warm, steps, page: page! };
 }
 
 /** Edits the client's heading through CodeMirror and waits for the preview to show it. */
@@ -109,22 +130,21 @@ function initialJavaScript(): { raw: number; gzip: number; files: number } {
 }
 
 export async function playgroundRows(browser: Browser, url: string): Promise<Row[]> {
-  const { cold, warm, compilerReady, compileDone, page } = await firstPreview(browser, url);
+  const { cold, warm, steps, page } = await firstPreview(browser, url);
   const edits = await editToPreview(page);
   const queries = await queryRoundTrips(page);
   await page.context().close();
   const js = initialJavaScript();
   return [
-    { name: `page load to first preview, cold profile, p50 of ${COLD_RUNS} (goal < 2000)`, value: median(cold), unit: 'ms' },
+    { name: `page load to first preview, cold profile, p50 of ${COLD_RUNS} (goal < 1000)`, value: median(cold), unit: 'ms' },
     { name: 'page load to first preview, cold profile, max', value: Math.max(...cold), unit: 'ms' },
-    { name: '  of which: page load to compiler ready (esbuild-wasm, TypeScript), p50', value: median(compilerReady), unit: 'ms' },
-    { name: '  of which: page load to first build done (type check, bundles), p50', value: median(compileDone), unit: 'ms' },
-    { name: `page load to first preview, warm (reload), p50 of ${COLD_RUNS}`, value: median(warm), unit: 'ms' },
-    { name: `edit to preview updated, after the ${250} ms quiet window, p50 (goal < 250)`, value: median(edits.compile), unit: 'ms' },
-    { name: 'edit to preview updated, after the quiet window, p95', value: percentile(edits.compile, 95), unit: 'ms' },
-    { name: 'edit to preview updated, including the quiet window, p50', value: median(edits.total), unit: 'ms' },
-    { name: 'edit to preview updated, including the quiet window, p95', value: percentile(edits.total, 95), unit: 'ms' },
-    { name: `query round trip from the preview, p50 of ${QUERIES} (goal < 2)`, value: median(queries), unit: 'ms' },
+    ...WATERFALL.map((name) => ({ name: `  waterfall, cold: ${name}, at p50`, value: median(steps[name]!.filter((v) => !Number.isNaN(v))), unit: 'ms' as const })),
+    { name: `page load to first preview, warm (reload of a clean project), p50 of ${COLD_RUNS} (goal < 1000)`, value: median(warm), unit: 'ms' },
+    { name: 'edit to preview updated, from the start of its build, p50', value: median(edits.compile), unit: 'ms' },
+    { name: 'edit to preview updated, from the start of its build, p95', value: percentile(edits.compile, 95), unit: 'ms' },
+    { name: 'edit to preview updated, including any quiet window, p50 (goal < 150)', value: median(edits.total), unit: 'ms' },
+    { name: 'edit to preview updated, including any quiet window, p95 (goal < 300)', value: percentile(edits.total, 95), unit: 'ms' },
+    { name: `query round trip from the preview, p50 of ${QUERIES} (goal < 0.5)`, value: median(queries), unit: 'ms' },
     { name: 'query round trip from the preview, p95', value: percentile(queries, 95), unit: 'ms' },
     { name: `initial JavaScript, ${js.files} files, raw`, value: js.raw, unit: 'bytes' },
     { name: 'initial JavaScript, gzip', value: js.gzip, unit: 'bytes' },
