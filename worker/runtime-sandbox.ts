@@ -90,6 +90,17 @@ function exportNow(): void {
   post({ type: 'commit', sequence: ++sequence, state }, [state.buffer as ArrayBuffer]);
 }
 
+/**
+ * Before a call is answered, with `commitDelayMs` 0: what it wrote is exported first, so the commit
+ * reaches the trusted side ahead of the answer (the port keeps order) and can be made durable before
+ * anyone sees the answer.
+ */
+function commitBeforeAnswer(): void {
+  if (commitDelayMs > 0) return;
+  noteChanges();
+  exportNow();
+}
+
 /** After a call is answered: schedule the export of what it wrote (or export now). */
 function afterCall(): void {
   noteChanges();
@@ -245,6 +256,7 @@ async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise
       outcome = failure(400, 'operation_failed', describeError(error));
     }
   }
+  commitBeforeAnswer();
   post({ type: 'called', id: request.id, status: outcome.status, ...(result !== undefined ? { result } : {}), ...(outcome.error ? { error: outcome.error } : {}), wrote: outcome.wrote });
 }
 
@@ -268,6 +280,7 @@ async function fetchRequest(request: Extract<RuntimeRequest, { type: 'fetch' }>)
   }
   response = response!;
   const hasBody = response.body !== null;
+  commitBeforeAnswer();
   post({ type: 'response-head', id: request.id, status: response.status, statusText: response.statusText, headers: [...response.headers], hasBody });
   if (!hasBody) return;
   const id = request.id;

@@ -10,7 +10,7 @@ import { SCHEMA_CHANGE_REFUSED } from '../../core/runtime/tables/schema-change';
 import type { CompileResult, CompilerClient } from '../compiler-client';
 import { StateStore } from '../state-store';
 import { isKnownGood, rememberGood } from '../projects/known-good';
-import { clearPendingImport, clearRecovery, clearState, loadRecovery, saveProject, saveRecovery, saveState, type Project, type RecoveryCopy } from '../projects/store';
+import { clearPendingImport, clearRecovery, clearState, journalProject, loadRecovery, saveProject, saveRecovery, saveState, type Project, type RecoveryCopy } from '../projects/store';
 import type { InspectAnswer, InspectQuery } from '../runtime/runtime-host';
 
 export const QUIET_WINDOW_MS = 250;
@@ -64,7 +64,7 @@ export interface SessionOptions {
 /** The runtime the session drives (RuntimeHost implements it). */
 export interface SessionRuntime {
   start(app: { manifest: Manifest; serverCode: string; state?: Uint8Array; env?: Record<string, string> }): Promise<void>;
-  onCommit(listener: (state: Uint8Array) => void): () => void;
+  onCommit(listener: (state: Uint8Array) => void | Promise<void>): () => void;
   /** Hands over commits not exported yet. */
   flush(): Promise<void>;
   readonly committedState: Uint8Array | undefined;
@@ -96,9 +96,12 @@ export class ProjectSession extends StateStore<SessionState> {
     this.#committed = initialState;
     this.#persist = options.persist ?? true;
     this.#pendingImport = options.pendingImport;
+    // The runtime answers a call that wrote only once this resolves: what the preview shows as done is
+    // in IndexedDB before it shows.
     this.#unsubscribe = runtime.onCommit((state) => {
       this.#committed = state;
-      if (this.#persist) void saveState(project.id, state);
+      if (this.#persist) return saveState(project.id, state);
+      return undefined;
     });
     if (this.#persist)
       void loadRecovery(project.id).then((copy) => {
@@ -121,8 +124,10 @@ export class ProjectSession extends StateStore<SessionState> {
   }
 
   #updateProject(patch: Partial<Project>, recompile: boolean, focus?: string): void {
-    this.update({ project: { ...this.state.project, ...patch } });
+    this.update({ project: { ...this.state.project, ...patch, updatedAt: Date.now() } });
     clearTimeout(this.#saveTimer);
+    // Journaled at once (synchronously), saved to IndexedDB after a quiet moment: nothing is lost to a reload.
+    if (this.#persist) journalProject(this.state.project);
     if (this.#persist) this.#saveTimer = setTimeout(() => void saveProject(this.state.project), SAVE_DELAY_MS);
     if (recompile) {
       this.#focus = focus;

@@ -7,7 +7,8 @@ import { ProjectSession, type SessionOptions } from './project-session';
 
 export function useProjectSession(project: Project, compiler: CompilerClient, state: Uint8Array | undefined, options: SessionOptions): { session: ProjectSession; runtime: RuntimeHost } {
   const runtime = useMemo(() => {
-    const host = new RuntimeHost();
+    // Each write is exported before its answer and answered once saved (project-session.ts): nothing acknowledged is lost.
+    const host = new RuntimeHost({ commitDelayMs: 0 });
     // The sandbox loads while the compiler starts: the first preview does not wait for it.
     host.prepare();
     return host;

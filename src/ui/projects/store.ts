@@ -46,15 +46,61 @@ export async function listProjects(): Promise<ProjectSummary[]> {
 }
 
 export async function loadProject(id: string): Promise<Project | undefined> {
-  const project = await get<Project>(projectKey(id), db());
-  return project?.format === PROJECT_FORMAT ? project : undefined;
+  const stored = await get<Project>(projectKey(id), db());
+  const project = stored?.format === PROJECT_FORMAT ? stored : undefined;
+  const journal = readJournal(id);
+  if (journal && (!project || journal.updatedAt >= project.updatedAt)) {
+    await saveProject(journal);
+    return journal;
+  }
+  return project;
 }
 
 export async function saveProject(project: Project): Promise<void> {
-  await set(projectKey(project.id), { ...project, updatedAt: Date.now() }, db());
+  const saved = { ...project, updatedAt: Date.now() };
+  await set(projectKey(project.id), saved, db());
+  // The journal holds nothing newer than what is now in IndexedDB: drop it (unless an edit came since).
+  const journal = readJournal(project.id);
+  if (journal && journal.updatedAt <= project.updatedAt) forget(journalKey(project.id));
+}
+
+/**
+ * Writes the project to a synchronous journal (localStorage) at once, so an edit, a new file or a
+ * deletion survives a reload or a tab closed before the IndexedDB save (which is asynchronous, and
+ * not waited for by a page that goes away). `loadProject` prefers a newer journal and folds it in.
+ * Returns false when the journal could not be written (storage full); the IndexedDB save still runs.
+ */
+export function journalProject(project: Project): boolean {
+  try {
+    localStorage.setItem(journalKey(project.id), JSON.stringify(project));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const journalKey = (id: string) => `platform-project-journal:${id}`;
+
+function readJournal(id: string): Project | undefined {
+  try {
+    const text = localStorage.getItem(journalKey(id));
+    const project = text ? (JSON.parse(text) as Project) : undefined;
+    return project?.format === PROJECT_FORMAT && project.id === id ? project : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function forget(key: string): void {
+  try {
+    localStorage.removeItem(key);
+  } catch {
+    // storage unavailable: nothing was journaled
+  }
 }
 
 export async function deleteProject(id: string): Promise<void> {
+  forget(journalKey(id));
   await del(projectKey(id), db());
   await del(stateKey(id), db());
   await del(recoveryKey(id), db());

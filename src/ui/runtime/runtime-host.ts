@@ -15,8 +15,10 @@
  * - What the sandbox commits arrives as database snapshots (`onCommit`, `committedState`): at most
  *   `commitDelayMs` after a write, so a burst of writes is exported once. Uncommitted work is lost on
  *   a restart; committed work is kept, except commits made in the `commitDelayMs` before a sandbox
- *   was killed, which it had no chance to export (`commitDelayMs: 0` exports right after each write's
- *   answer and loses none). `flush()` asks for the export now.
+ *   was killed, which it had no chance to export. With `commitDelayMs: 0` each write is exported
+ *   before its answer, and answers wait for the promises the commit listeners return (the playground
+ *   saves to IndexedDB): nothing answered is lost, to a restart or to a reload. `flush()` asks for
+ *   the export now.
  */
 import sandboxCode from 'virtual:runtime-sandbox';
 import wasmUrl from 'sql.js/dist/sql-wasm.wasm?url';
@@ -197,7 +199,9 @@ export class RuntimeHost {
   #startWaiter: StartWaiter | undefined;
   readonly #bodies = new Map<number, BodyIn>();
 
-  readonly #commitListeners = new Set<(state: Uint8Array) => void>();
+  readonly #commitListeners = new Set<(state: Uint8Array) => void | Promise<void>>();
+  /** Settles when every commit so far is durable (what the commit listeners returned has settled). */
+  #durable: Promise<void> = Promise.resolve();
   readonly #writeListeners = new Set<(wrote: Wrote, persona: PersonaName) => void>();
   readonly #restartListeners = new Set<(reason: string) => void>();
   readonly #faultListeners = new Set<(message: string) => void>();
@@ -290,8 +294,8 @@ export class RuntimeHost {
     );
   }
 
-  /** Committed database snapshots, to persist. */
-  onCommit(listener: (state: Uint8Array) => void): () => void {
+  /** Committed database snapshots, to persist; answers after the commit wait for a returned promise. */
+  onCommit(listener: (state: Uint8Array) => void | Promise<void>): () => void {
     this.#commitListeners.add(listener);
     return () => this.#commitListeners.delete(listener);
   }
@@ -312,6 +316,25 @@ export class RuntimeHost {
   onFault(listener: (message: string) => void): () => void {
     this.#faultListeners.add(listener);
     return () => this.#faultListeners.delete(listener);
+  }
+
+  /** Hands a commit to the listeners; what they return joins the promise answers wait for. */
+  #persistCommit(state: Uint8Array): void {
+    const pending: Promise<unknown>[] = [this.#durable];
+    for (const listener of this.#commitListeners) {
+      try {
+        const result = listener(state);
+        if (result) pending.push(result.catch((error: unknown) => reportError(error)));
+      } catch (error) {
+        reportError(error);
+      }
+    }
+    this.#durable = pending.length > 1 ? Promise.all(pending).then(() => undefined) : this.#durable;
+  }
+
+  /** Runs `answer` once every commit so far is durable (at once, in order, when none is pending). */
+  #afterDurable(answer: () => void): Promise<void> {
+    return this.#durable.then(answer);
   }
 
   /** Gets ready ahead of the first start: fetches sql.js's wasm and loads a sandbox. */
@@ -569,17 +592,23 @@ export class RuntimeHost {
         } catch {
           outcome = failure(502, 'runtime_protocol_error', 'The runtime answered with a result that is not wire JSON.');
         }
-        job.settle(outcome);
-        if (outcome.status === 200) this.#emitWrite(outcome.wrote, job.persona);
+        void this.#afterDurable(() => {
+          job.settle(outcome);
+          if (outcome.status === 200) this.#emitWrite(outcome.wrote, job.persona);
+        });
         break;
       }
       case 'response-head': {
         const job = this.#finish(message.id, 'fetch');
         if (!job) break;
-        job.settle(this.#response(message));
-        if (message.status >= 200 && message.status < 300) {
-          this.#emitWrite(tableSetFromHeader(new Headers(message.headers).get(WROTE_HEADER)) ?? NO_WRITES, job.persona);
-        }
+        // The body's receiver is made now: its chunks may follow at once.
+        const response = this.#response(message);
+        void this.#afterDurable(() => {
+          job.settle(response);
+          if (message.status >= 200 && message.status < 300) {
+            this.#emitWrite(tableSetFromHeader(new Headers(message.headers).get(WROTE_HEADER)) ?? NO_WRITES, job.persona);
+          }
+        });
         break;
       }
       case 'response-chunk':
@@ -603,7 +632,7 @@ export class RuntimeHost {
         if (message.sequence <= this.#sequence) break;
         this.#sequence = message.sequence;
         this.#committed = message.state;
-        emit(this.#commitListeners, message.state);
+        this.#persistCommit(message.state);
         break;
       case 'fault':
         this.#fault(message.message.slice(0, 2000));
