@@ -168,3 +168,18 @@ test('embed mode shows a compact editor and preview without the gallery, read-on
   await expect(embedded.getByTestId('share-error')).toBeVisible();
   await other.close();
 });
+
+test('the Share dialog says which stored objects a link with data leaves out', async ({ page }, testInfo) => {
+  await openTemplate(page, 'files');
+  await preview(page).locator('input[type="file"]').setInputFiles({ name: 'hello.txt', mimeType: 'text/plain', buffer: Buffer.from('hello from a teacher') });
+  await expect(preview(page).getByRole('link', { name: 'hello.txt' })).toBeVisible();
+  await shareLink(page);
+  const leftOut = page.getByTestId('share-left-out');
+  await expect(leftOut).toContainText('Not in the link: 1 stored object');
+  await expect(leftOut).toContainText('(20 B)');
+  await testInfo.attach('share dialog, objects left out', { body: await page.screenshot(), contentType: 'image/png' });
+  // Without data nothing is said to be left out: nothing of the data travels.
+  await page.getByRole('dialog', { name: 'Share' }).getByRole('checkbox', { name: /Include the app’s data/ }).setChecked(false);
+  await expect(page.getByTestId('share-size')).toContainText('without data');
+  await expect(leftOut).toHaveCount(0);
+});

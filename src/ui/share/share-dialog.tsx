@@ -77,6 +77,11 @@ export function ShareDialog({ session, tests, onClose }: { session: ProjectSessi
             {built.url.length.toLocaleString()} characters{built.withData ? ', with the data' : ', without data'}.
           </p>
           {built.dataNote && <p class="error-text">{built.dataNote}</p>}
+          {built.leftOut && (
+            <p class="share-left-out" data-testid="share-left-out">
+              {built.leftOut}
+            </p>
+          )}
           <div class="share-actions">
             <button type="button" onClick={() => void copyLink()}>
               Copy link

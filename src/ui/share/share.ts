@@ -30,7 +30,23 @@ export function shareUrl(fragment: string, base: string = `${location.origin}${l
   return `${base}${SHARE_ROUTE}${fragment}`;
 }
 
-export type BuiltLink = { ok: true; url: string; withData: boolean; dataNote?: string } | { ok: false; error: ShareLinkError };
+export type BuiltLink = { ok: true; url: string; withData: boolean; dataNote?: string; leftOut?: string } | { ok: false; error: ShareLinkError };
+
+/** How many stored objects the listing shows in what a link leaves out. */
+const LEFT_OUT_LISTED = 3;
+
+/**
+ * What a link with data leaves out: the app's stored objects (a state export holds database records
+ * only, docs/sharing.md), named so the person knows before sending it. Undefined when there are none.
+ */
+export async function storedObjectsLeftOut(session: Pick<ProjectSession, 'inspect'>): Promise<string | undefined> {
+  const listed = await session.inspect({ kind: 'storage-list', limit: 100 });
+  if (listed.kind !== 'storage-list' || listed.objects.length === 0) return undefined;
+  const count = `${listed.objects.length}${listed.more ? '+' : ''}`;
+  const names = listed.objects.slice(0, LEFT_OUT_LISTED).map((o) => `${o.key} (${o.size} B)`).join(', ');
+  const rest = listed.objects.length > LEFT_OUT_LISTED || listed.more ? ', …' : '';
+  return `Not in the link: ${count} stored object${count === '1' ? '' : 's'} (${names}${rest}). Links carry the database only: the recipient sees the records that name them, and downloading them answers 404.`;
+}
 
 /** The app's data as a state export, read in its runtime and checked here before use. */
 export async function exportedState(session: ProjectSession): Promise<{ ok: true; document: StateExportDocument; text: string } | { ok: false; message: string; code?: string; detailCode?: string }> {
@@ -53,14 +69,16 @@ export async function buildShareLink(session: ProjectSession, withData: boolean)
   if (project.title) link.name = project.title.slice(0, 100);
   if (project.template && /^[a-z0-9-]{1,100}$/.test(project.template)) link.template = project.template;
   let dataNote: string | undefined;
+  let leftOut: string | undefined;
   if (withData) {
     const exported = await exportedState(session);
     if (exported.ok) link.state = exported.document;
     else dataNote = `Shared without data: ${exported.code ? `${exported.code} ` : ''}${exported.message}`;
+    if (exported.ok) leftOut = await storedObjectsLeftOut(session);
   }
   const encoded = await encodeShareLink(link);
   if (!encoded.ok) return encoded;
-  return { ok: true, url: shareUrl(encoded.hash), withData: link.state !== undefined, ...(dataNote ? { dataNote } : {}) };
+  return { ok: true, url: shareUrl(encoded.hash), withData: link.state !== undefined, ...(dataNote ? { dataNote } : {}), ...(leftOut ? { leftOut } : {}) };
 }
 
 /** A new project (never an existing one) from a decoded link. */
