@@ -8,6 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
+import { pathToFileURL } from 'node:url';
+import { prebuiltEntry } from '../bin/prebuilt.mjs';
 import { buildCli } from '../scripts/build-cli';
 import { median, time, type Row } from './stats';
 
@@ -15,9 +17,15 @@ const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin/platform.mjs');
 const RUNS = 9;
 
+/** The prebuilt CLI went stale during a measurement (a source was edited): the figure is of the sources. */
+function assertPrebuilt(what: string): void {
+  if (!prebuiltEntry(pathToFileURL(`${ROOT}/`))) throw new Error(`A source of the CLI changed while ${what} was measured, so the sources ran instead of the prebuilt CLI; run the bench on a quiet checkout.`);
+}
+
 function wall(args: string[], env: Record<string, string> = {}): number {
   const times: number[] = [];
   for (let i = 0; i < RUNS; i++) times.push(time(() => execFileSync(process.execPath, args, { env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } })));
+  if (env.PLATFORM_CLI_SOURCES !== '1') assertPrebuilt(args.slice(1).join(' '));
   return median(times);
 }
 
@@ -55,6 +63,7 @@ export async function templateTestRows(templates: string[]): Promise<Row[]> {
     const start = performance.now();
     const output = execFileSync(process.execPath, [BIN, 'test', join(ROOT, 'templates', template)], { encoding: 'utf8', env: { ...process.env, PLATFORM_CLI_SOURCES: '' } });
     const counts = output.trimEnd().split('\n').at(-1);
+    assertPrebuilt(`platform test templates/${template}`);
     return { name: `platform test templates/${template} (${counts}), wall time (goal < 1500)`, value: performance.now() - start, unit: 'ms' as const };
   });
 }
