@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import type { Compiler } from '../core/build/build';
 import { main } from './main';
 
 const ROOT = join(import.meta.dirname, '../..');
-const TEMPLATES = ['todo', 'files', 'team-board', 'endpoints'];
+const TEMPLATES = ['todo', 'files', 'team-board', 'endpoints', 'todo-react'];
 let work: string;
 let shared: Compiler | undefined;
 
@@ -128,7 +128,8 @@ describe('platform new', () => {
   it.each([
     [['new', 'x', '--template', 'tood'], 'DG3002', 'Did you mean "todo"?'],
     [['new', 'x', '--ui', 'vue'], 'DG3003', undefined],
-    [['new', 'x', '--ui', 'react'], 'DG3003', undefined],
+    [['new', 'x', '--ui', 'reakt'], 'DG3003', 'Did you mean "react"?'],
+    [['new', 'x', '--template', 'files', '--ui', 'react'], 'DG3002', 'React starters: todo-react; or omit --ui for the Preact files.'],
     [['new', 'x', '--framework', 'next', '--ui', 'preact'], 'DG3004', undefined],
     [['new', 'x', '--framework', 'next', '--template', 'todo'], 'DG3005', undefined],
     [['new', 'x', '--framework', 'next'], 'DG3006', undefined],
@@ -138,6 +139,19 @@ describe('platform new', () => {
     expect(envelope.ok).toBe(false);
     expect(envelope.diagnostics.map((d: { code: string }) => d.code)).toContain(code);
     if (hint) expect(envelope.diagnostics[0].hint).toBe(hint);
+  });
+
+  it('--ui react creates the React todo app, which checks, builds and passes its tests', async () => {
+    const dir = join(work, 'created', 'my-react');
+    const created = await run(['new', dir, '--ui', 'react', '--json']);
+    expect(JSON.parse(created.stdout)).toMatchObject({ ok: true, result: { template: 'todo-react', name: 'my-react' } });
+    expect(readFileSync(join(dir, 'src/client/main.tsx'), 'utf8')).toContain("from 'react-dom/client'");
+    expect((await run(['check', dir])).code).toBe(0);
+    const built = await run(['build', dir, '--json']);
+    expect(JSON.parse(built.stdout)).toMatchObject({ ok: true });
+    const record = JSON.parse(readFileSync(join(dir, '.platform/artifacts', `${JSON.parse(built.stdout).result.artifactId.slice('sha256:'.length)}.json`), 'utf8'));
+    expect(record.toolchain.react).toMatch(/^19\./);
+    expect((await run(['test', dir])).code).toBe(0);
   });
 
   it('DG3001 for a directory that is not empty', async () => {

@@ -1,8 +1,8 @@
-/** The compiler's Library read from this checkout: node_modules for Preact and TypeScript, src/modules for the platform modules. */
+/** The compiler's Library read from this checkout: node_modules for Preact, React and TypeScript, src/modules for the platform modules. */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { assembleLibrary, MODULE_FILES, type Library } from '../../core/build/library.ts';
+import { assembleLibrary, MODULE_FILES, REACT_FILES, type Library } from '../../core/build/library.ts';
 
 const CHECKOUT = join(import.meta.dirname, '../../..');
 let cached: Library | undefined;
@@ -12,11 +12,12 @@ export function nodeLibrary(root: string = CHECKOUT): Library {
   if (cached && root === CHECKOUT) return cached;
   const require = createRequire(join(root, 'package.json'));
   const packageRoot = (name: string) => dirname(require.resolve(`${name}/package.json`));
-  const roots: Record<string, string> = { preact: packageRoot('preact'), typescript: packageRoot('typescript') };
+  const roots: Record<string, string> = Object.fromEntries(['preact', 'typescript', ...Object.keys(REACT_FILES)].map((name) => [name, packageRoot(name)]));
   const readPackageFile = (path: string) => {
-    const [name, ...rest] = path.split('/');
+    const parts = path.split('/');
+    const name = parts[0]!.startsWith('@') ? parts.splice(0, 2).join('/') : parts.shift()!;
     try {
-      return readFileSync(join(roots[name!]!, ...rest), 'utf8');
+      return readFileSync(join(roots[name]!, ...parts), 'utf8');
     } catch {
       return undefined;
     }

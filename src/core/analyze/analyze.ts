@@ -2,7 +2,7 @@
 import type { Diagnostic } from '../diagnostics';
 import type { FileSystem } from '../fs';
 import { checkManifest, MANIFEST_FILE, type Manifest } from '../manifest';
-import type { Library } from '../build/library';
+import { suppliedVersion, type Library } from '../build/library';
 import type { TypeCheckSession } from '../build/typecheck';
 import { loadPackageFiles } from '../build/package-types';
 import { APP_TYPES_FILE, generateAppTypes, generateUntypedDeclarations, SERVER_DECLARATIONS_ROOT, UNTYPED_FILE } from './app-types';
@@ -11,6 +11,7 @@ import { brokenResults, type BrokenResult } from './broken-results';
 import { checkDependencies } from './dependencies';
 import { buildModuleGraph, readPackageJson, type ModuleGraph } from './graph';
 import { parse } from './imports';
+import { RENDERERS } from './packages';
 import { listFiles, openProject, type Project } from './project';
 import { readServerDefinition, type OperationTable } from './server-definition';
 
@@ -50,7 +51,8 @@ export interface Analysis {
 
 const SOURCE = /\.(tsx?|jsx?|mjs|cjs|json)$/;
 /** Declared packages the type checker never takes from node_modules (DG1210 says why). */
-const PLATFORM_SUPPLIED = ['platform', 'preact'];
+const RENDERER_PACKAGES = Object.values(RENDERERS).flatMap((r) => r.packages);
+const PLATFORM_SUPPLIED = ['platform', ...RENDERER_PACKAGES];
 
 export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): Promise<Analysis> {
   const now = options.now ?? (() => 0);
@@ -62,12 +64,13 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
   const diagnostics: Diagnostic[] = [...manifestDiagnostics];
   if (!manifest) return { generated, sources, diagnostics, timings: { ...timings, analyze: now() - started } };
 
-  const project = await openProject(fs, manifest);
-  const packageJson = await readPackageJson(project);
-  const graph = await buildModuleGraph(project, packageJson);
+  const opened = await openProject(fs, manifest);
+  const packageJson = await readPackageJson(opened);
+  const graph = await buildModuleGraph(opened, packageJson);
+  const project: Project = { ...opened, renderer: graph.renderer };
   diagnostics.push(...graph.diagnostics);
   const manifestText = (await fs.readText(MANIFEST_FILE)) ?? '';
-  diagnostics.push(...(await checkDependencies(fs, packageJson, manifest.untypedDependencies ?? [], manifestText, { rendererVersion: options.library.rendererVersion, installUnavailable: options.installUnavailable })));
+  diagnostics.push(...(await checkDependencies(fs, packageJson, manifest.untypedDependencies ?? [], manifestText, { rendererVersions: Object.fromEntries(RENDERER_PACKAGES.map((name) => [name, suppliedVersion(options.library, name)])), installUnavailable: options.installUnavailable })));
 
   const serverSource = graph.sources.get(project.serverEntry) ?? parse(project.serverEntry, (await fs.readText(project.serverEntry)) ?? '');
   const server = readServerDefinition(serverSource);
@@ -89,6 +92,7 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     // The app's own packages are typed from its node_modules; the platform supplies its modules and the renderer.
     const declared = Object.keys(packageJson?.dependencies ?? {});
     session.syncPackages(await loadPackageFiles(fs, declared, { cache: session.packageCache, exclude: PLATFORM_SUPPLIED }));
+    session.setRenderer(graph.renderer);
     const files = new Map(sources);
     for (const [path, text] of generated) files.set(path, text);
     session.sync(files);

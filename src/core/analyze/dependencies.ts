@@ -8,8 +8,8 @@ import type { FileSystem } from '../fs';
 import type { PackageJson } from './graph';
 
 export interface DependencyFacts {
-  /** The platform's own Preact version, to compare an installed copy against. */
-  rendererVersion: string;
+  /** The versions of the renderer packages the platform supplies (preact, react, react-dom), to compare an installed copy against. */
+  rendererVersions: Readonly<Record<string, string>>;
   /** Why packages cannot be installed in this host, when they cannot (the browser without a WebContainer). */
   installUnavailable?: string;
 }
@@ -43,11 +43,12 @@ export async function checkDependencies(fs: FileSystem, packageJson: PackageJson
   const at = (name: string) => ({ file: 'package.json', span: pkgDoc.keySpan(['dependencies', name]) });
 
   for (const name of Object.keys(deps)) {
-    if (name === 'preact') {
-      out.push(diagnostic('DG1210', 'package.json declares "preact", which the platform provides.', { ...at(name), hint: 'Remove "preact" from dependencies: the platform supplies the renderer, so your copy is never used.' }));
-      const installed = await readJson(fs, 'node_modules/preact/package.json');
-      if (installed && typeof installed.version === 'string' && installed.version !== facts.rendererVersion) {
-        out.push(diagnostic('DG1211', `The installed preact is ${installed.version}, but the platform bundles ${facts.rendererVersion}.`, { ...at(name), hint: 'Remove preact from dependencies and node_modules; the platform supplies it.' }));
+    const supplied = Object.prototype.hasOwnProperty.call(facts.rendererVersions, name) ? facts.rendererVersions[name] : undefined;
+    if (supplied !== undefined) {
+      out.push(diagnostic('DG1210', `package.json declares "${name}", which the platform provides.`, { ...at(name), hint: `Remove "${name}" from dependencies: the platform supplies the renderer, so your copy is never used.` }));
+      const installed = await readJson(fs, `node_modules/${name}/package.json`);
+      if (installed && typeof installed.version === 'string' && installed.version !== supplied) {
+        out.push(diagnostic('DG1211', `The installed ${name} is ${installed.version}, but the platform bundles ${supplied}.`, { ...at(name), hint: `Remove ${name} from dependencies and node_modules; the platform supplies it.` }));
       }
       continue;
     }

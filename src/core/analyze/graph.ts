@@ -8,11 +8,12 @@ import { normalizeProjectPath } from '../fs';
 import { LineIndex } from '../text/positions';
 import { didYouMean } from '../text/suggest';
 import { parse, readImports, type ImportRecord } from './imports';
-import { assetKind, isBare, isNodeBuiltin, packageName, PLATFORM_MODULES, RENDERER_ENTRYPOINTS, RENDERER_TEST_ENTRYPOINTS, UNSELECTED_RENDERERS } from './packages';
+import { assetKind, DEFAULT_RENDERER, isBare, isNodeBuiltin, packageName, PLATFORM_MODULES, rendererOf, RENDERERS, type Renderer } from './packages';
 import { ownerOf, SHARED_ROOT, type Project, type Zone } from './project';
 
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs'];
 const ZONE_NAMES: Record<Zone, string> = { client: 'client', server: 'server', test: 'test' };
+const RENDERER_NAMES: Record<Renderer, string> = { preact: 'Preact', react: 'React' };
 
 export interface PackageUse {
   zone: Zone;
@@ -31,6 +32,8 @@ export interface ModuleGraph {
   packages: PackageUse[];
   /** Stylesheets and media the client imports (bundled by the client build). */
   assets: string[];
+  /** The renderer the client zone selected by its imports (Preact when it imports none). */
+  renderer: Renderer;
   diagnostics: Diagnostic[];
 }
 
@@ -69,7 +72,9 @@ export async function resolveRelative(project: Pick<Project, 'fs'>, from: string
 }
 
 export async function buildModuleGraph(project: Project, packageJson?: PackageJson): Promise<ModuleGraph> {
-  const graph: ModuleGraph = { zones: { client: [], server: [], test: [] }, sources: new Map(), edges: new Map(), packages: [], assets: [], diagnostics: [] };
+  const graph: ModuleGraph = { zones: { client: [], server: [], test: [] }, sources: new Map(), edges: new Map(), packages: [], assets: [], renderer: DEFAULT_RENDERER, diagnostics: [] };
+  /** The client zone's renderer imports, in walk order (the client entrypoint's first). */
+  const rendererImports: Array<{ renderer: Renderer; file: string; record: ImportRecord }> = [];
   const lines = new Map<string, LineIndex>();
   const reachedBy = new Map<string, Set<Zone>>();
   const report = (code: DiagnosticCode, file: string, record: Pick<ImportRecord, 'start' | 'length'>, message: string, hint?: string) => {
@@ -112,6 +117,15 @@ export async function buildModuleGraph(project: Project, packageJson?: PackageJs
         }
       }
       graph.edges.set(file, [...edges]);
+    }
+  }
+
+  // The first renderer the client imports is the selected one; the other family would be bundled beside it.
+  const selected = rendererImports[0];
+  if (selected) {
+    graph.renderer = selected.renderer;
+    for (const other of rendererImports.filter((r) => r.renderer !== selected.renderer)) {
+      report('DG1503', other.file, other.record, `"${other.record.specifier}" belongs to ${RENDERER_NAMES[other.renderer]}, but this client selected ${RENDERER_NAMES[selected.renderer]} (first imported in ${selected.file}): the bundle would contain the unselected renderer.`, `Use one renderer in the client: import from ${RENDERERS[selected.renderer].entrypoints.join(', ')}, or switch every import to ${RENDERER_NAMES[other.renderer]}.`);
     }
   }
 
@@ -210,18 +224,19 @@ export async function buildModuleGraph(project: Project, packageJson?: PackageJs
       }
       return;
     }
-    if (name === 'preact') {
-      if (RENDERER_TEST_ENTRYPOINTS.includes(specifier)) {
+    const renderer = rendererOf(name);
+    if (renderer) {
+      const { entrypoints, testEntrypoints } = RENDERERS[renderer];
+      if (testEntrypoints.includes(specifier)) {
         report('DG1202', file, record, `"${specifier}" is a test-only renderer entrypoint.`, 'Test the app through platform/test.');
-      } else if (!(RENDERER_ENTRYPOINTS as readonly string[]).includes(specifier)) {
-        report('DG1202', file, record, `"${specifier}" is not a renderer entrypoint the platform provides.`, `The client may import ${RENDERER_ENTRYPOINTS.join(', ')}.${didYouMean(specifier, RENDERER_ENTRYPOINTS) ? ` ${didYouMean(specifier, RENDERER_ENTRYPOINTS)}` : ''}`);
+      } else if (!entrypoints.includes(specifier)) {
+        const suggestion = didYouMean(specifier, entrypoints);
+        report('DG1202', file, record, `"${specifier}" is not a renderer entrypoint the platform provides.`, `The client may import ${entrypoints.join(', ')}.${suggestion ? ` ${suggestion}` : ''}`);
       } else if (zone !== 'client' || fileOwner === 'shared') {
         report('DG1202', file, record, `The renderer "${specifier}" is imported in ${where}.`, 'Only the client zone renders: move UI code under the client.');
+      } else {
+        rendererImports.push({ renderer, file, record });
       }
-      return;
-    }
-    if (UNSELECTED_RENDERERS.includes(name)) {
-      report('DG1202', file, record, `"${specifier}" belongs to a renderer this application did not select.`, 'The platform renders with Preact: import from preact and preact/hooks.');
       return;
     }
     const declared = packageJson && !packageJson.error && Object.prototype.hasOwnProperty.call(packageJson.dependencies, name);

@@ -11,10 +11,23 @@ export const NODE_BUILTINS = new Set([
 /** The platform modules each zone admits. */
 export const PLATFORM_MODULES = { client: 'platform/client', server: 'platform/server', test: 'platform/test' } as const;
 
-/** The renderer entrypoints the client zone may import; the platform supplies them. */
-export const RENDERER_ENTRYPOINTS = ['preact', 'preact/hooks', 'preact/jsx-runtime'] as const;
-export const RENDERER_TEST_ENTRYPOINTS = ['preact/test-utils'];
-export const UNSELECTED_RENDERERS = ['react', 'react-dom'];
+/**
+ * The renderers the platform supplies. An app selects one by what its client zone imports: React when it
+ * imports `react` or `react-dom/client`, Preact otherwise; importing both families is DG1503.
+ */
+export type Renderer = 'preact' | 'react';
+export const DEFAULT_RENDERER: Renderer = 'preact';
+export const RENDERERS: Record<Renderer, { packages: readonly string[]; entrypoints: readonly string[]; testEntrypoints: readonly string[]; jsxImportSource: string }> = {
+  preact: { packages: ['preact'], entrypoints: ['preact', 'preact/hooks', 'preact/jsx-runtime'], testEntrypoints: ['preact/test-utils'], jsxImportSource: 'preact' },
+  react: { packages: ['react', 'react-dom'], entrypoints: ['react', 'react/jsx-runtime', 'react-dom/client'], testEntrypoints: ['react-dom/test-utils'], jsxImportSource: 'react' },
+};
+/** Every renderer entrypoint the client zone may import, of either family. */
+export const RENDERER_ENTRYPOINTS: readonly string[] = Object.values(RENDERERS).flatMap((r) => r.entrypoints);
+
+/** The renderer family a package belongs to, if any. */
+export function rendererOf(name: string): Renderer | undefined {
+  return (Object.keys(RENDERERS) as Renderer[]).find((r) => RENDERERS[r].packages.includes(name));
+}
 
 /** `@scope/name` or `name`, from a bare specifier. */
 export function packageName(specifier: string): string {

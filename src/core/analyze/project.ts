@@ -2,6 +2,7 @@
 import type { FileSystem } from '../fs';
 import { normalizeProjectPath } from '../fs';
 import type { Manifest } from '../manifest';
+import type { Renderer } from './packages';
 
 export type Zone = 'client' | 'server' | 'test';
 export type Owner = Zone | 'shared' | 'unowned';
@@ -18,6 +19,8 @@ export interface Project {
   testFiles: string[];
   /** The folder each zone owns, when its entrypoint's folder can be told apart from the other's. */
   zoneRoots: Partial<Record<Zone, string>>;
+  /** The renderer the client zone selected (set by the analysis from the module graph; Preact when absent). */
+  renderer?: Renderer;
 }
 
 function dirname(path: string): string {

@@ -22,7 +22,7 @@ export interface ArtifactRecord {
   /** SHA-256 of the canonical database declaration: what a state export must match. */
   schemaId: string;
   contract: OperationTable;
-  toolchain: { platform: string; preact: string; typescript: string; esbuild: string };
+  toolchain: { platform: string; preact: string; react?: string; typescript: string; esbuild: string };
   files: Record<string, { size: number; sha256: string }>;
 }
 

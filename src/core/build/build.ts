@@ -6,7 +6,7 @@ import ts from 'typescript';
 import { hashSources, makeArtifact, verifyLatest, writeArtifact, type ArtifactRecord } from './artifact';
 import { ALL_TARGETS, bundleProject, type Bundler, type BuildTarget } from './bundle';
 import type { EsbuildApi } from './esbuild-types';
-import type { Library } from './library';
+import { suppliedVersion, type Library } from './library';
 import type { TypeCheckSession } from './typecheck';
 
 /** What a host gives the compiler: an esbuild, the platform Library and a type-check session. */
@@ -60,7 +60,7 @@ export async function compileProject(fs: WritableFileSystem, compiler: Compiler,
       name: analysis.manifest.name,
       manifest: analysis.manifest,
       contract: analysis.operations,
-      toolchain: { platform: compiler.library.toolchainVersion, preact: compiler.library.rendererVersion, typescript: ts.version, esbuild: compiler.esbuild.version },
+      toolchain: { platform: compiler.library.toolchainVersion, preact: compiler.library.rendererVersion, ...(analysis.project.renderer === 'react' ? { react: suppliedVersion(compiler.library, 'react') } : {}), typescript: ts.version, esbuild: compiler.esbuild.version },
     },
     bundle.files,
   );

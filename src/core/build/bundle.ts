@@ -1,13 +1,13 @@
 /**
- * Bundles an analysed app with an injected esbuild (native or wasm): the client (minified, Preact from
- * the platform), the server and each test file. Every file comes through one plugin from the project's
+ * Bundles an analysed app with an injected esbuild (native or wasm): the client (minified, its selected
+ * renderer, Preact or React, from the platform), the server and each test file. Every file comes through one plugin from the project's
  * FileSystem and the platform Library, so both esbuilds see exactly the same inputs.
  */
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import type { FileSystem } from '../fs';
 import { normalizeProjectPath } from '../fs';
 import { resolveRelative } from '../analyze/graph';
-import { assetKind, isNodeBuiltin, PLATFORM_MODULES, RENDERER_ENTRYPOINTS } from '../analyze/packages';
+import { assetKind, DEFAULT_RENDERER, isNodeBuiltin, packageName, PLATFORM_MODULES, RENDERERS, type Renderer } from '../analyze/packages';
 import { listFiles, type Project } from '../analyze/project';
 import type { BuildContext, BuildOptions, EsbuildApi, Message, Metafile, Plugin } from './esbuild-types';
 import { PLATFORM_MODULES_ROOT, type Library } from './library';
@@ -46,12 +46,25 @@ function loaderFor(path: string): 'ts' | 'tsx' | 'js' | 'jsx' | 'json' | 'css' |
   return 'text';
 }
 
-/** The file a renderer entrypoint names in the platform's Preact, from its package.json exports. */
-function rendererFile(library: Library, specifier: string): string | undefined {
-  const pkg = JSON.parse(library.files.get(`${PLATFORM_MODULES_ROOT}/preact/package.json`)!) as { exports: Record<string, { default?: string }> };
-  const key = specifier === 'preact' ? '.' : `./${specifier.slice('preact/'.length)}`;
-  const target = pkg.exports[key]?.default;
-  return target ? `${PLATFORM_MODULES_ROOT}/preact/${target.replace(/^\.\//, '')}` : undefined;
+/** The file a bare specifier names in a package of the platform Library (a renderer), from its package.json. */
+function libraryPackageFile(library: Library, specifier: string): string | undefined {
+  const name = packageName(specifier);
+  const text = library.files.get(`${PLATFORM_MODULES_ROOT}/${name}/package.json`);
+  if (text === undefined) return undefined;
+  const pkg = JSON.parse(text) as { exports?: Record<string, string | { default?: string }>; main?: string };
+  const key = specifier === name ? '.' : `./${specifier.slice(name.length + 1)}`;
+  const entry = pkg.exports ? pkg.exports[key] : key === '.' ? (pkg.main ?? 'index.js') : key;
+  const target = typeof entry === 'object' ? entry.default : entry;
+  const path = target && `${PLATFORM_MODULES_ROOT}/${name}/${target.replace(/^\.\//, '')}`;
+  return path && library.files.has(path) ? path : undefined;
+}
+
+/**
+ * platform/client is written against preact/hooks; in a React app its hooks are React's (the same
+ * useState, useEffect, useRef and useCallback), so the module binds to the renderer the app selected.
+ */
+function selectedSpecifier(renderer: Renderer, specifier: string): string {
+  return renderer === 'react' && specifier === 'preact/hooks' ? 'react' : specifier;
 }
 
 function libraryRelative(library: Library, importer: string, specifier: string): string | undefined {
@@ -68,6 +81,7 @@ function libraryRelative(library: Library, importer: string, specifier: string):
 /** What a build's plugin reads: swapped before each rebuild, so one esbuild context serves many builds. */
 interface PluginState {
   fs: FileSystem;
+  renderer: Renderer;
   builtinsFromDependencies: Array<{ specifier: string; importer: string }>;
 }
 
@@ -79,6 +93,9 @@ function platformPlugin(library: Library, target: BuildTarget, state: PluginStat
         if (args.kind === 'entry-point') return { path: args.path, namespace: 'app' };
         const specifier = args.path;
         if (args.namespace === 'lib') {
+          // The renderers' own files require each other (react-dom requires react and scheduler).
+          const path = !specifier.startsWith('.') && !specifier.startsWith('platform/') ? libraryPackageFile(library, selectedSpecifier(state.renderer, specifier)) : undefined;
+          if (path) return { path, namespace: 'lib' };
           if (specifier.startsWith('.')) {
             const path = libraryRelative(library, args.importer, specifier);
             return path ? { path, namespace: 'lib' } : { errors: [{ text: `Cannot resolve ${specifier} in the platform library` }] };
@@ -92,8 +109,8 @@ function platformPlugin(library: Library, target: BuildTarget, state: PluginStat
         if (specifier === PLATFORM_MODULES[target as keyof typeof PLATFORM_MODULES] || (args.namespace === 'lib' && specifier.startsWith('platform/'))) {
           return { path: `${PLATFORM_MODULES_ROOT}/${specifier}.ts`, namespace: 'lib' };
         }
-        if ((target === 'client' || args.namespace === 'lib') && (RENDERER_ENTRYPOINTS as readonly string[]).includes(specifier)) {
-          const path = rendererFile(library, specifier);
+        if (target === 'client' && RENDERERS[state.renderer].entrypoints.includes(specifier)) {
+          const path = libraryPackageFile(library, specifier);
           if (path) return { path, namespace: 'lib' };
         }
         if (isNodeBuiltin(specifier)) {
@@ -151,7 +168,7 @@ function stem(path: string): string {
   return path.replace(/\.[^./]+$/, '');
 }
 
-function buildOptions(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, plugin: Plugin): BuildOptions & { write: false; metafile: true } {
+function buildOptions(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, renderer: Renderer, plugin: Plugin): BuildOptions & { write: false; metafile: true } {
   const client = target === 'client';
   return {
     entryPoints,
@@ -167,7 +184,7 @@ function buildOptions(target: BuildTarget, entryPoints: Array<{ in: string; out:
     target: 'es2022',
     minify: client,
     jsx: 'automatic',
-    jsxImportSource: 'preact',
+    jsxImportSource: RENDERERS[renderer].jsxImportSource,
     sourcemap: 'external',
     sourcesContent: !client,
     metafile: true,
@@ -194,16 +211,16 @@ export class Bundler {
     this.#library = library;
   }
 
-  async #context(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, fs: FileSystem) {
-    const key = JSON.stringify(entryPoints);
+  async #context(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, fs: FileSystem, renderer: Renderer) {
+    const key = JSON.stringify([entryPoints, renderer]);
     let entry = this.#contexts.get(target);
     if (entry && entry.key !== key) {
       void (await entry.context).dispose();
       entry = undefined;
     }
     if (!entry) {
-      const state: PluginState = { fs, builtinsFromDependencies: [] };
-      entry = { key, state, context: this.#esbuild.context(buildOptions(target, entryPoints, platformPlugin(this.#library, target, state))) };
+      const state: PluginState = { fs, renderer, builtinsFromDependencies: [] };
+      entry = { key, state, context: this.#esbuild.context(buildOptions(target, entryPoints, renderer, platformPlugin(this.#library, target, state))) };
       this.#contexts.set(target, entry);
     }
     entry.state.fs = fs;
@@ -224,7 +241,7 @@ export class Bundler {
     };
     const run = async (target: BuildTarget) => {
       if (entries[target].length === 0) return;
-      const { context, state } = await this.#context(target, entries[target], fs);
+      const { context, state } = await this.#context(target, entries[target], fs, project.renderer ?? DEFAULT_RENDERER);
       try {
         const result = await (await context).rebuild();
         for (const output of result.outputFiles ?? []) files.set(output.path.slice('/out/'.length), output.contents);
@@ -299,16 +316,20 @@ async function finish(project: Project, files: Map<string, Uint8Array>, diagnost
   let appShareBytes = 0;
   const output = clientMeta?.outputs['out/client/app.js'];
   if (output) {
-    const renderers: string[] = [];
+    const selected = project.renderer ?? DEFAULT_RENDERER;
+    const copies: string[] = [];
     for (const [input, info] of Object.entries(output.inputs)) {
       if (!input.startsWith('lib:')) appShareBytes += info.bytesInOutput;
+      // The platform supplies the renderers (from lib:); one from the app's node_modules is a copy.
       const match = /^app:node_modules\/(preact|react|react-dom)\//.exec(input);
-      if (match && !renderers.includes(match[1]!)) renderers.push(match[1]!);
+      if (match && !copies.includes(match[1]!)) copies.push(match[1]!);
     }
-    for (const renderer of renderers) {
+    const selectedName = selected === 'react' ? 'React' : 'Preact';
+    for (const name of copies) {
+      const second = RENDERERS[selected].packages.includes(name);
       diagnostics.push(
-        diagnostic('DG1503', renderer === 'preact' ? 'The client bundle would contain a second copy of Preact, from the app\'s node_modules.' : `The client bundle would contain ${renderer}, a renderer this application did not select.`, {
-          hint: 'Remove the dependency that brings it in, or choose one built for Preact; the platform supplies the renderer.',
+        diagnostic('DG1503', second ? `The client bundle would contain a second copy of ${name}, from the app's node_modules.` : `The client bundle would contain ${name}, a renderer this application did not select (it renders with ${selectedName}).`, {
+          hint: `Remove the dependency that brings it in, or choose one built for ${selectedName}; the platform supplies the renderer.`,
         }),
       );
     }

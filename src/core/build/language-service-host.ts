@@ -18,7 +18,7 @@ export class MemoryLanguageServiceHost implements ts.LanguageServiceHost {
   #present = new Set<string>();
   #directories: Set<string> | undefined;
   #projectVersion = 0;
-  readonly #options: ts.CompilerOptions;
+  #options: ts.CompilerOptions;
   readonly #currentDirectory: string;
 
   constructor(options: ts.CompilerOptions, currentDirectory: string) {
@@ -33,6 +33,13 @@ export class MemoryLanguageServiceHost implements ts.LanguageServiceHost {
     if (!entry) this.#directories = undefined;
     this.#files.set(path, { text, version: (entry?.version ?? 0) + 1 });
     if (root) this.#roots.add(path);
+    this.#projectVersion++;
+  }
+
+  /** Replaces some compiler options (the JSX import source follows the app's renderer); the next program is built anew. */
+  setOptions(changes: ts.CompilerOptions): void {
+    if (Object.entries(changes).every(([key, value]) => this.#options[key] === value)) return;
+    this.#options = { ...this.#options, ...changes };
     this.#projectVersion++;
   }
 

@@ -1,6 +1,7 @@
 /**
  * The files the platform supplies to every app, in the compiler's virtual file system: the platform
- * modules, Preact (types and ES modules) and TypeScript's lib files. Hosts load them (Node from disk,
+ * modules, the renderers (Preact's types and ES modules; React's production CommonJS builds with their
+ * types from @types) and TypeScript's lib files. Hosts load them (Node from disk,
  * the browser from bundled text); nothing is fetched from a CDN.
  */
 
@@ -27,6 +28,24 @@ export const PREACT_FILES = [
   'jsx-runtime/dist/jsxRuntime.mjs',
 ] as const;
 
+/**
+ * React, as the platform supplies it: the production builds of the entrypoints the client may import
+ * (react, react/jsx-runtime, react-dom/client), what they require, and their declarations.
+ */
+export const REACT_FILES: Record<string, readonly string[]> = {
+  react: ['package.json', 'index.js', 'jsx-runtime.js', 'cjs/react.production.js', 'cjs/react-jsx-runtime.production.js'],
+  'react-dom': ['package.json', 'client.js', 'index.js', 'cjs/react-dom-client.production.js', 'cjs/react-dom.production.js'],
+  scheduler: ['package.json', 'index.js', 'cjs/scheduler.production.js'],
+  '@types/react': ['package.json', 'index.d.ts', 'global.d.ts', 'jsx-runtime.d.ts'],
+  '@types/react-dom': ['package.json', 'index.d.ts', 'client.d.ts'],
+  csstype: ['package.json', 'index.d.ts'],
+};
+
+/** The version of a package the Library supplies (preact, react, react-dom), from its package.json. */
+export function suppliedVersion(library: Library, name: string): string {
+  return (JSON.parse(library.files.get(`${PLATFORM_MODULES_ROOT}/${name}/package.json`)!) as { version: string }).version;
+}
+
 /** The TypeScript libs apps compile against; their `/// <reference lib>` closure is loaded. */
 export const TYPESCRIPT_LIBS = ['es2022', 'dom', 'dom.iterable'] as const;
 
@@ -43,7 +62,7 @@ ${MEDIA.map((ext) => `declare module '*.${ext}' {\n  const url: string;\n  expor
 export interface Library {
   /** Virtual absolute path → text: `/node_modules/platform/server.ts`, `/node_modules/preact/…`, `/lib.es2022.d.ts`. */
   files: ReadonlyMap<string, string>;
-  /** The version of the Preact the platform supplies. */
+  /** The version of the Preact the platform supplies (React's: suppliedVersion). */
   rendererVersion: string;
   /** The version of the toolchain (for the artifact). */
   toolchainVersion: string;
@@ -69,7 +88,7 @@ export function libClosure(read: (fileName: string) => string | undefined, roots
   return out;
 }
 
-/** Assembles a Library from a reader of package files (`preact/...`, `typescript/lib/...`) and the module sources. */
+/** Assembles a Library from a reader of package files (`preact/...`, `@types/react/...`, `typescript/lib/...`) and the module sources. */
 export function assembleLibrary(options: {
   readPackageFile(path: string): string | undefined;
   moduleSources: Record<(typeof MODULE_FILES)[number], string>;
@@ -83,6 +102,13 @@ export function assembleLibrary(options: {
     const text = options.readPackageFile(`preact/${path}`);
     if (text === undefined) throw new Error(`The platform's Preact is missing preact/${path}`);
     files.set(`${PLATFORM_MODULES_ROOT}/preact/${path}`, text);
+  }
+  for (const [name, paths] of Object.entries(REACT_FILES)) {
+    for (const path of paths) {
+      const text = options.readPackageFile(`${name}/${path}`);
+      if (text === undefined) throw new Error(`The platform's React is missing ${name}/${path}`);
+      files.set(`${PLATFORM_MODULES_ROOT}/${name}/${path}`, text);
+    }
   }
   const read = (name: string) => options.readPackageFile(`typescript/lib/${name}`);
   for (const name of libClosure(read)) files.set(`/${name}`, read(name)!);

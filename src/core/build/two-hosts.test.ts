@@ -6,6 +6,7 @@ import * as esbuildWasm from 'esbuild-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { NodeFileSystem } from '../../adapters/node/node-file-system';
+import { nodeTemplates } from '../../adapters/node/templates';
 import { baseApp, CLIENT } from '../analyze/__fixtures__/base-app';
 import { packageApp } from './__fixtures__/package-app';
 import { MemoryFileSystem } from '../fs';
@@ -22,6 +23,11 @@ afterAll(async () => {
   await esbuildWasm.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A bundled template's text files (templates/<id>). */
+function readTemplate(id: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(nodeTemplates().find((t) => t.id === id)!.files).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
 
 function onDisk(files: Record<string, string>): NodeFileSystem {
   const dir = mkdtempSync(join(tmpdir(), 'platform-hosts-'));
@@ -53,6 +59,19 @@ describe('one compiler, two hosts', () => {
     const server = new TextDecoder().decode(a.files!.get('server/index.js'));
     expect(server).toContain('toUpperCase()}!');
     expect(server).not.toContain('node:util');
+  });
+
+  it('gives the same artifact id for a React app (React from the platform, platform/client bound to it)', async () => {
+    const files = readTemplate('todo-react');
+    const a = await compileProject(new MemoryFileSystem(files), native);
+    const b = await compileProject(onDisk(files), wasm);
+    expect(a.diagnostics).toEqual([]);
+    expect(b.id).toBe(a.id);
+    const client = new TextDecoder().decode(a.files!.get('client/app.js'));
+    // React's production build (not its development one), and no Preact: the hooks of platform/client are React's.
+    expect(client).toContain('createRoot');
+    expect(client).not.toContain('react.development');
+    expect(client).not.toMatch(/preact/i);
   });
 
   it('gives the same diagnostics for a broken project with both esbuilds', async () => {

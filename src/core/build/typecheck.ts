@@ -3,6 +3,7 @@
  * files under /app. A session is kept warm, so re-checking after a one-file edit is incremental.
  */
 import ts from 'typescript';
+import { RENDERERS, type Renderer } from '../analyze/packages';
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import { MemoryLanguageServiceHost } from './language-service-host';
 import { APP_ROOT, ASSET_DECLARATIONS_FILE, libFileName, TYPESCRIPT_LIBS, type Library } from './library';
@@ -79,6 +80,11 @@ export class TypeCheckSession {
     this.#host = new MemoryLanguageServiceHost(compilerOptions(), APP_ROOT);
     for (const [path, text] of library.files) this.#host.set(path, text, path === ASSET_DECLARATIONS_FILE);
     this.#service = ts.createLanguageService(this.#host, ts.createDocumentRegistry());
+  }
+
+  /** Types JSX for the renderer the app selected (its jsx-runtime's declarations). */
+  setRenderer(renderer: Renderer): void {
+    this.#host.setOptions({ jsxImportSource: RENDERERS[renderer].jsxImportSource });
   }
 
   /** Makes the session hold exactly these app files (project-relative path → text). */

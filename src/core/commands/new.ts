@@ -1,5 +1,6 @@
 /**
- * `platform new <directory> [--template <id>] [--ui preact]`: a new app from a bundled template, or
+ * `platform new <directory> [--template <id>] [--ui preact|react]`: a new app from a bundled template (its
+ * React variant `<id>-react` with --ui react), or
  * from the control plane's template catalogue (an exact catalogue id: downloaded, checked against its
  * SHA-256 and opened with the zip safety rules, DG3007 to DG3013). The target must be empty or absent
  * (DG3001); the app is named after the directory when that is a valid name. Frameworks are not offered
@@ -14,6 +15,7 @@ import type { CommandDefinition } from './types';
 
 export const DEFAULT_TEMPLATE = 'todo';
 const UI_PROVIDERS = ['preact', 'react'];
+const REACT_SUFFIX = '-react';
 const NAME = /^[a-z][a-z0-9-]{1,62}$/;
 
 export interface Template {
@@ -46,7 +48,7 @@ export const create: CommandDefinition<NewResult> = {
   options: {
     template: { type: 'string', valueName: '<id>', description: `A bundled template (default: ${DEFAULT_TEMPLATE}), or an exact id of the control plane's template catalogue.` },
     framework: { type: 'string', valueName: '<name>', description: 'Not offered by this version.' },
-    ui: { type: 'string', valueName: '<provider>', description: 'The UI provider: preact (the default and, in this version, the only one).' },
+    ui: { type: 'string', valueName: '<provider>', description: 'The UI provider: preact (the default) or react (the template\'s React variant, <id>-react).' },
     ...CONTROL_URL_OPTION,
   },
   async run(invocation, host) {
@@ -61,7 +63,9 @@ export const create: CommandDefinition<NewResult> = {
       return envelope('new', [diagnostic('DG3003', `--ui ${ui} names no UI provider (valid: preact, react).`, { hint: didYouMean(ui, UI_PROVIDERS) ?? 'Omit --ui for Preact.' })]);
     }
     const templates = host.templates ? await host.templates() : [];
-    const id = templateOption ?? DEFAULT_TEMPLATE;
+    const requested = templateOption ?? DEFAULT_TEMPLATE;
+    // A bundled starter's React variant is the bundled template `<id>-react` (todo-react for todo).
+    const id = ui === 'react' && !requested.endsWith(REACT_SUFFIX) && templates.some((t) => t.id === requested) ? `${requested}${REACT_SUFFIX}` : requested;
     const bundled = templates.find((t) => t.id === id);
     const unknown = (ids: string[], where: string) =>
       envelope<NewResult>('new', [diagnostic('DG3002', `--template ${id} names no ${where}.`, { hint: didYouMean(id, ids) ?? `Bundled templates: ${templates.map((t) => t.id).join(', ') || 'none'}.` })]);
@@ -76,8 +80,11 @@ export const create: CommandDefinition<NewResult> = {
     };
 
     let files: Record<string, string | Uint8Array>;
+    if (!bundled && id !== requested) {
+      const variants = templates.filter((t) => t.id.endsWith(REACT_SUFFIX)).map((t) => t.id);
+      return envelope('new', [diagnostic('DG3002', `--template ${requested} has no React variant: no bundled template is named ${id}.`, { hint: `React starters: ${variants.join(', ') || 'none'}; or omit --ui for the Preact ${requested}.` })]);
+    }
     if (bundled) {
-      if (ui === 'react') return envelope('new', [diagnostic('DG3003', 'The react UI provider is not available in this version: the platform renders with Preact.', { hint: 'Omit --ui, or pass --ui preact.' })]);
       const occupied = await emptyTarget();
       if (occupied) return occupied;
       files = bundled.files;
