@@ -1,8 +1,10 @@
 /**
- * One open project: its files, autosave, the compile loop (a quiet window after edits; a failed rebuild
+ * One open project: its files, autosave, the compile loop (an adaptive quiet window after edits:
+ * none after a pause, a little longer than the gaps while typing; a failed rebuild
  * keeps the last good generation serving, DG1602), the sandboxed runtime restarted on each new
  * generation from committed state, previews per persona, and the platform.dev.v0 event log.
  */
+import { AdaptiveQuietWindow } from '../../core/build/quiet-window';
 import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import type { PersonaName } from '../../core/runtime/personas';
@@ -13,7 +15,6 @@ import { isKnownGood, rememberGood } from '../projects/known-good';
 import { clearPendingImport, clearRecovery, clearState, journalProject, loadRecovery, saveProject, saveRecovery, saveState, type Project, type RecoveryCopy } from '../projects/store';
 import type { InspectAnswer, InspectQuery } from '../runtime/runtime-host';
 
-export const QUIET_WINDOW_MS = 250;
 const SAVE_DELAY_MS = 400;
 const decoder = new TextDecoder();
 
@@ -77,6 +78,7 @@ export class ProjectSession extends StateStore<SessionState> {
   readonly #compiler: CompilerClient;
   readonly #runtime: SessionRuntime;
   #compileTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #quiet = new AdaptiveQuietWindow();
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
   #generations = 0;
   #focus: string | undefined;
@@ -131,7 +133,7 @@ export class ProjectSession extends StateStore<SessionState> {
     if (this.#persist) this.#saveTimer = setTimeout(() => void saveProject(this.state.project), SAVE_DELAY_MS);
     if (recompile) {
       this.#focus = focus;
-      this.#scheduleCompile(QUIET_WINDOW_MS);
+      this.#scheduleCompile(this.#quiet.edited(performance.now()));
     }
   }
 
