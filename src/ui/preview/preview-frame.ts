@@ -221,7 +221,6 @@ export class PreviewFrame {
         return;
       case 'sign-in':
       case 'sign-out':
-        if (!personActingIn(this.iframe)) return;
         this.#events.onNotice?.(
           message.type === 'sign-in'
             ? `The app asked to sign in. In the playground people are personas: switch this preview to alice or bob (signed in) with the persona buttons; deployed, people sign in with a passkey.`
@@ -229,7 +228,6 @@ export class PreviewFrame {
         );
         return;
       case 'external-link':
-        if (!personActingIn(this.iframe)) return;
         this.#events.onNotice?.(`The preview does not follow links out of the app (${String(message.href).slice(0, 200)}).`);
         return;
       default:
