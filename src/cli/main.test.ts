@@ -89,10 +89,10 @@ describe('the platform command line', () => {
     });
   });
 
-  it('says plainly when a specified command is not implemented yet', async () => {
-    const { code, stdout } = await run(['init']);
-    expect(code).toBe(2);
-    expect(stdout).toContain('error DG0001: platform init is not implemented in this version.');
+  it('implements every command the specification names: init outside a framework project is DG3201, not DG0001', async () => {
+    const { code, stdout } = await run(['init', 'no-such-project']);
+    expect(code).toBe(1);
+    expect(stdout).toContain('error DG3201: no-such-project has no package.json');
   });
 
   it('refuses bad options with DG0002 and exit status 2, in JSON when asked', async () => {

@@ -58,6 +58,7 @@ export function nodeHost(io: CliIo): CommandHost {
       },
     }),
     templates: async () => (await import('../adapters/node/templates')).nodeTemplates(),
+    runScript: async (directory, script) => (await import('../adapters/node/run-script')).runPackageScript(resolve(cwd, directory), script),
     print: (text) => stdout.write(`${text}\n`),
     controlPlane: controlPlaneHost(io),
     agent: {

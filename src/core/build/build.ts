@@ -6,6 +6,7 @@ import ts from 'typescript';
 import { hashSources, makeArtifact, verifyLatest, writeArtifact, type ArtifactRecord } from './artifact';
 import { ALL_TARGETS, bundleProject, type Bundler, type BuildTarget } from './bundle';
 import type { EsbuildApi } from './esbuild-types';
+import { withFrameworkClient } from './framework';
 import { suppliedVersion, type Library } from './library';
 import type { TypeCheckSession } from './typecheck';
 
@@ -53,6 +54,8 @@ export async function compileProject(fs: WritableFileSystem, compiler: Compiler,
   const bundle = compiler.bundler ? await compiler.bundler.bundle(analysis.project, targets) : await bundleProject(compiler.esbuild, compiler.library, analysis.project, targets);
   const bundleTime = now() - bundling;
   diagnostics.push(...bundle.diagnostics);
+  // A framework project initialised by `platform init` serves its framework's build output as the client.
+  if (targets.includes('client')) diagnostics.push(...(await withFrameworkClient(fs, bundle.files)));
   if (hasErrors(diagnostics)) return { analysis, diagnostics, sizes: bundle.sizes, bundleTime };
   if (ALL_TARGETS.some((t) => !targets.includes(t))) return { analysis, diagnostics, files: bundle.files, sizes: bundle.sizes, bundleTime };
   const { id, record } = makeArtifact(

@@ -6,6 +6,7 @@ import { build } from './build';
 import { check } from './check';
 import { explain } from './explain';
 import { create } from './new';
+import { init } from './init';
 import { test } from './test';
 import { dev } from './dev';
 import { preview } from './preview';
@@ -35,13 +36,11 @@ export { parseArguments } from './argv';
 export { formatDiagnostic, formatEnvelope } from './format';
 
 export const commands: ReadonlyArray<CommandDefinition<any>> = [
-  create, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, domains, tunnel, auth, doctor, agent, actions, mcp, inspect, logs, dev, preview, state, exportCommand, importCommand, db,
+  create, init, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, domains, tunnel, auth, doctor, agent, actions, mcp, inspect, logs, dev, preview, state, exportCommand, importCommand, db,
 ];
 
 /** Commands the specification names that this version does not implement yet: DG0001 says so plainly. */
-export const PLANNED_COMMANDS = [
-  'init',
-] as const;
+export const PLANNED_COMMANDS = [] as const;
 
 export interface CommandOutcome {
   envelope: CommandEnvelope;

@@ -3,12 +3,14 @@
  * React variant `<id>-react` with --ui react), or
  * from the control plane's template catalogue (an exact catalogue id: downloaded, checked against its
  * SHA-256 and opened with the zip safety rules, DG3007 to DG3013). The target must be empty or absent
- * (DG3001); the app is named after the directory when that is a valid name. Frameworks are not offered
- * by this version (DG3004 to DG3006).
+ * (DG3001); the app is named after the directory when that is a valid name. `--framework vite` makes a
+ * Vite project with the platform's files instead (`platform init` builds it; DG3004 to DG3006).
  */
 import { diagnostic, envelope, type Diagnostic } from '../diagnostics';
 import { MANIFEST_FILE } from '../manifest';
 import { installFiles, readCatalogue } from '../templates/catalogue';
+import { FRAMEWORKS, type FrameworkKind } from '../build/framework';
+import { platformFiles, writePlatformFiles } from './init';
 import { didYouMean } from '../text/suggest';
 import { CONTROL_URL_OPTION, controlUrlOf } from './control';
 import type { CommandDefinition } from './types';
@@ -16,6 +18,8 @@ import type { CommandDefinition } from './types';
 export const DEFAULT_TEMPLATE = 'todo';
 const UI_PROVIDERS = ['preact', 'react'];
 const REACT_SUFFIX = '-react';
+/** The Vite a new framework project asks for. */
+const VITE_VERSION = '^8.3.8';
 const NAME = /^[a-z][a-z0-9-]{1,62}$/;
 
 export interface Template {
@@ -30,6 +34,16 @@ export interface NewResult {
   template: string;
   name: string;
   files: number;
+}
+
+/** A minimal Vite app (its own package.json, index.html, src/main.ts) that calls the platform server's query. */
+function viteProject(name: string): Record<string, string> {
+  return {
+    'package.json': `${JSON.stringify({ name, private: true, type: 'module', scripts: { dev: 'vite', build: 'vite build', preview: 'vite preview' }, devDependencies: { vite: VITE_VERSION } }, null, 2)}\n`,
+    'index.html': `<!doctype html>\n<html lang="en">\n  <head>\n    <meta charset="utf-8" />\n    <title>${name}</title>\n  </head>\n  <body>\n    <p id="greeting">Loading…</p>\n    <script type="module" src="/src/main.ts"></script>\n  </body>\n</html>\n`,
+    'src/main.ts': `// Served by the platform, the app calls its server's query over HTTP (platform/server/index.ts).\nconst response = await fetch('/_platform/v0/query/greeting.hello', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":{}}' });\ndocument.getElementById('greeting')!.textContent = response.ok ? JSON.stringify(await response.json()) : 'The platform server is not running (npx vite dev serves the client alone).';\n`,
+    '.gitignore': 'node_modules\ndist\n.platform/artifacts\n.platform/blobs\n',
+  };
 }
 
 function parsedManifest(text: string | Uint8Array | undefined): Record<string, unknown> | undefined {
@@ -47,7 +61,7 @@ export const create: CommandDefinition<NewResult> = {
   positionals: [{ name: 'directory', required: true, description: 'Where to create the app (empty or absent).' }],
   options: {
     template: { type: 'string', valueName: '<id>', description: `A bundled template (default: ${DEFAULT_TEMPLATE}), or an exact id of the control plane's template catalogue.` },
-    framework: { type: 'string', valueName: '<name>', description: 'Not offered by this version.' },
+    framework: { type: 'string', valueName: '<name>', description: `A framework project with its own package.json and the platform's files (${Object.keys(FRAMEWORKS).join(', ')}); then npm install and platform init.` },
     ui: { type: 'string', valueName: '<provider>', description: 'The UI provider: preact (the default) or react (the template\'s React variant, <id>-react).' },
     ...CONTROL_URL_OPTION,
   },
@@ -58,7 +72,10 @@ export const create: CommandDefinition<NewResult> = {
     if (templateOption !== undefined && framework !== undefined) problems.push(diagnostic('DG3005', '--template and --framework cannot be used together.', { hint: 'Choose a template, or a framework.' }));
     if (ui !== undefined && framework !== undefined) problems.push(diagnostic('DG3004', '--ui cannot be used with --framework.', { hint: 'Drop --ui: a framework project brings its own UI.' }));
     if (problems.length) return envelope('new', problems);
-    if (framework !== undefined) return envelope('new', [diagnostic('DG3006', `--framework ${framework} is not supported: this version scaffolds only its bundled templates.`, { hint: 'Use --template <id> instead.' })]);
+    if (framework !== undefined && !Object.prototype.hasOwnProperty.call(FRAMEWORKS, framework)) {
+      const kinds = Object.keys(FRAMEWORKS);
+      return envelope('new', [diagnostic('DG3006', `--framework ${framework} is not supported (supported: ${kinds.join(', ')}).`, { hint: didYouMean(framework, kinds) ?? 'Use --framework vite, or --template <id> for a platform app.' })]);
+    }
     if (ui !== undefined && !UI_PROVIDERS.includes(ui)) {
       return envelope('new', [diagnostic('DG3003', `--ui ${ui} names no UI provider (valid: preact, react).`, { hint: didYouMean(ui, UI_PROVIDERS) ?? 'Omit --ui for Preact.' })]);
     }
@@ -78,6 +95,19 @@ export const create: CommandDefinition<NewResult> = {
       }
       return undefined;
     };
+
+    if (framework !== undefined) {
+      const occupied = await emptyTarget();
+      if (occupied) return occupied;
+      const base = directory.replace(/[\\/]+$/, '').split(/[\\/]/).pop() ?? '';
+      const name = NAME.test(base) ? base : 'vite-app';
+      const kind = framework as FrameworkKind;
+      const project = viteProject(name);
+      for (const [path, text] of Object.entries(project)) await fs.writeFile(path, text);
+      const written = await writePlatformFiles(fs, platformFiles(name, kind), { format: 'platform.framework.v0', kind, outDir: FRAMEWORKS[kind].outDir });
+      if (!written.ok) return envelope('new', written.diagnostics);
+      return envelope('new', [], { directory, template: `framework:${kind}`, name, files: Object.keys(project).length + written.wrote.length });
+    }
 
     let files: Record<string, string | Uint8Array>;
     if (!bundled && id !== requested) {

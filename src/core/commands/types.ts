@@ -37,6 +37,8 @@ export interface CommandHost {
   version: string;
   /** Runs prepared tests where the host can stop a runaway one (the CLI: workerd engines). */
   runTests?(prepared: PreparedTests, options: { only?: string }): AsyncIterable<TestEvent>;
+  /** Runs a package script of the project in `directory` (`npm run <script>`), for `platform init`. */
+  runScript?(directory: string, script: string): Promise<{ code: number; output: string }>;
   /** The bundled templates (`platform new`). */
   templates?(): Promise<Template[]>;
   /** Prints a line as soon as it is ready (commands that stream, such as `test`); without it, output is returned at the end. */
