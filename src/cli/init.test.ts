@@ -1,5 +1,5 @@
 /** platform init and new --framework through the CLI: a fixture Vite project whose build script is a small node script. */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,12 +112,18 @@ describe('platform new --framework', () => {
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     expect(pkg).toMatchObject({ scripts: { build: 'vite build' }, devDependencies: { vite: expect.any(String) } });
     for (const path of ['index.html', 'src/main.ts', 'app.manifest.json', 'platform/server/index.ts', '.platform/framework.json']) expect(existsSync(join(dir, path)), path).toBe(true);
-    // Hermetic here: the build script is swapped for a node script (a real `vite build` needs `npm install`).
-    writeFileSync(join(dir, 'build.mjs'), BUILD);
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg, scripts: { build: 'node build.mjs' } }));
+    // A real `vite build`: the project's node_modules are this checkout's (which has Vite), as `npm install` would give it.
+    symlinkSync(join(import.meta.dirname, '../../node_modules'), join(dir, 'node_modules'), 'dir');
     const initialised = await run(['init', dir]);
     expect(initialised.envelope.diagnostics).toEqual([]);
-    expect(initialised.envelope.result).toMatchObject({ artifactId: expect.stringMatching(/^sha256:/) });
+    const id = String(initialised.envelope.result!.artifactId);
+    expect(id).toMatch(/^sha256:/);
+    // Vite's output is the artifact's client: its document, and its hashed module under assets/.
+    const record = JSON.parse(readFileSync(join(dir, '.platform/artifacts', `${id.slice('sha256:'.length)}.json`), 'utf8')) as { files: Record<string, { sha256: string }> };
+    const html = readFileSync(join(dir, '.platform/blobs', record.files['client/index.html']!.sha256), 'utf8');
+    const script = /src="\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script, html).toBeDefined();
+    expect(Object.keys(record.files)).toContain(`public/${script}`);
   });
 
   it.each([
