@@ -6,5 +6,5 @@ import { nodeLibrary } from './library';
 
 export function nodeCompiler(): Compiler {
   const library = nodeLibrary();
-  return { esbuild, library, typecheck: new TypeCheckSession(library) };
+  return { esbuild, library, typecheck: new TypeCheckSession(library, { forTypeErrorsOnly: true }) };
 }

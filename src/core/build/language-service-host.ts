@@ -21,9 +21,13 @@ export class MemoryLanguageServiceHost implements ts.LanguageServiceHost {
   #options: ts.CompilerOptions;
   readonly #currentDirectory: string;
 
-  constructor(options: ts.CompilerOptions, currentDirectory: string) {
+  /** Which JSDoc comments are parsed (TypeScript's default: all, which hovers and completions show). */
+  readonly jsDocParsingMode: ts.JSDocParsingMode | undefined;
+
+  constructor(options: ts.CompilerOptions, currentDirectory: string, jsDocParsingMode?: ts.JSDocParsingMode) {
     this.#options = options;
     this.#currentDirectory = currentDirectory;
+    this.jsDocParsingMode = jsDocParsingMode;
   }
 
   /** Adds or replaces a file; a root is type-checked as part of the program, others load when imported. */

@@ -76,10 +76,15 @@ export class TypeCheckSession {
   /** The last declarations emitted, and the texts they were emitted from. */
   #declarations: { key: string; files: Map<string, string> } | undefined;
 
-  constructor(library: Library) {
-    this.#host = new MemoryLanguageServiceHost(compilerOptions(), APP_ROOT);
+  /**
+   * `options.forTypeErrorsOnly`: JSDoc in TypeScript files is parsed only where a type error needs it, as tsc
+   * does; for hosts that only check and build (the CLI), never for one that shows hovers (the playground).
+   */
+  constructor(library: Library, options: { forTypeErrorsOnly?: boolean } = {}) {
+    const jsDocParsingMode = options.forTypeErrorsOnly ? ts.JSDocParsingMode.ParseForTypeErrors : undefined;
+    this.#host = new MemoryLanguageServiceHost(compilerOptions(), APP_ROOT, jsDocParsingMode);
     for (const [path, text] of library.files) this.#host.set(path, text, path === ASSET_DECLARATIONS_FILE);
-    this.#service = ts.createLanguageService(this.#host, ts.createDocumentRegistry());
+    this.#service = ts.createLanguageService(this.#host, ts.createDocumentRegistry(undefined, undefined, jsDocParsingMode));
   }
 
   /** Types JSX for the renderer the app selected (its jsx-runtime's declarations). */
