@@ -38,18 +38,18 @@ async function waitForReady(page: Page, after: number): Promise<number> {
 const WATERFALL = ['page DOMContentLoaded', 'compiler worker script fetched', 'esbuild wasm fetched', 'compiler ready', 'first build started', 'first build done', 'first preview ready'] as const;
 
 function waterfall(page: Page): Promise<Record<(typeof WATERFALL)[number], number>> {
+  // No named functions inside: the page does not have tsx's __name helper.
   return page.evaluate(() => {
-    const mark = (name: string) => performance.getEntriesByName(name)[0]?.startTime ?? NaN;
-    const resource = (pattern: RegExp) => (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).find((e) => pattern.test(e.name))?.responseEnd ?? NaN;
+    const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
     const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
     return {
       'page DOMContentLoaded': navigation?.domContentLoadedEventEnd ?? NaN,
-      'compiler worker script fetched': resource(/compiler\.worker-[^/]*\.js$/),
-      'esbuild wasm fetched': resource(/esbuild-[^/]*\.wasm$/),
-      'compiler ready': mark('platform:compiler-ready'),
-      'first build started': mark('platform:compile-start'),
-      'first build done': mark('platform:compile-done'),
-      'first preview ready': mark('platform:preview-ready'),
+      'compiler worker script fetched': resources.find((e) => /compiler\.worker-[^/]*\.js$/.test(e.name))?.responseEnd ?? NaN,
+      'esbuild wasm fetched': resources.find((e) => /esbuild-[^/]*\.wasm$/.test(e.name))?.responseEnd ?? NaN,
+      'compiler ready': performance.getEntriesByName('platform:compiler-ready')[0]?.startTime ?? NaN,
+      'first build started': performance.getEntriesByName('platform:compile-start')[0]?.startTime ?? NaN,
+      'first build done': performance.getEntriesByName('platform:compile-done')[0]?.startTime ?? NaN,
+      'first preview ready': performance.getEntriesByName('platform:preview-ready')[0]?.startTime ?? NaN,
     };
   });
 }
