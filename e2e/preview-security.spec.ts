@@ -199,7 +199,7 @@ form.submit();
   }
 });
 
-test('the preview cannot navigate itself out of the app, with a script or a scripted link click', async ({ page }) => {
+test('the preview cannot navigate itself out of the app, with a script or a scripted link click', async ({ page }, testInfo) => {
   const thief = await listener();
   try {
     await openTemplate(page);
@@ -215,6 +215,7 @@ test('the preview cannot navigate itself out of the app, with a script or a scri
       expect(await refusedOrLeaked(thief.firstHit, refused), how).toBe('refused');
       await expect(page.locator('.preview-stopped')).toContainText('tried to navigate its preview away');
     }
+    await testInfo.attach('stopped', { body: await page.screenshot(), contentType: 'image/png' });
     expect(thief.hits).toEqual([]);
   } finally {
     await thief.close();

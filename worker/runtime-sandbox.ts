@@ -19,6 +19,7 @@ import { failedCall } from '../src/core/runtime/outcome';
 import { localPlatformResponse } from '../src/core/runtime/local-platform';
 import { isPersona, personaAuth, type Auth, type PersonaName } from '../src/core/runtime/personas';
 import { AppRuntime, errorResponse, type CallOutcome } from '../src/core/runtime/runtime';
+import { ConsoleCapture, encodeCallReport } from '../src/core/runtime/console-capture';
 import { isSchemaChangeRefused } from '../src/core/runtime/tables/schema-change';
 import type { SqlDriver } from '../src/core/runtime/sql-driver';
 import { loadModuleMap } from '../src/core/testing/locate';
@@ -166,6 +167,8 @@ async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promi
         manifest: request.manifest,
         definition: module.default,
         driver: opened,
+        // Each call carries what its handler wrote with console (a fetch's answer in its x-platform-call header).
+        console: handlerConsole(),
         env: request.env,
         limits: { handlerDeadlineMs: request.handlerDeadlineMs },
       });
@@ -232,6 +235,14 @@ async function runTests(request: Extract<RuntimeRequest, { type: 'run-tests' }>)
   );
 }
 
+let capture: ConsoleCapture | undefined;
+
+/** The worker's console, captured per call: installed once (it cannot be replaced again). */
+function handlerConsole(): ConsoleCapture {
+  capture ??= new ConsoleCapture().install();
+  return capture;
+}
+
 async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise<void> {
   let outcome: CallOutcome;
   if (!runtime) outcome = failure(503, 'runtime_unavailable', 'The runtime has not started.');
@@ -257,7 +268,8 @@ async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise
     }
   }
   commitBeforeAnswer();
-  post({ type: 'called', id: request.id, status: outcome.status, ...(result !== undefined ? { result } : {}), ...(outcome.error ? { error: outcome.error } : {}), wrote: outcome.wrote });
+  const report = outcome.logs?.length || outcome.error ? encodeCallReport({ logs: outcome.logs ?? [], ...(outcome.error ? { error: outcome.error } : {}) }) : undefined;
+  post({ type: 'called', id: request.id, status: outcome.status, ...(result !== undefined ? { result } : {}), ...(outcome.error ? { error: outcome.error } : {}), wrote: outcome.wrote, ...(report ? { report } : {}) });
 }
 
 /** Streamed response bodies being sent, by request id: each sends as the trusted side makes room. */

@@ -3,6 +3,16 @@ import { useState } from 'preact/hooks';
 import { catalogue, type Diagnostic } from '../core/diagnostics';
 import { RichText } from './rich-text';
 
+/**
+ * The problems to list: DG1602 ("the rebuild failed; the previous generation is still serving") is the
+ * state of the build, shown in the status bar, not a problem above the real ones. Alone (the compiler
+ * itself failed) it is the only thing to say, so it stays.
+ */
+export function problemsOf(diagnostics: Diagnostic[]): Diagnostic[] {
+  const real = diagnostics.filter((d) => d.code !== 'DG1602');
+  return real.length ? real : diagnostics;
+}
+
 export function DiagnosticList({ diagnostics, onSelect }: { diagnostics: Diagnostic[]; onSelect(d: Diagnostic): void }) {
   const [explained, setExplained] = useState<string | undefined>();
   if (diagnostics.length === 0) {

@@ -109,7 +109,8 @@ export type RuntimeMessage =
   /** `code` is the refusal's stable code when there is one (`schema_change_refused`). */
   | { type: 'start-failed'; id: number; message: string; code?: string }
   /** A query or mutation's outcome; `result` is wire JSON, absent when the handler returned nothing. */
-  | { type: 'called'; id: number; status: number; result?: string; error?: RuntimeErrorInfo; wrote: Wrote }
+  /** `report`: what the handler wrote with console and how it failed (core/runtime/console-capture.ts, as a fetch's x-platform-call header). */
+  | { type: 'called'; id: number; status: number; result?: string; error?: RuntimeErrorInfo; wrote: Wrote; report?: string }
   /** The status line and headers of a fetch; the body follows as chunks when `hasBody`. */
   | { type: 'response-head'; id: number; status: number; statusText: string; headers: Array<[string, string]>; hasBody: boolean }
   | { type: 'response-chunk'; id: number; chunk: Uint8Array }
@@ -330,7 +331,8 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
         Number.isInteger(m.status) &&
         (m.result === undefined || isString(m.result)) &&
         (m.error === undefined || isError(m.error)) &&
-        isWrote(m.wrote)
+        isWrote(m.wrote) &&
+        (m.report === undefined || isString(m.report))
       );
     case 'response-head':
       return isId(m.id) && typeof m.status === 'number' && isString(m.statusText) && isPairs(m.headers) && typeof m.hasBody === 'boolean';

@@ -3,6 +3,7 @@
  * docs that iframe the playground. No project list, no panels. A share link opens as a scratch
  * project kept only in the page (nothing is written to IndexedDB); the app runs sandboxed as ever.
  */
+import { problemsOf } from '../diagnostic-list';
 import type { CompilerClient } from '../compiler-client';
 import { PersonaSwitcher, PreviewPane } from '../playground/preview-pane';
 import { useProjectSession } from '../playground/use-project-session';
@@ -36,7 +37,7 @@ export function EmbedView({ project, state, pendingImport, persist, mode, compil
   const { project: current, compile, generation, diagnostics } = session.state;
   const files = Object.keys(current.files).sort();
   const active = current.activeFile && current.files[current.activeFile] !== undefined ? current.activeFile : files.includes('src/client/main.tsx') ? 'src/client/main.tsx' : files[0];
-  const errors = diagnostics.filter((d) => d.severity === 'error');
+  const errors = problemsOf(diagnostics).filter((d) => d.severity === 'error');
 
   return (
     <div class={`embed ${mode}`} data-theme={theme} data-testid="embed">

@@ -14,9 +14,12 @@ import { TestSession, testFilesOf } from '../tests/test-session';
 import { TestsPanel } from '../tests/tests-panel';
 import { installDocumentShortcuts } from '../workspace/shortcuts';
 import { EventsPanel, ProblemsPanel } from './panels';
-import { PersonaSwitcher, PreviewPane } from './preview-pane';
+import { PersonaSwitcher, PreviewPane, type ClientCrash } from './preview-pane';
+import { ConsoleLog, consoleLevel, locateInBundle } from '../console/console-log';
+import { ConsolePanel } from '../console/console-panel';
 import { useProjectSession } from './use-project-session';
 import { lazyComponent } from '../lazy';
+import { problemsOf } from '../diagnostic-list';
 import { ShareDialog } from '../share/share-dialog';
 import { downloadZip } from '../share/zip-files';
 
@@ -65,7 +68,23 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const [split, setSplit] = useState(false);
   const [sharing, setSharing] = useState(false);
   const [zipError, setZipError] = useState<string | undefined>();
-  const [panel, setPanel] = useState<'problems' | 'tests' | 'events' | 'data' | 'deploy' | 'terminal'>('problems');
+  const [panel, setPanel] = useState<'problems' | 'console' | 'tests' | 'events' | 'data' | 'deploy' | 'terminal'>('problems');
+  const consoleLog = useMemo(() => new ConsoleLog(), [session]);
+  const [consoleErrors, setConsoleErrors] = useState(0);
+  useEffect(() => consoleLog.subscribe(() => setConsoleErrors(consoleLog.entries.filter((e) => e.level === 'error').length)), [consoleLog]);
+  // The generation whose bundles (and source maps) are running: what the app's stacks refer to.
+  const running = useRef(session.state.generation);
+  running.current = session.state.generation;
+  useEffect(() => {
+    const offs = [
+      runtime.onReport(({ persona, operation, logs, error }) => {
+        for (const line of logs) consoleLog.add({ source: 'server', persona, level: line.level, message: line.message, context: operation, ...located(line.message, running.current?.serverMap) });
+        if (error) consoleLog.add({ source: 'server', persona, level: 'error', message: `${error.code}: ${error.message}`, context: `${operation} failed` });
+      }),
+      runtime.onFault((message) => consoleLog.add({ source: 'server', level: 'error', message, uncaught: true, ...located(message, running.current?.serverMap) })),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [runtime, consoleLog]);
   const terminalOpened = useOpened(panel === 'terminal');
   const [progress, setProgress] = useState<LoadProgress>({ loaded: 0, total: 0 });
   useEffect(() => compiler.onProgress(setProgress), [compiler]);
@@ -92,12 +111,22 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const active = current.activeFile;
   const files = Object.keys(current.files).sort();
   const personas: PersonaName[] = split ? [current.persona, OTHER[current.persona]] : [current.persona];
+  const openAt = (file: string, span: Span) => {
+    if (current.files[file] === undefined) return;
+    session.openFile(file);
+    setReveal({ ...span });
+  };
+  const crashOf = (persona: PersonaName, message: string, stack: string): ClientCrash => {
+    const entry = consoleLog.add({ source: 'client', persona, level: 'error', message, uncaught: true, ...located(stack, running.current?.clientMap) });
+    return { message, ...(entry.location ? { location: entry.location } : {}) };
+  };
   const select = (d: Diagnostic) => {
     if (!d.file || current.files[d.file] === undefined) return;
     session.openFile(d.file);
     if (d.span) setReveal({ ...d.span });
   };
-  const errors = diagnostics.filter((d) => d.severity === 'error').length;
+  const problems = problemsOf(diagnostics);
+  const errors = problems.filter((d) => d.severity === 'error').length;
   const status =
     compile === 'loading' ? loadingText(progress) : compile === 'compiling' ? 'Compiling…' : compile === 'ready' ? `Ready${session.state.timings ? ` in ${Math.round(session.state.timings.total)} ms` : ''}` : stale ? 'Build failed: showing the last good build' : 'Build failed';
 
@@ -105,7 +134,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
     <div class="playground" data-theme={theme}>
       <div class="toolbar">
         <PersonaSwitcher persona={current.persona} split={split} onPersona={(p) => session.setPersona(p)} onSplit={setSplit} />
-        <span class={`compile-status ${compile === 'ready' ? 'ok' : compile === 'failed' ? 'error' : 'busy'}`} data-testid="compile-status" role="status">
+        <span class={`compile-status ${compile === 'ready' ? 'ok' : compile === 'failed' ? 'error' : 'busy'}`} data-testid="compile-status" role="status" title={diagnostics.find((d) => d.code === 'DG1602')?.message}>
           {status}
         </span>
         <button type="button" class="link" onClick={() => void session.resetData()} title="Drop the app's dev data and start empty (a recovery copy is kept)">
@@ -184,7 +213,10 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
               generation={generation}
               personas={personas}
               runtime={runtime}
+              crashOf={crashOf}
+              onOpen={openAt}
               events={{
+                onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, running.current?.clientMap) }),
                 onCall: (entry) => session.log('runtime.call', { ...entry, durationMs: Math.round(entry.durationMs * 10) / 10 }),
                 onError: (message) => session.log('preview.error', { message }),
                 onLoaded: () => {
@@ -202,7 +234,15 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
       <div class="bottom-panels">
         <div role="tablist" aria-label="Panels" class="panel-tabs">
           <button type="button" role="tab" aria-selected={panel === 'problems'} onClick={() => setPanel('problems')}>
-            Problems <span class={`count ${errors ? 'has-errors' : ''}`} data-testid="problem-count">{diagnostics.length}</span>
+            Problems <span class={`count ${errors ? 'has-errors' : ''}`} data-testid="problem-count">{problems.length}</span>
+          </button>
+          <button type="button" role="tab" aria-selected={panel === 'console'} onClick={() => setPanel('console')}>
+            Console{' '}
+            {consoleErrors > 0 && (
+              <span class="count has-errors" data-testid="console-errors">
+                {consoleErrors}
+              </span>
+            )}
           </button>
           <button type="button" role="tab" aria-selected={panel === 'tests'} onClick={() => setPanel('tests')}>
             Tests{' '}
@@ -226,7 +266,9 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
           </button>
         </div>
         {panel === 'problems' ? (
-          <ProblemsPanel diagnostics={diagnostics} onSelect={select} />
+          <ProblemsPanel diagnostics={problems} onSelect={select} />
+        ) : panel === 'console' ? (
+          <ConsolePanel log={consoleLog} onOpen={openAt} />
         ) : panel === 'data' ? (
           <DataPanel session={session} runtime={runtime} persona={current.persona} />
         ) : panel === 'deploy' ? (
@@ -245,4 +287,10 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
       </div>
     </div>
   );
+}
+
+/** `{ location }` when a stack (or a line holding one) maps to the app's files, else nothing. */
+function located(stack: string, sourceMap: string | undefined): { location?: { file: string; span: Span } } {
+  const location = locateInBundle(stack, sourceMap);
+  return location ? { location } : {};
 }

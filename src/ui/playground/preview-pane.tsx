@@ -6,16 +6,29 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
 import { PreviewFrame, type DownloadOffer, type PreviewEvents, type PreviewRuntime } from '../preview/preview-frame';
+import type { Span } from '../../core/diagnostics';
+import { locationText } from '../console/console-panel';
 import type { Generation } from './project-session';
+
+/** A client crash as the overlay shows it: the error and, when it maps to the app's files, where. */
+export interface ClientCrash {
+  message: string;
+  location?: { file: string; span: Span };
+}
 
 export interface PreviewPaneProps {
   generation: Generation | undefined;
   personas: PersonaName[];
   runtime: PreviewRuntime;
   events: PreviewEvents;
+  /** What an uncaught error in this preview's client code was, for the overlay (undefined: no overlay). */
+  crashOf?(persona: PersonaName, message: string, stack: string): ClientCrash | undefined;
+  /** Opens an app file at a line (the overlay's location). */
+  onOpen?(file: string, span: Span): void;
 }
 
-function OnePreview({ persona, generation, runtime, events }: { persona: PersonaName } & Omit<PreviewPaneProps, 'personas'>) {
+function OnePreview({ persona, generation, runtime, events, crashOf, onOpen }: { persona: PersonaName } & Omit<PreviewPaneProps, 'personas'>) {
+  const [crash, setCrash] = useState<ClientCrash | undefined>(undefined);
   const host = useRef<HTMLDivElement>(null);
   const [stopped, setStopped] = useState<'unresponsive' | 'navigated' | undefined>(undefined);
   const [attempt, setAttempt] = useState(0);
@@ -39,12 +52,19 @@ function OnePreview({ persona, generation, runtime, events }: { persona: Persona
         setStopped('navigated');
       },
       onOffer: setOffer,
+      onError(message, stack) {
+        events.onError?.(message, stack);
+        // The first crash is the one to read (later ones often follow from it).
+        const shown = crashOf?.(persona, message, stack);
+        if (shown) setCrash((current) => current ?? shown);
+      },
     });
     if (generation) frame.load({ code: generation.clientCode, css: generation.clientCss, title: generation.manifest.app?.title ?? generation.manifest.name, lang: generation.manifest.app?.language ?? 'en', publicFiles: generation.publicFiles });
     return () => frame.destroy();
     // A new frame per generation: the client starts fresh on the new code.
   }, [persona, generation?.number, runtime, stopped, attempt]);
   useEffect(() => setStopped(undefined), [generation?.number]);
+  useEffect(() => setCrash(undefined), [generation?.number, attempt, persona]);
   return (
     <div class="preview" data-persona={persona} data-generation={generation?.number ?? 0}>
       <div class="preview-label">
@@ -53,10 +73,11 @@ function OnePreview({ persona, generation, runtime, events }: { persona: Persona
       {offer && (
         <div class="preview-offer" role="alertdialog" aria-label="Download from the preview">
           <span>
-            Save <strong>{offer.filename}</strong> ({offer.size} bytes, {offer.type.split(';')[0]}) from <code>{offer.path}</code>, as {offer.persona}?
+            Save <strong>{offer.filename}</strong>? <span class="muted">{formatSize(offer.size)}, {offer.type.split(';')[0]}, from <code>{offer.path}</code> as {offer.persona}</span>
           </span>
           <button
             type="button"
+            class="primary"
             onClick={() => {
               offer.save();
               setOffer(undefined);
@@ -72,6 +93,7 @@ function OnePreview({ persona, generation, runtime, events }: { persona: Persona
       <div class="preview-host" ref={host}>
         {stopped && (
           <div class="preview-stopped" role="alert">
+            <h3>Preview as {persona} stopped</h3>
             <p>
               {stopped === 'navigated'
                 ? 'The app tried to navigate its preview away (a form post, a change of location or a scripted link); that is refused, so the preview was stopped.'
@@ -79,6 +101,7 @@ function OnePreview({ persona, generation, runtime, events }: { persona: Persona
             </p>
             <button
               type="button"
+              class="primary"
               onClick={() => {
                 setStopped(undefined);
                 setAttempt((n) => n + 1);
@@ -88,9 +111,32 @@ function OnePreview({ persona, generation, runtime, events }: { persona: Persona
             </button>
           </div>
         )}
+        {crash && !stopped && (
+          <div class="preview-crash" role="alert" aria-label={`The preview as ${persona} crashed`}>
+            <h3>Uncaught error in the client code</h3>
+            <pre>{crash.message}</pre>
+            <div class="actions">
+              {crash.location && (
+                <button type="button" class="link" onClick={() => onOpen?.(crash.location!.file, crash.location!.span)}>
+                  {locationText(crash.location)}
+                </button>
+              )}
+              <button type="button" onClick={() => setCrash(undefined)}>
+                Dismiss
+              </button>
+            </div>
+          </div>
+        )}
       </div>
     </div>
   );
+}
+
+/** `1.2 KB`, `340 bytes` */
+function formatSize(bytes: number): string {
+  if (bytes < 1000) return `${bytes} byte${bytes === 1 ? '' : 's'}`;
+  if (bytes < 1e6) return `${(bytes / 1000).toFixed(1)} KB`;
+  return `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
 export function PreviewPane(props: PreviewPaneProps) {
@@ -98,7 +144,7 @@ export function PreviewPane(props: PreviewPaneProps) {
   return (
     <div class={`previews ${props.personas.length > 1 ? 'split' : ''}`}>
       {props.personas.map((persona) => (
-        <OnePreview key={persona} persona={persona} generation={props.generation} runtime={props.runtime} events={props.events} />
+        <OnePreview key={persona} persona={persona} generation={props.generation} runtime={props.runtime} events={props.events} {...(props.crashOf ? { crashOf: props.crashOf } : {})} {...(props.onOpen ? { onOpen: props.onOpen } : {})} />
       ))}
     </div>
   );

@@ -25,6 +25,9 @@ export interface Generation {
   serverCode: string;
   clientCode: string;
   clientCss?: string;
+  /** The bundles' source maps, to show where in the app's files a console line or an error comes from. */
+  clientMap?: string;
+  serverMap?: string;
   /** The app's public/ files (path under public/ → text), served at / in the previews. */
   publicFiles: Record<string, string>;
 }
@@ -232,6 +235,8 @@ export class ProjectSession extends StateStore<SessionState> {
       serverCode: decoder.decode(result.files!['server/index.js']),
       clientCode: decoder.decode(result.files!['client/app.js']),
       ...(result.files!['client/app.css'] ? { clientCss: decoder.decode(result.files!['client/app.css']) } : {}),
+      ...(result.files!['client/app.js.map'] ? { clientMap: decoder.decode(result.files!['client/app.js.map']) } : {}),
+      ...(result.files!['server/index.js.map'] ? { serverMap: decoder.decode(result.files!['server/index.js.map']) } : {}),
       publicFiles: Object.fromEntries(Object.entries(files).filter(([path]) => path.startsWith('public/')).map(([path, text]) => [path.slice('public/'.length), text])),
     };
     // A client-only edit leaves the server and the manifest as they were: the running runtime (and its

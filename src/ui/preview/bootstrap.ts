@@ -97,9 +97,31 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     if (url) port.postMessage({ type: 'download', path: url.pathname + url.search, name: link.getAttribute('download') || '' });
     else port.postMessage({ type: 'external-link', href: String(link.href) });
   });
-  const report = (message) => port && port.postMessage({ type: 'client-error', message: String(message) });
-  addEventListener('error', (event) => report(event.message));
-  addEventListener('unhandledrejection', (event) => report(event.reason && event.reason.message || event.reason));
+  const text = (value) => {
+    if (typeof value === 'string') return value;
+    if (value instanceof Error) return value.stack && value.stack.includes(value.message) ? value.stack : value.name + ': ' + value.message;
+    if (typeof value !== 'object' || value === null) return String(value);
+    try { return JSON.stringify(value) ?? String(value); } catch (error) { return Object.prototype.toString.call(value); }
+  };
+  const cut = (value) => String(value).slice(0, 4000);
+  const report = (error, fallback) => port && port.postMessage({
+    type: 'client-error',
+    message: cut(error instanceof Error ? error.name + ': ' + error.message : fallback !== undefined ? fallback : text(error)),
+    stack: cut(error instanceof Error && error.stack || ''),
+  });
+  addEventListener('error', (event) => report(event.error, event.message));
+  addEventListener('unhandledrejection', (event) => report(event.reason));
+  // console.* goes to the playground's Console as well as to the frame's own console.
+  for (const level of ['debug', 'log', 'info', 'warn', 'error']) {
+    const original = console[level];
+    console[level] = function (...args) {
+      if (port) {
+        const error = args.find((arg) => arg instanceof Error);
+        port.postMessage({ type: 'console', level, message: cut(args.map(text).join(' ')), stack: cut(error && error.stack || new Error().stack || '') });
+      }
+      return original.apply(this, args);
+    };
+  }
   addEventListener('message', async (event) => {
     if (!event.data || event.data.type !== 'init' || port) return;
     port = event.ports[0];
@@ -132,7 +154,7 @@ export const PREVIEW_BOOTSTRAP = String.raw`
       await import(URL.createObjectURL(new Blob([event.data.code], { type: 'text/javascript' })));
       port.postMessage({ type: 'loaded' });
     } catch (error) {
-      report(error && error.message || error);
+      report(error);
     }
   });
 })();

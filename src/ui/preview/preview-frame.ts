@@ -17,7 +17,10 @@ export interface PreviewRuntime {
 export interface PreviewEvents {
   /** A call the preview made, with how it ended and how long it took. */
   onCall?(entry: { persona: PersonaName; operation: string; status: number; durationMs: number }): void;
-  onError?(message: string): void;
+  /** Client code threw and nothing caught it: its message and stack (the frame's word: text only). */
+  onError?(message: string, stack: string): void;
+  /** Client code wrote with `console`: the level, the line, and the stack where it was written. */
+  onConsole?(line: { persona: PersonaName; level: string; message: string; stack: string }): void;
   onLoaded?(): void;
   /** The preview stopped answering its heartbeat (a loop in client code). */
   onUnresponsive?(): void;
@@ -51,8 +54,48 @@ export interface DownloadOffer {
  * the editor activates the page as well, with the focus in the editor: that does not count.)
  */
 function personActingIn(frame: HTMLIFrameElement): boolean {
-  const active = (navigator as Navigator & { userActivation?: { isActive: boolean } }).userActivation?.isActive === true;
-  return active && document.activeElement === frame;
+  return pageActivated() && document.activeElement === frame;
+}
+
+function pageActivated(): boolean {
+  return (navigator as Navigator & { userActivation?: { isActive: boolean } }).userActivation?.isActive === true;
+}
+
+/** How long an ask made during a person's activation may wait for the focus to reach its frame. */
+const FOCUS_GRACE_MS = 500;
+
+/**
+ * `personActingIn`, allowing for the order things arrive in: a click in the frame activates the page
+ * and moves the focus there, but the frame's message can reach the playground before the focus does.
+ * So an ask made while the page is activated, with the focus not yet in the frame, waits (at most
+ * {@link FOCUS_GRACE_MS}, and only while the activation lasts) for the focus to arrive. Without
+ * activation there is nothing to wait for: the answer is no at once.
+ */
+async function personActingSoonIn(frame: HTMLIFrameElement): Promise<boolean> {
+  if (personActingIn(frame)) return true;
+  if (!pageActivated()) return false;
+  return new Promise<boolean>((resolve) => {
+    const deadline = performance.now() + FOCUS_GRACE_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let done = false;
+    const settle = (answer: boolean) => {
+      done = true;
+      clearTimeout(timer);
+      window.removeEventListener('blur', check);
+      resolve(answer);
+    };
+    // The focus entering the frame blurs the playground's window; a poll covers a focus that moved
+    // without a blur (the window was not focused before the click).
+    function check(): void {
+      if (done) return;
+      clearTimeout(timer);
+      if (personActingIn(frame)) return settle(true);
+      if (!pageActivated() || performance.now() >= deadline) return settle(false);
+      timer = setTimeout(check, 20);
+    }
+    window.addEventListener('blur', check);
+    timer = setTimeout(check, 20);
+  });
 }
 
 const HEARTBEAT_MS = 1000;
@@ -78,7 +121,7 @@ function publicAssets(files: Record<string, string>): Record<string, Asset> {
 }
 
 /** How a request shows in the event log: `query todos.list` for a wire route, else `GET /api/…`. */
-function operationOf(method: string, path: string): string {
+export function operationOf(method: string, path: string): string {
   const wire = /^\/_platform\/v0\/(query|mutation)\/([^/]+)$/.exec(path);
   if (wire) return `${wire[1]} ${safeDecode(wire[2]!)}`;
   if (path === LIVE_PATH) return 'live connection';
@@ -181,7 +224,10 @@ export class PreviewFrame {
         this.#events.onLoaded?.();
         return;
       case 'client-error':
-        this.#events.onError?.(String(message.message));
+        this.#events.onError?.(String(message.message), typeof message.stack === 'string' ? message.stack : '');
+        return;
+      case 'console':
+        this.#events.onConsole?.({ persona: this.persona, level: String(message.level), message: String(message.message), stack: typeof message.stack === 'string' ? message.stack : '' });
         return;
       case 'call': {
         const started = performance.now();
@@ -212,7 +258,7 @@ export class PreviewFrame {
         return;
       case 'download':
         // Anyone holding the port can send this (app code can capture it): only a person's click counts.
-        if (!personActingIn(this.iframe)) {
+        if (!(await personActingSoonIn(this.iframe))) {
           const name = typeof message.name === 'string' && message.name ? `${message.name.slice(0, 100)} from ` : '';
           this.#events.onNotice?.(`The preview asked to save ${name}${String(message.path).slice(0, 200)} without a click in it: refused.`);
           return;

@@ -24,6 +24,8 @@ import sandboxCode from 'virtual:runtime-sandbox';
 import wasmUrl from 'sql.js/dist/sql-wasm.wasm?url';
 import type { Manifest } from '../../core/manifest';
 import { failedCall } from '../../core/runtime/outcome';
+import { CALL_REPORT_HEADER, decodeCallReport, type CallReport } from '../../core/runtime/console-capture';
+import { operationOf } from '../preview/preview-frame';
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
 import type { CallOutcome } from '../../core/runtime/runtime';
 import { decodeJson, encodeJson, runtimeErrorBody, tableSetFromHeader, WROTE_HEADER } from '../../modules/wire';
@@ -58,6 +60,12 @@ export interface HostedApp {
   /** The committed database to start from (an SQLite file); none for an empty database. */
   state?: Uint8Array;
   env?: Record<string, string>;
+}
+
+/** One call's console lines and failure, with who made it and what it was (`query todos.list`, `GET /api/x`). */
+export interface ServerCallReport extends CallReport {
+  persona: PersonaName;
+  operation: string;
 }
 
 /** A query or mutation's outcome, as `AppRuntime.call` gives it. */
@@ -205,6 +213,7 @@ export class RuntimeHost {
   readonly #writeListeners = new Set<(wrote: Wrote, persona: PersonaName) => void>();
   readonly #restartListeners = new Set<(reason: string) => void>();
   readonly #faultListeners = new Set<(message: string) => void>();
+  readonly #reportListeners = new Set<(report: ServerCallReport) => void>();
 
   constructor(options: RuntimeHostOptions = {}) {
     this.#container = options.container ?? document.body;
@@ -310,6 +319,21 @@ export class RuntimeHost {
   onRestart(listener: (reason: string) => void): () => void {
     this.#restartListeners.add(listener);
     return () => this.#restartListeners.delete(listener);
+  }
+
+  /**
+   * What each call's handler wrote with `console`, and how a failed call failed (the runtime's
+   * CallReport: a call's `report`, a fetch's x-platform-call header, which is taken off its answer).
+   */
+  onReport(listener: (report: ServerCallReport) => void): () => void {
+    this.#reportListeners.add(listener);
+    return () => this.#reportListeners.delete(listener);
+  }
+
+  #emitReport(persona: PersonaName, operation: string, encoded: string | null | undefined): void {
+    if (!encoded) return;
+    const report = decodeCallReport(encoded);
+    if (report.logs.length || report.error) emit(this.#reportListeners, { persona, operation, ...report });
   }
 
   /** Errors the app's code threw outside any call (timers, unhandled rejections). */
@@ -592,6 +616,7 @@ export class RuntimeHost {
         } catch {
           outcome = failure(502, 'runtime_protocol_error', 'The runtime answered with a result that is not wire JSON.');
         }
+        this.#emitReport(job.persona, `${job.kind} ${job.name}`, message.report);
         void this.#afterDurable(() => {
           job.settle(outcome);
           if (outcome.status === 200) this.#emitWrite(outcome.wrote, job.persona);
@@ -601,8 +626,11 @@ export class RuntimeHost {
       case 'response-head': {
         const job = this.#finish(message.id, 'fetch');
         if (!job) break;
+        const headers = new Headers(message.headers);
+        this.#emitReport(job.persona, operationOf(job.method, new URL(job.url).pathname), headers.get(CALL_REPORT_HEADER));
+        headers.delete(CALL_REPORT_HEADER);
         // The body's receiver is made now: its chunks may follow at once.
-        const response = this.#response(message);
+        const response = this.#response({ ...message, headers: [...headers] });
         void this.#afterDurable(() => {
           job.settle(response);
           if (message.status >= 200 && message.status < 300) {

@@ -1,0 +1,59 @@
+/** The Console panel: one list of the app's console lines and uncaught errors, newest last, each a click away from its line. */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Span } from '../../core/diagnostics';
+import type { ConsoleEntry, ConsoleLog } from './console-log';
+
+/** `src/client/main.tsx:12:5` */
+export function locationText(location: { file: string; span: Span }): string {
+  return `${location.file}:${location.span.line}:${location.span.column}`;
+}
+
+export function ConsolePanel({ log, onOpen }: { log: ConsoleLog; onOpen(file: string, span: Span): void }) {
+  const [entries, setEntries] = useState<readonly ConsoleEntry[]>(log.entries);
+  useEffect(() => log.subscribe(() => setEntries(log.entries)), [log]);
+  const list = useRef<HTMLOListElement>(null);
+  // Follow the newest line, unless the person scrolled up to read.
+  const following = useRef(true);
+  useEffect(() => {
+    const element = list.current;
+    if (element && following.current) element.scrollTop = element.scrollHeight;
+  }, [entries]);
+  return (
+    <div class="console">
+      <div class="console-bar">
+        <span class="muted">{entries.length === 0 ? 'Nothing logged yet: console.log in client code, server handlers or tests shows here.' : `${entries.length} line${entries.length === 1 ? '' : 's'}`}</span>
+        <button type="button" class="link" onClick={() => log.clear()} disabled={entries.length === 0}>
+          Clear
+        </button>
+      </div>
+      <ol
+        class="console-lines"
+        aria-label="Console"
+        ref={list}
+        onScroll={(event) => {
+          const element = event.currentTarget;
+          following.current = element.scrollTop + element.clientHeight >= element.scrollHeight - 4;
+        }}
+      >
+        {entries.map((entry) => (
+          <li key={entry.id} class={`console-line level-${entry.level}`} data-source={entry.source} data-level={entry.level}>
+            <span class="console-source">
+              {entry.source}
+              {entry.persona ? ` · ${entry.persona}` : ''}
+            </span>
+            <pre class="console-message">
+              {entry.uncaught ? 'Uncaught ' : ''}
+              {entry.context ? <span class="muted">{entry.context}: </span> : null}
+              {entry.message}
+            </pre>
+            {entry.location && (
+              <button type="button" class="link console-location" onClick={() => onOpen(entry.location!.file, entry.location!.span)}>
+                {locationText(entry.location)}
+              </button>
+            )}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
