@@ -5,6 +5,7 @@ import { runtimeSandboxPlugin } from './vite/runtime-sandbox-plugin.ts';
 import { ISOLATION_HEADERS } from './src/adapters/webcontainer/isolation.ts';
 import { platformToolchainPlugin } from './vite/platform-toolchain-plugin.ts';
 import { cacheHeadersPlugin } from './vite/cache-headers-plugin.ts';
+import { templateArtifactsPlugin } from './vite/template-artifacts-plugin.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -28,7 +29,7 @@ function platformLibrary(): Plugin {
 
 // The playground. Preact's automatic JSX runtime comes from tsconfig.base.json (jsxImportSource).
 export default defineConfig({
-  plugins: [platformLibrary(), runtimeSandboxPlugin(), platformToolchainPlugin(root), cacheHeadersPlugin()],
+  plugins: [platformLibrary(), runtimeSandboxPlugin(), platformToolchainPlugin(root), cacheHeadersPlugin(), templateArtifactsPlugin(root)],
   // Cross-origin isolation, which a WebContainer needs (docs/terminal.md says what it changes).
   server: { port: 5173, strictPort: false, headers: { ...ISOLATION_HEADERS } },
   preview: { port: 4173, strictPort: true, headers: { ...ISOLATION_HEADERS } },

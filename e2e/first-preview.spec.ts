@@ -1,0 +1,40 @@
+/**
+ * A bundled template's first preview comes from the bundles made at build time
+ * (vite/template-artifacts-plugin.ts), so it does not wait for the compiler worker; the next edit is
+ * built by the worker as any other, and a build with type errors still never runs.
+ */
+import { expect, test } from '@playwright/test';
+import { afterRebuild, editorText, openTemplate, preview, replaceEditorText } from './helpers';
+
+test.describe.configure({ timeout: 180_000 });
+
+for (const template of ['todo', 'endpoints']) {
+  test(`templates/${template} shows its first preview from the prebuilt bundles; edits are built by the worker`, async ({ page }) => {
+    await openTemplate(page, template);
+    await expect(preview(page).locator('body')).not.toBeEmpty();
+    const marks = () => page.evaluate(() => ['platform:prebuilt-preview', 'platform:compile-done'].map((name) => performance.getEntriesByName(name).length));
+    // The first build was the prebuilt one.
+    expect((await marks())[0]).toBe(1);
+
+    await page.getByRole('treeitem', { name: 'main.tsx' }).click();
+    const original = await editorText(page);
+    await afterRebuild(page, () => replaceEditorText(page, `${original}\nconsole.log('edited');\n`));
+    // The edit's build came from the worker, not from the prebuilt bundles.
+    expect((await marks())[0]).toBe(1);
+
+    // Back to the template's files as shipped: the prebuilt bundles serve again, with the same preview.
+    await afterRebuild(page, () => replaceEditorText(page, original));
+    expect((await marks())[0]).toBe(2);
+  });
+}
+
+test('an edit with a type error is not run: the prebuilt first preview keeps serving', async ({ page }) => {
+  await openTemplate(page);
+  await page.getByRole('treeitem', { name: 'main.tsx' }).click();
+  const original = await editorText(page);
+  await replaceEditorText(page, `${original}\nconst wrong: number = 'text';\n`);
+  await expect(page.getByTestId('compile-status')).toHaveText('Build failed: showing the last good build', { timeout: 60_000 });
+  await expect(page.locator('.diagnostic').first()).toContainText('src/client/main.tsx');
+  await expect(preview(page).locator('body')).not.toBeEmpty();
+  expect(await page.evaluate(() => performance.getEntriesByName('platform:prebuilt-preview').length)).toBe(1);
+});
