@@ -25,11 +25,30 @@ export interface CliIo {
   fetch?: (request: Request) => Promise<Response>;
 }
 
+/** Connection errors of a request sent on a kept-alive connection the server had just closed (its idle timeout). */
+const DROPPED = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
+
+/**
+ * Node's fetch, with one more try for a request that can be repeated (GET, HEAD) when the connection
+ * it was sent on had just been closed by the server: a pooled connection idle past the server's
+ * keep-alive timeout is reset as it is reused, which says nothing about the server.
+ */
+async function nodeFetch(request: Request): Promise<Response> {
+  const again = request.method === 'GET' || request.method === 'HEAD' ? request.clone() : undefined;
+  try {
+    return await fetch(request);
+  } catch (error) {
+    const code = (error as { cause?: { code?: unknown } }).cause?.code;
+    if (again && typeof code === 'string' && DROPPED.has(code)) return fetch(again);
+    throw error;
+  }
+}
+
 /** The control plane access of the CLI: Node's fetch, the environment, credentials under the config dir. */
 function controlPlaneHost(io: CliIo): ControlPlaneHost {
   const env = io.env ?? process.env;
   return {
-    fetch: io.fetch ?? ((request) => fetch(request)),
+    fetch: io.fetch ?? nodeFetch,
     env: (name) => env[name],
     credentials: new FileCredentialStore(configDir(env as NodeJS.ProcessEnv)),
     sleep: (ms) => new Promise((done) => setTimeout(done, ms)),

@@ -82,7 +82,7 @@ describe('platform new --template <catalogue id>', () => {
 
   it('refuses an unknown id (DG3002), --ui with a catalogue template (DG3013) and a non-empty target (DG3001)', async () => {
     const unknown = await platform(['new', 'a', '--template', 'todo-startr']);
-    expect(codes(unknown)).toEqual(['DG3002']);
+    expect(codes(unknown), JSON.stringify(unknown.envelope.diagnostics)).toEqual(['DG3002']);
     expect(unknown.envelope.diagnostics[0].hint).toContain('todo-starter');
     expect(codes(await platform(['new', 'b', '--template', 'todo-starter', '--ui', 'preact']))).toEqual(['DG3013']);
     mkdirSync(join(work, 'full'));

@@ -30,6 +30,11 @@ export async function startControlPlane(options: Parameters<typeof createControl
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolvePromise, reject) => {
     const server = serve({ fetch: plane.app.fetch, port: options.port ?? 4310, hostname: host }, (info: AddressInfo) => {
+      // Clients keep connections for as long as the server says (Keep-Alive: timeout=…), less a margin:
+      // Node's 5 s default is shorter than a CLI's pause between requests (a build before a deploy), so
+      // a pooled connection was often reset as it was reused.
+      (server as unknown as { keepAliveTimeout: number; headersTimeout: number }).keepAliveTimeout = 65_000;
+      (server as unknown as { keepAliveTimeout: number; headersTimeout: number }).headersTimeout = 66_000;
       const shown = host === '127.0.0.1' || host === '::1' || host === 'localhost' ? 'localhost' : host;
       // Where it is reached: given, or known only now that the port is (port 0 picks one).
       const url = options.publicOrigin ?? `http://${shown}:${info.port}`;

@@ -8,7 +8,7 @@
  */
 import { diagnostic, envelope, type Diagnostic } from '../diagnostics';
 import { MANIFEST_FILE } from '../manifest';
-import { installFiles, readCatalogue } from '../templates/catalogue';
+import { CATALOGUE_ID, installFiles, readCatalogue } from '../templates/catalogue';
 import { FRAMEWORKS, type FrameworkKind } from '../build/framework';
 import { platformFiles, writePlatformFiles } from './init';
 import { didYouMean } from '../text/suggest';
@@ -119,7 +119,8 @@ export const create: CommandDefinition<NewResult> = {
       if (occupied) return occupied;
       files = bundled.files;
     } else {
-      // Not a bundled starter: an exact id of the control plane's catalogue.
+      // Not a bundled starter: an exact id of the control plane's catalogue (an id of another form is none, asked of no one).
+      if (!CATALOGUE_ID.test(id)) return unknown(templates.map((t) => t.id), 'bundled template or catalogue id');
       if (!host.controlPlane) return unknown(templates.map((t) => t.id), 'bundled template (this host reads no template catalogue)');
       const origin = controlUrlOf(invocation, host.controlPlane);
       if (!origin.ok) return envelope('new', origin.diagnostics);

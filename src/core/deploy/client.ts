@@ -68,7 +68,7 @@ export class ControlClient {
       response = await this.#fetch(new Request(`${this.baseUrl}${path}`, init));
     } catch (error) {
       // The message of a failed fetch names the host, never the credential.
-      return { kind: 'unreachable', message: `The control plane at ${this.baseUrl} could not be reached${error instanceof Error && error.message ? ` (${error.message})` : ''}.` };
+      return { kind: 'unreachable', message: `The control plane at ${this.baseUrl} could not be reached${networkFailure(error)}.` };
     }
     let body: unknown;
     try {
@@ -91,4 +91,12 @@ export class ControlClient {
     }
     return { kind: 'ok', status: response.status, body: body as T };
   }
+}
+
+/** Why a fetch failed, as ` (reason)` for a message: its message and, where Node gives one, its cause's code (ECONNREFUSED, UND_ERR_SOCKET…). */
+export function networkFailure(error: unknown): string {
+  if (!(error instanceof Error) || !error.message) return '';
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
+  return ` (${error.message}${detail ? `: ${detail}` : ''})`;
 }

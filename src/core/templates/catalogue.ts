@@ -4,6 +4,7 @@
  * downloads the archive, checks its SHA-256 and opens it with the zip safety of src/core/zip: every
  * failure has its code (DG3007 to DG3012).
  */
+import { networkFailure } from '../deploy/client';
 import { readBodyCapped } from '../bytes';
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import type { FetchLike } from '../deploy/client';
@@ -59,7 +60,7 @@ export async function readCatalogue(fetch: FetchLike, origin: string): Promise<F
   try {
     response = await fetch(new Request(url, { headers: { accept: 'application/json' } }));
   } catch (error) {
-    return unreadable(`could not be reached${error instanceof Error && error.message ? ` (${error.message})` : ''}`);
+    return unreadable(`could not be reached${networkFailure(error)}`);
   }
   if (!response.ok) return unreadable(`answered HTTP ${response.status}`);
   const bytes = await readBodyCapped(response, MAX_CATALOGUE_BYTES).catch(() => undefined);
