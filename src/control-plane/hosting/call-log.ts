@@ -49,17 +49,18 @@ export class CallLogs {
 /**
  * What an engine's answer to a call says for its owner: the runtime error it answered with and the
  * lines its handler wrote, from the engine's report (taken off the answer here: a visitor never sees
- * it) or from an error this process answered with itself. Undefined for a live connection (a stream
- * that lasts; its refreshes are the calls that are kept).
+ * it) or from an error this process answered with itself. Undefined for a live connection that did
+ * not fail (a stream that lasts, or live updates off by a budget of 0).
  */
 export function takeCallRecord(request: Request, response: Response, startedMs: number, visitor: 'guest' | 'user'): CallRecord | undefined {
   const path = new URL(request.url).pathname;
   const header = response.headers.get(CALL_REPORT_HEADER);
   if (header !== null) response.headers.delete(CALL_REPORT_HEADER);
-  if (path === LIVE_PATH && response.status === 200) return undefined;
   const report = decodeCallReport(header);
   const own = errorOf(response);
   const error = own ? { code: own.code, message: own.message, ...(own.errorId ? { errorId: own.errorId } : {}) } : report.error;
+  // A live connection is kept only when it failed (its refreshes are the calls that are kept; a budget of 0 is no failure).
+  if (path === LIVE_PATH && !error) return undefined;
   return {
     at: new Date().toISOString(),
     method: request.method,

@@ -298,7 +298,9 @@ export class AppRuntime {
       if (!this.#console) return this.#fetch(auth, request);
       // Lines written before the answer's headers are the call's (a stream's later lines are not kept).
       const { value, lines } = await this.#console.collect(() => this.#fetch(auth, request));
-      const error = errorOf(value);
+      // A live connection refused by a budget of 0 is live updates being off, not a failure to report.
+      const off = this.limits.liveConnections === 0 && new URL(request.url).pathname === LIVE_PATH;
+      const error = off ? undefined : errorOf(value);
       return withReport(value, lines.length || error ? encodeCallReport({ logs: lines, ...(error ? { error } : {}) }) : undefined);
     });
   }
