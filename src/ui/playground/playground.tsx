@@ -107,7 +107,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
     if (!session.state.project.activeFile) session.openFile(session.state.project.files['src/client/main.tsx'] !== undefined ? 'src/client/main.tsx' : 'app.manifest.json');
   }, [session]);
 
-  const { project: current, diagnostics, generation, compile, stale } = session.state;
+  const { project: current, diagnostics, generation, compile, stale, restoredFrom } = session.state;
   const active = current.activeFile;
   const files = Object.keys(current.files).sort();
   const personas: PersonaName[] = split ? [current.persona, OTHER[current.persona]] : [current.persona];
@@ -128,7 +128,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const problems = problemsOf(diagnostics);
   const errors = problems.filter((d) => d.severity === 'error').length;
   const status =
-    compile === 'loading' ? loadingText(progress) : compile === 'compiling' ? 'Compiling…' : compile === 'ready' ? `Ready${session.state.timings ? ` in ${Math.round(session.state.timings.total)} ms` : ''}` : stale ? 'Build failed: showing the last good build' : 'Build failed';
+    compile === 'loading' ? loadingText(progress) : compile === 'compiling' ? 'Compiling…' : compile === 'ready' ? `Ready${session.state.timings ? ` in ${Math.round(session.state.timings.total)} ms` : ''}` : stale ? `Build failed: showing the last good build${restoredFrom ? ` (${savedWhen(restoredFrom)})` : ''}` : 'Build failed';
+  const staleNote = stale && generation ? `Showing the last good build${restoredFrom ? `, ${savedWhen(restoredFrom)}` : ''}: the current files do not build (see Problems).` : undefined;
 
   return (
     <div class="playground" data-theme={theme}>
@@ -215,6 +216,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
               runtime={runtime}
               crashOf={crashOf}
               onOpen={openAt}
+              {...(staleNote ? { staleNote } : {})}
               events={{
                 onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, running.current?.clientMap) }),
                 onCall: (entry) => session.log('runtime.call', { ...entry, durationMs: Math.round(entry.durationMs * 10) / 10 }),
@@ -293,4 +295,11 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
 function located(stack: string, sourceMap: string | undefined): { location?: { file: string; span: Span } } {
   const location = locateInBundle(stack, sourceMap);
   return location ? { location } : {};
+}
+
+/** When a last good build kept by an earlier session was saved, as the status bar says it. */
+function savedWhen(savedAt: number): string {
+  const date = new Date(savedAt);
+  const sameDay = date.toDateString() === new Date().toDateString();
+  return `saved ${sameDay ? date.toLocaleTimeString() : date.toLocaleString()}, before this session`;
 }

@@ -25,6 +25,8 @@ export interface PreviewPaneProps {
   crashOf?(persona: PersonaName, message: string, stack: string): ClientCrash | undefined;
   /** Opens an app file at a line (the overlay's location). */
   onOpen?(file: string, span: Span): void;
+  /** Shown above the previews when they run an older build than the files (the last good one). */
+  staleNote?: string;
 }
 
 function OnePreview({ persona, generation, runtime, events, crashOf, onOpen }: { persona: PersonaName } & Omit<PreviewPaneProps, 'personas'>) {
@@ -141,11 +143,20 @@ function formatSize(bytes: number): string {
 
 export function PreviewPane(props: PreviewPaneProps) {
   if (!props.generation) return <div class="preview-empty">The preview appears when the app builds.</div>;
-  return (
+  const previews = (
     <div class={`previews ${props.personas.length > 1 ? 'split' : ''}`}>
       {props.personas.map((persona) => (
         <OnePreview key={persona} persona={persona} generation={props.generation} runtime={props.runtime} events={props.events} {...(props.crashOf ? { crashOf: props.crashOf } : {})} {...(props.onOpen ? { onOpen: props.onOpen } : {})} />
       ))}
+    </div>
+  );
+  if (!props.staleNote) return previews;
+  return (
+    <div class="previews-stale">
+      <div class="preview-stale-note" role="status" data-testid="preview-stale">
+        {props.staleNote}
+      </div>
+      {previews}
     </div>
   );
 }

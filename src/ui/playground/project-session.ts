@@ -12,7 +12,7 @@ import { SCHEMA_CHANGE_REFUSED } from '../../core/runtime/tables/schema-change';
 import type { CompileResult, CompilerClient } from '../compiler-client';
 import { StateStore } from '../state-store';
 import { isKnownGood, rememberGood } from '../projects/known-good';
-import { clearPendingImport, clearRecovery, clearState, journalProject, loadRecovery, saveProject, saveRecovery, saveState, type Project, type RecoveryCopy } from '../projects/store';
+import { clearPendingImport, clearRecovery, clearState, journalProject, loadLastGood, loadRecovery, saveLastGood, saveProject, saveRecovery, saveState, type Project, type RecoveryCopy } from '../projects/store';
 import type { InspectAnswer, InspectQuery } from '../runtime/runtime-host';
 
 const SAVE_DELAY_MS = 400;
@@ -42,6 +42,11 @@ export interface SessionState {
   generation?: Generation;
   /** True when the shown generation is older than the latest edit because that failed to build. */
   stale: boolean;
+  /**
+   * When the shown generation is the last good build of an earlier session (this session has built
+   * nothing good yet): when that build was saved. Cleared by the next good build.
+   */
+  restoredFrom?: number;
   events: DevEvent[];
   timings?: CompileResult['timings'];
   /** When "Reset data" last kept a copy of the data it dropped (restorable). */
@@ -215,10 +220,21 @@ export class ProjectSession extends StateStore<SessionState> {
       return;
     }
     if (!result || files !== this.state.project.files) return; // superseded by a newer edit
-    performance.mark('platform:compile-done');
     const diagnostics = sortDiagnostics(result.diagnostics);
-    const built = result.files?.['server/index.js'] && result.files['client/app.js'];
+    // Errors only in test files block the tests, not the app: the preview is built without them.
+    if (!isBuilt(result) && onlyTestErrors(diagnostics)) {
+      const app = Object.fromEntries(Object.entries(files).filter(([path]) => !isTestFile(path)));
+      const retry = await this.#compiler.compile(this.#dependencies ? { ...app, ...this.#dependencies } : app, 'preview', this.#focus, { skipTypecheck: trusted }).catch(() => undefined);
+      if (files !== this.state.project.files) return;
+      if (retry && isBuilt(retry)) result = { ...retry, diagnostics: result.diagnostics };
+    }
+    performance.mark('platform:compile-done');
+    const built = isBuilt(result);
     if (!built) {
+      if (this.state.generation === undefined && (await this.#restoreLastGood(files))) {
+        this.update({ compile: 'failed', diagnostics, stale: true, timings: result.timings });
+        return;
+      }
       const serving = this.state.generation !== undefined;
       if (serving) {
         const d = diagnostic('DG1602', 'The rebuild failed; the previous generation is still serving.', { hint: 'Fix the errors below; the next good rebuild takes over by itself.' });
@@ -245,8 +261,8 @@ export class ProjectSession extends StateStore<SessionState> {
     const sameServer = previous !== undefined && previous.serverCode === generation.serverCode && JSON.stringify(previous.manifest) === JSON.stringify(manifest) && this.#runtime.phase === 'running';
     if (sameServer) {
       this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), runtime: 'kept' });
-      this.update({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
-      this.#rememberGood(files);
+      this.update({ compile: 'ready', diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
+      this.#rememberGood(files, generation);
       return;
     }
     try {
@@ -275,22 +291,52 @@ export class ProjectSession extends StateStore<SessionState> {
     // A share link's data goes in before the previews first load, so they show it.
     if (this.#pendingImport !== undefined) await this.#importPending(this.#pendingImport);
     this.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...(trusted ? { typecheck: 'after' } : {}) });
-    this.update({ compile: 'ready', diagnostics, generation, stale: false, timings: result.timings });
-    if (trusted) void this.#checkAfter(files);
-    else this.#rememberGood(files);
+    this.update({ compile: 'ready', diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
+    if (trusted) void this.#checkAfter(files, generation);
+    else this.#rememberGood(files, generation);
+  }
+
+  /**
+   * A session whose first build failed previews the last good build an earlier session kept (marked
+   * by `restoredFrom`), on the committed data. False when there is none, or it could not start, or an
+   * edit or a good build came first.
+   */
+  async #restoreLastGood(files: Record<string, string>): Promise<boolean> {
+    if (!this.#persist) return false;
+    const kept = await loadLastGood(this.state.project.id);
+    if (!kept || files !== this.state.project.files || this.state.generation) return false;
+    const generation: Generation = { ...kept.generation, number: ++this.#generations };
+    try {
+      await this.#runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: this.#runtime.committedState ?? this.#committed });
+    } catch (error) {
+      this.log('runtime.restarted', { reason: `The last good build could not start: ${error instanceof Error ? error.message : String(error)}` });
+      return false;
+    }
+    if (this.state.generation) return false;
+    this.log('compile.restored', { generation: generation.number, savedAt: new Date(kept.savedAt).toISOString() });
+    this.update({ generation, restoredFrom: kept.savedAt });
+    return true;
   }
 
   /** The type check a trusted first build skipped: its diagnostics, unless an edit came first. */
-  async #checkAfter(files: Record<string, string>): Promise<void> {
+  async #checkAfter(files: Record<string, string>, generation: Generation): Promise<void> {
     const checked = await this.#compiler.compile(files, 'check').catch(() => undefined);
     if (!checked || files !== this.state.project.files) return;
-    this.update({ diagnostics: sortDiagnostics(checked.diagnostics) });
-    if (!checked.diagnostics.some((d) => d.severity === 'error')) this.#rememberGood(files);
+    const diagnostics = sortDiagnostics(checked.diagnostics);
+    this.update({ diagnostics });
+    if (!diagnostics.some((d) => d.severity === 'error')) this.#rememberGood(files, generation);
+    else if (onlyTestErrors(diagnostics)) this.#rememberGood(undefined, generation);
   }
 
-  /** Files that type-checked cleanly, for the next session's first build; a scratch project keeps nothing. */
-  #rememberGood(files: Record<string, string>): void {
-    if (this.#persist) void rememberGood(this.state.project.id, files);
+  /**
+   * Files that type-checked cleanly, for the next session's first build, and the build itself, which a
+   * later session shows when its first build fails. A scratch project keeps nothing.
+   */
+  #rememberGood(files: Record<string, string> | undefined, generation: Generation): void {
+    if (!this.#persist) return;
+    if (files && !this.state.diagnostics.some((d) => d.severity === 'error')) void rememberGood(this.state.project.id, files);
+    const { number: _number, ...build } = generation;
+    void saveLastGood(this.state.project.id, { generation: build, savedAt: Date.now() });
   }
 
   async #importPending(text: string): Promise<void> {
@@ -394,6 +440,17 @@ export class ProjectSession extends StateStore<SessionState> {
     this.#unsubscribe();
     if (this.#persist) void saveProject(this.state.project);
   }
+}
+
+const isBuilt = (result: CompileResult): boolean => !!(result.files?.['server/index.js'] && result.files['client/app.js']);
+
+/** A test file: a `.test.ts` or `.test.tsx` under `tests/`, as `platform test` finds them. */
+export const isTestFile = (path: string): boolean => path.startsWith('tests/') && /\.test\.tsx?$/.test(path);
+
+/** Whether the errors among these diagnostics (at least one) are all in test files. */
+export function onlyTestErrors(diagnostics: readonly Diagnostic[]): boolean {
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  return errors.length > 0 && errors.every((d) => d.file !== undefined && isTestFile(d.file));
 }
 
 /** The diagnostic code and detail.code of a refusal, for a notice. */

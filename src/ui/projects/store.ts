@@ -5,6 +5,7 @@
  */
 import { createStore, del, get, keys, set, type UseStore } from 'idb-keyval';
 import type { PersonaName } from '../../core/runtime/personas';
+import type { Generation } from '../playground/project-session';
 
 export const PROJECT_FORMAT = 'platform.playground-project.v1';
 
@@ -105,6 +106,7 @@ export async function deleteProject(id: string): Promise<void> {
   await del(stateKey(id), db());
   await del(recoveryKey(id), db());
   await del(pendingImportKey(id), db());
+  await del(lastGoodKey(id), db());
 }
 
 /** The app's committed dev database (an SQLite file), kept apart from the project's files. */
@@ -128,6 +130,35 @@ export interface RecoveryCopy {
 }
 
 const recoveryKey = (id: string) => `recovery:${id}`;
+const lastGoodKey = (id: string) => `lastgood:${id}`;
+
+/**
+ * The project's last good build (its bundles, manifest and public files): a session whose first build
+ * fails (a type error left in the files) previews this one, marked as such, instead of nothing.
+ */
+export interface LastGoodBuild {
+  generation: Omit<Generation, 'number'>;
+  /** Milliseconds since the epoch. */
+  savedAt: number;
+}
+
+export async function loadLastGood(id: string): Promise<LastGoodBuild | undefined> {
+  try {
+    const build = await get<LastGoodBuild>(lastGoodKey(id), db());
+    const g = build?.generation;
+    return g && typeof g.serverCode === 'string' && typeof g.clientCode === 'string' && typeof build.savedAt === 'number' ? build : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function saveLastGood(id: string, build: LastGoodBuild): Promise<void> {
+  try {
+    await set(lastGoodKey(id), build, db());
+  } catch {
+    // Only the fallback is lost: a later session whose first build fails shows no preview.
+  }
+}
 const pendingImportKey = (id: string) => `import:${id}`;
 
 export async function loadRecovery(id: string): Promise<RecoveryCopy | undefined> {

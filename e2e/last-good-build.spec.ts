@@ -1,0 +1,75 @@
+/**
+ * The last good build outlives a reload: a project left with a type error previews the build it last
+ * had, marked as such. A type error in a test file blocks the tests only: the app's preview runs.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
+
+test.describe.configure({ timeout: 120_000 });
+
+/** When the open project's last good build was kept in IndexedDB (undefined: none yet). */
+async function lastGoodSavedAt(page: Page): Promise<number | undefined> {
+  return page.evaluate(async () => {
+    const id = /#\/p\/(p_[a-z0-9]+)/.exec(location.hash)?.[1];
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open('platform-playground');
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    try {
+      return await new Promise<number | undefined>((resolve, reject) => {
+        const request = db.transaction('projects').objectStore('projects').get(`lastgood:${id}`);
+        request.onsuccess = () => resolve((request.result as { savedAt?: number } | undefined)?.savedAt);
+        request.onerror = () => reject(request.error);
+      });
+    } finally {
+      db.close();
+    }
+  });
+}
+
+test('a project with a type error previews its last good build after a reload, marked as such', async ({ page }) => {
+  await openTemplate(page);
+  await expect(preview(page).getByLabel('New todo')).toBeVisible();
+  await expect.poll(() => lastGoodSavedAt(page), { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect(page.getByTestId('preview-stale')).toHaveCount(0);
+
+  await replaceFile(page, 'main.tsx', (text) => `${text}\nconst broken: number = 'not a number';\n`);
+  await expect(page.getByTestId('compile-status')).toHaveText('Build failed: showing the last good build', { timeout: 60_000 });
+  await expect(page.getByTestId('preview-stale')).toBeVisible();
+
+  await page.reload();
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Build failed: showing the last good build \(saved .+, before this session\)$/, { timeout: 60_000 });
+  await expect(page.getByTestId('preview-stale')).toHaveText(/^Showing the last good build, saved .+, before this session: the current files do not build/);
+  await expect(preview(page).getByLabel('New todo')).toBeVisible();
+  // It runs on the project's data: a todo added now is there.
+  await preview(page).getByLabel('New todo').fill('kept going');
+  await preview(page).getByRole('button', { name: 'Add' }).click();
+  await expect(preview(page).getByText('kept going')).toBeVisible();
+  await expect(page.locator('.problems')).toContainText("Type 'string' is not assignable to type 'number'");
+
+  // Fixing the error ends the mark.
+  await replaceFile(page, 'main.tsx', (text) => text.replace("\nconst broken: number = 'not a number';\n", '\n'));
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  await expect(page.getByTestId('preview-stale')).toHaveCount(0);
+  await expect(preview(page).getByText('kept going')).toBeVisible();
+});
+
+test("a type error in a test file blocks the tests, not the app's preview", async ({ page }) => {
+  await openTemplate(page);
+  await afterRebuild(page, () => replaceFile(page, 'todos.test.ts', (text) => `${text}\nconst wrong: number = 'text';\n`));
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/);
+  await expect(page.getByTestId('preview-stale')).toHaveCount(0);
+  await expect(preview(page).getByLabel('New todo')).toBeVisible();
+  await expect(page.locator('.problems')).toContainText('todos.test.ts');
+
+  await page.getByRole('tab', { name: /Tests/ }).click();
+  await page.getByRole('button', { name: 'Run all tests' }).click();
+  await expect(page.locator('.tests-panel')).toContainText("Type 'string' is not assignable to type 'number'", { timeout: 60_000 });
+  await expect(page.locator('.test-case.passed')).toHaveCount(0);
+
+  // And after a reload, too (no last good build needed: the app builds).
+  await page.reload();
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  await expect(preview(page).getByLabel('New todo')).toBeVisible();
+});
