@@ -18,6 +18,7 @@ export function Gallery({ onCreate, onOpen }: { onCreate(template: PlaygroundTem
               <button type="button" class="template-card" onClick={() => onCreate(template)} data-template={template.id}>
                 <strong>{template.title}</strong>
                 <span>{template.description}</span>
+                {template.teaches && <span class="template-teaches">Teaches: {template.teaches}</span>}
                 <code>{template.id}</code>
               </button>
             </li>

@@ -5,8 +5,19 @@ export interface PlaygroundTemplate {
   id: string;
   title: string;
   description: string;
+  /** What a person learns from it (the gallery's "Teaches:" line); empty for a template without one. */
+  teaches: string;
   files: Record<string, string>;
 }
+
+/** What each bundled template teaches, as the gallery shows it. */
+const TEACHES: Record<string, string> = {
+  todo: 'queries and mutations, useQuery and useMutation, an ownedTable policy (each persona sees its own rows) and tests as personas.',
+  files: 'endpoints for uploads and downloads, ctx.storage for objects, a table of metadata, and invalidateQueries after an endpoint write.',
+  'team-board': 'workspaces: a workspaceTable policy, memberOf guards, and creating, inviting to and leaving a workspace from the client.',
+  endpoints: 'raw HTTP endpoints: route parameters, request bodies, ctx.env, an endpoint write and a streamed response read chunk by chunk.',
+  'todo-react': 'the todo app with a React client: the same platform/client hooks, rendered with React instead of Preact.',
+};
 
 export const TEMPLATES: PlaygroundTemplate[] = (() => {
   const byId = new Map<string, Record<string, string>>();
@@ -22,7 +33,7 @@ export const TEMPLATES: PlaygroundTemplate[] = (() => {
     .filter(([, files]) => files['app.manifest.json'] !== undefined)
     .map(([id, files]) => {
       const manifest = JSON.parse(files['app.manifest.json']!) as { app?: { title?: string; description?: string } };
-      return { id, title: manifest.app?.title ?? id, description: manifest.app?.description ?? '', files };
+      return { id, title: manifest.app?.title ?? id, description: manifest.app?.description ?? '', teaches: TEACHES[id] ?? '', files };
     })
     .sort((a, b) => (order.indexOf(a.id) + 1 || 99) - (order.indexOf(b.id) + 1 || 99));
 })();

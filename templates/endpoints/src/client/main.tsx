@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useState } from 'preact/hooks';
 import { invalidateQueries, useQuery } from 'platform/client';
+import './style.css';
 
 function App() {
   const [name, setName] = useState('Ada');

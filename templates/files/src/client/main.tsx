@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useState } from 'preact/hooks';
 import { invalidateQueries, useMutation, useQuery } from 'platform/client';
 import { MAX_UPLOAD_BYTES, NAME_HEADER } from '../shared/files';
+import './style.css';
 
 function size(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;

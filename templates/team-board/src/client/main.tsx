@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { createWorkspace, inviteToWorkspace, leaveWorkspace, signIn, signOut, useAuth, useMutation, useQuery, useWorkspaces } from 'platform/client';
 import { COLUMNS, type Column } from '../shared/board';
+import './style.css';
 
 const message = (failure: unknown) => (failure instanceof Error ? failure.message : String(failure));
 
