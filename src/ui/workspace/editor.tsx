@@ -24,6 +24,7 @@ import { javascript } from '@codemirror/lang-javascript';
 import { json, jsonLanguage, jsonParseLinter } from '@codemirror/lang-json';
 import { bracketMatching, defaultHighlightStyle, foldGutter, foldKeymap, indentOnInput, syntaxHighlighting } from '@codemirror/language';
 import { linter, lintKeymap, type Diagnostic as LintDiagnostic, type LintSource } from '@codemirror/lint';
+import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/search';
 import { Compartment, EditorState, StateEffect, StateField, Annotation, type Extension, type Text } from '@codemirror/state';
 import { oneDark } from '@codemirror/theme-one-dark';
 import {
@@ -208,6 +209,8 @@ interface Cached {
   emitted: string[];
   /** The diagnostics last positioned in this document (their JSON), so equal ones are not re-positioned. */
   diagnosticsKey: string;
+  /** Where the file was scrolled when another one was shown (restored when it is shown again). */
+  scroll?: StateEffect<unknown>;
 }
 
 export function CodeEditor(props: CodeEditorProps) {
@@ -238,12 +241,15 @@ export function CodeEditor(props: CodeEditorProps) {
         rectangularSelection(),
         crosshairCursor(),
         highlightActiveLine(),
+        highlightSelectionMatches(),
+        // Search and replace in the editor's own panel (Mod-f opens it, at the top of the editor).
+        search({ top: true }),
         EditorState.tabSize.of(2),
         shortcutKeymap(
           () => current.current,
           formatCommand(() => path, services),
         ),
-        keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...foldKeymap, ...completionKeymap, ...lintKeymap, indentWithTab]),
+        keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, ...foldKeymap, ...completionKeymap, ...lintKeymap, indentWithTab]),
         compilerDiagnostics,
         compilerLinter,
         languageOf(path, services),
@@ -269,7 +275,10 @@ export function CodeEditor(props: CodeEditorProps) {
   const show = (editor: EditorView, path: string, value: string) => {
     if (shownPath.current !== undefined) {
       const previous = cache.current.get(shownPath.current);
-      if (previous) previous.state = editor.state;
+      if (previous) {
+        previous.state = editor.state;
+        previous.scroll = editor.scrollSnapshot();
+      }
     }
     let entry = cache.current.get(path);
     if (!entry) {
@@ -285,9 +294,13 @@ export function CodeEditor(props: CodeEditorProps) {
         }, () => undefined);
       }
     }
+    const switched = shownPath.current !== path;
     shownPath.current = path;
     editor.setState(entry.state);
     syncValue(editor, value);
+    // Each file keeps its own scroll position; one shown for the first time starts at its top left.
+    if (switched && entry.scroll) editor.dispatch({ effects: entry.scroll });
+    else if (switched) editor.scrollDOM.scrollTo({ top: 0, left: 0 });
     const theme = themeOf(current.current.theme);
     if (themeCompartment.current.get(editor.state) !== theme) editor.dispatch({ effects: themeCompartment.current.reconfigure(theme) });
   };
