@@ -182,4 +182,18 @@ describe('platform tunnel', { shuffle: false }, () => {
     expect((await second).status).toBe(502);
     expect((await hostedRequest(url, '/private')).status).toBe(404);
   }, 60_000);
+
+  it('refuses a flood of visitors past what a tunnel may hold (503), and closes a tunnel whose command is gone', async () => {
+    const opened = (await (await api('/v0/tunnels', { method: 'POST', token: tokens.alice, body: {} })).json()) as { tunnel: { id: string; url: string }; key: string };
+    // Nobody takes these: the first 32 wait (each holding its body), the rest are refused at once.
+    const flood = Array.from({ length: 40 }, (_, i) => hostedRequest(opened.tunnel.url, `/flood/${i}`, { method: 'POST', body: 'x'.repeat(1000) }));
+    const refused = await Promise.race([Promise.all(flood.slice(32)), new Promise<'stuck'>((done) => setTimeout(() => done('stuck'), 20_000))]);
+    expect(refused).not.toBe('stuck');
+    expect((refused as Array<{ status: number }>).map((r) => r.status)).toEqual(Array(8).fill(503));
+    // Its command never polls: after three poll periods the next open closes it, and its waiting visitors get 502.
+    await new Promise((done) => setTimeout(done, 3 * 2000 + 500));
+    expect((await api('/v0/tunnels', { method: 'POST', token: tokens.alice, body: {} })).status).toBe(201);
+    expect((await Promise.all(flood.slice(0, 32))).every((r) => r.status === 502)).toBe(true);
+    expect((await hostedRequest(opened.tunnel.url, '/after')).status).toBe(404);
+  }, 60_000);
 });

@@ -26,6 +26,8 @@ export interface TunnelOptions {
   pollMs?: number;
   /** Tunnels one builder may have open at once (default 3). */
   perBuilder?: number;
+  /** Visitors' requests one tunnel holds at once, queued or taken (default 32); more are answered 503. */
+  waitingPerTunnel?: number;
 }
 
 interface Waiting {
@@ -42,6 +44,8 @@ interface Tunnel {
   taken: Map<string, Waiting>;
   /** A poll waiting for the next request. */
   poll?: (waiting: Waiting | undefined) => void;
+  /** When its command last asked for a request (a tunnel whose command is gone is closed). */
+  seenAt: number;
 }
 
 export const tunnelHostLabel = (id: string) => id.replace('_', '-');
@@ -52,12 +56,24 @@ export class Tunnels {
   readonly answerTimeoutMs: number;
   readonly pollMs: number;
   readonly perBuilder: number;
+  readonly waitingPerTunnel: number;
 
   constructor(ctx: Context, options: TunnelOptions = {}) {
     this.#ctx = ctx;
     this.answerTimeoutMs = options.answerTimeoutMs ?? 30_000;
     this.pollMs = options.pollMs ?? 20_000;
     this.perBuilder = options.perBuilder ?? 3;
+    this.waitingPerTunnel = options.waitingPerTunnel ?? 32;
+  }
+
+  /**
+   * Closes tunnels whose command stopped asking for requests (killed, not Ctrl-C'd): none polling for
+   * three poll periods. Otherwise they would hold the builder's tunnel quota, and their visitors would
+   * wait on nothing.
+   */
+  #sweep(): void {
+    const now = Date.now();
+    for (const tunnel of [...this.#open.values()]) if (!tunnel.poll && now - tunnel.seenAt > 3 * this.pollMs) this.#close(tunnel);
   }
 
   /** The tunnel a Host header names (`tun-….localhost:4310`), open or not. */
@@ -72,11 +88,12 @@ export class Tunnels {
   }
 
   open(caller: Caller): Response {
+    this.#sweep();
     const held = [...this.#open.values()].filter((t) => t.builderId === caller.builderId).length;
     if (held >= this.perBuilder) return refuse(429, 'quota_exceeded', `You have ${held} tunnels open, the most a builder may; close one first.`);
     const id = `tun_${randomId(systemClock)}`;
     const key = randomBytes(32);
-    this.#open.set(id, { id, builderId: caller.builderId, key, queue: [], taken: new Map() });
+    this.#open.set(id, { id, builderId: caller.builderId, key, queue: [], taken: new Map(), seenAt: Date.now() });
     return answer(201, { tunnel: { id, url: this.url(id) }, key: key.toString('base64url') });
   }
 
@@ -92,6 +109,7 @@ export class Tunnels {
   async next(c: ControlContext): Promise<Response> {
     const tunnel = this.#owned(c);
     if (tunnel instanceof Response) return tunnel;
+    tunnel.seenAt = Date.now();
     let waiting = tunnel.queue.shift();
     if (!waiting) {
       tunnel.poll?.(undefined); // one poller at a time: an older poll is answered empty
@@ -99,6 +117,7 @@ export class Tunnels {
         const timer = setTimeout(() => finish(undefined), this.pollMs);
         const finish = (value: Waiting | undefined) => {
           clearTimeout(timer);
+          tunnel.seenAt = Date.now();
           if (tunnel.poll === finish) tunnel.poll = undefined;
           resolve(value);
         };
@@ -155,8 +174,11 @@ export class Tunnels {
 
   /** A visitor's request to a tunnel's URL: queued for the CLI, answered with what its loopback server said. */
   async visit(request: Request, id: string): Promise<Response> {
+    this.#sweep();
     const tunnel = this.#open.get(id);
     if (!tunnel) return gone(404, 'No tunnel is open at this address.');
+    // Each waiting request holds its body here: a flood is refused, not queued without end.
+    if (tunnel.queue.length + tunnel.taken.size >= this.waitingPerTunnel) return gone(503, 'The tunnel is busy: too many requests are waiting for its server.');
     let body: Uint8Array;
     try {
       body = request.method === 'GET' || request.method === 'HEAD' ? new Uint8Array() : await readLimited(request, TUNNEL_MAX_BODY_BYTES);
