@@ -16,3 +16,23 @@ export {
 } from './link';
 export { bugReport, MAX_REPORT_ITEMS, MAX_REPORT_LINK_CHARS, MAX_REPORT_VALUE_CHARS, type BugReportInput } from './bug-report';
 export { MAX_PATH_LENGTH, MAX_SEGMENT_LENGTH, pathSetProblem, projectPathProblem } from './paths';
+export {
+  chooseObjects,
+  isProjectDataDocument,
+  MAX_CONTENT_TYPE_CHARS,
+  MAX_LINK_OBJECT_BYTES,
+  MAX_SHARED_OBJECTS,
+  MAX_ZIP_OBJECT_BYTES,
+  parseProjectData,
+  parseSharedObjects,
+  PROJECT_DATA_FILE,
+  PROJECT_DATA_PROTOCOL,
+  projectDataText,
+  toSharedObject,
+  type LeftOutObject,
+  type ObjectEntry,
+  type ProjectData,
+  type SharedObject,
+  type SharedObjectsError,
+  type SharedObjectsErrorCode,
+} from './objects';

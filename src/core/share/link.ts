@@ -15,6 +15,7 @@ import { isPersona, type PersonaName } from '../runtime/personas';
 import { parseStateExport, type StateExportDocument } from '../state/document';
 import { decodeBase64url, encodeBase64url } from './base64url';
 import { deflateRaw, inflateRaw } from './deflate';
+import { MAX_LINK_OBJECT_BYTES, parseSharedObjects, type SharedObject } from './objects';
 import { pathSetProblem, projectPathProblem } from './paths';
 
 /** The version this playground writes and reads. */
@@ -47,6 +48,8 @@ export interface ShareLink {
   template?: string;
   /** The app's data. */
   state?: StateExportDocument;
+  /** The app's stored objects (at most MAX_LINK_OBJECT_BYTES in all), beside `state`. */
+  objects?: SharedObject[];
 }
 
 /** The stable codes of a link that cannot be opened (docs/sharing.md). Dispatch on these, never on messages. */
@@ -65,7 +68,7 @@ export interface ShareLinkError {
 export type ShareLinkDecodeResult = { ok: true; link: ShareLink } | { ok: false; error: ShareLinkError };
 export type ShareLinkEncodeResult = { ok: true; hash: string } | { ok: false; error: ShareLinkError };
 
-const KEYS = new Set(['files', 'persona', 'openFile', 'name', 'template', 'state']);
+const KEYS = new Set(['files', 'persona', 'openFile', 'name', 'template', 'state', 'objects']);
 const TEMPLATE = /^[a-z][a-z0-9-]{0,62}$/;
 
 const fail = (code: ShareLinkErrorCode, message: string): { ok: false; error: ShareLinkError } => ({ ok: false, error: { code, message } });
@@ -105,6 +108,14 @@ function linkProblem(link: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+/** The link's stored objects refused, with the link code their refusal maps to; undefined when usable. */
+function objectsProblem(link: Record<string, unknown>): ShareLinkError | undefined {
+  if (link.objects === undefined) return undefined;
+  const parsed = parseSharedObjects(link.objects, MAX_LINK_OBJECT_BYTES);
+  if (parsed.ok) return undefined;
+  return { code: parsed.error.code === 'stored_objects_too_large' ? 'share_link_too_large' : 'share_link_corrupt', message: `${parsed.error.code}: ${parsed.error.message}` };
+}
+
 function digest(bytes: Uint8Array): Uint8Array {
   return sha256(bytes).subarray(0, 4);
 }
@@ -120,8 +131,10 @@ function digest(bytes: Uint8Array): Uint8Array {
 export async function encodeShareLink(link: ShareLink): Promise<ShareLinkEncodeResult> {
   const problem = isRecord(link) ? linkProblem(link as unknown as Record<string, unknown>) : 'the link is not an object';
   if (problem) return fail('share_link_corrupt', `This project cannot be shared: ${problem}.`);
+  const objects = objectsProblem(link as unknown as Record<string, unknown>);
+  if (objects) return fail(objects.code, `This project cannot be shared: its stored objects are refused (${objects.message}).`);
   const payload: Record<string, unknown> = { files: link.files, persona: link.persona };
-  for (const key of ['openFile', 'name', 'template', 'state'] as const) if (link[key] !== undefined) payload[key] = link[key];
+  for (const key of ['openFile', 'name', 'template', 'state', 'objects'] as const) if (link[key] !== undefined) payload[key] = link[key];
   const json = new TextEncoder().encode(JSON.stringify(payload));
   if (json.length > MAX_SHARE_PAYLOAD_BYTES) return fail('share_link_too_large', `The project is ${json.length} bytes; a link holds at most ${MAX_SHARE_PAYLOAD_BYTES}. Download it as a zip instead.`);
   const compressed = await deflateRaw(json);
@@ -207,6 +220,8 @@ async function decode(input: string): Promise<ShareLinkDecodeResult> {
   if (!isRecord(payload)) return fail('share_link_corrupt', 'This link is damaged: its content is not a project.');
   const problem = linkProblem(payload);
   if (problem) return fail('share_link_corrupt', `This link's project is not valid: ${problem}.`);
+  const objects = objectsProblem(payload);
+  if (objects) return fail(objects.code, `This link's stored objects are refused (${objects.message}). Nothing was opened.`);
   const link: ShareLink = {
     files: Object.fromEntries(Object.entries(payload.files as Record<string, string>)),
     persona: payload.persona as PersonaName,
@@ -215,5 +230,6 @@ async function decode(input: string): Promise<ShareLinkDecodeResult> {
   if (payload.name !== undefined) link.name = payload.name as string;
   if (payload.template !== undefined) link.template = payload.template as string;
   if (payload.state !== undefined) link.state = payload.state as StateExportDocument;
+  if (payload.objects !== undefined) link.objects = payload.objects as SharedObject[];
   return { ok: true, link };
 }
