@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { openTemplate, preview, replaceFile } from './helpers';
 import { addTodo, dataView, shareLink, tableButton } from './share-helpers';
+import { frame } from '../src/core/share/frame.fixture';
 
 // Each test starts the compiler worker (esbuild-wasm and TypeScript) in a fresh page, on 2 cores.
 test.describe.configure({ timeout: 180_000 });
@@ -169,17 +170,70 @@ test('embed mode shows a compact editor and preview without the gallery, read-on
   await other.close();
 });
 
-test('the Share dialog says which stored objects a link with data leaves out', async ({ page }, testInfo) => {
+/** What the Files template's download link for `name` answers, fetched by the app's own page. */
+async function download(page: Page, name: string): Promise<string> {
+  const link = preview(page).getByRole('link', { name });
+  await expect(link).toBeVisible();
+  return link.evaluate(async (a: HTMLAnchorElement) => {
+    const response = await fetch(a.getAttribute("href")!);
+    return `${response.status} ${await response.text()}`;
+  });
+}
+
+test('stored objects travel in a link with data: the recipient downloads the bytes; an object over the limit is named as left out', async ({ page, browser }, testInfo) => {
   await openTemplate(page, 'files');
-  await preview(page).locator('input[type="file"]').setInputFiles({ name: 'hello.txt', mimeType: 'text/plain', buffer: Buffer.from('hello from a teacher') });
+  const upload = preview(page).locator('input[type="file"]');
+  await upload.setInputFiles({ name: 'hello.txt', mimeType: 'text/plain', buffer: Buffer.from('hello from a teacher') });
   await expect(preview(page).getByRole('link', { name: 'hello.txt' })).toBeVisible();
-  await shareLink(page);
+  // Random bytes do not compress: over the link's 256 KiB for objects, so left out and named.
+  const big = Buffer.alloc(300 * 1024);
+  for (let i = 0; i < big.length; i++) big[i] = (i * 2654435761) >>> 24;
+  await upload.setInputFiles({ name: 'big.bin', mimeType: 'application/octet-stream', buffer: big });
+  await expect(preview(page).getByRole('link', { name: 'big.bin' })).toBeVisible();
+  const url = await shareLink(page);
+  await expect(page.getByTestId('share-includes')).toHaveText(/^In the link: 2 records and 1 stored object \(20 B: uploads\/[a-z0-9-]+ \(20 B\)\)\.$/);
   const leftOut = page.getByTestId('share-left-out');
-  await expect(leftOut).toContainText('Not in the link: 1 stored object');
-  await expect(leftOut).toContainText('(20 B)');
-  await testInfo.attach('share dialog, objects left out', { body: await page.screenshot(), contentType: 'image/png' });
-  // Without data nothing is said to be left out: nothing of the data travels.
+  await expect(leftOut).toContainText('Not in the link: 1 stored object over its 256 KiB limit for objects');
+  await expect(leftOut).toContainText(`(${big.length.toLocaleString('en')} B)`);
+  await page.getByRole('dialog', { name: 'Share' }).screenshot({ path: testInfo.outputPath('share-dialog-objects.png') });
+  await testInfo.attach('share dialog, objects in and left out', { body: await page.screenshot(), contentType: 'image/png' });
+
+  // Someone else opens it: the small object's download answers its bytes, the big one's 404.
+  const other = await browser.newContext();
+  const visitor = await other.newPage();
+  await visitor.goto(url);
+  await expect(visitor.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  await expect(visitor.getByTestId('session-notice')).toHaveText(/The link's data was imported: 2 records\./);
+  expect(await download(visitor, 'hello.txt')).toBe('200 hello from a teacher');
+  expect(await download(visitor, 'big.bin')).toMatch(/^404 /);
+  // A reload keeps the object (it was committed with the import).
+  await visitor.reload();
+  await expect(visitor.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  expect(await download(visitor, 'hello.txt')).toBe('200 hello from a teacher');
+  await other.close();
+
+  // Without data nothing of the data travels, and nothing is said to be left out.
   await page.getByRole('dialog', { name: 'Share' }).getByRole('checkbox', { name: /Include the app’s data/ }).setChecked(false);
   await expect(page.getByTestId('share-size')).toContainText('without data');
   await expect(leftOut).toHaveCount(0);
+  await expect(page.getByTestId('share-includes')).toHaveCount(0);
+});
+
+test('a link whose stored objects are hostile (a key that is not a storage key, bad base64) is refused whole and changes nothing', async ({ page }) => {
+  await openTemplate(page);
+  const before = await projectTitles(page);
+  const files = { 'app.manifest.json': '{"name":"x"}', 'src/a.ts': 'export {};\n' };
+  const object = { key: 'uploads/a.txt', contentType: 'text/plain', uploadedAt: 0, data: Buffer.from('hi').toString('base64url') };
+  const cases: Array<[string, unknown, RegExp]> = [
+    ['a key that is not a storage key', { ...object, key: '../../etc/passwd' }, /stored_objects_invalid: .*"\.\.\/\.\.\/etc\/passwd", which is not a storage key/],
+    ['bad base64', { ...object, data: '%%%%' }, /stored_objects_invalid: .*not base64url/],
+  ];
+  for (const [what, hostile, message] of cases) {
+    await page.goto(`/#/share/${frame(JSON.stringify({ files, persona: 'alice', objects: [hostile] }))}`);
+    const error = page.getByTestId('share-error');
+    await expect(error, what).toHaveAttribute('data-code', 'share_link_corrupt');
+    await expect(error).toContainText(message);
+    await expect(error).toContainText('Nothing was changed');
+  }
+  expect(await projectTitles(page)).toEqual(before);
 });

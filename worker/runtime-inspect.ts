@@ -8,6 +8,7 @@ import type { Manifest } from '../src/core/manifest';
 import { CHUNKS_TABLE, OBJECTS_TABLE, SqlObjectStore } from '../src/core/runtime/storage';
 import { quoteIdentifier, type SqlDriver } from '../src/core/runtime/sql-driver';
 import { exportState, importStateText } from '../src/core/state';
+import { isProjectDataDocument, MAX_ZIP_OBJECT_BYTES, parseProjectData, type ObjectEntry } from '../src/core/share/objects';
 import { describeError } from '../src/core/host/describe';
 import type { Diagnostic } from '../src/core/diagnostics';
 import { INSPECT_LIMITS, type ColumnInfo, type Grid, type GridCell, type IndexInfo, type InspectDiagnostic, type InspectQuery, type InspectResult, type OperationInfo, type TableInfo } from './protocol/runtime';
@@ -163,6 +164,42 @@ function diagnosticInfo(d: Diagnostic): InspectDiagnostic {
   return { code: d.code, severity: d.severity, message: d.message.slice(0, INSPECT_LIMITS.message), ...(Object.keys(detail).length ? { detail } : {}) };
 }
 
+/** A project-data document (its prefix is checked before the text is parsed twice), or undefined. */
+function projectDataOf(text: string): unknown {
+  if (!/^\s*\{\s*"protocol"\s*:\s*"platform\.project-data\.v0"/.test(text.slice(0, 200))) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isProjectDataDocument(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A state export's records, or a project-data document's records and then its stored objects. The
+ * objects are checked before anything is written; a refused state writes no object either.
+ */
+async function importData(target: Inspected, text: string): Promise<InspectResult> {
+  const document = projectDataOf(text);
+  let stateText: string | undefined = text;
+  let objects: ObjectEntry[] = [];
+  if (document !== undefined) {
+    const parsed = parseProjectData(document, MAX_ZIP_OBJECT_BYTES);
+    if (!parsed.ok) return refused(`The stored objects are refused (${parsed.error.code}): ${parsed.error.message}.`);
+    stateText = parsed.data.state === undefined ? undefined : JSON.stringify(parsed.data.state);
+    objects = parsed.data.objects;
+  }
+  let counts: Record<string, number> = {};
+  if (stateText !== undefined) {
+    const result = importStateText(target.driver, target.manifest, stateText, target.policies ? { policies: target.policies } : {});
+    if (!result.ok) return refused(result.diagnostic.message, diagnosticInfo(result.diagnostic));
+    counts = result.counts;
+  }
+  const store = new SqlObjectStore(target.driver);
+  for (const object of objects) await store.put({ ...object, size: object.bytes.length });
+  return { kind: 'import-state', counts, ...(document !== undefined ? { objects: objects.length } : {}) };
+}
+
 export async function inspect(target: Inspected, query: InspectQuery): Promise<InspectResult> {
   switch (query.kind) {
     case 'overview':
@@ -188,11 +225,8 @@ export async function inspect(target: Inspected, query: InspectQuery): Promise<I
       if (text.length > INSPECT_LIMITS.exportChars) return refused('The state export is over 32 MiB.');
       return { kind: 'export-state', text };
     }
-    case 'import-state': {
-      const result = importStateText(target.driver, target.manifest, query.text, target.policies ? { policies: target.policies } : {});
-      if (!result.ok) return refused(result.diagnostic.message, diagnosticInfo(result.diagnostic));
-      return { kind: 'import-state', counts: result.counts };
-    }
+    case 'import-state':
+      return importData(target, query.text);
     default: {
       const unknown: never = query;
       return refused(`Unknown inspection ${JSON.stringify(unknown)}`);

@@ -143,6 +143,10 @@ export type InspectQuery =
   | { kind: 'storage-get'; key: string }
   /** A `platform.state-export.v0` document as JSON text (core `exportState`). */
   | { kind: 'export-state' }
+  /**
+   * A `platform.state-export.v0` document, or a `platform.project-data.v0` one (a link's or a zip's
+   * data: the state export and the stored objects beside it), whose objects are written after the records.
+   */
   | { kind: 'import-state'; text: string };
 
 /** A value in a grid: SQLite's values, a BLOB as its size and first bytes in hex. */
@@ -206,7 +210,8 @@ export type InspectResult =
   | { kind: 'storage-list'; objects: StoredObjectInfo[]; more: boolean }
   | { kind: 'storage-get'; object: (StoredObjectInfo & { bytes: Uint8Array }) | null }
   | { kind: 'export-state'; text: string }
-  | { kind: 'import-state'; counts: Record<string, number> }
+  /** Records imported per table; `objects`: stored objects written (a project-data document's). */
+  | { kind: 'import-state'; counts: Record<string, number>; objects?: number }
   | { kind: 'refused'; message: string; diagnostic?: InspectDiagnostic };
 
 /** Limits of what the trusted side accepts from an inspection (the sandbox keeps under them). */
@@ -299,7 +304,7 @@ export function isInspectResult(value: unknown): value is InspectResult {
     case 'export-state':
       return isText(r.text, INSPECT_LIMITS.exportChars);
     case 'import-state':
-      return isRecord(r.counts) && Object.keys(r.counts).length <= INSPECT_LIMITS.tables && Object.values(r.counts).every(isCount);
+      return isRecord(r.counts) && Object.keys(r.counts).length <= INSPECT_LIMITS.tables && Object.values(r.counts).every(isCount) && (r.objects === undefined || isCount(r.objects));
     case 'refused':
       return isText(r.message, INSPECT_LIMITS.message) && (r.diagnostic === undefined || isInspectDiagnostic(r.diagnostic));
     default: {

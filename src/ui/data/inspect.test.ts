@@ -15,6 +15,7 @@ import { AppRuntime } from '../../core/runtime/runtime';
 import { defineServer, mutation, ownedTable, query } from '../../modules/server';
 import { INSPECT_LIMITS, isInspectResult, isRuntimeMessage, type InspectResult } from '../../../worker/protocol/runtime';
 import { inspect, operationsOf, type Inspected } from '../../../worker/runtime-inspect';
+import { projectDataText, toSharedObject } from '../../core/share';
 
 const require = createRequire(import.meta.url);
 const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '../../../templates/todo/app.manifest.json'), 'utf8')) as Manifest;
@@ -119,6 +120,27 @@ describe('inspection in the sandbox', () => {
     expect(refused).toMatchObject({ kind: 'refused', diagnostic: { code: 'DG1824', detail: { code: 'state_import_application_mismatch' } } });
     expect(isInspectResult(refused)).toBe(true);
     expect(await count(other)).toBe(2);
+  });
+
+  it('imports a project-data document: the records, then its stored objects; a hostile object writes nothing', async () => {
+    const { target } = await app(['milk']);
+    const exported = await inspect(target, { kind: 'export-state' });
+    if (exported.kind !== 'export-state') throw new Error(exported.kind);
+    const state = JSON.parse(exported.text) as unknown;
+    const hello = toSharedObject({ key: 'uploads/hello.txt', contentType: 'text/plain', uploadedAt: 5, bytes: new TextEncoder().encode('hello') });
+    const other = (await app([])).target;
+    const hostile = projectDataText(state, [hello, { ...hello, key: 'x/../y' }]);
+    expect(await inspect(other, { kind: 'import-state', text: hostile })).toMatchObject({ kind: 'refused', message: expect.stringContaining('stored_objects_invalid') });
+    expect(await count(other)).toBe(0);
+    expect(await inspect(other, { kind: 'storage-list', limit: 10 })).toEqual({ kind: 'storage-list', objects: [], more: false });
+    const imported = await inspect(other, { kind: 'import-state', text: projectDataText(state, [hello]) });
+    expect(imported).toEqual({ kind: 'import-state', counts: { todos: 1 }, objects: 1 });
+    expect(isInspectResult(imported)).toBe(true);
+    const got = await inspect(other, { kind: 'storage-get', key: 'uploads/hello.txt' });
+    expect(got).toEqual({ kind: 'storage-get', object: { key: 'uploads/hello.txt', size: 5, contentType: 'text/plain', uploadedAt: 5, bytes: new TextEncoder().encode('hello') } });
+    // Objects alone (no state): the records stay as they are.
+    expect(await inspect(other, { kind: 'import-state', text: projectDataText(undefined, []) })).toEqual({ kind: 'import-state', counts: {}, objects: 0 });
+    expect(await count(other)).toBe(1);
   });
 });
 

@@ -62,7 +62,7 @@ export function ShareDialog({ session, tests, onClose }: { session: ProjectSessi
         <input type="checkbox" checked={withData} onChange={(e) => setWithData((e.target as HTMLInputElement).checked)} /> Include the app’s data
       </label>
       <p class="muted">
-        The link holds the files, the data if included, the persona (<code>{persona}</code>) and the open file. It stays in the URL fragment: no server sees it.
+        The link holds the files, the data if included (the database records and stored objects up to 256 KiB), the persona (<code>{persona}</code>) and the open file. It stays in the URL fragment: no server sees it.
       </p>
       {!built ? (
         <p class="muted">Making the link…</p>
@@ -77,6 +77,11 @@ export function ShareDialog({ session, tests, onClose }: { session: ProjectSessi
             {built.url.length.toLocaleString()} characters{built.withData ? ', with the data' : ', without data'}.
           </p>
           {built.dataNote && <p class="error-text">{built.dataNote}</p>}
+          {built.includes && (
+            <p class="muted" data-testid="share-includes">
+              {built.includes}
+            </p>
+          )}
           {built.leftOut && (
             <p class="share-left-out" data-testid="share-left-out">
               {built.leftOut}

@@ -4,7 +4,19 @@
  * bug report made from one. The link format and its checks are src/core/share's.
  */
 import { MANIFEST_FILE } from '../../core/manifest';
-import { bugReport, decodeShareLink, encodeShareLink, type ShareLink, type ShareLinkError } from '../../core/share';
+import {
+  bugReport,
+  chooseObjects,
+  decodeShareLink,
+  encodeShareLink,
+  MAX_LINK_OBJECT_BYTES,
+  projectDataText,
+  toSharedObject,
+  type LeftOutObject,
+  type SharedObject,
+  type ShareLink,
+  type ShareLinkError,
+} from '../../core/share';
 import { parseStateExportText, type StateExportDocument } from '../../core/state';
 import type { Diagnostic } from '../../core/diagnostics';
 import type { TestFailure } from '../../core/testing/events';
@@ -30,22 +42,67 @@ export function shareUrl(fragment: string, base: string = `${location.origin}${l
   return `${base}${SHARE_ROUTE}${fragment}`;
 }
 
-export type BuiltLink = { ok: true; url: string; withData: boolean; dataNote?: string; leftOut?: string } | { ok: false; error: ShareLinkError };
+export type BuiltLink =
+  | { ok: true; url: string; withData: boolean; dataNote?: string; includes?: string; leftOut?: string }
+  | { ok: false; error: ShareLinkError };
 
-/** How many stored objects the listing shows in what a link leaves out. */
-const LEFT_OUT_LISTED = 3;
+/** How many stored objects a note names before "…". */
+const NAMED = 3;
+/** Most stored objects looked at for a link or a zip (the rest are counted as left out). */
+const MAX_LISTED_OBJECTS = 10_000;
 
-/**
- * What a link with data leaves out: the app's stored objects (a state export holds database records
- * only, docs/sharing.md), named so the person knows before sending it. Undefined when there are none.
- */
-export async function storedObjectsLeftOut(session: Pick<ProjectSession, 'inspect'>): Promise<string | undefined> {
-  const listed = await session.inspect({ kind: 'storage-list', limit: 100 });
-  if (listed.kind !== 'storage-list' || listed.objects.length === 0) return undefined;
-  const count = `${listed.objects.length}${listed.more ? '+' : ''}`;
-  const names = listed.objects.slice(0, LEFT_OUT_LISTED).map((o) => `${o.key} (${o.size} B)`).join(', ');
-  const rest = listed.objects.length > LEFT_OUT_LISTED || listed.more ? ', …' : '';
-  return `Not in the link: ${count} stored object${count === '1' ? '' : 's'} (${names}${rest}). Links carry the database only: the recipient sees the records that name them, and downloading them answers 404.`;
+type StoredInfo = { key: string; size: number };
+
+/** Every stored object's key and size, in key order, page by page (at most MAX_LISTED_OBJECTS). */
+export async function listStoredObjects(session: Pick<ProjectSession, 'inspect'>): Promise<{ objects: StoredInfo[]; more: boolean }> {
+  const objects: StoredInfo[] = [];
+  for (;;) {
+    const after = objects.at(-1)?.key;
+    const page = await session.inspect({ kind: 'storage-list', limit: 1000, ...(after !== undefined ? { after } : {}) });
+    if (page.kind !== 'storage-list') return { objects, more: false };
+    objects.push(...page.objects.map((o) => ({ key: o.key, size: o.size })));
+    if (!page.more) return { objects, more: false };
+    if (objects.length >= MAX_LISTED_OBJECTS) return { objects, more: true };
+  }
+}
+
+/** The objects that fit in `budget` bytes with their bytes (read in the runtime), and those left out. */
+export async function sharedObjects(session: Pick<ProjectSession, 'inspect'>, budget: number): Promise<{ objects: SharedObject[]; bytes: number; leftOut: LeftOutObject[]; more: boolean }> {
+  const listed = await listStoredObjects(session);
+  const chosen = chooseObjects(listed.objects, budget);
+  const objects: SharedObject[] = [];
+  const leftOut = [...chosen.leftOut];
+  let bytes = 0;
+  for (const info of chosen.included) {
+    const got = await session.inspect({ kind: 'storage-get', key: info.key });
+    if (got.kind === 'storage-get' && got.object && got.object.bytes.length <= budget - bytes) {
+      objects.push(toSharedObject({ key: got.object.key, contentType: got.object.contentType, uploadedAt: got.object.uploadedAt, bytes: got.object.bytes }));
+      bytes += got.object.bytes.length;
+    } else if (got.kind !== 'storage-get' || got.object) leftOut.push(info);
+  }
+  return { objects, bytes, leftOut, more: listed.more };
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** "key (size B), …" for the first few objects. */
+function named(objects: readonly StoredInfo[], more = false): string {
+  const rest = objects.length > NAMED || more ? ', …' : '';
+  return objects.slice(0, NAMED).map((o) => `${o.key} (${o.size.toLocaleString('en')} B)`).join(', ') + rest;
+}
+
+/** What a link or zip leaves out for a size limit, named; undefined when nothing is. */
+export function leftOutNote(leftOut: readonly LeftOutObject[], more: boolean, limit: number, where: string): string | undefined {
+  if (leftOut.length === 0 && !more) return undefined;
+  const count = `${leftOut.length}${more ? '+' : ''}`;
+  return `Not in the ${where}: ${count} stored object${count === '1' ? '' : 's'} over its ${(limit / 1024).toLocaleString('en')} KiB limit for objects (${named(leftOut, more)}). The recipient sees the records that name them, and downloading them answers 404.`;
+}
+
+/** What the link's data holds: records per the state export and the objects carried. */
+function includesNote(state: StateExportDocument, objects: readonly SharedObject[], bytes: number): string {
+  const records = Object.values(state.tables).reduce((n, rows) => n + rows.length, 0);
+  const carried = objects.length === 0 ? 'no stored objects' : `${plural(objects.length, 'stored object')} (${bytes.toLocaleString('en')} B: ${named(objects.map((o) => ({ key: o.key, size: Math.floor((o.data.length * 3) / 4) })))})`;
+  return `In the link: ${plural(records, 'record')} and ${carried}.`;
 }
 
 /** The app's data as a state export, read in its runtime and checked here before use. */
@@ -69,16 +126,21 @@ export async function buildShareLink(session: ProjectSession, withData: boolean)
   if (project.title) link.name = project.title.slice(0, 100);
   if (project.template && /^[a-z0-9-]{1,100}$/.test(project.template)) link.template = project.template;
   let dataNote: string | undefined;
+  let includes: string | undefined;
   let leftOut: string | undefined;
   if (withData) {
     const exported = await exportedState(session);
-    if (exported.ok) link.state = exported.document;
-    else dataNote = `Shared without data: ${exported.code ? `${exported.code} ` : ''}${exported.message}`;
-    if (exported.ok) leftOut = await storedObjectsLeftOut(session);
+    if (exported.ok) {
+      link.state = exported.document;
+      const carried = await sharedObjects(session, MAX_LINK_OBJECT_BYTES);
+      if (carried.objects.length) link.objects = carried.objects;
+      includes = includesNote(exported.document, carried.objects, carried.bytes);
+      leftOut = leftOutNote(carried.leftOut, carried.more, MAX_LINK_OBJECT_BYTES, 'link');
+    } else dataNote = `Shared without data: ${exported.code ? `${exported.code} ` : ''}${exported.message}`;
   }
   const encoded = await encodeShareLink(link);
   if (!encoded.ok) return encoded;
-  return { ok: true, url: shareUrl(encoded.hash), withData: link.state !== undefined, ...(dataNote ? { dataNote } : {}), ...(leftOut ? { leftOut } : {}) };
+  return { ok: true, url: shareUrl(encoded.hash), withData: link.state !== undefined, ...(dataNote ? { dataNote } : {}), ...(includes ? { includes } : {}), ...(leftOut ? { leftOut } : {}) };
 }
 
 /** A new project (never an existing one) from a decoded link. */
@@ -112,7 +174,10 @@ export type OpenedLink = { ok: true; project: Project; state?: string } | { ok: 
 export async function readShareLink(fragment: string): Promise<OpenedLink> {
   const decoded = await decodeShareLink(fragment);
   if (!decoded.ok) return decoded;
-  return { ok: true, project: projectFromLink(decoded.link), ...(decoded.link.state ? { state: JSON.stringify(decoded.link.state) } : {}) };
+  const { state, objects } = decoded.link;
+  // Objects travel beside the state export, in one project-data document the runtime imports.
+  const data = objects?.length ? projectDataText(state, objects) : state ? JSON.stringify(state) : undefined;
+  return { ok: true, project: projectFromLink(decoded.link), ...(data !== undefined ? { state: data } : {}) };
 }
 
 /** Saves a project read from a link, with its data to import when it first runs. */
