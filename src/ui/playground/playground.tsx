@@ -18,12 +18,12 @@ import { PersonaSwitcher, PreviewPane, type ClientCrash } from './preview-pane';
 import { ConsoleLog, consoleLevel, locateInBundle } from '../console/console-log';
 import { ConsolePanel } from '../console/console-panel';
 import { useProjectSession } from './use-project-session';
+import { loadLayout, saveLayout, secondPersona, type Layout, type PanelName } from './layout';
 import { lazyComponent } from '../lazy';
 import { problemsOf } from '../diagnostic-list';
 import { ShareDialog } from '../share/share-dialog';
 import { downloadZip } from '../share/zip-files';
 
-const OTHER: Record<PersonaName, PersonaName> = { alice: 'bob', bob: 'alice', guest: 'alice' };
 
 /** True from the first time `open` is true. */
 function useOpened(open: boolean): boolean {
@@ -65,10 +65,17 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const { session, runtime } = useProjectSession(project, compiler, state, { ...(pendingImport !== undefined ? { pendingImport } : {}) });
   const tests = useMemo(() => new TestSession(compiler, { files: () => session.state.project.files, log: (kind, fields) => session.log(kind, fields) }), [session]);
   const [, rerender] = useState(0);
-  const [split, setSplit] = useState(false);
+  const [layout, setLayoutState] = useState<Layout>(() => loadLayout(project.id));
+  const setLayout = (change: Partial<Layout>) =>
+    setLayoutState((before) => {
+      const next = { ...before, ...change };
+      saveLayout(project.id, next);
+      return next;
+    });
+  const { split, panel, panelState } = layout;
+  const setPanel = (name: PanelName) => setLayout({ panel: name, ...(panelState === 'collapsed' ? { panelState: 'open' as const } : {}) });
   const [sharing, setSharing] = useState(false);
   const [zipError, setZipError] = useState<string | undefined>();
-  const [panel, setPanel] = useState<'problems' | 'console' | 'tests' | 'events' | 'data' | 'deploy' | 'terminal'>('problems');
   const consoleLog = useMemo(() => new ConsoleLog(), [session]);
   const [consoleErrors, setConsoleErrors] = useState(0);
   useEffect(() => consoleLog.subscribe(() => setConsoleErrors(consoleLog.entries.filter((e) => e.level === 'error').length)), [consoleLog]);
@@ -89,7 +96,6 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const [progress, setProgress] = useState<LoadProgress>({ loaded: 0, total: 0 });
   useEffect(() => compiler.onProgress(setProgress), [compiler]);
   const [reveal, setReveal] = useState<Span | undefined>();
-  const [sizes, setSizes] = useState({ tree: 220, editor: 640 });
 
   useEffect(() => {
     const off = tests.subscribe(() => rerender((n) => n + 1));
@@ -110,7 +116,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const { project: current, diagnostics, generation, compile, stale, restoredFrom } = session.state;
   const active = current.activeFile;
   const files = Object.keys(current.files).sort();
-  const personas: PersonaName[] = split ? [current.persona, OTHER[current.persona]] : [current.persona];
+  const second = secondPersona(current.persona, layout.second);
+  const personas: PersonaName[] = split ? [current.persona, second] : [current.persona];
   const openAt = (file: string, span: Span) => {
     if (current.files[file] === undefined) return;
     session.openFile(file);
@@ -134,7 +141,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   return (
     <div class="playground" data-theme={theme}>
       <div class="toolbar">
-        <PersonaSwitcher persona={current.persona} split={split} onPersona={(p) => session.setPersona(p)} onSplit={setSplit} />
+        <PersonaSwitcher persona={current.persona} split={split} second={second} onPersona={(p) => session.setPersona(p)} onSplit={(on) => setLayout({ split: on })} onSecond={(p) => setLayout({ second: p })} />
         <span class={`compile-status ${compile === 'ready' ? 'ok' : compile === 'failed' ? 'error' : 'busy'}`} data-testid="compile-status" role="status" title={diagnostics.find((d) => d.code === 'DG1602')?.message}>
           {status}
         </span>
@@ -178,115 +185,137 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
         )}
         {sharing && <ShareDialog session={session} tests={tests.state} onClose={() => setSharing(false)} />}
       </div>
-      <div class="workspace-area">
-        <SplitPane direction="horizontal" size={sizes.tree} onSizeChange={(tree) => setSizes({ ...sizes, tree })} label="Resize the file tree">
-          <FileTree
-            files={files}
-            selected={active}
-            onSelect={(path) => session.openFile(path)}
-            onCreate={(path) => session.createFile(path)}
-            onRename={(from, to) => session.renamePath(from, to)}
-            onDelete={(path) => session.deletePath(path)}
-          />
-          <SplitPane direction="horizontal" size={sizes.editor} onSizeChange={(editor) => setSizes({ ...sizes, editor })} label="Resize the editor">
-            <div class="editor-column">
-              <Tabs tabs={current.openTabs.map((path) => ({ path }))} active={active} onSelect={(path) => session.openFile(path)} onClose={(path) => session.closeFile(path)} panelId="editor" />
-              <div id="editor" class="editor-host">
-                {active && current.files[active] !== undefined ? (
-                  <CodeEditor
-                    path={active}
-                    value={current.files[active]!}
-                    onChange={(text) => session.edit(active, text)}
-                    diagnostics={diagnostics.filter((d) => d.file === active)}
-                    services={compiler}
-                    theme={theme}
-                    onSave={() => void session.save()}
-                    onRunTests={() => runTests()}
-                    revealAt={reveal}
-                    files={files}
-                  />
-                ) : (
-                  <p class="muted empty-editor">Open a file from the tree.</p>
-                )}
-              </div>
-            </div>
-            <PreviewPane
-              generation={generation}
-              personas={personas}
-              runtime={runtime}
-              crashOf={crashOf}
-              onOpen={openAt}
-              {...(staleNote ? { staleNote } : {})}
-              events={{
-                onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, running.current?.clientMap) }),
-                onCall: (entry) => session.log('runtime.call', { ...entry, durationMs: Math.round(entry.durationMs * 10) / 10 }),
-                onError: (message) => session.log('preview.error', { message }),
-                onLoaded: () => {
-                  // For `npm run bench` (bench/playground.ts): when each generation's preview is up.
-                  performance.mark('platform:preview-ready', { detail: { generation: generation?.number } });
-                  session.log('preview.ready', { generation: generation?.number });
-                },
-                onNotice: (message) => session.log('preview.notice', { message }),
-                onUnresponsive: () => session.log('preview.unresponsive', { message: 'The preview stopped responding (a loop in client code?); it reloads with the next build.' }),
-              }}
+      <SplitPane
+        direction="vertical"
+        anchor="second"
+        size={layout.panelHeight}
+        onSizeChange={(panelHeight) => setLayout({ panelHeight })}
+        min={80}
+        minSecond={0}
+        label="Resize the bottom panel"
+        class="playground-main"
+        {...(panelState === 'open' ? {} : { fold: panelState === 'collapsed' ? ('second' as const) : ('first' as const) })}
+      >
+        <div class="workspace-area">
+          <SplitPane direction="horizontal" size={layout.tree} onSizeChange={(tree) => setLayout({ tree })} label="Resize the file tree">
+            <FileTree
+              files={files}
+              selected={active}
+              onSelect={(path) => session.openFile(path)}
+              onCreate={(path) => session.createFile(path)}
+              onRename={(from, to) => session.renamePath(from, to)}
+              onDelete={(path) => session.deletePath(path)}
             />
+            <SplitPane direction="horizontal" size={layout.editor} onSizeChange={(editor) => setLayout({ editor })} label="Resize the editor">
+              <div class="editor-column">
+                <Tabs tabs={current.openTabs.map((path) => ({ path }))} active={active} onSelect={(path) => session.openFile(path)} onClose={(path) => session.closeFile(path)} panelId="editor" />
+                <div id="editor" class="editor-host">
+                  {active && current.files[active] !== undefined ? (
+                    <CodeEditor
+                      path={active}
+                      value={current.files[active]!}
+                      onChange={(text) => session.edit(active, text)}
+                      diagnostics={diagnostics.filter((d) => d.file === active)}
+                      services={compiler}
+                      theme={theme}
+                      onSave={() => void session.save()}
+                      onRunTests={() => runTests()}
+                      revealAt={reveal}
+                      files={files}
+                    />
+                  ) : (
+                    <p class="muted empty-editor">Open a file from the tree.</p>
+                  )}
+                </div>
+              </div>
+              <PreviewPane
+                generation={generation}
+                personas={personas}
+                runtime={runtime}
+                crashOf={crashOf}
+                onOpen={openAt}
+                {...(staleNote ? { staleNote } : {})}
+                events={{
+                  onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, running.current?.clientMap) }),
+                  onCall: (entry) => session.log('runtime.call', { ...entry, durationMs: Math.round(entry.durationMs * 10) / 10 }),
+                  onError: (message) => session.log('preview.error', { message }),
+                  onLoaded: () => {
+                    // For `npm run bench` (bench/playground.ts): when each generation's preview is up.
+                    performance.mark('platform:preview-ready', { detail: { generation: generation?.number } });
+                    session.log('preview.ready', { generation: generation?.number });
+                  },
+                  onNotice: (message) => session.log('preview.notice', { message }),
+                  onUnresponsive: () => session.log('preview.unresponsive', { message: 'The preview stopped responding (a loop in client code?); it reloads with the next build.' }),
+                }}
+              />
+            </SplitPane>
           </SplitPane>
-        </SplitPane>
-      </div>
-      <div class="bottom-panels">
-        <div role="tablist" aria-label="Panels" class="panel-tabs">
-          <button type="button" role="tab" aria-selected={panel === 'problems'} onClick={() => setPanel('problems')}>
-            Problems <span class={`count ${errors ? 'has-errors' : ''}`} data-testid="problem-count">{problems.length}</span>
-          </button>
-          <button type="button" role="tab" aria-selected={panel === 'console'} onClick={() => setPanel('console')}>
-            Console{' '}
-            {consoleErrors > 0 && (
-              <span class="count has-errors" data-testid="console-errors">
-                {consoleErrors}
-              </span>
-            )}
-          </button>
-          <button type="button" role="tab" aria-selected={panel === 'tests'} onClick={() => setPanel('tests')}>
-            Tests{' '}
-            {tests.state.status !== 'idle' && (
-              <span class={`count ${tests.state.failed ? 'has-errors' : ''}`} data-testid="test-count">
-                {tests.state.failed ? `${tests.state.failed} failed` : `${tests.state.passed} passed`}
-              </span>
-            )}
-          </button>
-          <button type="button" role="tab" aria-selected={panel === 'events'} onClick={() => setPanel('events')}>
-            Events
-          </button>
-          <button type="button" role="tab" aria-selected={panel === 'data'} onClick={() => setPanel('data')}>
-            Data
-          </button>
-          <button type="button" role="tab" aria-selected={panel === 'deploy'} onClick={() => setPanel('deploy')}>
-            Deploy
-          </button>
-          <button type="button" role="tab" aria-selected={panel === 'terminal'} onClick={() => setPanel('terminal')}>
-            Terminal
-          </button>
         </div>
-        {panel === 'problems' ? (
-          <ProblemsPanel diagnostics={problems} onSelect={select} />
-        ) : panel === 'console' ? (
-          <ConsolePanel log={consoleLog} onOpen={openAt} />
-        ) : panel === 'data' ? (
-          <DataPanel session={session} runtime={runtime} persona={current.persona} />
-        ) : panel === 'deploy' ? (
-          <DeployPanel projectId={current.id} projectName={manifestName(current.files) ?? current.title} buildArtifact={() => buildArtifact(compiler, current.files)} />
-        ) : panel === 'terminal' ? null : panel === 'tests' ? (
-          <TestsPanel state={tests.state} testFiles={testFilesOf(current.files)} onRun={runTests} onSelect={select} />
-        ) : (
-          <EventsPanel events={session.state.events} />
-        )}
-        {/* Once opened, the terminal stays (hidden on other tabs): its scrollback and history live on. */}
-        {terminalOpened && (
-          <div class="terminal-slot" hidden={panel !== 'terminal'}>
-            <TerminalPanel files={() => session.state.project.files} compiler={compiler} theme={theme} onDependencies={(modules) => session.setDependencies(modules)} />
+        <div class={`bottom-panels ${panelState}`} data-testid="bottom-panel" data-state={panelState}>
+          <div class="panel-bar">
+            <div role="tablist" aria-label="Panels" class="panel-tabs">
+              <button type="button" role="tab" aria-selected={panel === 'problems'} onClick={() => setPanel('problems')}>
+                Problems <span class={`count ${errors ? 'has-errors' : ''}`} data-testid="problem-count">{problems.length}</span>
+              </button>
+              <button type="button" role="tab" aria-selected={panel === 'console'} onClick={() => setPanel('console')}>
+                Console{' '}
+                {consoleErrors > 0 && (
+                  <span class="count has-errors" data-testid="console-errors">
+                    {consoleErrors}
+                  </span>
+                )}
+              </button>
+              <button type="button" role="tab" aria-selected={panel === 'tests'} onClick={() => setPanel('tests')}>
+                Tests{' '}
+                {tests.state.status !== 'idle' && (
+                  <span class={`count ${tests.state.failed ? 'has-errors' : ''}`} data-testid="test-count">
+                    {tests.state.failed ? `${tests.state.failed} failed` : `${tests.state.passed} passed`}
+                  </span>
+                )}
+              </button>
+              <button type="button" role="tab" aria-selected={panel === 'events'} onClick={() => setPanel('events')}>
+                Events
+              </button>
+              <button type="button" role="tab" aria-selected={panel === 'data'} onClick={() => setPanel('data')}>
+                Data
+              </button>
+              <button type="button" role="tab" aria-selected={panel === 'deploy'} onClick={() => setPanel('deploy')}>
+                Deploy
+              </button>
+              <button type="button" role="tab" aria-selected={panel === 'terminal'} onClick={() => setPanel('terminal')}>
+                Terminal
+              </button>
+            </div>
+            <span class="panel-actions">
+              <button type="button" class="icon-button" onClick={() => setLayout({ panelState: panelState === 'maximised' ? 'open' : 'maximised' })} aria-label={panelState === 'maximised' ? 'Restore the panel' : 'Maximise the panel'} title={panelState === 'maximised' ? 'Restore the panel' : 'Maximise the panel'}>
+                {panelState === 'maximised' ? '▭' : '▢'}
+              </button>
+              <button type="button" class="icon-button" onClick={() => setLayout({ panelState: panelState === 'collapsed' ? 'open' : 'collapsed' })} aria-label={panelState === 'collapsed' ? 'Expand the panel' : 'Collapse the panel'} aria-expanded={panelState !== 'collapsed'} title={panelState === 'collapsed' ? 'Expand the panel' : 'Collapse the panel'}>
+                {panelState === 'collapsed' ? '⌃' : '⌄'}
+              </button>
+            </span>
           </div>
-        )}
-      </div>
+          {panelState === 'collapsed' ? null : panel === 'problems' ? (
+            <ProblemsPanel diagnostics={problems} onSelect={select} />
+          ) : panel === 'console' ? (
+            <ConsolePanel log={consoleLog} onOpen={openAt} />
+          ) : panel === 'data' ? (
+            <DataPanel session={session} runtime={runtime} persona={current.persona} />
+          ) : panel === 'deploy' ? (
+            <DeployPanel projectId={current.id} projectName={manifestName(current.files) ?? current.title} buildArtifact={() => buildArtifact(compiler, current.files)} />
+          ) : panel === 'terminal' ? null : panel === 'tests' ? (
+            <TestsPanel state={tests.state} testFiles={testFilesOf(current.files)} onRun={runTests} onSelect={select} />
+          ) : (
+            <EventsPanel events={session.state.events} />
+          )}
+          {/* Once opened, the terminal stays (hidden on other tabs): its scrollback and history live on. */}
+          {terminalOpened && (
+            <div class="terminal-slot" hidden={panel !== 'terminal' || panelState === 'collapsed'}>
+              <TerminalPanel files={() => session.state.project.files} compiler={compiler} theme={theme} onDependencies={(modules) => session.setDependencies(modules)} />
+            </div>
+          )}
+        </div>
+      </SplitPane>
     </div>
   );
 }

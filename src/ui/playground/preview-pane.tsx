@@ -161,7 +161,7 @@ export function PreviewPane(props: PreviewPaneProps) {
   );
 }
 
-export function PersonaSwitcher({ persona, split, onPersona, onSplit }: { persona: PersonaName; split: boolean; onPersona(p: PersonaName): void; onSplit(split: boolean): void }) {
+export function PersonaSwitcher({ persona, split, second, onPersona, onSplit, onSecond }: { persona: PersonaName; split: boolean; second?: PersonaName; onPersona(p: PersonaName): void; onSplit(split: boolean): void; onSecond?(p: PersonaName): void }) {
   return (
     <div class="persona-switcher" role="group" aria-label="Preview as">
       {PERSONA_NAMES.map((name) => (
@@ -172,6 +172,18 @@ export function PersonaSwitcher({ persona, split, onPersona, onSplit }: { person
       <label class="split-toggle">
         <input type="checkbox" checked={split} onChange={(e) => onSplit((e.target as HTMLInputElement).checked)} /> split
       </label>
+      {split && second && onSecond && (
+        <label class="split-toggle">
+          with
+          <select value={second} onChange={(e) => onSecond((e.target as HTMLSelectElement).value as PersonaName)} aria-label="Second preview as">
+            {PERSONA_NAMES.filter((name) => name !== persona).map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
     </div>
   );
 }

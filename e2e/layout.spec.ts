@@ -1,0 +1,115 @@
+/**
+ * The playground's layout (issue 17 item 4): a bottom panel that resizes, collapses and maximises, and
+ * the layout (panel, its height and state, split view and its pair of personas, pane widths) restored on
+ * reload; the narrow-screen layout; one theme for the whole page.
+ */
+import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { openTemplate, preview } from './helpers';
+
+test.describe.configure({ timeout: 120_000 });
+
+async function shot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  const path = testInfo.outputPath(`${name.replace(/[^a-z0-9]+/gi, '-')}.png`);
+  await page.screenshot({ path });
+  await testInfo.attach(name, { path, contentType: 'image/png' });
+}
+
+const panel = (page: Page) => page.getByTestId('bottom-panel');
+const height = async (page: Page) => Math.round((await panel(page).boundingBox())!.height);
+
+test('the bottom panel resizes by drag and keyboard, collapses, maximises, and all of it is restored on reload', async ({ page }, testInfo) => {
+  await openTemplate(page);
+  const handle = page.getByRole('separator', { name: 'Resize the bottom panel' });
+  const start = Number(await handle.getAttribute('aria-valuenow'));
+  expect(await height(page)).toBe(start);
+
+  // Dragging the handle up makes the panel taller.
+  const box = (await handle.boundingBox())!;
+  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x, y - 60, { steps: 4 });
+  await page.mouse.move(x, y - 120, { steps: 4 });
+  await page.mouse.up();
+  await expect(handle).toHaveAttribute('aria-valuenow', String(start + 120));
+  expect(await height(page)).toBe(start + 120);
+  // ArrowUp grows it, ArrowDown shrinks it.
+  await handle.focus();
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('Shift+ArrowDown');
+  await expect(handle).toHaveAttribute('aria-valuenow', String(start + 80));
+  const tall = start + 80;
+
+  // The terminal shows, in the taller panel.
+  await page.getByRole('tab', { name: 'Terminal' }).click();
+  await shot(page, testInfo, 'taller panel, terminal');
+
+  // Collapsed: only the tab bar is left, and the workspace takes the room.
+  await page.getByRole('button', { name: 'Collapse the panel' }).click();
+  await expect(panel(page)).toHaveAttribute('data-state', 'collapsed');
+  await expect(handle).toBeHidden();
+  expect(await height(page)).toBeLessThan(40);
+  await expect(preview(page).getByRole('heading', { name: 'Todos' })).toBeVisible();
+  await shot(page, testInfo, 'collapsed');
+  // Choosing a panel opens it again, at its height.
+  await page.getByRole('tab', { name: 'Events' }).click();
+  await expect(panel(page)).toHaveAttribute('data-state', 'open');
+  expect(await height(page)).toBe(tall);
+
+  // Maximised: the panel takes the whole area under the toolbar; the preview keeps running, out of sight.
+  await page.getByRole('button', { name: 'Maximise the panel' }).click();
+  await expect(panel(page)).toHaveAttribute('data-state', 'maximised');
+  const area = (await page.locator('.playground-main').boundingBox())!;
+  expect(await height(page)).toBe(Math.round(area.height));
+  await expect(page.getByRole('tree', { name: 'Files' })).toBeHidden();
+  await shot(page, testInfo, 'maximised');
+
+  await page.reload();
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  await expect(panel(page)).toHaveAttribute('data-state', 'maximised');
+  await expect(page.getByRole('tab', { name: 'Events' })).toHaveAttribute('aria-selected', 'true');
+  await page.getByRole('button', { name: 'Restore the panel' }).click();
+  await expect(panel(page)).toHaveAttribute('data-state', 'open');
+  await expect(page.getByRole('separator', { name: 'Resize the bottom panel' })).toHaveAttribute('aria-valuenow', String(tall));
+  expect(await height(page)).toBe(tall);
+  await expect(page.getByRole('tree', { name: 'Files' })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Collapse the panel' }).click();
+  await page.reload();
+  await expect(panel(page)).toHaveAttribute('data-state', 'collapsed');
+  await page.getByRole('button', { name: 'Expand the panel' }).click();
+  expect(await height(page)).toBe(tall);
+});
+
+test('split view pairs the selected persona with the one chosen, and split, personas and pane widths are restored on reload', async ({ page }, testInfo) => {
+  await openTemplate(page);
+  const tree = page.getByRole('separator', { name: 'Resize the file tree' });
+  const width = Number(await tree.getAttribute('aria-valuenow'));
+  await tree.focus();
+  await page.keyboard.press('Shift+ArrowRight');
+  await expect(tree).toHaveAttribute('aria-valuenow', String(width + 50));
+
+  await page.getByLabel('split').check();
+  const second = page.getByLabel('Second preview as');
+  await expect(second).toHaveValue('bob');
+  await expect(second.locator('option')).toHaveText(['bob', 'guest']);
+  await second.selectOption('guest');
+  await expect(page.locator('.preview')).toHaveCount(2);
+  await expect(page.locator('.preview').nth(0)).toHaveAttribute('data-persona', 'alice');
+  await expect(page.locator('.preview').nth(1)).toHaveAttribute('data-persona', 'guest');
+  await expect(preview(page, 1).getByRole('heading', { name: 'Todos' })).toBeVisible();
+  await shot(page, testInfo, 'alice beside guest');
+
+  // Selecting the persona that was the second pairs it with another: never the same persona twice.
+  await page.getByRole('group', { name: 'Preview as' }).getByRole('button', { name: 'guest' }).click();
+  await expect(page.locator('.preview').nth(0)).toHaveAttribute('data-persona', 'guest');
+  await expect(page.locator('.preview').nth(1)).toHaveAttribute('data-persona', 'alice');
+  await page.getByRole('group', { name: 'Preview as' }).getByRole('button', { name: 'alice' }).click();
+
+  await page.reload();
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  await expect(page.getByLabel('split')).toBeChecked();
+  await expect(page.locator('.preview').nth(0)).toHaveAttribute('data-persona', 'alice');
+  await expect(page.locator('.preview').nth(1)).toHaveAttribute('data-persona', 'guest');
+  await expect(page.getByRole('separator', { name: 'Resize the file tree' })).toHaveAttribute('aria-valuenow', String(width + 50));
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LAYOUT, loadLayout, parseLayout, saveLayout, secondPersona } from './layout';
+
+function memoryStorage(): Pick<Storage, 'getItem' | 'setItem'> {
+  const items = new Map<string, string>();
+  return { getItem: (k) => items.get(k) ?? null, setItem: (k, v) => void items.set(k, v) };
+}
+
+describe('playground layout', () => {
+  it('round-trips through storage, per project', () => {
+    const storage = memoryStorage();
+    const layout = { ...DEFAULT_LAYOUT, panel: 'terminal' as const, panelState: 'maximised' as const, panelHeight: 400, split: true, second: 'guest' as const, tree: 300, editor: 500 };
+    saveLayout('p1', layout, storage);
+    expect(loadLayout('p1', storage)).toEqual(layout);
+    expect(loadLayout('p2', storage)).toEqual(DEFAULT_LAYOUT);
+  });
+
+  it('keeps each valid field and defaults each invalid one', () => {
+    expect(parseLayout({ panel: 'nope', panelState: 'collapsed', panelHeight: 0, split: 'yes', second: 'mallory', tree: 1e9, editor: 333.4 })).toEqual({
+      ...DEFAULT_LAYOUT,
+      panelState: 'collapsed',
+      editor: 333,
+    });
+    expect(parseLayout(null)).toEqual(DEFAULT_LAYOUT);
+    expect(parseLayout([1, 2])).toEqual(DEFAULT_LAYOUT);
+    expect(parseLayout({ panelHeight: Number.NaN })).toEqual(DEFAULT_LAYOUT);
+  });
+
+  it('an entry that is not JSON restores the defaults', () => {
+    const storage = memoryStorage();
+    storage.setItem('platform-layout:p', '{oops');
+    expect(loadLayout('p', storage)).toEqual(DEFAULT_LAYOUT);
+  });
+
+  it('split view pairs the selected persona with the chosen one, never with itself', () => {
+    expect(secondPersona('alice', 'guest')).toBe('guest');
+    expect(secondPersona('bob', 'bob')).toBe('alice');
+    expect(secondPersona('alice', 'alice')).toBe('bob');
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * The playground's layout, kept per project in localStorage and restored on reload: the bottom panel
+ * (which one, its height, open, collapsed or maximised), split view and its pair of personas, and the
+ * widths of the file tree and the editor. What is stored is checked field by field: a value that is
+ * missing, of the wrong type or out of range falls back to its default, so an old or hand-edited entry
+ * never breaks the page.
+ */
+import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
+
+export const PANELS = ['problems', 'console', 'tests', 'events', 'data', 'deploy', 'terminal'] as const;
+export type PanelName = (typeof PANELS)[number];
+export type PanelState = 'open' | 'collapsed' | 'maximised';
+
+export interface Layout {
+  panel: PanelName;
+  panelState: PanelState;
+  /** The open bottom panel's height in pixels. */
+  panelHeight: number;
+  split: boolean;
+  /** The persona of split view's second preview (the first is the selected persona). */
+  second: PersonaName;
+  tree: number;
+  editor: number;
+}
+
+export const DEFAULT_LAYOUT: Layout = { panel: 'problems', panelState: 'open', panelHeight: 260, split: false, second: 'bob', tree: 220, editor: 640 };
+
+/** Sizes outside these are not restored (a stored 0 or 1e9 would hide a pane). */
+const LIMITS = { panelHeight: [80, 4000], tree: [120, 2000], editor: [120, 4000] } as const;
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
+}
+
+function size(value: unknown, [low, high]: readonly [number, number], fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= low && value <= high ? Math.round(value) : fallback;
+}
+
+/** A layout from whatever was stored (parsed JSON, or anything else). */
+export function parseLayout(stored: unknown): Layout {
+  const raw = (stored && typeof stored === 'object' ? stored : {}) as Record<string, unknown>;
+  const d = DEFAULT_LAYOUT;
+  return {
+    panel: oneOf(raw.panel, PANELS, d.panel),
+    panelState: oneOf(raw.panelState, ['open', 'collapsed', 'maximised'] as const, d.panelState),
+    panelHeight: size(raw.panelHeight, LIMITS.panelHeight, d.panelHeight),
+    split: typeof raw.split === 'boolean' ? raw.split : d.split,
+    second: oneOf(raw.second, PERSONA_NAMES, d.second),
+    tree: size(raw.tree, LIMITS.tree, d.tree),
+    editor: size(raw.editor, LIMITS.editor, d.editor),
+  };
+}
+
+/** The second persona split view shows beside `selected`: the chosen one, or another when they are the same. */
+export function secondPersona(selected: PersonaName, chosen: PersonaName): PersonaName {
+  if (chosen !== selected) return chosen;
+  return PERSONA_NAMES.find((name) => name !== selected)!;
+}
+
+const key = (projectId: string) => `platform-layout:${projectId}`;
+
+export function loadLayout(projectId: string, storage: Pick<Storage, 'getItem'> = localStorage): Layout {
+  try {
+    return parseLayout(JSON.parse(storage.getItem(key(projectId)) ?? 'null'));
+  } catch {
+    return DEFAULT_LAYOUT;
+  }
+}
+
+export function saveLayout(projectId: string, layout: Layout, storage: Pick<Storage, 'setItem'> = localStorage): void {
+  try {
+    storage.setItem(key(projectId), JSON.stringify(layout));
+  } catch {
+    // Storage full or refused (private mode): the layout is only not restored.
+  }
+}
