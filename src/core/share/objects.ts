@@ -13,8 +13,8 @@ import { decodeBase64url, encodeBase64url } from './base64url';
 
 /** Total bytes of the objects one share link carries (the rest are named as left out). */
 export const MAX_LINK_OBJECT_BYTES = 256 * 1024;
-/** Total bytes of the objects one zip carries. */
-export const MAX_ZIP_OBJECT_BYTES = 16 * 1024 * 1024;
+/** Total bytes of the objects one zip carries (its platform-data.json stays under the 8 MiB a zip entry may hold). */
+export const MAX_ZIP_OBJECT_BYTES = 4 * 1024 * 1024;
 /** Most objects carried by a link or a zip. */
 export const MAX_SHARED_OBJECTS = 1000;
 /** Longest content type. */

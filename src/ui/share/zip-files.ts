@@ -1,27 +1,79 @@
 /**
  * Download as zip and open from a zip or a folder dropped on the playground. The zip format, its
  * safety checks and codes are src/core/zip's; a folder gets the same path rules and caps here.
- * Projects hold text files: binary files from outside are left out and listed.
+ * Projects hold text files: binary files from outside are left out and listed. A downloaded zip
+ * carries the app's data in `platform-data.json` (the records and up to 4 MiB of stored objects,
+ * a platform.project-data.v0 document), imported when the project re-opened from it first runs.
  */
 import { MANIFEST_FILE } from '../../core/manifest';
-import { pathSetProblem, projectPathProblem } from '../../core/share';
+import { MAX_ZIP_OBJECT_BYTES, parseProjectData, pathSetProblem, PROJECT_DATA_FILE, projectDataText, projectPathProblem } from '../../core/share';
 import { MAX_ZIP_ENTRY_BYTES, MAX_ZIP_FILES, MAX_ZIP_TOTAL_BYTES, openZip, zipProject } from '../../core/zip';
-import { newProjectId, PROJECT_FORMAT, type Project } from '../projects/store';
+import { newProjectId, PROJECT_FORMAT, savePendingImport, type Project } from '../projects/store';
+import type { ProjectSession } from '../playground/project-session';
 import { downloadBytes } from '../download';
+import { exportedState, leftOutNote, sharedObjects } from './share';
 
 export interface OpenError {
   code: string;
   message: string;
 }
 
-export type Opened = { ok: true; project: Project; skipped: string[] } | { ok: false; error: OpenError };
+/** `data`: the zip's platform-data.json, checked, to import when the project first runs. */
+export type Opened = { ok: true; project: Project; skipped: string[]; data?: string } | { ok: false; error: OpenError };
+
+export type ZipDownload = { ok: true; name: string; bytes: number; leftOut?: string } | { ok: false; error: OpenError };
+
+/** Room kept in platform-data.json for its framing and object metadata. */
+const DATA_SLACK = 256 * 1024;
 
 /** Downloads the project as `<name>.zip` (one folder named after the app). */
-export function downloadZip(files: Record<string, string>): { ok: true; name: string; bytes: number } | { ok: false; error: OpenError } {
+export function downloadZip(files: Record<string, string>): ZipDownload {
   const zipped = zipProject(files);
   if (!zipped.ok) return zipped;
   downloadBytes(`${zipped.folder}.zip`, zipped.bytes, 'application/zip');
   return { ok: true, name: `${zipped.folder}.zip`, bytes: zipped.bytes.length };
+}
+
+/**
+ * The project with its data as a zip: the records and the stored objects that fit (the rest named
+ * in `leftOut`) in platform-data.json, which stays under a zip entry's 8 MiB. Data that cannot be
+ * exported, or records over that alone, leave the zip with the files only, and say so.
+ */
+export async function downloadProjectZip(session: ProjectSession): Promise<ZipDownload> {
+  const files = session.state.project.files;
+  const exported = await exportedState(session);
+  if (!exported.ok) {
+    const zipped = downloadZip(files);
+    return zipped.ok ? { ...zipped, leftOut: `The zip holds no data: ${exported.message}` } : zipped;
+  }
+  const room = Math.floor(((MAX_ZIP_ENTRY_BYTES - DATA_SLACK - new TextEncoder().encode(exported.text).length) * 3) / 4);
+  if (room < 0) {
+    const zipped = downloadZip(files);
+    return zipped.ok ? { ...zipped, leftOut: `The zip holds no data: the records are over the ${MAX_ZIP_ENTRY_BYTES / 1024 / 1024} MiB a zip entry may hold.` } : zipped;
+  }
+  const limit = Math.min(MAX_ZIP_OBJECT_BYTES, room);
+  const carried = await sharedObjects(session, limit);
+  const zipped = zipProject({ ...files, [PROJECT_DATA_FILE]: projectDataText(exported.document, carried.objects) });
+  if (!zipped.ok) return zipped;
+  downloadBytes(`${zipped.folder}.zip`, zipped.bytes, 'application/zip');
+  const leftOut = leftOutNote(carried.leftOut, carried.more, limit, 'zip');
+  return { ok: true, name: `${zipped.folder}.zip`, bytes: zipped.bytes.length, ...(leftOut ? { leftOut } : {}) };
+}
+
+/** A zip's platform-data.json taken out of its files and checked: the text to import, or why not. */
+function dataOf(files: Record<string, string>): { data?: string } | { error: OpenError } {
+  const text = files[PROJECT_DATA_FILE];
+  if (text === undefined) return {};
+  delete files[PROJECT_DATA_FILE];
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { error: { code: 'zip_data_invalid', message: `${PROJECT_DATA_FILE} is not JSON.` } };
+  }
+  const parsed = parseProjectData(value, MAX_ZIP_OBJECT_BYTES);
+  if (!parsed.ok) return { error: { code: 'zip_data_invalid', message: `${PROJECT_DATA_FILE} is refused (${parsed.error.code}): ${parsed.error.message}.` } };
+  return { data: text };
 }
 
 /** Text files only (valid UTF-8 without NUL); the others are named in `skipped`. */
@@ -63,8 +115,10 @@ export function projectFromZip(bytes: Uint8Array, fileName: string): Opened {
   if (!opened.ok) return { ok: false, error: { code: opened.error.code, message: opened.error.message + (opened.error.entry ? ` (${opened.error.entry})` : '') } };
   const skipped = [...opened.zip.skipped];
   const files = textFiles(opened.zip.files, skipped);
+  const data = dataOf(files);
+  if ('error' in data) return { ok: false, error: data.error };
   if (Object.keys(files).length === 0) return { ok: false, error: { code: 'zip_empty', message: 'The zip holds no text file to open.' } };
-  return { ok: true, project: projectOf(files, opened.zip.root ?? fileName.replace(/\.zip$/i, '')), skipped };
+  return { ok: true, project: projectOf(files, opened.zip.root ?? fileName.replace(/\.zip$/i, '')), skipped, ...(data.data !== undefined ? { data: data.data } : {}) };
 }
 
 const LEFT_OUT = /(^|\/)(node_modules|\.git|\.platform|__MACOSX)(\/|$)|(^|\/)\.DS_Store$/;
@@ -143,5 +197,8 @@ export async function openZipFile(file: File): Promise<Opened> {
   if (!/\.zip$/i.test(file.name) && file.type !== 'application/zip' && file.type !== 'application/x-zip-compressed') {
     return { ok: false, error: { code: 'drop_unsupported', message: `${file.name} is not a zip: drop a project's zip or its folder.` } };
   }
-  return projectFromZip(new Uint8Array(await file.arrayBuffer()), file.name);
+  const opened = projectFromZip(new Uint8Array(await file.arrayBuffer()), file.name);
+  // The data goes in when the project first runs, as a share link's does.
+  if (opened.ok && opened.data !== undefined) await savePendingImport(opened.project.id, opened.data);
+  return opened;
 }
