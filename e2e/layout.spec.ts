@@ -113,3 +113,57 @@ test('split view pairs the selected persona with the one chosen, and split, pers
   await expect(page.locator('.preview').nth(1)).toHaveAttribute('data-persona', 'guest');
   await expect(page.getByRole('separator', { name: 'Resize the file tree' })).toHaveAttribute('aria-valuenow', String(width + 50));
 });
+
+test.describe('390 px wide', () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test('no sideways scroll, Share reachable, and files, code and preview one at a time', async ({ page }, testInfo) => {
+    await openTemplate(page);
+    const scrollWidth = () => page.evaluate(() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth));
+    expect(await scrollWidth()).toBeLessThanOrEqual(390);
+    await shot(page, testInfo, 'narrow code');
+
+    const share = page.getByRole('button', { name: 'Share…' });
+    await expect(share).toBeInViewport({ ratio: 1 });
+    await share.click();
+    const dialog = page.locator('.share-dialog');
+    await expect(dialog).toBeVisible();
+    const box = (await dialog.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await scrollWidth()).toBeLessThanOrEqual(390);
+    await shot(page, testInfo, 'narrow share');
+    await share.click();
+
+    const views = page.getByRole('tablist', { name: 'Workspace' });
+    await expect(views.getByRole('tab', { name: 'Code' })).toHaveAttribute('aria-selected', 'true');
+    await expect(page.locator('.cm-content')).toBeInViewport();
+    await expect(page.getByRole('tree', { name: 'Files' })).toBeHidden();
+
+    await views.getByRole('tab', { name: 'Files' }).click();
+    await expect(page.getByRole('tree', { name: 'Files' })).toBeVisible();
+    await expect(page.locator('.cm-content')).toBeHidden();
+    await shot(page, testInfo, 'narrow files');
+    // Choosing a file shows it in the editor.
+    await page.getByRole('treeitem', { name: 'index.ts' }).click();
+    await expect(views.getByRole('tab', { name: 'Code' })).toHaveAttribute('aria-selected', 'true');
+    await expect(page.getByRole('tab', { name: /index\.ts/ })).toHaveAttribute('aria-selected', 'true');
+    await expect(page.locator('.cm-content')).toBeInViewport();
+
+    await views.getByRole('tab', { name: 'Preview' }).click();
+    await expect(page.locator('iframe.preview-frame')).toBeInViewport();
+    await expect(preview(page).getByRole('heading', { name: 'Todos' })).toBeVisible();
+    await preview(page).getByLabel('New todo').fill('milk');
+    await preview(page).getByRole('button', { name: 'Add' }).click();
+    await expect(preview(page).getByText('1 left')).toBeVisible();
+    expect(await scrollWidth()).toBeLessThanOrEqual(390);
+    await shot(page, testInfo, 'narrow preview');
+  });
+
+  test('the gallery fits', async ({ page }, testInfo) => {
+    await page.goto('/');
+    await expect(page.locator('[data-template="todo"]')).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot(page, testInfo, 'narrow gallery');
+  });
+});

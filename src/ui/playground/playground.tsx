@@ -18,6 +18,7 @@ import { PersonaSwitcher, PreviewPane, type ClientCrash } from './preview-pane';
 import { ConsoleLog, consoleLevel, locateInBundle } from '../console/console-log';
 import { ConsolePanel } from '../console/console-panel';
 import { useProjectSession } from './use-project-session';
+import { useMediaQuery } from './use-media-query';
 import { loadLayout, saveLayout, secondPersona, type Layout, type PanelName } from './layout';
 import { lazyComponent } from '../lazy';
 import { problemsOf } from '../diagnostic-list';
@@ -57,6 +58,9 @@ function loadingText({ loaded, total }: LoadProgress): string {
 }
 
 // Panels most sessions never open load when first shown: xterm.js alone is a third of the page's script.
+/** Below this width the workspace shows one pane at a time (docs/playground.md, "Layout"). */
+export const NARROW = '(max-width: 720px)';
+
 const DataPanel = lazyComponent(() => import('../data/data-panel').then((m) => m.DataPanel), 'data browser');
 const DeployPanel = lazyComponent(() => import('../deploy/deploy-panel').then((m) => m.DeployPanel), 'deploy panel');
 const TerminalPanel = lazyComponent(() => import('../terminal').then((m) => m.TerminalPanel), 'terminal');
@@ -73,6 +77,9 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
       return next;
     });
   const { split, panel, panelState } = layout;
+  // A narrow screen (a phone) shows one of files, code and preview at a time, chosen by tabs.
+  const narrow = useMediaQuery(NARROW);
+  const [view, setView] = useState<'files' | 'code' | 'preview'>('code');
   const setPanel = (name: PanelName) => setLayout({ panel: name, ...(panelState === 'collapsed' ? { panelState: 'open' as const } : {}) });
   const [sharing, setSharing] = useState(false);
   const [zipError, setZipError] = useState<string | undefined>();
@@ -196,12 +203,21 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
         class="playground-main"
         {...(panelState === 'open' ? {} : { fold: panelState === 'collapsed' ? ('second' as const) : ('first' as const) })}
       >
-        <div class="workspace-area">
+        <div class={`workspace-area${narrow ? ` narrow view-${view}` : ''}`}>
+          {narrow && (
+            <div role="tablist" aria-label="Workspace" class="view-tabs">
+              {(['files', 'code', 'preview'] as const).map((name) => (
+                <button type="button" role="tab" key={name} aria-selected={view === name} onClick={() => setView(name)}>
+                  {name === 'files' ? 'Files' : name === 'code' ? 'Code' : 'Preview'}
+                </button>
+              ))}
+            </div>
+          )}
           <SplitPane direction="horizontal" size={layout.tree} onSizeChange={(tree) => setLayout({ tree })} label="Resize the file tree">
             <FileTree
               files={files}
               selected={active}
-              onSelect={(path) => session.openFile(path)}
+              onSelect={(path) => (session.openFile(path), setView('code'))}
               onCreate={(path) => session.createFile(path)}
               onRename={(from, to) => session.renamePath(from, to)}
               onDelete={(path) => session.deletePath(path)}
