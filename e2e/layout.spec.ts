@@ -167,3 +167,73 @@ test.describe('390 px wide', () => {
     await shot(page, testInfo, 'narrow gallery');
   });
 });
+
+const DARK_PANEL = 'rgb(29, 31, 36)';
+const LIGHT_PANEL = 'rgb(255, 255, 255)';
+const background = (page: Page, selector: string) => page.locator(selector).first().evaluate((el) => getComputedStyle(el).backgroundColor);
+
+/** The backgrounds of the page's parts: header, toolbar, bottom panel, file tree, editor. */
+async function chrome(page: Page): Promise<Record<string, string>> {
+  return {
+    header: await background(page, '.topbar'),
+    toolbar: await background(page, '.toolbar'),
+    panel: await background(page, '.bottom-panels'),
+    tree: await background(page, '[role="tree"]'),
+    body: await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor),
+  };
+}
+
+test('one theme for the whole page: the system\'s until toggled, then the choice, kept', async ({ page }, testInfo) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto('/');
+  await expect(page.locator('[data-template="todo"]')).toBeVisible();
+  expect(await background(page, '.template-card')).toBe(DARK_PANEL);
+  expect(await background(page, '.topbar')).toBe(DARK_PANEL);
+  await shot(page, testInfo, 'gallery dark');
+  await page.locator('[data-template="todo"]').click();
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  const dark = await chrome(page);
+  expect(dark).toMatchObject({ header: DARK_PANEL, toolbar: DARK_PANEL, panel: DARK_PANEL, body: 'rgb(21, 22, 26)' });
+  expect(await background(page, '.cm-editor')).toBe('rgb(24, 25, 29)');
+  await shot(page, testInfo, 'dark 1280');
+
+  // Following the system while nothing is chosen.
+  await page.emulateMedia({ colorScheme: 'light' });
+  await expect(page.locator('.topbar')).toHaveCSS('background-color', LIGHT_PANEL);
+  expect(await chrome(page)).toMatchObject({ header: LIGHT_PANEL, toolbar: LIGHT_PANEL, panel: LIGHT_PANEL });
+  await shot(page, testInfo, 'light 1280');
+
+  // Toggled to dark with the system light: everything is dark, the editor too, and it stays after a reload.
+  await page.getByRole('button', { name: 'Switch between light and dark' }).click();
+  await expect(page.locator('.topbar')).toHaveCSS('background-color', DARK_PANEL);
+  expect(await chrome(page)).toMatchObject({ header: DARK_PANEL, toolbar: DARK_PANEL, panel: DARK_PANEL, tree: dark.tree });
+  await expect(page.locator('.cm-editor')).toHaveCSS('background-color', 'rgb(24, 25, 29)');
+  await page.reload();
+  await expect(page.locator('.toolbar')).toHaveCSS('background-color', DARK_PANEL);
+
+  // Toggled to light with the system dark: no dark chrome around a light editor.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.getByRole('button', { name: 'Switch between light and dark' }).click();
+  await expect(page.locator('.topbar')).toHaveCSS('background-color', LIGHT_PANEL);
+  expect(await chrome(page)).toMatchObject({ header: LIGHT_PANEL, toolbar: LIGHT_PANEL, panel: LIGHT_PANEL, body: 'rgb(247, 247, 249)' });
+  await expect(page.locator('.cm-editor')).not.toHaveCSS('background-color', 'rgb(24, 25, 29)');
+
+  // The page of a project open in another tab follows the theme too.
+  await page.getByRole('button', { name: 'Switch between light and dark' }).click();
+  const second = await page.context().newPage();
+  await second.emulateMedia({ colorScheme: 'light' });
+  await second.goto(page.url());
+  await expect(second.getByTestId('lease-held')).toBeVisible();
+  expect(await second.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe('rgb(21, 22, 26)');
+  await expect(second.getByTestId('lease-held')).toHaveCSS('color', 'rgb(232, 233, 238)');
+  await testInfo.attach('held dark', { body: await second.screenshot(), contentType: 'image/png' });
+});
+
+test.describe('390 px wide, dark', () => {
+  test.use({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+  test('the narrow layout is dark throughout', async ({ page }, testInfo) => {
+    await openTemplate(page);
+    expect(await chrome(page)).toMatchObject({ header: DARK_PANEL, toolbar: DARK_PANEL, panel: DARK_PANEL });
+    await shot(page, testInfo, 'narrow dark');
+  });
+});

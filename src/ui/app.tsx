@@ -15,6 +15,7 @@ import { EmbedView, embedMode } from './embed/embed-view';
 import { readShareLink, saveLinkedProject, shareFragment, type OpenedLink } from './share/share';
 import { openDropped, openZipFile, type Opened as OpenedFiles } from './share/zip-files';
 import './workspace/workspace.css';
+import { useMediaQuery } from './playground/use-media-query';
 
 declare global {
   /** The compiler, for the end-to-end tests and the benchmarks. */
@@ -41,6 +42,16 @@ function projectFrom(template: PlaygroundTemplate): Project {
   return { format: PROJECT_FORMAT, id: newProjectId(), title: template.title, template: template.id, files: { ...template.files }, openTabs: [], persona: 'alice', createdAt: now, updatedAt: now };
 }
 
+/** The theme the toggle chose in an earlier visit, if any. */
+function storedTheme(): 'light' | 'dark' | undefined {
+  try {
+    const stored = localStorage.getItem('platform-theme');
+    return stored === 'light' || stored === 'dark' ? stored : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function App() {
   const compiler = useMemo(() => (globalThis.__platformCompiler ??= new CompilerClient()), []);
   const [current, setCurrent] = useState<Route>(route);
@@ -50,7 +61,18 @@ export function App() {
   const [shared, setShared] = useState<OpenedLink | undefined>();
   const [dropped, setDropped] = useState<{ code?: string; message: string; tone: 'info' | 'error' } | undefined>();
   const [dragging, setDragging] = useState(false);
-  const [theme, setTheme] = useState<'light' | 'dark'>(() => (localStorage.getItem('platform-theme') as 'light' | 'dark' | null) ?? (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'));
+  // The system's theme until the toggle chooses one; the choice is kept (platform-theme).
+  const system = useMediaQuery('(prefers-color-scheme: dark)') ? 'dark' : 'light';
+  const [chosen, setChosen] = useState<'light' | 'dark' | undefined>(() => storedTheme());
+  const theme = chosen ?? system;
+  const setTheme = (next: 'light' | 'dark') => {
+    setChosen(next);
+    try {
+      localStorage.setItem('platform-theme', next);
+    } catch {
+      // Storage refused: the choice holds for this page only.
+    }
+  };
 
   useEffect(() => {
     const onHash = () => setCurrent(route());
@@ -58,7 +80,6 @@ export function App() {
     return () => removeEventListener('hashchange', onHash);
   }, []);
   useEffect(() => {
-    localStorage.setItem('platform-theme', theme);
     document.documentElement.dataset.theme = theme;
   }, [theme]);
 
