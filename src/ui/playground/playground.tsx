@@ -23,7 +23,7 @@ import { loadLayout, saveLayout, secondPersona, type Layout, type PanelName } fr
 import { lazyComponent } from '../lazy';
 import { problemsOf } from '../diagnostic-list';
 import { ShareDialog } from '../share/share-dialog';
-import { downloadZip } from '../share/zip-files';
+import { downloadProjectZip } from '../share/zip-files';
 
 
 /** True from the first time `open` is true. */
@@ -165,8 +165,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
             type="button"
             class="link"
             onClick={() => {
-              const zipped = downloadZip(current.files);
-              setZipError(zipped.ok ? undefined : `${zipped.error.code}: ${zipped.error.message}`);
+              void downloadProjectZip(session).then((zipped) => setZipError(zipped.ok ? zipped.leftOut : `${zipped.error.code}: ${zipped.error.message}`));
             }}
             title="The project as a zip that platform check and platform test accept"
           >
