@@ -95,3 +95,45 @@ test('a zip dropped on the playground opens as a new project; bad zips show thei
   await page.goto('/#/');
   await expect(page.locator('.project-list > li')).toHaveCount(2);
 });
+
+test('a downloaded zip carries the data: dropped again, the Files project downloads its stored object; a hostile data file is refused', async ({ page }, testInfo) => {
+  await openTemplate(page, 'files');
+  await preview(page).locator('input[type="file"]').setInputFiles({ name: 'hello.txt', mimeType: 'text/plain', buffer: Buffer.from('hello from a teacher') });
+  await expect(preview(page).getByRole('link', { name: 'hello.txt' })).toBeVisible();
+  const downloading = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download zip' }).click();
+  const zipPath = testInfo.outputPath('files.zip');
+  await (await downloading).saveAs(zipPath);
+  const entries = unzipSync(new Uint8Array(await readFile(zipPath)));
+  const data = JSON.parse(new TextDecoder().decode(entries['files/platform-data.json'])) as { protocol: string; state: { protocol: string }; objects: Array<{ data: string; contentType: string }> };
+  expect(data.protocol).toBe('platform.project-data.v0');
+  expect(data.state.protocol).toBe('platform.state-export.v0');
+  expect(data.objects).toHaveLength(1);
+  expect(Buffer.from(data.objects[0]!.data, 'base64url').toString()).toBe('hello from a teacher');
+
+  // Dropped on the start page: a new project whose app has the record and the object.
+  await page.goto('/#/');
+  await expect(page.locator('.project-list > li')).toHaveCount(1);
+  await dropFile(page, 'files.zip', new Uint8Array(await readFile(zipPath)));
+  await expect(page).toHaveURL(/#\/p\/p_/, { timeout: 30_000 });
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  const link = preview(page).getByRole('link', { name: 'hello.txt' });
+  await expect(link).toBeVisible();
+  const answer = await link.evaluate(async (a: HTMLAnchorElement) => {
+    const response = await fetch(a.getAttribute('href')!);
+    return `${response.status} ${await response.text()}`;
+  });
+  expect(answer).toBe('200 hello from a teacher');
+  await expect(page.getByRole('treeitem', { name: 'app.manifest.json', exact: true })).toBeVisible();
+  await expect(page.getByRole('treeitem', { name: 'platform-data.json', exact: true })).toHaveCount(0);
+  const opened = page.url();
+
+  // A data file whose object has a key that is not a storage key: refused whole, nothing opened.
+  const hostile = { ...data, objects: [{ ...data.objects[0]!, key: '../secret' }] };
+  await dropFile(page, 'hostile.zip', zipSync({ ...entries, 'files/platform-data.json': strToU8(JSON.stringify(hostile)) }));
+  await expect(page.getByTestId('open-result')).toHaveAttribute('data-code', 'zip_data_invalid');
+  await expect(page.getByTestId('open-result')).toContainText('stored_objects_invalid');
+  expect(page.url()).toBe(opened);
+  await page.goto('/#/');
+  await expect(page.locator('.project-list > li')).toHaveCount(2);
+});
