@@ -139,7 +139,7 @@ test.describe('a deployed app', () => {
     // She creates a workspace, adds a card and invites someone.
     await ann.getByLabel('Workspace name').fill('Launch');
     await ann.getByRole('button', { name: 'Create workspace' }).click();
-    await expect(ann.getByRole('button', { name: 'Launch' })).toBeVisible();
+    await expect(ann.getByRole('button', { name: 'Launch', exact: true })).toBeVisible();
     await ann.getByLabel('New card').fill('Plan the launch');
     await ann.getByRole('button', { name: 'Add' }).click();
     await expect(ann.getByText('Plan the launch')).toBeVisible();
@@ -157,7 +157,7 @@ test.describe('a deployed app', () => {
     expect(ben.url()).toBe(link);
     await ben.screenshot({ path: join(shots, 'ben-join.png'), fullPage: true });
     await ben.getByRole('button', { name: 'Join “Launch”' }).click();
-    await expect(ben.getByRole('button', { name: 'Launch' })).toBeVisible();
+    await expect(ben.getByRole('button', { name: 'Launch', exact: true })).toBeVisible();
     await expect(ben.getByText('Plan the launch')).toBeVisible();
 
     // Live: a card one adds appears in the other's page by itself, both ways.
