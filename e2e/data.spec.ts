@@ -176,3 +176,38 @@ test('the data browser lists stored objects with their metadata and downloads th
   await expect(tableButton(page, 'files')).toHaveText('files 1');
   await expect(page.getByRole('table', { name: 'Rows of files' }).getByRole('cell', { name: 'notes.txt', exact: true })).toBeVisible();
 });
+
+test('rows show dates as dates and booleans as true/false, sort by a column and filter on the shown text', async ({ page }, testInfo) => {
+  await openTemplate(page);
+  for (const title of ['milk', 'bread', 'apples']) await addTodo(page, title);
+  await preview(page).getByRole('listitem').filter({ hasText: 'bread' }).getByRole('checkbox').check();
+  await expect(preview(page).getByText('2 left')).toBeVisible();
+
+  await dataView(page, 'Tables');
+  await expect(tableButton(page, 'todos')).toHaveText('todos 3');
+  const rows = page.getByRole('table', { name: 'Rows of todos' });
+  await expect(rows.locator('tbody tr')).toHaveCount(3);
+  const headers = await rows.locator('thead th').allTextContents();
+  const column = (name: string) => rows.locator(`tbody tr td:nth-child(${headers.indexOf(name) + 1})`);
+  await expect(column('done')).toHaveText(['false', 'true', 'false']);
+  for (const shown of await column('createdAt').allTextContents()) expect(shown).toMatch(/^20\d\d-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{3})?Z$/);
+
+  // Sorting: ascending, then descending, then as stored.
+  await rows.getByRole('button', { name: 'title', exact: true }).click();
+  await expect(column('title')).toHaveText(['apples', 'bread', 'milk']);
+  await expect(rows.getByRole('columnheader', { name: /title/ })).toHaveAttribute('aria-sort', 'ascending');
+  await rows.getByRole('button', { name: /^title/ }).click();
+  await expect(column('title')).toHaveText(['milk', 'bread', 'apples']);
+  await testInfo.attach('data: sorted and formatted', { body: await page.screenshot(), contentType: 'image/png' });
+  await page.locator('.data-panel, [role="tabpanel"]').first().screenshot({ path: testInfo.outputPath('data-panel.png') });
+  await rows.getByRole('button', { name: /^title/ }).click();
+  await expect(column('title')).toHaveText(['milk', 'bread', 'apples']);
+  await expect(rows.getByRole('columnheader', { name: /title/ })).toHaveAttribute('aria-sort', 'none');
+
+  // Filtering on what is shown: "true" finds the done todo, not a 1 anywhere.
+  await page.getByRole('searchbox', { name: 'Filter Rows of todos' }).fill('true');
+  await expect(column('title')).toHaveText(['bread']);
+  await page.getByRole('searchbox', { name: 'Filter Rows of todos' }).fill('nothing like this');
+  await expect(rows.locator('tbody tr')).toHaveCount(0);
+  await expect(page.getByText('No row on this page matches the filter.')).toBeVisible();
+});

@@ -3,13 +3,14 @@
  * read-only SQL, calls as any persona, and the state tools (export, import, reset, restore). All of
  * it is read in the sandbox (RuntimeHost.inspect) and arrives as checked data.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { ProjectSession } from '../playground/project-session';
 import type { InspectResult, RuntimeHost } from '../runtime/runtime-host';
 import type { TableInfo } from '../../../worker/protocol/runtime';
 import { CallTool, SqlTool, StateTools, StorageTool } from './data-tools';
 import { GridView } from './grid-view';
+import { columnTypes } from './format';
 
 export const PAGE_SIZE = 50;
 
@@ -28,6 +29,8 @@ function TableDetail({ session, table, version }: { session: ProjectSession; tab
     };
   }, [session, table.name, offset, version]);
   const total = rows?.kind === 'rows' ? rows.total : table.rowCount;
+  const manifest = session.state.generation?.manifest;
+  const types = useMemo(() => columnTypes(manifest, table.name), [manifest, table.name]);
   return (
     <div class="table-detail" data-table={table.name}>
       <h3>
@@ -37,7 +40,7 @@ function TableDetail({ session, table, version }: { session: ProjectSession; tab
         <p role="alert" class="error-text">{rows.message}</p>
       ) : rows ? (
         <>
-          <GridView grid={rows.grid} label={`Rows of ${table.name}`} />
+          <GridView grid={rows.grid} label={`Rows of ${table.name}`} types={types} />
           <div class="pager">
             <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
               Previous
