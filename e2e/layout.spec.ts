@@ -237,3 +237,52 @@ test.describe('390 px wide, dark', () => {
     await shot(page, testInfo, 'narrow dark');
   });
 });
+
+test('after creating a file typing goes into it; Mod-Enter runs the tests from the file tree; lines wrap by a toggle that is kept; "?" lists the shortcuts', async ({ page }, testInfo) => {
+  await openTemplate(page);
+  await page.getByRole('button', { name: 'New file', exact: true }).click();
+  await page.getByRole('textbox', { name: 'New file name' }).fill('notes.md');
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('tab', { name: /notes\.md/ })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.locator('.cm-content')).toBeFocused();
+  await page.keyboard.type('typed where it belongs');
+  await expect(page.locator('.cm-content')).toHaveText('typed where it belongs');
+
+  // Mod-Enter with the focus on a row of the file tree runs the tests.
+  await page.getByRole('treeitem', { name: 'index.ts' }).click();
+  await page.getByRole('treeitem', { name: 'index.ts' }).focus();
+  await page.keyboard.press('ControlOrMeta+Enter');
+  await expect(page.getByRole('tab', { name: /Tests/ })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByTestId('test-count')).toBeVisible({ timeout: 60_000 });
+
+  // Wrap: a long line fits the editor's width instead of scrolling sideways.
+  await page.getByRole('treeitem', { name: 'main.tsx' }).click();
+  const scroller = page.locator('.cm-scroller');
+  const overflows = () => scroller.evaluate((el) => el.scrollWidth > el.clientWidth);
+  await expect.poll(overflows).toBe(true);
+  await page.getByLabel('wrap lines').check();
+  await expect.poll(overflows).toBe(false);
+  await shot(page, testInfo, 'wrapped');
+  await page.reload();
+  await expect(page.getByLabel('wrap lines')).toBeChecked();
+  await expect.poll(overflows).toBe(false);
+
+  // "?" on the page (not in the editor) opens the list; Escape closes it.
+  await page.locator('.cm-content').click();
+  await page.keyboard.type('?');
+  await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeHidden();
+  await page.keyboard.press('ControlOrMeta+z');
+  await page.getByRole('treeitem', { name: 'main.tsx' }).focus();
+  await page.keyboard.press('?');
+  const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText('Run the tests');
+  await expect(dialog).toContainText('Search and replace');
+  await shot(page, testInfo, 'shortcuts');
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await page.getByRole('button', { name: 'Shortcuts' }).click();
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(dialog).toBeHidden();
+});

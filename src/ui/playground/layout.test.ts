@@ -9,14 +9,14 @@ function memoryStorage(): Pick<Storage, 'getItem' | 'setItem'> {
 describe('playground layout', () => {
   it('round-trips through storage, per project', () => {
     const storage = memoryStorage();
-    const layout = { ...DEFAULT_LAYOUT, panel: 'terminal' as const, panelState: 'maximised' as const, panelHeight: 400, split: true, second: 'guest' as const, tree: 300, editor: 500 };
+    const layout = { ...DEFAULT_LAYOUT, panel: 'terminal' as const, panelState: 'maximised' as const, panelHeight: 400, split: true, second: 'guest' as const, tree: 300, editor: 500, wrap: true };
     saveLayout('p1', layout, storage);
     expect(loadLayout('p1', storage)).toEqual(layout);
     expect(loadLayout('p2', storage)).toEqual(DEFAULT_LAYOUT);
   });
 
   it('keeps each valid field and defaults each invalid one', () => {
-    expect(parseLayout({ panel: 'nope', panelState: 'collapsed', panelHeight: 0, split: 'yes', second: 'mallory', tree: 1e9, editor: 333.4 })).toEqual({
+    expect(parseLayout({ panel: 'nope', panelState: 'collapsed', panelHeight: 0, split: 'yes', second: 'mallory', tree: 1e9, editor: 333.4, wrap: 1 })).toEqual({
       ...DEFAULT_LAYOUT,
       panelState: 'collapsed',
       editor: 333,

@@ -21,9 +21,11 @@ export interface Layout {
   second: PersonaName;
   tree: number;
   editor: number;
+  /** The editor wraps long lines. */
+  wrap: boolean;
 }
 
-export const DEFAULT_LAYOUT: Layout = { panel: 'problems', panelState: 'open', panelHeight: 260, split: false, second: 'bob', tree: 220, editor: 640 };
+export const DEFAULT_LAYOUT: Layout = { panel: 'problems', panelState: 'open', panelHeight: 260, split: false, second: 'bob', tree: 220, editor: 640, wrap: false };
 
 /** Sizes outside these are not restored (a stored 0 or 1e9 would hide a pane). */
 const LIMITS = { panelHeight: [80, 4000], tree: [120, 2000], editor: [120, 4000] } as const;
@@ -48,6 +50,7 @@ export function parseLayout(stored: unknown): Layout {
     second: oneOf(raw.second, PERSONA_NAMES, d.second),
     tree: size(raw.tree, LIMITS.tree, d.tree),
     editor: size(raw.editor, LIMITS.editor, d.editor),
+    wrap: typeof raw.wrap === 'boolean' ? raw.wrap : d.wrap,
   };
 }
 

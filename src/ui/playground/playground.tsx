@@ -19,6 +19,7 @@ import { ConsoleLog, consoleLevel, locateInBundle } from '../console/console-log
 import { ConsolePanel } from '../console/console-panel';
 import { useProjectSession } from './use-project-session';
 import { useMediaQuery } from './use-media-query';
+import { ShortcutsDialog } from './shortcuts-dialog';
 import { loadLayout, saveLayout, secondPersona, type Layout, type PanelName } from './layout';
 import { lazyComponent } from '../lazy';
 import { problemsOf } from '../diagnostic-list';
@@ -103,6 +104,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const [progress, setProgress] = useState<LoadProgress>({ loaded: 0, total: 0 });
   useEffect(() => compiler.onProgress(setProgress), [compiler]);
   const [reveal, setReveal] = useState<Span | undefined>();
+  const [focusEditor, setFocusEditor] = useState<object | undefined>();
+  const [showShortcuts, setShowShortcuts] = useState(false);
 
   useEffect(() => {
     const off = tests.subscribe(() => rerender((n) => n + 1));
@@ -115,7 +118,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
     setPanel('tests');
     void tests.run(scope);
   };
-  useEffect(() => installDocumentShortcuts(() => ({ onSave: () => void session.save(), onRunTests: () => runTests() })), [session, tests]);
+  useEffect(() => installDocumentShortcuts(() => ({ onSave: () => void session.save(), onRunTests: () => runTests(), onHelp: () => setShowShortcuts(true) })), [session, tests]);
   useEffect(() => {
     if (!session.state.project.activeFile) session.openFile(session.state.project.files['src/client/main.tsx'] !== undefined ? 'src/client/main.tsx' : 'app.manifest.json');
   }, [session]);
@@ -149,6 +152,13 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
     <div class="playground" data-theme={theme}>
       <div class="toolbar">
         <PersonaSwitcher persona={current.persona} split={split} second={second} onPersona={(p) => session.setPersona(p)} onSplit={(on) => setLayout({ split: on })} onSecond={(p) => setLayout({ second: p })} />
+        <label class="split-toggle" title="Wrap long lines in the editor">
+          <input type="checkbox" checked={layout.wrap} onChange={(e) => setLayout({ wrap: (e.target as HTMLInputElement).checked })} /> wrap lines
+        </label>
+        <button type="button" class="link" aria-haspopup="dialog" onClick={() => setShowShortcuts(true)} title="Keyboard shortcuts (?)">
+          Shortcuts
+        </button>
+        {showShortcuts && <ShortcutsDialog onClose={() => setShowShortcuts(false)} />}
         <span class={`compile-status ${compile === 'ready' ? 'ok' : compile === 'failed' ? 'error' : 'busy'}`} data-testid="compile-status" role="status" title={diagnostics.find((d) => d.code === 'DG1602')?.message}>
           {status}
         </span>
@@ -217,7 +227,12 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
               files={files}
               selected={active}
               onSelect={(path) => (session.openFile(path), setView('code'))}
-              onCreate={(path) => session.createFile(path)}
+              onCreate={(path) => {
+                session.createFile(path);
+                // Typing goes into the new file.
+                setView('code');
+                setFocusEditor({});
+              }}
               onRename={(from, to) => session.renamePath(from, to)}
               onDelete={(path) => session.deletePath(path)}
             />
@@ -237,6 +252,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                       onRunTests={() => runTests()}
                       revealAt={reveal}
                       files={files}
+                      wrap={layout.wrap}
+                      focusOn={focusEditor}
                     />
                   ) : (
                     <p class="muted empty-editor">Open a file from the tree.</p>

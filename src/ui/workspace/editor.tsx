@@ -70,6 +70,10 @@ export interface CodeEditorProps {
   files?: readonly string[];
   /** The editor's accessible name; the path by default. */
   label?: string;
+  /** Long lines wrap at the editor's width instead of scrolling sideways. */
+  wrap?: boolean;
+  /** Focuses the editor; a new object focuses again (after creating a file, typing goes into it). */
+  focusOn?: object | undefined;
 }
 
 const MANIFEST_FILE = 'app.manifest.json';
@@ -157,6 +161,8 @@ const baseTheme = EditorView.theme({
 });
 const lightTheme: Extension = [syntaxHighlighting(defaultHighlightStyle, { fallback: true })];
 const darkTheme: Extension = [oneDark, EditorView.theme({ '&': { backgroundColor: 'var(--ws-editor-bg)' }, '.cm-gutters': { backgroundColor: 'var(--ws-editor-bg)' } }, { dark: true })];
+const noWrap: Extension = [];
+const wrapOf = (wrap: boolean | undefined): Extension => (wrap ? EditorView.lineWrapping : noWrap);
 const themeOf = (theme: EditorTheme) => (theme === 'dark' ? darkTheme : lightTheme);
 
 /** Where the manifest's JSON Schema support goes once loaded. */
@@ -221,6 +227,7 @@ export function CodeEditor(props: CodeEditorProps) {
   const cache = useRef(new Map<string, Cached>());
   const shownPath = useRef<string | undefined>(undefined);
   const themeCompartment = useRef(new Compartment());
+  const wrapCompartment = useRef(new Compartment());
 
   const createState = (path: string, text: string): EditorState => {
     const services = () => current.current.services;
@@ -255,6 +262,7 @@ export function CodeEditor(props: CodeEditorProps) {
         languageOf(path, services),
         baseTheme,
         themeCompartment.current.of(themeOf(current.current.theme)),
+        wrapCompartment.current.of(wrapOf(current.current.wrap)),
         EditorView.contentAttributes.of({ 'aria-label': current.current.label ?? path, 'data-path': path }),
         EditorView.updateListener.of((update) => {
           if (!update.docChanged || shownPath.current !== path) return;
@@ -303,6 +311,8 @@ export function CodeEditor(props: CodeEditorProps) {
     else if (switched) editor.scrollDOM.scrollTo({ top: 0, left: 0 });
     const theme = themeOf(current.current.theme);
     if (themeCompartment.current.get(editor.state) !== theme) editor.dispatch({ effects: themeCompartment.current.reconfigure(theme) });
+    const wrap = wrapOf(current.current.wrap);
+    if (wrapCompartment.current.get(editor.state) !== wrap) editor.dispatch({ effects: wrapCompartment.current.reconfigure(wrap) });
   };
 
   /** Brings the document to `value` with one change over the part that differs, unless `value` is an echo. */
@@ -355,6 +365,17 @@ export function CodeEditor(props: CodeEditorProps) {
     const theme = themeOf(props.theme);
     if (themeCompartment.current.get(editor.state) !== theme) editor.dispatch({ effects: themeCompartment.current.reconfigure(theme) });
   }, [props.theme]);
+
+  useLayoutEffect(() => {
+    const editor = view.current;
+    const wrap = wrapOf(props.wrap);
+    if (editor && wrapCompartment.current.get(editor.state) !== wrap) editor.dispatch({ effects: wrapCompartment.current.reconfigure(wrap) });
+  }, [props.wrap]);
+
+  // After the file's own effects, so the focus lands in the file now shown.
+  useLayoutEffect(() => {
+    if (props.focusOn) view.current?.focus();
+  }, [props.focusOn]);
 
   useLayoutEffect(() => {
     const editor = view.current;

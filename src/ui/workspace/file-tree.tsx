@@ -313,6 +313,8 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
         break;
       case 'Enter':
       case ' ':
+        // Mod-Enter and the like are the page's shortcuts (run the tests), not "open".
+        if (event.ctrlKey || event.metaKey || event.altKey) return;
         if (node.kind === 'file') onSelect(node.path);
         else toggle(node.path);
         break;

@@ -6,7 +6,8 @@
  * - Shift-Alt-f: format the file. JSON is re-indented with 2 spaces here; TypeScript and TSX use
  *   TypeScript's own formatter in the compiler worker (see language.ts): no formatter dependency.
  *   Other files, and JSON that does not parse, are left as they are.
- * - Mod-Enter: run the tests (`onRunTests`).
+ * - Mod-Enter: run the tests (`onRunTests`), from anywhere on the page (the file tree leaves it alone).
+ * - ?: the list of shortcuts (`onHelp`), on the page only: never while typing in a field or the editor.
  *
  * Mod is Cmd on macOS and Ctrl elsewhere.
  */
@@ -19,9 +20,17 @@ export interface ShortcutHandlers {
   /** Format the active file (document level; inside the editor, the editor formats itself). */
   onFormat?(): void;
   onRunTests?(): void;
+  /** Show the list of shortcuts. */
+  onHelp?(): void;
 }
 
-export type Shortcut = 'save' | 'format' | 'run-tests';
+export type Shortcut = 'save' | 'format' | 'run-tests' | 'help';
+
+/** Whether a key event's target takes text (a field, a select, the editor): "?" is typed there, not a shortcut. */
+function typingIn(target: EventTarget | null): boolean {
+  const element = target instanceof Element ? target : null;
+  return !!element?.closest('input, textarea, select, [contenteditable=""], [contenteditable="true"]');
+}
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
 
@@ -31,6 +40,7 @@ export function shortcutOf(event: KeyboardEvent): Shortcut | undefined {
   if (mod && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 's') return 'save';
   if (mod && !event.altKey && !event.shiftKey && event.key === 'Enter') return 'run-tests';
   if (event.shiftKey && event.altKey && !event.ctrlKey && !event.metaKey && event.code === 'KeyF') return 'format';
+  if (event.key === '?' && !event.ctrlKey && !event.metaKey && !event.altKey && !typingIn(event.target)) return 'help';
   return undefined;
 }
 
@@ -127,6 +137,9 @@ export function installDocumentShortcuts(handlers: () => ShortcutHandlers, targe
     } else if (shortcut === 'run-tests' && current.onRunTests) {
       key.preventDefault();
       current.onRunTests();
+    } else if (shortcut === 'help' && current.onHelp) {
+      key.preventDefault();
+      current.onHelp();
     }
   };
   target.addEventListener('keydown', listener);
