@@ -15,7 +15,7 @@ import { isPersona, type PersonaName } from '../runtime/personas';
 import { parseStateExport, type StateExportDocument } from '../state/document';
 import { decodeBase64url, encodeBase64url } from './base64url';
 import { deflateRaw, inflateRaw } from './deflate';
-import { MAX_LINK_OBJECT_BYTES, parseSharedObjects, type SharedObject } from './objects';
+import { isPlainRecord, MAX_LINK_OBJECT_BYTES, parseSharedObjects, type SharedObject } from './objects';
 import { pathSetProblem, projectPathProblem } from './paths';
 
 /** The version this playground writes and reads. */
@@ -73,11 +73,7 @@ const TEMPLATE = /^[a-z][a-z0-9-]{0,62}$/;
 
 const fail = (code: ShareLinkErrorCode, message: string): { ok: false; error: ShareLinkError } => ({ ok: false, error: { code, message } });
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
+const isRecord = isPlainRecord;
 
 /** Why a link's content is not acceptable, or undefined. The same rules on both sides. */
 function linkProblem(link: Record<string, unknown>): string | undefined {

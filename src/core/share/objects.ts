@@ -59,7 +59,8 @@ export interface LeftOutObject {
 const OBJECT_KEYS = new Set(['key', 'contentType', 'uploadedAt', 'data']);
 const CONTENT_TYPE = /^[\x21-\x7e][\x20-\x7e]*$/;
 
-function isPlainRecord(value: unknown): value is Record<string, unknown> {
+/** A plain object (from JSON.parse or a literal), not an array, null or a class instance. */
+export function isPlainRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value) as unknown;
   return proto === Object.prototype || proto === null;
