@@ -203,7 +203,7 @@ test('stored objects travel in a link with data: the recipient downloads the byt
   const visitor = await other.newPage();
   await visitor.goto(url);
   await expect(visitor.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
-  await expect(visitor.getByTestId('session-notice')).toHaveText(/The link's data was imported: 2 records\./);
+  await expect(visitor.getByTestId('session-notice')).toHaveText(/The link's data was imported: 2 records and 1 stored object\./);
   expect(await download(visitor, 'hello.txt')).toBe('200 hello from a teacher');
   expect(await download(visitor, 'big.bin')).toMatch(/^404 /);
   // A reload keeps the object (it was committed with the import).

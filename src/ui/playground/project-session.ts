@@ -345,7 +345,8 @@ export class ProjectSession extends StateStore<SessionState> {
     if (this.#persist) await clearPendingImport(this.state.project.id);
     if (result.kind === 'import-state') {
       const rows = Object.values(result.counts).reduce((a, b) => a + b, 0);
-      this.update({ notice: { tone: 'info', message: `The link's data was imported: ${rows} record${rows === 1 ? '' : 's'}.` } });
+      const objects = result.objects ? ` and ${result.objects} stored object${result.objects === 1 ? '' : 's'}` : '';
+      this.update({ notice: { tone: 'info', message: `The link's data was imported: ${rows} record${rows === 1 ? '' : 's'}${objects}.` } });
     } else {
       this.update({ notice: { tone: 'error', message: `The link's data could not be imported: ${result.message}`, ...noticeCodes(result) } });
     }
