@@ -24,7 +24,7 @@ function sources(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) sources(path, out);
-    else if (/\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) && !path.includes('__fixtures__')) out.push(path);
+    else if (/\.tsx?$/.test(name) && !/\.(test|fixture)\.tsx?$/.test(name) && !path.includes('__fixtures__')) out.push(path);
   }
   return out;
 }
