@@ -3,9 +3,10 @@
  * read-only SQL, stored objects, and state export/import, over the running app's own database.
  * Everything is cut to INSPECT_LIMITS here; the trusted side checks them again (isInspectResult).
  */
+import { listedTables } from '../src/core/runtime/table-names';
 import type { Database, Statement } from 'sql.js';
 import type { Manifest } from '../src/core/manifest';
-import { CHUNKS_TABLE, OBJECTS_TABLE, SqlObjectStore } from '../src/core/runtime/storage';
+import { OBJECTS_TABLE, SqlObjectStore } from '../src/core/runtime/storage';
 import { quoteIdentifier, type SqlDriver } from '../src/core/runtime/sql-driver';
 import { exportState, importStateText } from '../src/core/state';
 import { isProjectDataDocument, MAX_ZIP_OBJECT_BYTES, parseProjectData, type ObjectEntry } from '../src/core/share/objects';
@@ -66,17 +67,10 @@ function gridOf(statement: Statement, maxRows: number = INSPECT_LIMITS.rows): Gr
   return { columns, rows, truncated: truncated || cut };
 }
 
-function tableNames(driver: SqlDriver): string[] {
-  // SQLite's own tables and a Durable Object's (`_cf_…`) are the engine's, not the app's.
-  return driver
-    .all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name != ? ORDER BY name", [CHUNKS_TABLE])
-    .map((row) => String(row.name));
-}
-
 function overview({ driver, manifest, operations }: Inspected): InspectResult {
   const declared = new Set(Object.keys(manifest.database?.tables ?? {}));
   const tables: TableInfo[] = [];
-  for (const name of tableNames(driver).slice(0, INSPECT_LIMITS.tables)) {
+  for (const name of listedTables(driver).slice(0, INSPECT_LIMITS.tables)) {
     const q = quoteIdentifier(name);
     const columns: ColumnInfo[] = driver.all(`PRAGMA table_info(${q})`).slice(0, INSPECT_LIMITS.columns).map((c) => ({
       name: String(c.name).slice(0, 1000),
@@ -103,7 +97,7 @@ function overview({ driver, manifest, operations }: Inspected): InspectResult {
 }
 
 function rows({ driver, manifest }: Inspected, table: string, offset: number, limit: number): InspectResult {
-  if (!tableNames(driver).includes(table)) return refused(`There is no table "${table}".`);
+  if (!listedTables(driver).includes(table)) return refused(`There is no table "${table}".`);
   const q = quoteIdentifier(table);
   const total = Number(driver.all(`SELECT count(*) AS n FROM ${q}`)[0]?.n ?? 0);
   const order = manifest.database?.tables[table] ? ' ORDER BY "createdAt", "id"' : table === OBJECTS_TABLE ? ' ORDER BY "key"' : '';

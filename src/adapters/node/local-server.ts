@@ -23,11 +23,10 @@ import { personaAuth, type Auth, type PersonaName } from '../../core/runtime/per
 import { personaFromText } from '../../core/local/persona';
 import { ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER } from '../../core/local/admin';
 import { CALL_CURSOR, CallLogs, takeCallRecord } from '../../control-plane/hosting/call-log';
-import { assetPath, personaBanner } from '../../core/local/assets';
+import { assetPath, isRuntimePath, personaBanner } from '../../core/local/assets';
 import { enginePath, PERSONA_FILE, statePath } from '../../core/local/paths';
 import type { Generation, LocalServer, LocalServerOptions, PromoteOutcome } from '../../core/local/host';
 
-const RUNTIME_PATH = /^\/(?:_platform\/v0\/|api(?:\/|$))/;
 
 interface Serving {
   generation: Generation;
@@ -176,7 +175,7 @@ export class NodeLocalServer implements LocalServer {
     const url = new URL(request.url);
     if (url.pathname === ADMIN_PATH) return this.#admin(request, serving);
     if (url.pathname.startsWith('/__platform/')) return localPlatformResponse(this.#persona(), this.#auth(), request);
-    if (RUNTIME_PATH.test(url.pathname)) {
+    if (isRuntimePath(url.pathname)) {
       const started = performance.now();
       const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
       const headers = [...request.headers].filter(([name]) => name !== 'cookie');

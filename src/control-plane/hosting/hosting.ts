@@ -23,13 +23,12 @@ import { hmac, sameSecret, type Secrets } from '../secrets';
 import { AppEngine, type StartFailure } from './app-engine';
 import { bundleWorkerEntry } from '../../adapters/workerd/workerd-engine';
 import { contentType } from './content-types';
-import { assetPath } from '../../core/local/assets';
+import { assetPath, isRuntimePath } from '../../core/local/assets';
 import { CallLogs, takeCallRecord } from './call-log';
 import { runtimeErrorFromBody } from '../../modules/wire';
 import { INSPECT_PREFIX, type HostedInspection } from '../../../worker/protocol/inspection';
 
 export const GUEST_COOKIE = '__platform_guest';
-const RUNTIME_PATH = /^\/(?:_platform\/v0\/|api(?:\/|$))/;
 
 export interface HostedTarget {
   appId: string;
@@ -289,7 +288,7 @@ export class Hosting {
         return { auth: this.#guest(target.appId, target.environment, visitor.guestId), ...(visitor.setCookie ? { setCookie: visitor.setCookie } : {}) };
       });
     }
-    return RUNTIME_PATH.test(url.pathname) ? this.#runtime(request, target, record, artifactId, incoming) : this.#asset(request, record, url.pathname);
+    return isRuntimePath(url.pathname) ? this.#runtime(request, target, record, artifactId, incoming) : this.#asset(request, record, url.pathname);
   }
 
   async #runtime(request: Request, target: HostedTarget, record: ArtifactRecord, artifactId: string, incoming: IncomingMessage | undefined): Promise<Response> {

@@ -4,10 +4,10 @@
  * local server passes them on only with its admin secret, signed as the `admin` identity, which the
  * control plane never signs for a visitor; hosted, this route does not exist.
  */
+import { listedTables } from '../runtime/table-names';
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import type { Manifest } from '../manifest';
 import { quoteIdentifier, type SqlDriver, type SqlValue } from '../runtime/sql-driver';
-import { CHUNKS_TABLE } from '../runtime/storage';
 import { exportState, importStateText } from '../state';
 import type { CallRecord } from '../deploy/protocol';
 
@@ -51,16 +51,10 @@ export type AdminResult =
 
 export type AdminAnswer = { protocol: typeof ADMIN_PROTOCOL; ok: true; result: AdminResult } | { protocol: typeof ADMIN_PROTOCOL; ok: false; diagnostic: Diagnostic };
 
-function tableNames(driver: SqlDriver): string[] {
-  return driver
-    .all("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name != ? ORDER BY name", [CHUNKS_TABLE])
-    .map((row) => String(row.name));
-}
-
 /** The app's declared tables first (in the manifest's order), then the runtime's own. */
 function ordered(driver: SqlDriver, manifest: Pick<Manifest, 'database'>): Array<{ name: string; declared: boolean }> {
   const declared = Object.keys(manifest.database?.tables ?? {});
-  const present = tableNames(driver);
+  const present = listedTables(driver);
   return [...declared.filter((name) => present.includes(name)).map((name) => ({ name, declared: true })), ...present.filter((name) => !declared.includes(name)).map((name) => ({ name, declared: false }))];
 }
 

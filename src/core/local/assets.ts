@@ -1,6 +1,13 @@
-/** Which file of a build serves a document path (as hosting serves them), and the persona label of local pages. */
+/** What serves a path of a build (the runtime or which file, as hosting and local servers serve them), and the persona label of local pages. */
 import type { Manifest } from '../manifest';
 import type { PersonaName } from '../runtime/personas';
+
+/** Paths the app's runtime answers (queries, mutations, the live stream, endpoints); every other path is an asset. */
+export function isRuntimePath(pathname: string): boolean {
+  return RUNTIME_PATH.test(pathname);
+}
+
+const RUNTIME_PATH = /^\/(?:_platform\/v0\/|api(?:\/|$))/;
 
 /**
  * The build path serving a URL path, or undefined: `/` is the generated document, `/_platform/app/*`
