@@ -8,7 +8,7 @@
  * running. Assertions are about data, never about time: waits are on conditions, with room for a
  * loaded machine.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,10 +16,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hostedOrigin } from '../core/deploy/ids';
 import { build, databaseApp, deployBody, type BuiltApp } from './fixtures';
-import { approveOverHttp } from './test-helpers';
+import { signInOverHttp, startPlaneProcess, type PlaneProcess } from './test-helpers';
 
-const ROOT = join(import.meta.dirname, '../..');
-const MAIN = join(import.meta.dirname, 'main.ts');
 /** Writers sending mutations at once, each on its own keep-alive connection. */
 const WRITERS = 8;
 /** Acknowledged writes before a kill, and after it (story 2: written by the fresh engine). */
@@ -44,45 +42,16 @@ function notesApp(version: number): Record<string, string> {
   return databaseApp({ name: 'crash-notes', tables: { notes: { text: 'string' } }, server: SERVER(version), budgets: { queryRows: 10000 }, client: `document.body.textContent = 'notes v${version}';\n` });
 }
 
-interface Plane {
-  child: ChildProcess;
-  url: string;
-  port: number;
-  operatorSecret: string;
-  exited: Promise<void>;
-}
+type Plane = PlaneProcess;
 
 /** Control planes this file started that have not exited: afterAll ends them, whatever failed. */
 const children = new Map<ChildProcess, Promise<void>>();
 
-/** Starts the control plane as its own process on `dataDir` (port 0) and resolves when it listens. */
-function startPlane(dataDir: string): Promise<Plane> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--port', '0', '--data', dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  children.set(child, exited);
-  void exited.then(() => children.delete(child));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => (err = (err + chunk.toString()).slice(-4000)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /control plane on (http:\/\/\S+)/.exec(out)?.[1];
-      const operatorSecret = /operator secret: (\S+)/.exec(out)?.[1];
-      if (url && operatorSecret) resolve({ child, url, port: Number(new URL(url).port), operatorSecret, exited });
-    });
-    child.once('exit', (code, signal) => reject(new Error(`the control plane exited (${code ?? signal}) before it listened: ${out}${err}`)));
-  });
-}
-
-/** Signs a builder in over HTTP through the device flow, as `platform auth login` and a person at the approval page do. */
-async function signInOverHttp(plane: Plane, builder: string): Promise<string> {
-  const post = (path: string, body: unknown) => fetch(`${plane.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const started = (await (await post('/v0/auth/device', {})).json()) as { deviceCode: string; userCode: string };
-  const approved = await approveOverHttp(plane.url, started.userCode, builder, plane.operatorSecret);
-  expect(approved.status).toBe(200);
-  const polled = (await (await post('/v0/auth/device/token', { deviceCode: started.deviceCode })).json()) as { token: string };
-  return polled.token;
+async function startPlane(dataDir: string): Promise<Plane> {
+  const plane = await startPlaneProcess(dataDir);
+  children.set(plane.child, plane.exited);
+  void plane.exited.then(() => children.delete(plane.child));
+  return plane;
 }
 
 async function api(plane: Plane, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {

@@ -1,4 +1,5 @@
 /** What the control plane's tests share: passkey accounts (a software authenticator) and sign-in through the device flow, the CLI against a control plane on loopback, and HTTP to a hosted origin on loopback. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request as httpRequest } from 'node:http';
@@ -318,6 +319,43 @@ export async function guestCall(plane: ControlPlane, appId: string, kind: 'query
 /** A person's approval of a device code on the control plane's approval page, over HTTP: signed in with a passkey, and made a builder with `secret` when not one yet. */
 export function approveOverHttp(url: string, code: string, builder: string, secret: string): Promise<Response> {
   return approve(url, code, builder, { secret });
+}
+
+/** A control plane started as its own process (`main.ts`, as `npm start` runs it). */
+export interface PlaneProcess {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  operatorSecret: string;
+  exited: Promise<void>;
+}
+
+/** Starts the control plane as its own process on `dataDir` (port 0) and resolves when it listens. */
+export function startPlaneProcess(dataDir: string): Promise<PlaneProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'main.ts'), '--port', '0', '--data', dataDir], { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stderr!.on('data', (chunk: Buffer) => (err = (err + chunk.toString()).slice(-4000)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /control plane on (http:\/\/\S+)/.exec(out)?.[1];
+      const operatorSecret = /operator secret: (\S+)/.exec(out)?.[1];
+      if (url && operatorSecret) resolve({ child, url, port: Number(new URL(url).port), operatorSecret, exited });
+    });
+    child.once('exit', (code, signal) => reject(new Error(`the control plane exited (${code ?? signal}) before it listened: ${out}${err}`)));
+  });
+}
+
+/** Signs a builder in over HTTP through the device flow, as `platform auth login` and a person at the approval page do; its token. */
+export async function signInOverHttp(plane: { url: string; operatorSecret: string }, builder: string): Promise<string> {
+  const post = (path: string, body: unknown) => fetch(`${plane.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const started = (await (await post('/v0/auth/device', {})).json()) as { deviceCode: string; userCode: string };
+  const approved = await approveOverHttp(plane.url, started.userCode, builder, plane.operatorSecret);
+  if (approved.status !== 200) throw new Error(`approval failed: HTTP ${approved.status}`);
+  const polled = (await (await post('/v0/auth/device/token', { deviceCode: started.deviceCode })).json()) as { token: string };
+  return polled.token;
 }
 
 /**
