@@ -60,9 +60,52 @@ test("a server handler's console lines and its failure show in the Console, labe
   await expect(failed).toContainText('query todos.remaining failed: operation_failed: remaining is broken');
   await expect(failed).toHaveAttribute('data-level', 'error');
   await expect(page.getByTestId('console-errors')).not.toHaveText('0');
+  // Where it threw: line 21 of src/server/index.ts (the template's line 18, after the two lines added
+  // above), mapped through the server bundle's source map; the click opens the file at that line.
+  const where = failed.getByRole('button', { name: /^src\/server\/index\.ts:21:\d+$/ });
+  await expect(where).toBeVisible();
+  await page.getByRole('treeitem', { name: 'main.tsx' }).click();
+  await expect(page.getByRole('tab', { name: /main\.tsx/ })).toHaveAttribute('aria-selected', 'true');
+  await where.click();
+  await expect(page.getByRole('tab', { name: /index\.ts/ })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.locator('.cm-activeLine')).toContainText("throw new Error('remaining is broken')");
 
   // Another persona's calls are labelled with it.
   await page.getByRole('group', { name: 'Preview as' }).getByRole('button', { name: 'bob' }).click();
   await expect(lines.filter({ hasText: 'listing 0 todos' }).locator('.console-source').filter({ hasText: 'server · bob' }).first()).toBeVisible();
   await testInfo.attach('server console', { body: await page.screenshot(), contentType: 'image/png' });
+});
+
+test("a test file's console lines, and its handlers', show in the Console labelled with the test file and test", async ({ page }, testInfo) => {
+  await openTemplate(page);
+  await replaceFile(page, 'todos.test.ts', (text) =>
+    `console.info('loading the todo tests');\n${text.replace("await mutation('todos.add', { title: '  milk  ' });", "console.log('adding', { title: 'milk' });\n  await mutation('todos.add', { title: '  milk  ' });")}`,
+  );
+  await replaceFile(page, 'index.ts', (text) => text.replace("const rows = await ctx.db.table('todos').all();", "const rows = await ctx.db.table('todos').all();\n        console.warn('listing', rows.length, 'todos');"));
+  await page.getByRole('tab', { name: /Tests/ }).click();
+  await page.getByRole('button', { name: 'Run all tests' }).click();
+  await expect(page.getByTestId('tests-summary')).toHaveText(/^6 passed, 0 failed/, { timeout: 60_000 });
+
+  await page.getByRole('tab', { name: /Console/ }).click();
+  const tests = page.locator('.console-line[data-source="test"]');
+  const first = 'tests/todos.test.ts › a todo added is listed for its owner';
+  await expect(tests.filter({ hasText: 'loading the todo tests' }).first()).toContainText('tests/todos.test.ts › (loading the file)');
+  const adding = tests.filter({ hasText: 'adding {"title":"milk"}' });
+  await expect(adding).toHaveCount(1);
+  await expect(adding).toContainText(first);
+  await expect(adding.locator('.console-source')).toHaveText('test');
+  // The handler the test called wrote too: labelled with the test, at its level, not as a preview's persona.
+  const listed = tests.filter({ hasText: 'listing 1 todos' }).filter({ hasText: first });
+  await expect(listed).toHaveCount(1);
+  await expect(listed).toHaveAttribute('data-level', 'warn');
+
+  // Tests alone: the previews' lines are left out until All is chosen again.
+  await expect(page.locator('.console-line[data-source="server"]').first()).toBeVisible({ timeout: 20_000 });
+  const show = page.getByRole('group', { name: 'Show lines from' });
+  await show.getByRole('button', { name: 'Tests', exact: true }).click();
+  await expect(page.locator('.console-line[data-source="server"]')).toHaveCount(0);
+  await expect(adding).toBeVisible();
+  await testInfo.attach('test output in the console', { body: await page.screenshot(), contentType: 'image/png' });
+  await show.getByRole('button', { name: 'All', exact: true }).click();
+  await expect(page.locator('.console-line[data-source="server"]').first()).toBeVisible();
 });

@@ -219,6 +219,8 @@ async function runTests(request: Extract<RuntimeRequest, { type: 'run-tests' }>)
         return loadModuleMap(moduleUrl, request.map);
       },
       moduleUrl: () => moduleUrl,
+      // What the file and its tests write with console, their handlers' lines included, goes to the Console.
+      console: handlerConsole(),
       ...(request.only !== undefined ? { only: request.only } : {}),
       skip: request.skip,
       async importTests() {
@@ -268,7 +270,8 @@ async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise
     }
   }
   commitBeforeAnswer();
-  const report = outcome.logs?.length || outcome.error ? encodeCallReport({ logs: outcome.logs ?? [], ...(outcome.error ? { error: outcome.error } : {}) }) : undefined;
+  // The report (the owner's) carries a thrown error's frames; the answer only its code, message and errorId.
+  const report = outcome.logs?.length || outcome.error ? encodeCallReport({ logs: outcome.logs ?? [], ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.stack ? { stack: outcome.stack } : {}) }) : undefined;
   post({ type: 'called', id: request.id, status: outcome.status, ...(result !== undefined ? { result } : {}), ...(outcome.error ? { error: outcome.error } : {}), wrote: outcome.wrote, ...(report ? { report } : {}) });
 }
 

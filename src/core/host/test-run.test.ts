@@ -1,16 +1,22 @@
 import { describe, expect, it } from 'vitest';
+import { nodeSqlDriverFactory } from '../../adapters/node/sqljs';
+import { defineServer, query } from '../../modules/server';
+import type { Manifest } from '../manifest';
+import { ConsoleCapture, LOG_LIMITS } from '../runtime/console-capture';
+import { AppRuntime } from '../runtime/runtime';
 import { passEvent, type TestEvent } from '../testing/events';
 import { loadModuleMap } from '../testing/locate';
 import { Inbox } from './inbox';
 import { followAttempt, isTestRunMessage, runTestsInEngine, type AttemptEnd, type AttemptInbox, type TestRunMessage } from './test-run';
 
-async function follow(inbox: AttemptInbox, timeoutMs = 20): Promise<{ events: TestEvent[]; end: AttemptEnd; started: string[] }> {
+async function follow(inbox: AttemptInbox, timeoutMs = 20): Promise<{ events: TestEvent[]; end: AttemptEnd; started: string[]; logs: string[] }> {
   const events: TestEvent[] = [];
   const started: string[] = [];
-  const run = followAttempt(inbox, { file: 'tests/a.test.ts', timeoutMs, graceMs: 5, onStart: (message) => started.push(message.name) });
+  const logs: string[] = [];
+  const run = followAttempt(inbox, { file: 'tests/a.test.ts', timeoutMs, graceMs: 5, onStart: (message) => started.push(message.name), onLog: (test, line) => logs.push(`${test}: ${line.level} ${line.message}`) });
   for (;;) {
     const next = await run.next();
-    if (next.done) return { events, end: next.value, started };
+    if (next.done) return { events, end: next.value, started, logs };
     events.push(next.value);
   }
 }
@@ -83,6 +89,34 @@ describe('followAttempt: the host side of a test file run', () => {
     expect(second.end).toEqual({ ran: ['mine'], lost: true });
   });
 
+  it("says each console line of the test that started last, of the file's loading before any, and of none between tests", async () => {
+    const inbox: AttemptInbox = new Inbox();
+    const log = (message: string): TestRunMessage => ({ type: 'log', level: 'log', message });
+    for (const message of [log('loading'), start('one'), log('in one'), pass('one'), log('a timer left behind'), start('two'), { type: 'log', level: 'warn', message: 'x'.repeat(10_000) } as const, pass('two'), { type: 'done' } as const]) inbox.push(message);
+    const { logs, events } = await follow(inbox, 60_000);
+    expect(events).toHaveLength(2);
+    expect(logs).toEqual(['(loading the file): log loading', 'one: log in one', `two: warn ${'x'.repeat(LOG_LIMITS.lineChars)}`]);
+  });
+
+  it('cuts a forged flood of lines to the limit per test, and lines do not keep a silent test alive', async () => {
+    const flood: AttemptInbox = new Inbox();
+    flood.push(start('one'));
+    for (let i = 0; i < 100; i++) flood.push({ type: 'log', level: 'log', message: `line ${i}` });
+    flood.push(pass('one'));
+    flood.push({ type: 'done' });
+    expect((await follow(flood, 60_000)).logs).toHaveLength(LOG_LIMITS.lines + 1);
+    // A test that only logs is stopped at its limit as one that says nothing.
+    const chatty: AttemptInbox = new Inbox();
+    chatty.push(start('spins'));
+    const timer = setInterval(() => chatty.push({ type: 'log', level: 'log', message: 'still here' }), 2);
+    try {
+      const { end } = await follow(chatty, 30);
+      expect(end).toEqual({ ran: [], stopped: { name: 'spins', moduleUrl: 'blob:tests' } });
+    } finally {
+      clearInterval(timer);
+    }
+  });
+
   it('hands the rest of the file on when the engine is exhausted, and ends quietly when cancelled', async () => {
     const exhausted: AttemptInbox = new Inbox();
     exhausted.push(start('one'));
@@ -102,7 +136,8 @@ describe('isTestRunMessage: what a host accepts from an engine running a strange
     expect(isTestRunMessage(pass('x'))).toBe(true);
     expect(isTestRunMessage({ type: 'done' })).toBe(true);
     expect(isTestRunMessage({ type: 'failed', error: 'x' })).toBe(true);
-    for (const bad of [null, 'done', { type: 'start', name: 1, moduleUrl: 'u' }, { type: 'event', event: { kind: 'test.case.pass', name: 'x' } }, { type: 'failed' }, { type: 'shell' }, { type: 'start', name: 'x', moduleUrl: 'u', location: 7 }]) {
+    expect(isTestRunMessage({ type: 'log', level: 'warn', message: 'x' })).toBe(true);
+    for (const bad of [null, 'done', { type: 'log', level: 'shout', message: 'x' }, { type: 'log', level: 'log', message: 1 }, { type: 'log', level: 'log' }, { type: 'start', name: 1, moduleUrl: 'u' }, { type: 'event', event: { kind: 'test.case.pass', name: 'x' } }, { type: 'failed' }, { type: 'shell' }, { type: 'start', name: 'x', moduleUrl: 'u', location: 7 }]) {
       expect(isTestRunMessage(bad)).toBe(false);
     }
   });
@@ -128,5 +163,42 @@ describe('runTestsInEngine: the engine side', () => {
     // A file that throws while loading is a test failure (DG1903), and the run is done.
     expect(messages.map((message) => message.type)).toEqual(['event', 'done']);
     expect(messages[0]).toMatchObject({ event: { code: 'DG1903' } });
+  });
+
+  it("posts what the file writes while loading and what each test writes, its handlers' lines included, before the test's result", async () => {
+    const target = { log() {}, info() {}, warn() {}, error() {}, debug() {} } as unknown as Console;
+    const capture = new ConsoleCapture().install(target);
+    const manifest: Manifest = { format: 'platform.application-source.v0', name: 'app', entrypoints: { client: 'src/client/main.tsx', server: 'src/server/index.ts' }, capabilities: [] };
+    const definition = defineServer({ queries: { 'items.count': query({ input: {}, handler: async () => (target.info('counting in the handler'), 3) }) } });
+    const factory = await nodeSqlDriverFactory();
+    const host = () => (globalThis as Record<symbol, { register(name: string, fn: () => unknown): void; call(persona: string, kind: string, name: string, input: unknown): Promise<unknown> }>)[Symbol.for('platform.test.host')]!;
+    const messages: TestRunMessage[] = [];
+    await runTestsInEngine(
+      {
+        file: 'tests/a.test.ts',
+        appName: 'app',
+        module: loadModuleMap('mem:tests', JSON.stringify({ version: 3, sources: [], names: [], mappings: '' })),
+        moduleUrl: () => 'mem:tests',
+        skip: [],
+        console: capture,
+        async importTests() {
+          target.log('the file loads');
+          host().register('counts', async () => {
+            target.log('asking', { n: 1 });
+            await host().call('alice', 'query', 'items.count', {});
+          });
+          host().register('quiet', async () => undefined);
+        },
+        newRuntime: async () => new AppRuntime({ manifest, definition, driver: factory() }),
+        sessionId: () => 'session',
+        now: () => 0,
+      },
+      (message) => messages.push(message),
+    );
+    const told = messages.map((m) => (m.type === 'log' ? `log ${m.level} ${m.message}` : m.type === 'start' ? `start ${m.name}` : m.type === 'event' ? `event ${'name' in m.event ? m.event.name : ''}` : m.type));
+    expect(told).toEqual(['log log the file loads', 'start counts', 'log log asking {"n":1}', 'log info counting in the handler', 'event counts', 'start quiet', 'event quiet', 'done']);
+    // Nothing is collected once the run is over.
+    target.log('after the run');
+    expect(messages).toHaveLength(told.length);
   });
 });

@@ -14,6 +14,7 @@
  * stands still while code runs. The host's watchdog does, from each message it receives.
  */
 import { diagnostic } from '../diagnostics';
+import { consoleLevels, LOG_LIMITS, type ConsoleCapture, type LogLevel, type LogLine } from '../runtime/console-capture';
 import type { TestEvent } from '../testing/events';
 import { failEvent } from '../testing/events';
 import type { Attempt } from '../testing/restarts';
@@ -28,13 +29,18 @@ export type TestRunMessage =
   | { type: 'start'; name: string; location?: string; moduleUrl: string }
   /** A test passed or failed (the `platform.dev.v0` event `platform test` prints). */
   | { type: 'event'; event: TestEvent }
+  /**
+   * A line the test's code, or a handler it called, wrote with `console` (an engine that captures it):
+   * the host says whose, by the test that started last. Cut per test as a call's lines are (LOG_LIMITS).
+   */
+  | { type: 'log'; level: LogLevel; message: string }
   /** The engine cannot make another fresh runtime (workerd: every copy of the server module is used): the tests not yet run need a fresh engine. */
   | { type: 'exhausted' }
   /** The runner itself failed (not a test: a test's failure is an event). */
   | { type: 'failed'; error: string }
   | { type: 'done' };
 
-const MESSAGE_TYPES = new Set(['start', 'event', 'exhausted', 'failed', 'done']);
+const MESSAGE_TYPES = new Set(['start', 'event', 'log', 'exhausted', 'failed', 'done']);
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isOptional = (value: unknown, check: (v: unknown) => boolean) => value === undefined || check(value);
@@ -70,6 +76,8 @@ export function isTestRunMessage(value: unknown): value is TestRunMessage {
       return isString(message.name) && isString(message.moduleUrl) && isOptional(message.location, isString);
     case 'event':
       return isTestEvent(message.event);
+    case 'log':
+      return consoleLevels.includes(message.level as LogLevel) && isString(message.message);
     case 'failed':
       return isString(message.error);
     default:
@@ -86,21 +94,46 @@ export interface EngineTestRun extends TestFileRun {
   skip: readonly string[];
   /** The URL the test module is imported under, once it is (for `start` messages). */
   moduleUrl(): string;
+  /**
+   * The engine's console, captured (installed on its console): what the file writes while loading and
+   * each test writes, its handlers included, is posted as `log` lines. Without it nothing is posted.
+   */
+  console?: ConsoleCapture;
 }
 
 /** In the engine: runs one test file and posts what happens, ending with `done`, `exhausted` or `failed`. */
 export async function runTestsInEngine(run: EngineTestRun, post: (message: TestRunMessage) => void): Promise<void> {
+  // Lines are posted as they are written (a test stopped by force has said what it wrote), loading's
+  // until the first test starts, each test's until its result: the host knows which test is running.
+  let endLines: (() => void) | undefined;
+  const collect = () => {
+    endLines?.();
+    endLines = run.console?.begin((line) => post({ type: 'log', ...line }));
+  };
+  const stopCollecting = () => {
+    endLines?.();
+    endLines = undefined;
+  };
   try {
+    collect();
     const events = runTestFile(run, {
       ...(run.only !== undefined ? { only: run.only } : {}),
       skip: new Set(run.skip),
       // The host times each test from its 'start' message and ends the engine past the limit.
       timeoutMs: 2 ** 31 - 1,
-      onStart: (name, location) => post({ type: 'start', name, moduleUrl: run.moduleUrl(), ...(location ? { location } : {}) }),
+      onStart: (name, location) => {
+        stopCollecting();
+        post({ type: 'start', name, moduleUrl: run.moduleUrl(), ...(location ? { location } : {}) });
+        collect();
+      },
     });
-    for await (const event of events) post({ type: 'event', event });
+    for await (const event of events) {
+      stopCollecting();
+      post({ type: 'event', event });
+    }
     post({ type: 'done' });
   } catch (error) {
+    stopCollecting();
     post(error === ENGINE_EXHAUSTED ? { type: 'exhausted' } : { type: 'failed', error: describeError(error) });
   }
 }
@@ -124,6 +157,8 @@ export interface FollowOptions {
   graceMs: number;
   /** A test started (the workerd host acknowledges it, the UI shows it). */
   onStart?(message: Extract<TestRunMessage, { type: 'start' }>): void;
+  /** A line written with `console` by `test` (the test that started last, or `(loading the file)`), cut to LOG_LIMITS. */
+  onLog?(test: string, line: LogLine): void;
 }
 
 /** The end of an attempt: the tests it ran, the test it was stopped in, and whether the engine ran out of fresh runtimes. */
@@ -140,18 +175,28 @@ export async function* followAttempt(inbox: AttemptInbox, options: FollowOptions
   const silence = new Watchdog<'run'>(options.timeoutMs + options.graceMs, () => inbox.push({ type: 'silent' }));
   const crashed = (message: string): TestEvent =>
     failEvent(current?.name ?? '(the test runtime)', 0, { ...diagnostic('DG1902', `The test runtime failed: ${message}`, { file: options.file }), kind: 'error' });
+  // Lines kept of the running test (the engine cuts them; a forged flood is cut here too).
+  let logged = 0;
   // Loading the file (its top level) gets the same limit as a test.
   silence.open('run');
   try {
     for (;;) {
       const item = await inbox.next();
-      silence.progress();
+      // A line is no sign that a test will finish: a test that logs and never ends is still stopped.
+      if (item.type !== 'log') silence.progress();
       switch (item.type) {
         case 'start':
           started = true;
+          logged = 0;
           current = { name: item.name, moduleUrl: item.moduleUrl, ...(item.location ? { location: item.location } : {}) };
           options.onStart?.(item);
           break;
+        case 'log': {
+          // Between tests (a timer a test left behind) a line has no test to be said of.
+          const test = current?.name ?? (started ? undefined : '(loading the file)');
+          if (test !== undefined && logged++ <= LOG_LIMITS.lines) options.onLog?.(test, { level: item.level, message: item.message.slice(0, LOG_LIMITS.lineChars) });
+          break;
+        }
         case 'event': {
           // One result for the test that started, under the file asked for, or the load failure of a file
           // whose tests never started. Anything else is forged (the engine runs the test file's code).
@@ -164,6 +209,7 @@ export async function* followAttempt(inbox: AttemptInbox, options: FollowOptions
           ran.push(event.name);
           current = undefined;
           started = true;
+          logged = 0;
           yield event.kind === 'test.case.pass' ? { ...event, file: options.file } : event;
           break;
         }

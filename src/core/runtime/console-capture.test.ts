@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { nodeSqlDriverFactory } from '../../adapters/node/sqljs';
+import { defineServer, endpoint, query } from '../../modules/server';
+import type { Manifest } from '../manifest';
 import { encodeBase64url } from '../share/base64url';
-import { ConsoleCapture, decodeCallReport, encodeCallReport, formatLogArguments, LOG_LIMITS } from './console-capture';
+import { CALL_REPORT_HEADER, ConsoleCapture, decodeCallReport, encodeCallReport, formatLogArguments, LOG_LIMITS, thrownFrames, type LogLine } from './console-capture';
+import { personaAuth } from './personas';
+import { AppRuntime } from './runtime';
 
 /** A console of our own: the capture replaces its methods as it would the isolate's. */
 const fakeConsole = () => ({ log() {}, info() {}, warn() {}, error() {}, debug() {} }) as unknown as Console;
@@ -61,5 +66,101 @@ describe('console capture', () => {
     for (const bad of [null, '', '!!!', encodeCallReport({ logs: [{ level: 'shout', message: 'x' }] } as never), 'eyJhIjoxfQ']) expect(decodeCallReport(bad).logs).toEqual([]);
     const forged = encodeBase64url(new TextEncoder().encode(JSON.stringify({ logs: [], error: { code: 1, message: 'x' } })));
     expect(decodeCallReport(forged)).toEqual({ logs: [] });
+  });
+
+  it('collects for longer work (a test) from begin to end, telling each kept line as it comes, within the same limits', () => {
+    const target = fakeConsole();
+    const capture = new ConsoleCapture().install(target);
+    const told: LogLine[] = [];
+    const end = capture.begin((line) => told.push(line));
+    target.info('first', 1);
+    expect(told).toEqual([{ level: 'info', message: 'first 1' }]);
+    for (let i = 0; i < LOG_LIMITS.lines + 5; i++) target.log(`line ${i}`);
+    expect(told).toHaveLength(LOG_LIMITS.lines);
+    const lines = end();
+    // The count of what was left out comes last, to the listener too.
+    expect(told).toHaveLength(LOG_LIMITS.lines + 1);
+    expect(told.at(-1)).toEqual({ level: 'warn', message: '… 6 more lines not kept.' });
+    expect(lines).toEqual(told);
+    expect(end()).toBe(lines);
+    // Ended: nothing more is kept or told.
+    target.log('after the end');
+    expect(told).toHaveLength(LOG_LIMITS.lines + 1);
+  });
+
+  it('a later begin ends the earlier collection: its lines go to the new one only', () => {
+    const target = fakeConsole();
+    const capture = new ConsoleCapture().install(target);
+    const first: string[] = [];
+    const second: string[] = [];
+    const endFirst = capture.begin((line) => first.push(line.message));
+    target.log('one');
+    const endSecond = capture.begin((line) => second.push(line.message));
+    target.log('two');
+    endFirst();
+    target.log('three');
+    expect(first).toEqual(['one']);
+    expect(second).toEqual(['two', 'three']);
+    expect(endSecond().map((l) => l.message)).toEqual(['two', 'three']);
+  });
+});
+
+describe("a thrown error's stack frames", () => {
+  it('keeps the frames of a stack, not its message, cut to LOG_LIMITS', () => {
+    const error = new Error('boom\n    at forged (nowhere.js:1:1)');
+    error.stack = `Error: ${'m'.repeat(100_000)}\n${Array.from({ length: 40 }, (_, i) => `    at f${i} (platform-app/server/index.js:${i + 1}:7)`).join('\n')}`;
+    const frames = thrownFrames(error)!;
+    expect(frames.split('\n')).toHaveLength(LOG_LIMITS.stackFrames);
+    expect(frames.split('\n')[0]).toBe('at f0 (platform-app/server/index.js:1:7)');
+    expect(frames.length).toBeLessThanOrEqual(LOG_LIMITS.stackChars);
+  });
+
+  it('answers nothing for a throw without frames, and survives a hostile stack', () => {
+    expect(thrownFrames('a string')).toBeUndefined();
+    expect(thrownFrames({ stack: 42 })).toBeUndefined();
+    expect(thrownFrames({ stack: 'Error: no frames here' })).toBeUndefined();
+    expect(thrownFrames({ get stack(): string { throw new Error('no'); } })).toBeUndefined();
+    expect(thrownFrames(null)).toBeUndefined();
+  });
+
+  it('round-trips through the header, cut again when forged', () => {
+    const report = { logs: [], error: { code: 'operation_failed', message: 'no', errorId: 'err_1' }, stack: 'at f (platform-app/server/index.js:3:9)' };
+    expect(decodeCallReport(encodeCallReport(report))).toEqual(report);
+    const forged = encodeBase64url(new TextEncoder().encode(JSON.stringify({ logs: [], stack: 'x'.repeat(10_000) })));
+    expect(decodeCallReport(forged).stack).toHaveLength(LOG_LIMITS.stackChars);
+    expect(decodeCallReport(encodeBase64url(new TextEncoder().encode(JSON.stringify({ logs: [], stack: 7 }))))).toEqual({ logs: [] });
+  });
+});
+
+describe("the runtime keeps a failed handler's stack for its owner, never in the answer", () => {
+  const manifest: Manifest = { format: 'platform.application-source.v0', name: 'stack-app', entrypoints: { client: 'src/client/main.tsx', server: 'src/server/index.ts' }, capabilities: [] };
+  function listBroken(): never {
+    throw new Error('listing broke');
+  }
+  const definition = defineServer({
+    queries: { 'items.list': query({ input: {}, handler: async () => listBroken() }) },
+    endpoints: { 'GET /api/broken': endpoint(async () => listBroken()) },
+  });
+  const factory = nodeSqlDriverFactory();
+  const make = async () => new AppRuntime({ manifest, definition, driver: (await factory)(), console: new ConsoleCapture().install(fakeConsole()) });
+  const alice = personaAuth(manifest.name, 'alice', 'session-1');
+
+  it('a call: the outcome holds the frames of the throw, the error only its code, message and errorId', async () => {
+    const outcome = await (await make()).call(alice, 'query', 'items.list', {});
+    expect(outcome.error).toEqual({ code: 'operation_failed', message: 'listing broke', errorId: expect.stringMatching(/^err_/) });
+    expect(outcome.stack).toMatch(/^at listBroken \(/);
+  });
+
+  it('a wire call and an endpoint: the frames travel in the report header, and the body is the runtime error body alone', async () => {
+    const runtime = await make();
+    for (const request of [new Request('http://app.test/_platform/v0/query/items.list', { method: 'POST', body: '{"input":{}}' }), new Request('http://app.test/api/broken')]) {
+      const response = await runtime.fetch(alice, request);
+      const report = decodeCallReport(response.headers.get(CALL_REPORT_HEADER));
+      expect(report.error?.message).toBe('listing broke');
+      expect(report.stack).toMatch(/^at listBroken \(/);
+      const body = await response.text();
+      expect(body).not.toContain('listBroken');
+      expect(Object.keys((JSON.parse(body) as { error: object }).error).sort()).toEqual(['code', 'errorId', 'message']);
+    }
   });
 });

@@ -19,10 +19,15 @@ export interface LogLine {
 
 export const CALL_REPORT_HEADER = 'x-platform-call';
 
-/** What a call's answer tells its host: the handler's lines, and the runtime error a failed call answered with. */
+/**
+ * What a call's answer tells its host: the handler's lines, the runtime error a failed call answered
+ * with, and the stack frames of what its handler threw (for the owner to map to a file and line: the
+ * answer itself never carries them, runtime.md "Errors").
+ */
 export interface CallReport {
   logs: LogLine[];
   error?: { code: string; message: string; errorId?: string };
+  stack?: string;
 }
 
 export const LOG_LIMITS = {
@@ -32,9 +37,14 @@ export const LOG_LIMITS = {
   lineChars: 500,
   /** Characters of all a call's lines together (before encoding). */
   totalChars: 4000,
+  /** Frames (`    at …` lines) kept of a thrown error's stack, and their characters together. */
+  stackFrames: 12,
+  stackChars: 1500,
 } as const;
 
-const LEVELS: readonly LogLevel[] = ['debug', 'log', 'info', 'warn', 'error'];
+/** The `console` methods captured, which are the levels of its lines. */
+export const consoleLevels: readonly LogLevel[] = ['debug', 'log', 'info', 'warn', 'error'];
+const LEVELS = consoleLevels;
 
 /** One argument as `console` shows it: strings as they are, errors by their stack, the rest as JSON where it can be. */
 function formatArgument(value: unknown, depth = 0): string {
@@ -65,11 +75,16 @@ export function formatLogArguments(args: readonly unknown[]): string {
   return text.length > LOG_LIMITS.lineChars ? `${text.slice(0, LOG_LIMITS.lineChars - 1)}…` : text;
 }
 
-/** Collects the lines of one call within LOG_LIMITS. */
+/** Collects the lines of one call (or one test) within LOG_LIMITS, telling `onLine` of each line kept as it comes. */
 class CallLines {
   readonly lines: LogLine[] = [];
   #chars = 0;
   #left = 0;
+  readonly #onLine: ((line: LogLine) => void) | undefined;
+
+  constructor(onLine?: (line: LogLine) => void) {
+    this.#onLine = onLine;
+  }
 
   /** Whether no further line fits (a flood is then counted, not formatted). */
   get full(): boolean {
@@ -82,7 +97,7 @@ class CallLines {
 
   add(level: LogLevel, message: string): void {
     if (!this.full && this.#chars + message.length <= LOG_LIMITS.totalChars) {
-      this.lines.push({ level, message });
+      this.#keep({ level, message });
       this.#chars += message.length;
     } else {
       this.#left += 1;
@@ -90,8 +105,13 @@ class CallLines {
   }
 
   finish(): LogLine[] {
-    if (this.#left) this.lines.push({ level: 'warn', message: `… ${this.#left} more line${this.#left === 1 ? '' : 's'} not kept.` });
+    if (this.#left) this.#keep({ level: 'warn', message: `… ${this.#left} more line${this.#left === 1 ? '' : 's'} not kept.` });
     return this.lines;
+  }
+
+  #keep(line: LogLine): void {
+    this.lines.push(line);
+    this.#onLine?.(line);
   }
 }
 
@@ -115,20 +135,61 @@ export class ConsoleCapture {
 
   /** Runs one call; answers what it wrote. Calls do not overlap (the runtime's queue). */
   async collect<T>(work: () => Promise<T>): Promise<{ value: T; lines: LogLine[] }> {
-    const lines = new CallLines();
-    this.#current = lines;
+    const end = this.begin();
+    let lines: LogLine[] | undefined;
     try {
       const value = await work();
-      return { value, lines: lines.finish() };
+      lines = end();
+      return { value, lines };
     } finally {
-      if (this.#current === lines) this.#current = undefined;
+      if (!lines) end();
     }
+  }
+
+  /**
+   * Starts collecting, within the same limits as a call, for work that is not one call (a test, which
+   * makes many): until the returned `end`, whatever is written is kept and told to `onLine` as it
+   * comes (so a test later stopped by force has said what it wrote). `end` answers the lines, the count
+   * of lines left out last (told to `onLine` too); a later `begin` ends this collection.
+   */
+  begin(onLine?: (line: LogLine) => void): () => LogLine[] {
+    const lines = new CallLines(onLine);
+    this.#current = lines;
+    let ended: LogLine[] | undefined;
+    return () => {
+      if (this.#current === lines) this.#current = undefined;
+      return (ended ??= lines.finish());
+    };
   }
 }
 
 export function encodeCallReport(report: CallReport): string {
   const error = report.error ? { code: report.error.code.slice(0, 100), message: report.error.message.slice(0, LOG_LIMITS.lineChars), ...(report.error.errorId ? { errorId: report.error.errorId.slice(0, 100) } : {}) } : undefined;
-  return encodeBase64url(new TextEncoder().encode(JSON.stringify({ logs: report.logs, ...(error ? { error } : {}) })));
+  const stack = report.stack?.slice(0, LOG_LIMITS.stackChars);
+  return encodeBase64url(new TextEncoder().encode(JSON.stringify({ logs: report.logs, ...(error ? { error } : {}), ...(stack ? { stack } : {}) })));
+}
+
+/**
+ * The frames of what a handler threw (the `at …` lines of its stack, V8's form in workerd and the
+ * browser), cut to LOG_LIMITS; undefined for a throw without them. The thrown value is the app's: its
+ * `stack` may be anything, or a getter that throws.
+ */
+export function thrownFrames(thrown: unknown): string | undefined {
+  let stack: unknown;
+  try {
+    stack = typeof thrown === 'object' && thrown !== null ? (thrown as { stack?: unknown }).stack : undefined;
+  } catch {
+    return undefined;
+  }
+  if (typeof stack !== 'string') return undefined;
+  const frames: string[] = [];
+  // Lazily: a message of megabytes before the frames costs one scan, not a copy per line.
+  for (const match of stack.matchAll(/^[ \t]*(at [^\n]*)$/gm)) {
+    frames.push(match[1]!.slice(0, LOG_LIMITS.lineChars));
+    if (frames.length >= LOG_LIMITS.stackFrames) break;
+  }
+  const text = frames.join('\n').slice(0, LOG_LIMITS.stackChars);
+  return text || undefined;
 }
 
 /** The report of a header, or an empty one when it is not what encodeCallReport makes (checked, cut again to LOG_LIMITS). */
@@ -138,7 +199,7 @@ export function decodeCallReport(header: string | null): CallReport {
   const bytes = decodeBase64url(header);
   if (typeof bytes === 'string') return empty;
   try {
-    const parsed = JSON.parse(new TextDecoder().decode(bytes)) as { logs?: unknown; error?: unknown } | null;
+    const parsed = JSON.parse(new TextDecoder().decode(bytes)) as { logs?: unknown; error?: unknown; stack?: unknown } | null;
     if (typeof parsed !== 'object' || parsed === null || !Array.isArray(parsed.logs)) return empty;
     const logs: LogLine[] = [];
     for (const item of parsed.logs.slice(0, LOG_LIMITS.lines + 1)) {
@@ -147,7 +208,8 @@ export function decodeCallReport(header: string | null): CallReport {
     }
     const { code, message, errorId } = (typeof parsed.error === 'object' && parsed.error !== null ? parsed.error : {}) as Record<string, unknown>;
     const error = typeof code === 'string' && typeof message === 'string' ? { code: code.slice(0, 100), message: message.slice(0, LOG_LIMITS.lineChars), ...(typeof errorId === 'string' ? { errorId: errorId.slice(0, 100) } : {}) } : undefined;
-    return { logs, ...(error ? { error } : {}) };
+    const stack = typeof parsed.stack === 'string' && parsed.stack ? parsed.stack.slice(0, LOG_LIMITS.stackChars) : undefined;
+    return { logs, ...(error ? { error } : {}), ...(stack ? { stack } : {}) };
   } catch {
     return empty;
   }

@@ -21,6 +21,8 @@ export interface CallOutcome {
   read?: { tables: string[]; storage: boolean };
   /** What the handler wrote with `console`, when the runtime captures it (console-capture.ts). */
   logs?: LogLine[];
+  /** A failure's thrown error's stack frames (`thrownFrames`): for the owner's report, never part of the answer. */
+  stack?: string;
 }
 
 /** A failed call with a fresh errorId (`err_` + 26 base32 characters). */

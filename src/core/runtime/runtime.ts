@@ -8,7 +8,7 @@ import type { Manifest } from '../manifest';
 import { encodeJson, decodeJson, runtimeErrorBody, LIVE_CONNECTION_HEADER, LIVE_PATH, READ_HEADER, WROTE_HEADER, tableSetHeader } from '../../modules/wire';
 import { systemClock, type RuntimeClock } from './clock';
 import { CursorSigner } from './cursor';
-import { CALL_REPORT_HEADER, encodeCallReport, type ConsoleCapture } from './console-capture';
+import { CALL_REPORT_HEADER, encodeCallReport, thrownFrames, type ConsoleCapture } from './console-capture';
 import { fault, isRuntimeFault, type FaultCode } from './faults';
 import { validateInput } from './input';
 import { limitsOf, Meter, type Limits } from './limits';
@@ -144,15 +144,21 @@ export class AppRuntime {
     return failedCall(status, code, message, this.#clock, headers);
   }
 
-  /** Maps what a handler threw to a failure: a fault keeps its code; anything else is the surface's failure. */
+  /**
+   * Maps what a handler threw to a failure: a fault keeps its code; anything else is the surface's
+   * failure. The thrown error's stack frames stay in the outcome (`stack`), for its owner's report,
+   * never in the answer.
+   */
   #fromThrown(thrown: unknown, surface: 'operation' | 'endpoint'): CallOutcome {
+    const stack = thrownFrames(thrown);
+    const at = stack ? { stack } : {};
     if (isRuntimeFault(thrown)) {
       const status = thrown.status ?? (surface === 'endpoint' ? 500 : 400);
       const code = thrown.code === 'operation_failed' && surface === 'endpoint' ? 'endpoint_failed' : thrown.code;
-      return this.#failure(code, status, thrown.message, thrown.headers);
+      return { ...this.#failure(code, status, thrown.message, thrown.headers), ...at };
     }
     const message = thrown instanceof Error ? thrown.message : typeof thrown === 'string' ? thrown : 'The handler threw a value that is not an Error.';
-    return surface === 'endpoint' ? this.#failure('endpoint_failed', 500, message) : this.#failure('operation_failed', 400, message);
+    return { ...(surface === 'endpoint' ? this.#failure('endpoint_failed', 500, message) : this.#failure('operation_failed', 400, message)), ...at };
   }
 
   /** A guard refuses with 400 operation_failed on every surface, never revealing more than the refusal. */
@@ -301,7 +307,8 @@ export class AppRuntime {
       // A live connection refused by a budget of 0 is live updates being off, not a failure to report.
       const off = this.limits.liveConnections === 0 && new URL(request.url).pathname === LIVE_PATH;
       const error = off ? undefined : errorOf(value);
-      return withReport(value, lines.length || error ? encodeCallReport({ logs: lines, ...(error ? { error } : {}) }) : undefined);
+      const stack = error ? answeredStacks.get(value) : undefined;
+      return withReport(value, lines.length || error ? encodeCallReport({ logs: lines, ...(error ? { error } : {}), ...(stack ? { stack } : {}) }) : undefined);
     });
   }
 
@@ -495,6 +502,9 @@ export function errorOf(response: Response): RuntimeErrorInfo | undefined {
   return answeredErrors.get(response);
 }
 
+/** The stack frames of what a handler threw, by the answer errorResponse made of it (for the call's report only). */
+const answeredStacks = new WeakMap<Response, string>();
+
 export function errorResponse(outcome: CallOutcome): Response {
   const error = outcome.error!;
   const response = new Response(JSON.stringify(runtimeErrorBody({ status: outcome.status, ...error })), {
@@ -502,5 +512,6 @@ export function errorResponse(outcome: CallOutcome): Response {
     headers: { 'content-type': 'application/json', ...outcome.headers },
   });
   answeredErrors.set(response, error);
+  if (outcome.stack) answeredStacks.set(response, outcome.stack);
   return response;
 }

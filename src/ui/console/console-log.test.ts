@@ -31,21 +31,32 @@ describe('locateInBundle', () => {
     const { code, map } = await bundle();
     const column = code.indexOf('throw new Error') + 1;
     const stack = `Error: items were never loaded\n    at render (blob:null/0b7c7f5e-1f6a-4c43-9a55-52f0e0d2f5e1:1:${column})\n    at about:srcdoc:12:3`;
-    expect(locateInBundle(stack, map)).toEqual({ file: 'src/client/main.tsx', span: { line: 3, column: 5 } });
+    expect(locateInBundle(stack, map, 'client')).toEqual({ file: 'src/client/main.tsx', span: { line: 3, column: 5 } });
   });
 
   it('maps a frame of the server bundle by the name the sandbox gives it (sourceURL platform-app/server/index.js)', async () => {
     const { code, map } = await bundle();
     const column = code.indexOf('throw new Error') + 1;
     const line = `listing failed Error: items were never loaded\n    at Module.n (platform-app/server/index.js:1:${column})`;
-    expect(locateInBundle(line, map)).toEqual({ file: 'src/client/main.tsx', span: { line: 3, column: 5 } });
+    expect(locateInBundle(line, map, 'server')).toEqual({ file: 'src/client/main.tsx', span: { line: 3, column: 5 } });
+  });
+
+  it("in a server stack, skips the runtime sandbox's own frames (blob: URLs) that the same position would map in the bundle", async () => {
+    const { code, map } = await bundle();
+    const column = code.indexOf('throw new Error') + 1;
+    // A fault thrown by the runtime (ctx.db) below the handler: its first frames are the sandbox worker's.
+    const frames = `at Table.update (blob:null/5a1f0e0c-0d7b-4a59-9f1e-3c2b1a0d9e8f:1:${column})\nat Module.n (platform-app/server/index.js:1:${column})`;
+    expect(locateInBundle(frames, map, 'server')).toEqual({ file: 'src/client/main.tsx', span: { line: 3, column: 5 } });
+    expect(locateInBundle(`at Table.update (blob:null/5a1f0e0c:1:${column})`, map, 'server')).toBeUndefined();
+    // And a client stack is read by its blob: URL alone.
+    expect(locateInBundle(`at n (platform-app/server/index.js:1:${column})`, map, 'client')).toBeUndefined();
   });
 
   it('answers nothing without a frame in the bundle, without a map, or with a map that is not one', async () => {
     const { map } = await bundle();
-    expect(locateInBundle('Error: x\n    at about:srcdoc:3:4', map)).toBeUndefined();
-    expect(locateInBundle('at f (blob:null/abc:1:10)', undefined)).toBeUndefined();
-    expect(locateInBundle('at f (blob:null/abc:1:10)', 'not json')).toBeUndefined();
+    expect(locateInBundle('Error: x\n    at about:srcdoc:3:4', map, 'client')).toBeUndefined();
+    expect(locateInBundle('at f (blob:null/abc:1:10)', undefined, 'client')).toBeUndefined();
+    expect(locateInBundle('at f (blob:null/abc:1:10)', 'not json', 'client')).toBeUndefined();
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import type { TraceMap } from '@jridgewell/trace-mapping';
 import type { Span } from '../../core/diagnostics';
-import type { LogLevel } from '../../core/runtime/console-capture';
+import { consoleLevels, type LogLevel } from '../../core/runtime/console-capture';
 import type { PersonaName } from '../../core/runtime/personas';
 import { loadModuleMap, locate } from '../../core/testing/locate';
 
@@ -30,25 +30,31 @@ export interface ConsoleEntry {
 /** Lines kept; older ones drop off (a loop that logs cannot grow the page without bound). */
 export const CONSOLE_LIMITS = { entries: 500, messageChars: 2000 } as const;
 
-const LEVELS: readonly LogLevel[] = ['debug', 'log', 'info', 'warn', 'error'];
-
 /** A level the app's side sent, or `log` for anything else. */
 export function consoleLevel(value: unknown): LogLevel {
-  return LEVELS.includes(value as LogLevel) ? (value as LogLevel) : 'log';
+  return consoleLevels.includes(value as LogLevel) ? (value as LogLevel) : 'log';
 }
 
-/** The bundle's name in stacks we map: any blob: URL or `platform-app/…` name a frame gives the module. */
+/**
+ * The bundle's name in stacks we map. A client bundle runs in the preview under a blob: URL; the server
+ * bundle is named by the runtime sandbox (`//# sourceURL=platform-app/server/index.js`), whose own code
+ * runs under a blob: URL too: its frames (the runtime's, above the handler's) must not be read as the bundle's.
+ */
 const BUNDLE = 'platform-app.js';
-const MODULE_URL = /(?:blob:[^\s()]+?|platform-app\/[\w/.-]+?\.js)(?=:\d+:\d+)/g;
+const MODULE_URL = {
+  client: /blob:[^\s()]+?(?=:\d+:\d+)/g,
+  server: /platform-app\/server\/index\.js(?=:\d+:\d+)/g,
+} as const;
 
 /** Source maps parsed, by their text: the latest few bundles' (client and server of a generation or two). */
 const maps = new Map<string, TraceMap>();
 
 /**
- * The app file and line of the first frame of `stack` inside the app's own code, through the bundle's
- * source map (`sourceMap` as esbuild wrote it); undefined when no frame maps there.
+ * The app file and line of the first frame of `stack` inside the app's own code, through the source map
+ * of the `bundle` it ran in (`sourceMap` as esbuild wrote it); undefined when no frame maps there. The
+ * one mapper of the app's stacks: client crashes and console lines, server failures and console lines.
  */
-export function locateInBundle(stack: string | undefined, sourceMap: string | undefined): { file: string; span: Span } | undefined {
+export function locateInBundle(stack: string | undefined, sourceMap: string | undefined, bundle: 'client' | 'server'): { file: string; span: Span } | undefined {
   if (!stack || !sourceMap) return undefined;
   let map = maps.get(sourceMap);
   if (!map) {
@@ -60,7 +66,7 @@ export function locateInBundle(stack: string | undefined, sourceMap: string | un
     if (maps.size >= 4) maps.delete(maps.keys().next().value!);
     maps.set(sourceMap, map);
   }
-  return locate(stack.slice(0, 20_000).replace(MODULE_URL, BUNDLE), { url: BUNDLE, map });
+  return locate(stack.slice(0, 20_000).replace(MODULE_URL[bundle], BUNDLE), { url: BUNDLE, map });
 }
 
 export class ConsoleLog {

@@ -68,7 +68,17 @@ const TerminalPanel = lazyComponent(() => import('../terminal').then((m) => m.Te
 
 export function Playground({ project, state, pendingImport, compiler, theme }: { project: Project; state?: Uint8Array; pendingImport?: string; compiler: CompilerClient; theme: 'light' | 'dark' }) {
   const { session, runtime } = useProjectSession(project, compiler, state, { ...(pendingImport !== undefined ? { pendingImport } : {}) });
-  const tests = useMemo(() => new TestSession(compiler, { files: () => session.state.project.files, log: (kind, fields) => session.log(kind, fields) }), [session]);
+  const consoleLog = useMemo(() => new ConsoleLog(), [session]);
+  const tests = useMemo(
+    () =>
+      new TestSession(compiler, {
+        files: () => session.state.project.files,
+        log: (kind, fields) => session.log(kind, fields),
+        // A test's console lines, its handlers' included: labelled with the test file and test, apart from the previews' personas.
+        console: ({ file, test, level, message }) => consoleLog.add({ source: 'test', level, message, context: `${file} › ${test}` }),
+      }),
+    [session, consoleLog],
+  );
   const [, rerender] = useState(0);
   const [layout, setLayoutState] = useState<Layout>(() => loadLayout(project.id));
   const setLayout = (change: Partial<Layout>) =>
@@ -84,7 +94,6 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const setPanel = (name: PanelName) => setLayout({ panel: name, ...(panelState === 'collapsed' ? { panelState: 'open' as const } : {}) });
   const [sharing, setSharing] = useState(false);
   const [zipError, setZipError] = useState<string | undefined>();
-  const consoleLog = useMemo(() => new ConsoleLog(), [session]);
   const [consoleErrors, setConsoleErrors] = useState(0);
   useEffect(() => consoleLog.subscribe(() => setConsoleErrors(consoleLog.entries.filter((e) => e.level === 'error').length)), [consoleLog]);
   // The generation whose bundles (and source maps) are running: what the app's stacks refer to.
@@ -92,11 +101,12 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   running.current = session.state.generation;
   useEffect(() => {
     const offs = [
-      runtime.onReport(({ persona, operation, logs, error }) => {
-        for (const line of logs) consoleLog.add({ source: 'server', persona, level: line.level, message: line.message, context: operation, ...located(line.message, running.current?.serverMap) });
-        if (error) consoleLog.add({ source: 'server', persona, level: 'error', message: `${error.code}: ${error.message}`, context: `${operation} failed` });
+      runtime.onReport(({ persona, operation, logs, error, stack }) => {
+        for (const line of logs) consoleLog.add({ source: 'server', persona, level: line.level, message: line.message, context: operation, ...located(line.message, running.current?.serverMap, 'server') });
+        // Where the handler threw: the frames its report carries (never its answer), through the server bundle's map.
+        if (error) consoleLog.add({ source: 'server', persona, level: 'error', message: `${error.code}: ${error.message}`, context: `${operation} failed`, ...located(stack, running.current?.serverMap, 'server') });
       }),
-      runtime.onFault((message) => consoleLog.add({ source: 'server', level: 'error', message, uncaught: true, ...located(message, running.current?.serverMap) })),
+      runtime.onFault((message) => consoleLog.add({ source: 'server', level: 'error', message, uncaught: true, ...located(message, running.current?.serverMap, 'server') })),
     ];
     return () => offs.forEach((off) => off());
   }, [runtime, consoleLog]);
@@ -134,7 +144,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
     setReveal({ ...span });
   };
   const crashOf = (persona: PersonaName, message: string, stack: string): ClientCrash => {
-    const entry = consoleLog.add({ source: 'client', persona, level: 'error', message, uncaught: true, ...located(stack, running.current?.clientMap) });
+    const entry = consoleLog.add({ source: 'client', persona, level: 'error', message, uncaught: true, ...located(stack, running.current?.clientMap, 'client') });
     return { message, ...(entry.location ? { location: entry.location } : {}) };
   };
   const select = (d: Diagnostic) => {
@@ -268,7 +278,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                 onOpen={openAt}
                 {...(staleNote ? { staleNote } : {})}
                 events={{
-                  onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, running.current?.clientMap) }),
+                  onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, running.current?.clientMap, 'client') }),
                   onCall: (entry) => session.log('runtime.call', { ...entry, durationMs: Math.round(entry.durationMs * 10) / 10 }),
                   onError: (message) => session.log('preview.error', { message }),
                   onLoaded: () => {
@@ -353,8 +363,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
 }
 
 /** `{ location }` when a stack (or a line holding one) maps to the app's files, else nothing. */
-function located(stack: string, sourceMap: string | undefined): { location?: { file: string; span: Span } } {
-  const location = locateInBundle(stack, sourceMap);
+function located(stack: string | undefined, sourceMap: string | undefined, bundle: 'client' | 'server'): { location?: { file: string; span: Span } } {
+  const location = locateInBundle(stack, sourceMap, bundle);
   return location ? { location } : {};
 }
 

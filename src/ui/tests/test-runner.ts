@@ -13,6 +13,7 @@ import type { Manifest } from '../../core/manifest';
 import { describeError } from '../../core/host/describe';
 import { Inbox } from '../../core/host/inbox';
 import { followAttempt, type AttemptInbox } from '../../core/host/test-run';
+import type { LogLine } from '../../core/runtime/console-capture';
 import type { TestEvent } from '../../core/testing/events';
 import { runFileToEnd, type Attempt } from '../../core/testing/restarts';
 import { TEST_TIMEOUT_MS } from '../../core/testing/run-file';
@@ -42,6 +43,8 @@ export interface SandboxTestOptions {
   signal?: AbortSignal;
   /** Called as each test starts. */
   onStart?(file: string, name: string): void;
+  /** A line a test file wrote with `console` while loading (`test` is `(loading the file)`) or in a test, its handlers' included. */
+  onLog?(file: string, test: string, line: LogLine): void;
 }
 
 /** A pass or fail event, with the test file it came from (a failure's `file` may be a helper it imports). */
@@ -102,7 +105,13 @@ async function* runSandbox(
       };
       frame.post(request);
     }
-    return yield* followAttempt(inbox, { file: test.file, timeoutMs, graceMs: GRACE_MS, onStart: (message) => options.onStart?.(test.file, message.name) });
+    return yield* followAttempt(inbox, {
+      file: test.file,
+      timeoutMs,
+      graceMs: GRACE_MS,
+      onStart: (message) => options.onStart?.(test.file, message.name),
+      onLog: (name, line) => options.onLog?.(test.file, name, line),
+    });
   } finally {
     options.signal?.removeEventListener('abort', cancel);
     frame.dispose();

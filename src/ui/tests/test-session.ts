@@ -5,6 +5,7 @@
  */
 import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
+import type { LogLine } from '../../core/runtime/console-capture';
 import type { TestEvent } from '../../core/testing/events';
 import type { CompilerClient } from '../compiler-client';
 import { StateStore } from '../state-store';
@@ -39,6 +40,14 @@ export interface TestSessionHost {
   files(): Record<string, string>;
   /** The platform.dev.v0 event log. */
   log(kind: string, fields: Record<string, unknown>): void;
+  /** What a test file wrote with `console` (while loading, or in `test`, its handlers' lines included): for the Console. */
+  console?(line: TestLogLine): void;
+}
+
+/** A console line of a test run: the test file and test it came from. */
+export interface TestLogLine extends LogLine {
+  file: string;
+  test: string;
 }
 
 /** Test files of a project: tests/**\/*.test.ts, sorted. */
@@ -114,6 +123,9 @@ export class TestSession extends StateStore<TestsState> {
         ...(scope.file !== undefined && scope.name !== undefined ? { only: { file: scope.file, name: scope.name } } : scope.file !== undefined ? { file: scope.file } : {}),
         signal: run.signal,
         onStart: (file, name) => update({ file, name, status: 'running' }),
+        onLog: (file, test, line) => {
+          if (!run.signal.aborted) this.#host.console?.({ file, test, ...line });
+        },
       },
     );
     for await (const { testFile, event } of events) {
