@@ -1,7 +1,7 @@
 /**
  * The playground's layout, kept per project in localStorage and restored on reload: the bottom panel
- * (which one, its height, open, collapsed or maximised), split view and its pair of personas, and the
- * widths of the file tree and the editor. What is stored is checked field by field: a value that is
+ * (which one, its height, open, collapsed or maximised), split view and its pair of personas, the
+ * widths of the file tree and the editor, and the device size the previews are drawn at. What is stored is checked field by field: a value that is
  * missing, of the wrong type or out of range falls back to its default, so an old or hand-edited entry
  * never breaks the page.
  */
@@ -10,6 +10,9 @@ import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
 export const PANELS = ['problems', 'console', 'tests', 'events', 'data', 'deploy', 'terminal'] as const;
 export type PanelName = (typeof PANELS)[number];
 export type PanelState = 'open' | 'collapsed' | 'maximised';
+/** The size the previews are drawn at: the pane's own, a phone's or a tablet's (preview-pane.tsx). */
+export const DEVICES = ['full', 'phone', 'tablet'] as const;
+export type Device = (typeof DEVICES)[number];
 
 export interface Layout {
   panel: PanelName;
@@ -23,9 +26,10 @@ export interface Layout {
   editor: number;
   /** The editor wraps long lines. */
   wrap: boolean;
+  device: Device;
 }
 
-export const DEFAULT_LAYOUT: Layout = { panel: 'problems', panelState: 'open', panelHeight: 260, split: false, second: 'bob', tree: 220, editor: 640, wrap: false };
+export const DEFAULT_LAYOUT: Layout = { panel: 'problems', panelState: 'open', panelHeight: 260, split: false, second: 'bob', tree: 220, editor: 640, wrap: false, device: 'full' };
 
 /** Sizes outside these are not restored (a stored 0 or 1e9 would hide a pane). */
 const LIMITS = { panelHeight: [80, 4000], tree: [120, 2000], editor: [120, 4000] } as const;
@@ -51,6 +55,7 @@ export function parseLayout(stored: unknown): Layout {
     tree: size(raw.tree, LIMITS.tree, d.tree),
     editor: size(raw.editor, LIMITS.editor, d.editor),
     wrap: typeof raw.wrap === 'boolean' ? raw.wrap : d.wrap,
+    device: oneOf(raw.device, DEVICES, d.device),
   };
 }
 
