@@ -249,6 +249,36 @@ export class AppRuntime {
     return this.#serialize(async () => work(this.#driver));
   }
 
+  /**
+   * Updates one row as `auth`, as a mutation's handler would with `ctx.db.table(table).update(id,
+   * patch)`: the same table API, values checked by the field declarations, the table's policy held
+   * (another owner's row is `Record not found`, a move into a workspace the caller is not in is
+   * refused), one transaction, and a committed write refreshes every live connection holding a query
+   * that read the table. An owner's edit from the data browser; failures are 400 `operation_failed`.
+   */
+  updateRow(auth: Auth, table: string, id: string, patch: Record<string, unknown>): Promise<CallOutcome> {
+    return this.#serialize(async () => {
+      const wrote: CallOutcome['wrote'] = { tables: [], storage: false };
+      if (!this.manifest.database?.tables[table]) return this.#failure('operation_failed', 400, `There is no table "${table}" in the manifest.`);
+      const driver = new ScopedDriver(this.#driver);
+      try {
+        const row = await this.#driver.transaction(async () => {
+          try {
+            const ctx = this.#context(auth, driver, new Meter(this.limits), true, wrote) as { db: { table(name: string): { update(id: string, patch: Record<string, unknown>): Promise<unknown> } } };
+            return await this.#withDeadline(() => ctx.db.table(table).update(id, patch));
+          } finally {
+            driver.close();
+          }
+        });
+        const outcome: CallOutcome = { status: 200, result: row, wrote };
+        this.#live.notify(wrote);
+        return outcome;
+      } catch (error) {
+        return this.#fromThrown(error, 'operation');
+      }
+    });
+  }
+
   /** A call, then what live updates make of it (a query held by the caller's live connection, a mutation's refresh of the others). */
   async #call(auth: Auth, kind: Kind, name: string, input: unknown, liveConnection?: string | null): Promise<CallOutcome> {
     const outcome = await this.#run(auth, kind, name, input);
