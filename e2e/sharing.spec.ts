@@ -10,7 +10,7 @@ test.describe.configure({ timeout: 180_000 });
 async function projectTitles(page: Page): Promise<string[]> {
   await page.goto('/#/');
   await expect(page.locator('[data-template="todo"]')).toBeVisible();
-  const list = page.locator('.project-list > li > button:first-child');
+  const list = page.locator('.project-list > li > a:first-child');
   await expect.poll(() => list.count()).toBeGreaterThan(0);
   return list.allTextContents();
 }
@@ -117,7 +117,7 @@ test('corrupt, truncated, oversize and future-version links get a clear message 
 
   // Nothing was made, and the existing project is as it was, data included.
   expect(await projectTitles(page)).toEqual(before);
-  await page.locator('.project-list > li > button:first-child').first().click();
+  await page.locator('.project-list > li > a:first-child').first().click();
   await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
   await expect(preview(page).getByText('milk', { exact: true })).toBeVisible();
   await expect(preview(page).getByText('1 left')).toBeVisible();

@@ -8,8 +8,10 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { CompilerClient } from './compiler-client';
 import { Gallery } from './playground/gallery';
 import { Playground } from './playground/playground';
-import { acquireLease, type LeaseHolder } from './projects/lease';
-import { loadPendingImport, loadProject, loadState, newProjectId, PROJECT_FORMAT, saveProject, type Project } from './projects/store';
+import { LeasePage } from './projects/lease-page';
+import { ProjectTitle } from './projects/project-actions';
+import { newProjectId, PROJECT_FORMAT, saveProject, type Project } from './projects/store';
+import { useOpenProject } from './projects/use-open-project';
 import type { PlaygroundTemplate } from './projects/templates';
 import { EmbedView, embedMode } from './embed/embed-view';
 import { readShareLink, saveLinkedProject, shareFragment, type OpenedLink } from './share/share';
@@ -31,12 +33,6 @@ function route(): Route {
   return match ? { page: 'project', id: match[1]! } : { page: 'home' };
 }
 
-type Opened =
-  | { kind: 'loading' }
-  | { kind: 'open'; project: Project; state?: Uint8Array; pendingImport?: string; release(): void }
-  | { kind: 'missing' }
-  | { kind: 'held'; project: Project; holder?: LeaseHolder };
-
 function projectFrom(template: PlaygroundTemplate): Project {
   const now = Date.now();
   return { format: PROJECT_FORMAT, id: newProjectId(), title: template.title, template: template.id, files: { ...template.files }, openTabs: [], persona: 'alice', createdAt: now, updatedAt: now };
@@ -55,7 +51,7 @@ function storedTheme(): 'light' | 'dark' | undefined {
 export function App() {
   const compiler = useMemo(() => (globalThis.__platformCompiler ??= new CompilerClient()), []);
   const [current, setCurrent] = useState<Route>(route);
-  const [opened, setOpened] = useState<Opened>({ kind: 'loading' });
+  const { opened, takeOver, renamed } = useOpenProject(current.page === 'project' ? current.id : undefined);
   const embed = useMemo(() => embedMode(location.search), []);
   /** A share link being read, or read: its error, or (in embed mode) its scratch project. */
   const [shared, setShared] = useState<OpenedLink | undefined>();
@@ -82,29 +78,6 @@ export function App() {
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
   }, [theme]);
-
-  useEffect(() => {
-    if (current.page !== 'project') return;
-    let live = true;
-    let release: (() => void) | undefined;
-    setOpened({ kind: 'loading' });
-    void (async () => {
-      const project = await loadProject(current.id);
-      if (!live) return;
-      if (!project) return setOpened({ kind: 'missing' });
-      const lease = await acquireLease(project.id, document.title);
-      if (!live) return lease.held && lease.release();
-      if (!lease.held) return setOpened({ kind: 'held', project, ...(lease.holder ? { holder: lease.holder } : {}) });
-      release = lease.release;
-      const state = await loadState(project.id);
-      const pendingImport = await loadPendingImport(project.id);
-      setOpened({ kind: 'open', project, ...(state ? { state } : {}), ...(pendingImport !== undefined ? { pendingImport } : {}), release: lease.release });
-    })();
-    return () => {
-      live = false;
-      release?.();
-    };
-  }, [current.page === 'project' ? current.id : '']);
 
   // A share link: read it (nothing is written for a bad one), then save it as a new project and go
   // there; the history entry of the link is replaced, so Back and reload do not make another copy.
@@ -154,12 +127,6 @@ export function App() {
     await saveProject(project);
     location.hash = `#/p/${project.id}`;
   };
-  const copy = async (project: Project) => {
-    const now = Date.now();
-    const duplicate: Project = { ...project, id: newProjectId(), title: `${project.title} (copy)`, createdAt: now, updatedAt: now };
-    await saveProject(duplicate);
-    location.hash = `#/p/${duplicate.id}`;
-  };
 
   const title = current.page === 'project' && opened.kind === 'open' ? opened.project.title : current.page === 'share' && shared?.ok ? shared.project.title : undefined;
   useEffect(() => {
@@ -198,7 +165,7 @@ export function App() {
           <img src="/favicon.svg" alt="" width="22" height="22" />
           <h1>Platform Playground</h1>
         </a>
-        {title && <span class="project-title">{title}</span>}
+        {current.page === 'project' && opened.kind === 'open' ? <ProjectTitle key={opened.project.id} id={opened.project.id} title={opened.project.title} onRenamed={renamed} /> : title && <span class="project-title">{title}</span>}
         <label class="link open-zip" title="Open a project's zip as a new project (or drop a zip or a folder anywhere)">
           Open zip…
           <input
@@ -232,7 +199,7 @@ export function App() {
         {current.page === 'share' ? (
           shared && !shared.ok ? <ShareLinkError error={shared.error} /> : <p class="muted page-message">Opening the shared project…</p>
         ) : current.page === 'home' ? (
-          <Gallery onCreate={(t) => void create(t)} onOpen={(id) => (location.hash = `#/p/${id}`)} />
+          <Gallery onCreate={(t) => void create(t)} />
         ) : opened.kind === 'loading' ? (
           <p class="muted page-message">Opening the project…</p>
         ) : opened.kind === 'missing' ? (
@@ -241,19 +208,7 @@ export function App() {
             <a href="#/">Back to the templates and projects</a>
           </div>
         ) : opened.kind === 'held' ? (
-          <div class="page-message" role="alert" data-testid="lease-held">
-            <p>
-              <strong>{opened.project.title}</strong> is open in another tab
-              {opened.holder ? ` (since ${new Date(opened.holder.since).toLocaleTimeString()})` : ''}. A project is edited in one tab at a time, so neither
-              tab overwrites the other.
-            </p>
-            <p>
-              <button type="button" onClick={() => void copy(opened.project)}>
-                Open a copy here
-              </button>{' '}
-              <a href="#/">Back to the templates and projects</a>
-            </p>
-          </div>
+          <LeasePage project={opened.project} holder={opened.holder} moved={opened.moved} onTakeOver={takeOver} />
         ) : (
           <Playground key={opened.project.id} project={opened.project} state={opened.state} {...(opened.pendingImport !== undefined ? { pendingImport: opened.pendingImport } : {})} compiler={compiler} theme={theme} />
         )}

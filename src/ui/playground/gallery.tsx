@@ -1,11 +1,13 @@
-/** The start page: a template to begin from, or a project to reopen. */
+/** The start page: a template to begin from, or a project to reopen (a link: it opens in a new tab too), rename, duplicate or delete. */
 import { useEffect, useState } from 'preact/hooks';
+import { openDuplicate, RenameForm } from '../projects/project-actions';
 import { deleteProject, listProjects, type ProjectSummary } from '../projects/store';
 import { TEMPLATES, type PlaygroundTemplate } from '../projects/templates';
 
-export function Gallery({ onCreate, onOpen }: { onCreate(template: PlaygroundTemplate): void; onOpen(id: string): void }) {
+export function Gallery({ onCreate }: { onCreate(template: PlaygroundTemplate): void }) {
   const [projects, setProjects] = useState<ProjectSummary[] | undefined>();
   const [confirming, setConfirming] = useState<string | undefined>();
+  const [renaming, setRenaming] = useState<string | undefined>();
   useEffect(() => void listProjects().then(setProjects), []);
 
   return (
@@ -31,9 +33,20 @@ export function Gallery({ onCreate, onOpen }: { onCreate(template: PlaygroundTem
           <ul class="project-list">
             {projects.map((project) => (
               <li key={project.id}>
-                <button type="button" class="link" onClick={() => onOpen(project.id)}>
-                  {project.title}
-                </button>
+                {renaming === project.id ? (
+                  <RenameForm
+                    id={project.id}
+                    title={project.title}
+                    onDone={(name) => {
+                      setRenaming(undefined);
+                      if (name !== undefined) void listProjects().then(setProjects);
+                    }}
+                  />
+                ) : (
+                  <a class="project-link" href={`#/p/${project.id}`}>
+                    {project.title}
+                  </a>
+                )}
                 <span class="muted">
                   {project.template ? `${project.template} · ` : ''}edited {new Date(project.updatedAt).toLocaleString()}
                 </span>
@@ -57,9 +70,17 @@ export function Gallery({ onCreate, onOpen }: { onCreate(template: PlaygroundTem
                     </button>
                   </span>
                 ) : (
-                  <button type="button" class="link" aria-label={`Delete ${project.title}`} onClick={() => setConfirming(project.id)}>
-                    Delete…
-                  </button>
+                  <span class="project-actions">
+                    <button type="button" class="link" aria-label={`Rename ${project.title}`} onClick={() => setRenaming(project.id)}>
+                      Rename…
+                    </button>
+                    <button type="button" class="link" aria-label={`Duplicate ${project.title}`} onClick={() => void openDuplicate(project.id)}>
+                      Duplicate
+                    </button>
+                    <button type="button" class="link" aria-label={`Delete ${project.title}`} onClick={() => setConfirming(project.id)}>
+                      Delete…
+                    </button>
+                  </span>
                 )}
               </li>
             ))}

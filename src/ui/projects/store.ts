@@ -3,7 +3,7 @@
  * and separately the app's committed dev database. Only the trusted page touches this store; app code
  * runs in sandboxes with no access to it.
  */
-import { createStore, del, get, keys, set, type UseStore } from 'idb-keyval';
+import { createStore, del, get, keys, set, update, type UseStore } from 'idb-keyval';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { Generation } from '../playground/project-session';
 
@@ -46,23 +46,100 @@ export async function listProjects(): Promise<ProjectSummary[]> {
     .sort((a, b) => b.updatedAt - a.updatedAt);
 }
 
+/**
+ * The project as stored, with a newer journal folded in. Being a transaction on the store, it also
+ * waits for this page's writes to it begun before (IndexedDB runs them in order), so a tab handing a
+ * project over calls it to know that what it wrote has landed.
+ */
 export async function loadProject(id: string): Promise<Project | undefined> {
   const stored = await get<Project>(projectKey(id), db());
   const project = stored?.format === PROJECT_FORMAT ? stored : undefined;
   const journal = readJournal(id);
   if (journal && (!project || journal.updatedAt >= project.updatedAt)) {
-    await saveProject(journal);
-    return journal;
+    // The name changes only by renameProject: a journal written before a rename keeps the new one.
+    const newer = project ? { ...journal, title: project.title } : journal;
+    await saveProject(newer);
+    return newer;
   }
   return project;
 }
 
+/**
+ * Saves a project's files, tabs and persona. Its name is kept as stored (only renameProject changes
+ * it, so a session that opened before a rename does not put the old name back), and a copy older
+ * than the stored one is not written over it (a tab the project was taken from by force).
+ */
 export async function saveProject(project: Project): Promise<void> {
-  const saved = { ...project, updatedAt: Date.now() };
-  await set(projectKey(project.id), saved, db());
+  await update<Project>(
+    projectKey(project.id),
+    (stored) => {
+      if (stored?.format !== PROJECT_FORMAT) return { ...project, updatedAt: Date.now() };
+      if (stored.updatedAt > project.updatedAt) return stored;
+      return { ...project, title: stored.title, updatedAt: Date.now() };
+    },
+    db(),
+  );
   // The journal holds nothing newer than what is now in IndexedDB: drop it (unless an edit came since).
   const journal = readJournal(project.id);
   if (journal && journal.updatedAt <= project.updatedAt) forget(journalKey(project.id));
+}
+
+/** The longest name a project takes (a share link carries up to this many characters of it). */
+export const PROJECT_NAME_MAX = 100;
+
+export type NameRefusal = { ok: false; code: 'project_name_empty' | 'project_name_too_long' | 'project_name_invalid' | 'project_missing'; message: string };
+
+/** A project name as typed, trimmed; refused when empty, longer than PROJECT_NAME_MAX or with control characters. */
+export function checkProjectName(input: string): { ok: true; name: string } | NameRefusal {
+  const name = input.trim();
+  if (!name) return { ok: false, code: 'project_name_empty', message: 'A project needs a name: type at least one character.' };
+  const length = [...name].length;
+  if (length > PROJECT_NAME_MAX) return { ok: false, code: 'project_name_too_long', message: `A project's name is at most ${PROJECT_NAME_MAX} characters; this one has ${length}.` };
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return { ok: false, code: 'project_name_invalid', message: 'A project name cannot hold line breaks, tabs or other control characters.' };
+  return { ok: true, name };
+}
+
+/** Renames a stored project (nothing else of it changes); the name is checked first. */
+export async function renameProject(id: string, input: string): Promise<{ ok: true; name: string } | NameRefusal> {
+  const checked = checkProjectName(input);
+  if (!checked.ok) return checked;
+  let found = false;
+  await update<Project | undefined>(
+    projectKey(id),
+    (stored) => {
+      found = stored?.format === PROJECT_FORMAT;
+      return found ? { ...stored!, title: checked.name } : stored;
+    },
+    db(),
+  );
+  if (!found) return { ok: false, code: 'project_missing', message: 'There is no such project in this browser.' };
+  const journal = readJournal(id);
+  if (journal) journalProject({ ...journal, title: checked.name });
+  return checked;
+}
+
+/** The name of a copy: "<name> (copy)", within PROJECT_NAME_MAX. */
+export function copyName(name: string): string {
+  const suffix = ' (copy)';
+  return `${[...name].slice(0, PROJECT_NAME_MAX - suffix.length).join('').trimEnd()}${suffix}`;
+}
+
+/**
+ * A new project with a stored project's files, tabs and persona and its data as stored (the committed
+ * database, the last good build and a share link's data not imported yet); undefined when there is no
+ * such project. The copy's record is written last, so no list shows a copy without its data.
+ */
+export async function duplicateProject(id: string): Promise<Project | undefined> {
+  const source = await loadProject(id);
+  if (!source) return undefined;
+  const now = Date.now();
+  const copy: Project = { ...source, id: newProjectId(), title: copyName(source.title), createdAt: now, updatedAt: now };
+  const [state, lastGood, pending] = await Promise.all([loadState(id), loadLastGood(id), loadPendingImport(id)]);
+  if (state) await saveState(copy.id, state);
+  if (lastGood) await saveLastGood(copy.id, lastGood);
+  if (pending !== undefined) await savePendingImport(copy.id, pending);
+  await saveProject(copy);
+  return copy;
 }
 
 /**
