@@ -276,6 +276,9 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                 runtime={runtime}
                 crashOf={crashOf}
                 onOpen={openAt}
+                device={layout.device}
+                onDevice={(device) => setLayout({ device })}
+                projectId={current.id}
                 {...(staleNote ? { staleNote } : {})}
                 events={{
                   onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, running.current?.clientMap, 'client') }),

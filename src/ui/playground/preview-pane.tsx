@@ -2,18 +2,44 @@
  * The app's preview as one persona, or two side by side. A write by one refreshes the other's queries
  * that read what it wrote over the live-update stream, as on a hosted page: only when the app's
  * `liveConnections` budget admits the other preview's connection (platform/client, core/runtime/live.ts).
+ *
+ * Above the previews: the device size they are drawn at (Full, or a phone's or a tablet's viewport,
+ * centred and scaled down to fit), kept with the layout. Each preview can be reloaded (its client
+ * starts again; the runtime and its data stay) and opened in a tab of its own as the same persona
+ * (preview-channel.ts: the same sandboxed frame there, calling this tab's runtime).
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
 import { PreviewFrame, type DownloadOffer, type PreviewEvents, type PreviewRuntime } from '../preview/preview-frame';
+import { previewTabHref, servePreviewTabs, type PreviewApp } from '../preview/preview-channel';
 import type { Span } from '../../core/diagnostics';
 import { locationText } from '../console/console-panel';
+import { DEVICES, type Device } from './layout';
 import type { Generation } from './project-session';
 
 /** A client crash as the overlay shows it: the error and, when it maps to the app's files, where. */
 export interface ClientCrash {
   message: string;
   location?: { file: string; span: Span };
+}
+
+/** The viewport each device size draws the preview at (Full: the pane's own size). */
+export const DEVICE_SIZES: Record<Device, { label: string; width?: number; height?: number }> = {
+  full: { label: 'Full' },
+  phone: { label: 'Phone 390×844', width: 390, height: 844 },
+  tablet: { label: 'Tablet 768×1024', width: 768, height: 1024 },
+};
+
+/** What a preview loads from a build. */
+export function previewAppOf(generation: Generation): PreviewApp {
+  return {
+    number: generation.number,
+    code: generation.clientCode,
+    ...(generation.clientCss !== undefined ? { css: generation.clientCss } : {}),
+    title: generation.manifest.app?.title ?? generation.manifest.name,
+    lang: generation.manifest.app?.language ?? 'en',
+    publicFiles: generation.publicFiles,
+  };
 }
 
 export interface PreviewPaneProps {
@@ -27,11 +53,55 @@ export interface PreviewPaneProps {
   onOpen?(file: string, span: Span): void;
   /** Shown above the previews when they run an older build than the files (the last good one). */
   staleNote?: string;
+  /** The device size the previews are drawn at, and its change (kept with the layout); Full without. */
+  device?: Device;
+  onDevice?(device: Device): void;
+  /** The open project: its previews can be opened in tabs of their own (none without). */
+  projectId?: string;
 }
 
-function OnePreview({ persona, generation, runtime, events, crashOf, onOpen }: { persona: PersonaName } & Omit<PreviewPaneProps, 'personas'>) {
+/**
+ * The frame's box at a device size: the device's viewport, scaled down to fit the stage and centred
+ * in it (never scaled up). Full fills the stage.
+ */
+export function deviceBox(device: Device, stage: { width: number; height: number }): { width: number; height: number; scale: number; left: number; top: number } | undefined {
+  const { width, height } = DEVICE_SIZES[device];
+  if (!width || !height) return undefined;
+  const scale = Math.min(1, stage.width / width, stage.height / height);
+  return { width, height, scale, left: Math.max(0, (stage.width - width * scale) / 2), top: Math.max(0, (stage.height - height * scale) / 2) };
+}
+
+/** The stage's size as it changes (a ResizeObserver). */
+function useSize(element: { current: HTMLElement | null }): { width: number; height: number } {
+  const [size, setSize] = useState({ width: 0, height: 0 });
+  useLayoutEffect(() => {
+    const target = element.current;
+    if (!target) return undefined;
+    const observer = new ResizeObserver(() => setSize({ width: target.clientWidth, height: target.clientHeight }));
+    observer.observe(target);
+    setSize({ width: target.clientWidth, height: target.clientHeight });
+    return () => observer.disconnect();
+  }, []);
+  return size;
+}
+
+export interface OnePreviewProps {
+  persona: PersonaName;
+  app: PreviewApp | undefined;
+  runtime: PreviewRuntime;
+  events: PreviewEvents;
+  crashOf?: PreviewPaneProps['crashOf'];
+  onOpen?: PreviewPaneProps['onOpen'];
+  device?: Device;
+  /** The project, for "Open in new tab" (no link without). */
+  projectId?: string;
+}
+
+export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, device = 'full', projectId }: OnePreviewProps) {
   const [crash, setCrash] = useState<ClientCrash | undefined>(undefined);
   const host = useRef<HTMLDivElement>(null);
+  const stage = useRef<HTMLDivElement>(null);
+  const stageSize = useSize(stage);
   const [stopped, setStopped] = useState<'unresponsive' | 'navigated' | undefined>(undefined);
   const [attempt, setAttempt] = useState(0);
   const [offer, setOffer] = useState<DownloadOffer | undefined>(undefined);
@@ -61,16 +131,34 @@ function OnePreview({ persona, generation, runtime, events, crashOf, onOpen }: {
         if (shown) setCrash((current) => current ?? shown);
       },
     });
-    if (generation) frame.load({ code: generation.clientCode, css: generation.clientCss, title: generation.manifest.app?.title ?? generation.manifest.name, lang: generation.manifest.app?.language ?? 'en', publicFiles: generation.publicFiles });
+    if (app) frame.load(app);
     return () => frame.destroy();
-    // A new frame per generation: the client starts fresh on the new code.
-  }, [persona, generation?.number, runtime, stopped, attempt]);
-  useEffect(() => setStopped(undefined), [generation?.number]);
-  useEffect(() => setCrash(undefined), [generation?.number, attempt, persona]);
+    // A new frame per build, and per reload: the client starts fresh (the runtime and its data stay).
+  }, [persona, app?.number, runtime, stopped, attempt]);
+  useEffect(() => setStopped(undefined), [app?.number]);
+  useEffect(() => setCrash(undefined), [app?.number, attempt, persona]);
+  const reload = () => {
+    setStopped(undefined);
+    setOffer(undefined);
+    setAttempt((n) => n + 1);
+  };
+  const box = deviceBox(device, stageSize);
   return (
-    <div class="preview" data-persona={persona} data-generation={generation?.number ?? 0}>
+    <div class="preview" data-persona={persona} data-generation={app?.number ?? 0} data-device={device}>
       <div class="preview-label">
-        as <strong>{persona}</strong>
+        <span>
+          as <strong>{persona}</strong>
+        </span>
+        <span class="preview-actions">
+          <button type="button" class="link" onClick={reload} aria-label={`Reload the preview as ${persona}`} title="Start the app's client again (the data stays)">
+            ↻ Reload
+          </button>
+          {projectId && (
+            <a class="link" href={previewTabHref(projectId, persona)} target="_blank" rel="noopener" aria-label={`Open the preview as ${persona} in a new tab`} title="The same preview in a tab of its own, as the same persona">
+              ↗ New tab
+            </a>
+          )}
+        </span>
       </div>
       {offer && (
         <div class="preview-offer" role="alertdialog" aria-label="Download from the preview">
@@ -92,43 +180,43 @@ function OnePreview({ persona, generation, runtime, events, crashOf, onOpen }: {
           </button>
         </div>
       )}
-      <div class="preview-host" ref={host}>
-        {stopped && (
-          <div class="preview-stopped" role="alert">
-            <h3>Preview as {persona} stopped</h3>
-            <p>
-              {stopped === 'navigated'
-                ? 'The app tried to navigate its preview away (a form post, a change of location or a scripted link); that is refused, so the preview was stopped.'
-                : 'The preview stopped responding (a loop in the client code?), so it was stopped.'}
-            </p>
-            <button
-              type="button"
-              class="primary"
-              onClick={() => {
-                setStopped(undefined);
-                setAttempt((n) => n + 1);
-              }}
-            >
-              Restart the preview
-            </button>
-          </div>
-        )}
-        {crash && !stopped && (
-          <div class="preview-crash" role="alert" aria-label={`The preview as ${persona} crashed`}>
-            <h3>Uncaught error in the client code</h3>
-            <pre>{crash.message}</pre>
-            <div class="actions">
-              {crash.location && (
-                <button type="button" class="link" onClick={() => onOpen?.(crash.location!.file, crash.location!.span)}>
-                  {locationText(crash.location)}
-                </button>
-              )}
-              <button type="button" onClick={() => setCrash(undefined)}>
-                Dismiss
+      <div class={`preview-stage${box ? ' device' : ''}`} ref={stage}>
+        <div
+          class="preview-host"
+          ref={host}
+          data-testid="preview-viewport"
+          style={box ? { position: 'absolute', width: `${box.width}px`, height: `${box.height}px`, left: `${box.left}px`, top: `${box.top}px`, transform: `scale(${box.scale})`, transformOrigin: '0 0' } : undefined}
+        >
+          {stopped && (
+            <div class="preview-stopped" role="alert">
+              <h3>Preview as {persona} stopped</h3>
+              <p>
+                {stopped === 'navigated'
+                  ? 'The app tried to navigate its preview away (a form post, a change of location or a scripted link); that is refused, so the preview was stopped.'
+                  : 'The preview stopped responding (a loop in the client code?), so it was stopped.'}
+              </p>
+              <button type="button" class="primary" onClick={reload}>
+                Restart the preview
               </button>
             </div>
-          </div>
-        )}
+          )}
+          {crash && !stopped && (
+            <div class="preview-crash" role="alert" aria-label={`The preview as ${persona} crashed`}>
+              <h3>Uncaught error in the client code</h3>
+              <pre>{crash.message}</pre>
+              <div class="actions">
+                {crash.location && (
+                  <button type="button" class="link" onClick={() => onOpen?.(crash.location!.file, crash.location!.span)}>
+                    {locationText(crash.location)}
+                  </button>
+                )}
+                <button type="button" onClick={() => setCrash(undefined)}>
+                  Dismiss
+                </button>
+              </div>
+            </div>
+          )}
+        </div>
       </div>
     </div>
   );
@@ -141,21 +229,65 @@ function formatSize(bytes: number): string {
   return `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
+/** Serves this project's preview tabs while the pane is open, announcing each new build to them. */
+function usePreviewTabs(projectId: string | undefined, runtime: PreviewRuntime, app: PreviewApp | undefined): void {
+  const current = useRef(app);
+  current.current = app;
+  const served = useRef<ReturnType<typeof servePreviewTabs> | undefined>(undefined);
+  useEffect(() => {
+    if (!projectId || typeof BroadcastChannel === 'undefined') return undefined;
+    const serving = servePreviewTabs(projectId, runtime, () => current.current);
+    served.current = serving;
+    // A tab closed or reloaded with the project: the preview tabs wait for it.
+    const close = () => serving.close();
+    addEventListener('pagehide', close);
+    return () => {
+      removeEventListener('pagehide', close);
+      served.current = undefined;
+      serving.close();
+    };
+  }, [projectId, runtime]);
+  useEffect(() => served.current?.changed(), [app?.number]);
+}
+
 export function PreviewPane(props: PreviewPaneProps) {
+  const app = props.generation ? previewAppOf(props.generation) : undefined;
+  usePreviewTabs(props.projectId, props.runtime, app);
   if (!props.generation) return <div class="preview-empty">The preview appears when the app builds.</div>;
+  const device = props.device ?? 'full';
   const previews = (
     <div class={`previews ${props.personas.length > 1 ? 'split' : ''}`}>
       {props.personas.map((persona) => (
-        <OnePreview key={persona} persona={persona} generation={props.generation} runtime={props.runtime} events={props.events} {...(props.crashOf ? { crashOf: props.crashOf } : {})} {...(props.onOpen ? { onOpen: props.onOpen } : {})} />
+        <OnePreview
+          key={persona}
+          persona={persona}
+          app={app}
+          runtime={props.runtime}
+          events={props.events}
+          device={device}
+          {...(props.projectId ? { projectId: props.projectId } : {})}
+          {...(props.crashOf ? { crashOf: props.crashOf } : {})}
+          {...(props.onOpen ? { onOpen: props.onOpen } : {})}
+        />
       ))}
     </div>
   );
-  if (!props.staleNote) return previews;
   return (
-    <div class="previews-stale">
-      <div class="preview-stale-note" role="status" data-testid="preview-stale">
-        {props.staleNote}
-      </div>
+    <div class="previews-column">
+      {props.onDevice && (
+        <div class="preview-toolbar" role="group" aria-label="Preview size">
+          {DEVICES.map((name) => (
+            <button type="button" key={name} aria-pressed={name === device} onClick={() => props.onDevice?.(name)}>
+              {DEVICE_SIZES[name].label}
+            </button>
+          ))}
+        </div>
+      )}
+      {props.staleNote && (
+        <div class="preview-stale-note" role="status" data-testid="preview-stale">
+          {props.staleNote}
+        </div>
+      )}
       {previews}
     </div>
   );
