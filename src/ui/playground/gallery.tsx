@@ -69,7 +69,7 @@ export function Gallery({ onCreate }: { onCreate(template: PlaygroundTemplate): 
                       Keep
                     </button>
                   </span>
-                ) : (
+                ) : renaming === project.id ? null : (
                   <span class="project-actions">
                     <button type="button" class="link" aria-label={`Rename ${project.title}`} onClick={() => setRenaming(project.id)}>
                       Rename…
