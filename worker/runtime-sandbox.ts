@@ -178,7 +178,7 @@ async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promi
     }
     driver = opened;
     manifestName = request.manifest.name;
-    inspected = { db, driver: opened, manifest: request.manifest, operations: operationsOf(module.default), policies: runtime.policies };
+    inspected = { db, driver: opened, manifest: request.manifest, operations: operationsOf(module.default), policies: runtime.policies, runtime, caller: authOf };
     commitDelayMs = request.commitDelayMs;
     noteChanges();
     // A fresh database's schema needs no export: it is made again from the manifest. A database the
@@ -239,9 +239,9 @@ async function runTests(request: Extract<RuntimeRequest, { type: 'run-tests' }>)
 
 let capture: ConsoleCapture | undefined;
 
-/** The worker's console, captured per call: installed once (it cannot be replaced again). */
+/** The worker's console, captured per call: installed once (it cannot be replaced again). Each line keeps where it was written, for the playground to map. */
 function handlerConsole(): ConsoleCapture {
-  capture ??= new ConsoleCapture().install();
+  capture ??= new ConsoleCapture({ callSites: true }).install();
   return capture;
 }
 
@@ -342,8 +342,8 @@ async function run(request: RuntimeRequest): Promise<void> {
         return;
       }
       const result = await inspect(inspected, request.query).catch((error: unknown) => ({ kind: 'refused' as const, message: describeError(error).slice(0, 4000) }));
-      // An import is a commit of its own: exported now, not with the next call's batch.
-      if (result.kind === 'import-state') {
+      // An import, or an edit of a row, is a commit of its own: exported now (before the answer), not with the next call's batch.
+      if (result.kind === 'import-state' || result.kind === 'update-row') {
         noteChanges();
         exportNow();
       }

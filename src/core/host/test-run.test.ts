@@ -13,7 +13,7 @@ async function follow(inbox: AttemptInbox, timeoutMs = 20): Promise<{ events: Te
   const events: TestEvent[] = [];
   const started: string[] = [];
   const logs: string[] = [];
-  const run = followAttempt(inbox, { file: 'tests/a.test.ts', timeoutMs, graceMs: 5, onStart: (message) => started.push(message.name), onLog: (test, line) => logs.push(`${test}: ${line.level} ${line.message}`) });
+  const run = followAttempt(inbox, { file: 'tests/a.test.ts', timeoutMs, graceMs: 5, onStart: (message) => started.push(message.name), onLog: (test, line, at) => logs.push(`${test}: ${line.level} ${line.message}${at ? ` @${at.file}:${at.span.line}:${at.span.column}` : ''}`) });
   for (;;) {
     const next = await run.next();
     if (next.done) return { events, end: next.value, started, logs };
@@ -92,10 +92,10 @@ describe('followAttempt: the host side of a test file run', () => {
   it("says each console line of the test that started last, of the file's loading before any, and of none between tests", async () => {
     const inbox: AttemptInbox = new Inbox();
     const log = (message: string): TestRunMessage => ({ type: 'log', level: 'log', message });
-    for (const message of [log('loading'), start('one'), log('in one'), pass('one'), log('a timer left behind'), start('two'), { type: 'log', level: 'warn', message: 'x'.repeat(10_000) } as const, pass('two'), { type: 'done' } as const]) inbox.push(message);
+    for (const message of [log('loading'), start('one'), { type: 'log', level: 'log', message: 'in one', location: { file: 'tests/a.test.ts', span: { line: 4, column: 3 } } } as const, pass('one'), log('a timer left behind'), start('two'), { type: 'log', level: 'warn', message: 'x'.repeat(10_000) } as const, pass('two'), { type: 'done' } as const]) inbox.push(message);
     const { logs, events } = await follow(inbox, 60_000);
     expect(events).toHaveLength(2);
-    expect(logs).toEqual(['(loading the file): log loading', 'one: log in one', `two: warn ${'x'.repeat(LOG_LIMITS.lineChars)}`]);
+    expect(logs).toEqual(['(loading the file): log loading', 'one: log in one @tests/a.test.ts:4:3', `two: warn ${'x'.repeat(LOG_LIMITS.lineChars)}`]);
   });
 
   it('cuts a forged flood of lines to the limit per test, and lines do not keep a silent test alive', async () => {
@@ -137,7 +137,8 @@ describe('isTestRunMessage: what a host accepts from an engine running a strange
     expect(isTestRunMessage({ type: 'done' })).toBe(true);
     expect(isTestRunMessage({ type: 'failed', error: 'x' })).toBe(true);
     expect(isTestRunMessage({ type: 'log', level: 'warn', message: 'x' })).toBe(true);
-    for (const bad of [null, 'done', { type: 'log', level: 'shout', message: 'x' }, { type: 'log', level: 'log', message: 1 }, { type: 'log', level: 'log' }, { type: 'start', name: 1, moduleUrl: 'u' }, { type: 'event', event: { kind: 'test.case.pass', name: 'x' } }, { type: 'failed' }, { type: 'shell' }, { type: 'start', name: 'x', moduleUrl: 'u', location: 7 }]) {
+    expect(isTestRunMessage({ type: 'log', level: 'warn', message: 'x', location: { file: 'tests/a.test.ts', span: { line: 3, column: 1 } } })).toBe(true);
+    for (const bad of [null, 'done', { type: 'log', level: 'log', message: 'x', location: { file: 'a' } }, { type: 'log', level: 'log', message: 'x', location: null }, { type: 'log', level: 'shout', message: 'x' }, { type: 'log', level: 'log', message: 1 }, { type: 'log', level: 'log' }, { type: 'start', name: 1, moduleUrl: 'u' }, { type: 'event', event: { kind: 'test.case.pass', name: 'x' } }, { type: 'failed' }, { type: 'shell' }, { type: 'start', name: 'x', moduleUrl: 'u', location: 7 }]) {
       expect(isTestRunMessage(bad)).toBe(false);
     }
   });

@@ -13,10 +13,11 @@
  * The engine does not time its tests: a test in `while (true) {}` never yields, and workerd's clock
  * stands still while code runs. The host's watchdog does, from each message it receives.
  */
-import { diagnostic } from '../diagnostics';
+import { diagnostic, type Span } from '../diagnostics';
 import { consoleLevels, LOG_LIMITS, type ConsoleCapture, type LogLevel, type LogLine } from '../runtime/console-capture';
 import type { TestEvent } from '../testing/events';
 import { failEvent } from '../testing/events';
+import { locate, type LoadedModule } from '../testing/locate';
 import type { Attempt } from '../testing/restarts';
 import { runTestFile, type TestFileRun } from '../testing/run-file';
 import { describeError } from './describe';
@@ -33,7 +34,7 @@ export type TestRunMessage =
    * A line the test's code, or a handler it called, wrote with `console` (an engine that captures it):
    * the host says whose, by the test that started last. Cut per test as a call's lines are (LOG_LIMITS).
    */
-  | { type: 'log'; level: LogLevel; message: string }
+  | { type: 'log'; level: LogLevel; message: string; location?: { file: string; span: Span } }
   /** The engine cannot make another fresh runtime (workerd: every copy of the server module is used): the tests not yet run need a fresh engine. */
   | { type: 'exhausted' }
   /** The runner itself failed (not a test: a test's failure is an event). */
@@ -76,8 +77,10 @@ export function isTestRunMessage(value: unknown): value is TestRunMessage {
       return isString(message.name) && isString(message.moduleUrl) && isOptional(message.location, isString);
     case 'event':
       return isTestEvent(message.event);
-    case 'log':
-      return consoleLevels.includes(message.level as LogLevel) && isString(message.message);
+    case 'log': {
+      const location = message.location as Record<string, unknown> | undefined;
+      return consoleLevels.includes(message.level as LogLevel) && isString(message.message) && (location === undefined || (typeof location === 'object' && location !== null && isString(location.file) && isSpan(location.span)));
+    }
     case 'failed':
       return isString(message.error);
     default:
@@ -106,9 +109,19 @@ export async function runTestsInEngine(run: EngineTestRun, post: (message: TestR
   // Lines are posted as they are written (a test stopped by force has said what it wrote), loading's
   // until the first test starts, each test's until its result: the host knows which test is running.
   let endLines: (() => void) | undefined;
+  // Where a line was written, in the test file (its bundle's map, as a failure's place is found).
+  let module: LoadedModule | undefined;
+  const where = (at: string | undefined) => {
+    if (!at) return undefined;
+    if (module?.url !== run.moduleUrl()) module = run.module;
+    return locate(at, module);
+  };
   const collect = () => {
     endLines?.();
-    endLines = run.console?.begin((line) => post({ type: 'log', ...line }));
+    endLines = run.console?.begin(({ level, message, at }) => {
+      const location = where(at);
+      post({ type: 'log', level, message, ...(location ? { location } : {}) });
+    });
   };
   const stopCollecting = () => {
     endLines?.();
@@ -157,8 +170,8 @@ export interface FollowOptions {
   graceMs: number;
   /** A test started (the workerd host acknowledges it, the UI shows it). */
   onStart?(message: Extract<TestRunMessage, { type: 'start' }>): void;
-  /** A line written with `console` by `test` (the test that started last, or `(loading the file)`), cut to LOG_LIMITS. */
-  onLog?(test: string, line: LogLine): void;
+  /** A line written with `console` by `test` (the test that started last, or `(loading the file)`), cut to LOG_LIMITS, and where in the test file, if there. */
+  onLog?(test: string, line: LogLine, location?: { file: string; span: Span }): void;
 }
 
 /** The end of an attempt: the tests it ran, the test it was stopped in, and whether the engine ran out of fresh runtimes. */
@@ -194,7 +207,10 @@ export async function* followAttempt(inbox: AttemptInbox, options: FollowOptions
         case 'log': {
           // Between tests (a timer a test left behind) a line has no test to be said of.
           const test = current?.name ?? (started ? undefined : '(loading the file)');
-          if (test !== undefined && logged++ <= LOG_LIMITS.lines) options.onLog?.(test, { level: item.level, message: item.message.slice(0, LOG_LIMITS.lineChars) });
+          if (test !== undefined && logged++ <= LOG_LIMITS.lines) {
+            const at = item.location ? { file: item.location.file, span: { line: item.location.span.line, column: item.location.span.column } } : undefined;
+            options.onLog?.(test, { level: item.level, message: item.message.slice(0, LOG_LIMITS.lineChars) }, at);
+          }
           break;
         }
         case 'event': {

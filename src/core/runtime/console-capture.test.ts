@@ -88,6 +88,40 @@ describe('console capture', () => {
     expect(told).toHaveLength(LOG_LIMITS.lines + 1);
   });
 
+  it('keeps where each line was written when asked: the call site, or the frames of an Error it was given', async () => {
+    const target = fakeConsole();
+    const sites = new ConsoleCapture({ callSites: true }).install(target);
+    function writesHere(): void {
+      target.log('from a named function');
+    }
+    const thrown = (() => {
+      function throwsHere(): Error {
+        return new Error('made here');
+      }
+      return throwsHere();
+    })();
+    const { lines } = await sites.collect(async () => {
+      writesHere();
+      target.error('failed:', thrown);
+    });
+    expect(lines[0]!.at).toMatch(/^at writesHere \(.*console-capture\.test\.ts:\d+:\d+\)/);
+    expect(lines[0]!.at!.split('\n').length).toBeLessThanOrEqual(LOG_LIMITS.atFrames);
+    expect(lines[1]!.at).toMatch(/^at throwsHere \(/);
+    // The report carries them (cut again when forged), and a capture that was not asked keeps none.
+    expect(decodeCallReport(encodeCallReport({ logs: lines })).logs).toEqual(lines);
+    const forged = encodeBase64url(new TextEncoder().encode(JSON.stringify({ logs: [{ level: 'log', message: 'x', at: 'y'.repeat(5_000) }, { level: 'log', message: 'z', at: 3 }] })));
+    expect(decodeCallReport(forged).logs).toEqual([{ level: 'log', message: 'x', at: 'y'.repeat(LOG_LIMITS.atChars) }, { level: 'log', message: 'z' }]);
+    const plain = fakeConsole();
+    const without = new ConsoleCapture().install(plain);
+    expect((await without.collect(async () => plain.log('x'))).lines).toEqual([{ level: 'log', message: 'x' }]);
+  });
+
+  it('decodes a report at every limit at once: non-ASCII lines, call sites and a stack', () => {
+    const logs = Array.from({ length: LOG_LIMITS.lines }, () => ({ level: 'log' as const, message: '✓'.repeat(LOG_LIMITS.totalChars / LOG_LIMITS.lines), at: 'a'.repeat(LOG_LIMITS.atChars) }));
+    const report = { logs, error: { code: 'operation_failed', message: '✓'.repeat(LOG_LIMITS.lineChars), errorId: 'err_1' }, stack: 's'.repeat(LOG_LIMITS.stackChars) };
+    expect(decodeCallReport(encodeCallReport(report))).toEqual(report);
+  });
+
   it('a later begin ends the earlier collection: its lines go to the new one only', () => {
     const target = fakeConsole();
     const capture = new ConsoleCapture().install(target);

@@ -15,6 +15,11 @@ export type LogLevel = 'debug' | 'log' | 'info' | 'warn' | 'error';
 export interface LogLine {
   level: LogLevel;
   message: string;
+  /**
+   * Where it was written: the first stack frames of the `console` call (or of an Error it was given),
+   * when the capture keeps call sites (the playground's sandboxes, where the bundles' maps are at hand).
+   */
+  at?: string;
 }
 
 export const CALL_REPORT_HEADER = 'x-platform-call';
@@ -40,7 +45,13 @@ export const LOG_LIMITS = {
   /** Frames (`    at …` lines) kept of a thrown error's stack, and their characters together. */
   stackFrames: 12,
   stackChars: 1500,
+  /** Frames and characters kept of a line's call site (`LogLine.at`). */
+  atFrames: 4,
+  atChars: 400,
 } as const;
+
+/** The longest report header decoded: what encodeCallReport makes at every limit (3 UTF-8 bytes a character), in base64. */
+const REPORT_HEADER_CHARS = Math.ceil(((LOG_LIMITS.totalChars * 3 + LOG_LIMITS.lines * LOG_LIMITS.atChars + LOG_LIMITS.stackChars + 1_000) * 2 * 4) / 3);
 
 /** The `console` methods captured, which are the levels of its lines. */
 export const consoleLevels: readonly LogLevel[] = ['debug', 'log', 'info', 'warn', 'error'];
@@ -95,9 +106,9 @@ class CallLines {
     this.#left += 1;
   }
 
-  add(level: LogLevel, message: string): void {
+  add(level: LogLevel, message: string, at?: string): void {
     if (!this.full && this.#chars + message.length <= LOG_LIMITS.totalChars) {
-      this.#keep({ level, message });
+      this.#keep({ level, message, ...(at ? { at } : {}) });
       this.#chars += message.length;
     } else {
       this.#left += 1;
@@ -117,6 +128,12 @@ class CallLines {
 
 export class ConsoleCapture {
   #current: CallLines | undefined;
+  readonly #callSites: boolean;
+
+  /** `callSites`: each line keeps where it was written (`LogLine.at`), for a host that maps it to the app's files. */
+  constructor(options: { callSites?: boolean } = {}) {
+    this.#callSites = options.callSites === true;
+  }
 
   /** Replaces the methods of a console (the isolate's) so that they write to the running call, and nowhere else. */
   install(target: Console = globalThis.console): this {
@@ -126,7 +143,8 @@ export class ConsoleCapture {
         const lines = this.#current;
         if (!lines) return;
         if (lines.full) lines.skip();
-        else lines.add(level, formatLogArguments(args));
+        // Made here, so that its first frame is this function's and the next one the caller's.
+        else lines.add(level, formatLogArguments(args), this.#callSites ? callSite(args, new Error()) : undefined);
       };
       Object.defineProperty(target, level, { value: write, configurable: false, writable: false });
     }
@@ -169,12 +187,24 @@ export function encodeCallReport(report: CallReport): string {
   return encodeBase64url(new TextEncoder().encode(JSON.stringify({ logs: report.logs, ...(error ? { error } : {}), ...(stack ? { stack } : {}) })));
 }
 
+/** Where a `console` call was made: the frames of the first Error among its arguments, or of the call (`here`, made in the console method: its first frame is skipped). */
+function callSite(args: readonly unknown[], here: Error): string | undefined {
+  const error = args.find((a) => a instanceof Error);
+  const frames = error ? stackFrames(error, LOG_LIMITS.atFrames) : stackFrames(here, LOG_LIMITS.atFrames + 1)?.split('\n').slice(1).join('\n');
+  return frames ? frames.slice(0, LOG_LIMITS.atChars) : undefined;
+}
+
 /**
  * The frames of what a handler threw (the `at …` lines of its stack, V8's form in workerd and the
  * browser), cut to LOG_LIMITS; undefined for a throw without them. The thrown value is the app's: its
  * `stack` may be anything, or a getter that throws.
  */
 export function thrownFrames(thrown: unknown): string | undefined {
+  return stackFrames(thrown, LOG_LIMITS.stackFrames)?.slice(0, LOG_LIMITS.stackChars);
+}
+
+/** The first `count` frames (`at …` lines) of a value's stack, each cut to a line's length. */
+function stackFrames(thrown: unknown, count: number): string | undefined {
   let stack: unknown;
   try {
     stack = typeof thrown === 'object' && thrown !== null ? (thrown as { stack?: unknown }).stack : undefined;
@@ -186,16 +216,15 @@ export function thrownFrames(thrown: unknown): string | undefined {
   // Lazily: a message of megabytes before the frames costs one scan, not a copy per line.
   for (const match of stack.matchAll(/^[ \t]*(at [^\n]*)$/gm)) {
     frames.push(match[1]!.slice(0, LOG_LIMITS.lineChars));
-    if (frames.length >= LOG_LIMITS.stackFrames) break;
+    if (frames.length >= count) break;
   }
-  const text = frames.join('\n').slice(0, LOG_LIMITS.stackChars);
-  return text || undefined;
+  return frames.length ? frames.join('\n') : undefined;
 }
 
 /** The report of a header, or an empty one when it is not what encodeCallReport makes (checked, cut again to LOG_LIMITS). */
 export function decodeCallReport(header: string | null): CallReport {
   const empty: CallReport = { logs: [] };
-  if (!header || header.length > LOG_LIMITS.totalChars * 6) return empty;
+  if (!header || header.length > REPORT_HEADER_CHARS) return empty;
   const bytes = decodeBase64url(header);
   if (typeof bytes === 'string') return empty;
   try {
@@ -203,8 +232,8 @@ export function decodeCallReport(header: string | null): CallReport {
     if (typeof parsed !== 'object' || parsed === null || !Array.isArray(parsed.logs)) return empty;
     const logs: LogLine[] = [];
     for (const item of parsed.logs.slice(0, LOG_LIMITS.lines + 1)) {
-      const { level, message } = (item ?? {}) as Partial<LogLine>;
-      if (typeof message === 'string' && LEVELS.includes(level as LogLevel)) logs.push({ level: level as LogLevel, message: message.slice(0, LOG_LIMITS.lineChars) });
+      const { level, message, at } = (item ?? {}) as Partial<LogLine>;
+      if (typeof message === 'string' && LEVELS.includes(level as LogLevel)) logs.push({ level: level as LogLevel, message: message.slice(0, LOG_LIMITS.lineChars), ...(typeof at === 'string' && at ? { at: at.slice(0, LOG_LIMITS.atChars) } : {}) });
     }
     const { code, message, errorId } = (typeof parsed.error === 'object' && parsed.error !== null ? parsed.error : {}) as Record<string, unknown>;
     const error = typeof code === 'string' && typeof message === 'string' ? { code: code.slice(0, 100), message: message.slice(0, LOG_LIMITS.lineChars), ...(typeof errorId === 'string' ? { errorId: errorId.slice(0, 100) } : {}) } : undefined;

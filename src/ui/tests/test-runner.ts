@@ -9,6 +9,7 @@
  * remaining tests go on in a fresh sandbox. A sandbox whose worker fails reports DG1902.
  */
 import sandboxCode from 'virtual:runtime-sandbox';
+import type { Span } from '../../core/diagnostics';
 import type { Manifest } from '../../core/manifest';
 import { describeError } from '../../core/host/describe';
 import { Inbox } from '../../core/host/inbox';
@@ -43,8 +44,8 @@ export interface SandboxTestOptions {
   signal?: AbortSignal;
   /** Called as each test starts. */
   onStart?(file: string, name: string): void;
-  /** A line a test file wrote with `console` while loading (`test` is `(loading the file)`) or in a test, its handlers' included. */
-  onLog?(file: string, test: string, line: LogLine): void;
+  /** A line a test file wrote with `console` while loading (`test` is `(loading the file)`) or in a test, its handlers' included; where in the test file, if there. */
+  onLog?(file: string, test: string, line: LogLine, location?: { file: string; span: Span }): void;
 }
 
 /** A pass or fail event, with the test file it came from (a failure's `file` may be a helper it imports). */
@@ -110,7 +111,7 @@ async function* runSandbox(
       timeoutMs,
       graceMs: GRACE_MS,
       onStart: (message) => options.onStart?.(test.file, message.name),
-      onLog: (name, line) => options.onLog?.(test.file, name, line),
+      onLog: (name, line, location) => options.onLog?.(test.file, name, line, location),
     });
   } finally {
     options.signal?.removeEventListener('abort', cancel);

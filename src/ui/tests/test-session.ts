@@ -3,7 +3,7 @@
  * are now (compiled in the compiler worker's `test` mode, run by test-runner.ts in sandboxes of their
  * own), and keeps each test's outcome. A new run stops the one in progress.
  */
-import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
+import { diagnostic, sortDiagnostics, type Diagnostic, type Span } from '../../core/diagnostics';
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import type { LogLine } from '../../core/runtime/console-capture';
 import type { TestEvent } from '../../core/testing/events';
@@ -48,6 +48,8 @@ export interface TestSessionHost {
 export interface TestLogLine extends LogLine {
   file: string;
   test: string;
+  /** Where in the test file it was written. */
+  location?: { file: string; span: Span };
 }
 
 /** Test files of a project: tests/**\/*.test.ts, sorted. */
@@ -123,8 +125,8 @@ export class TestSession extends StateStore<TestsState> {
         ...(scope.file !== undefined && scope.name !== undefined ? { only: { file: scope.file, name: scope.name } } : scope.file !== undefined ? { file: scope.file } : {}),
         signal: run.signal,
         onStart: (file, name) => update({ file, name, status: 'running' }),
-        onLog: (file, test, line) => {
-          if (!run.signal.aborted) this.#host.console?.({ file, test, ...line });
+        onLog: (file, test, line, location) => {
+          if (!run.signal.aborted) this.#host.console?.({ file, test, ...line, ...(location ? { location } : {}) });
         },
       },
     );
