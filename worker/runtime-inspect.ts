@@ -1,6 +1,7 @@
 /**
  * The data browser's side inside the runtime sandbox: tables with their schema, indexes and rows,
- * read-only SQL, stored objects, and state export/import, over the running app's own database.
+ * read-only SQL, stored objects, state export/import, and an edit of a row as a persona (through the
+ * runtime's table API, so the table's policy holds), over the running app's own database.
  * Everything is cut to INSPECT_LIMITS here; the trusted side checks them again (isInspectResult).
  */
 import { listedTables } from '../src/core/runtime/table-names';
@@ -11,6 +12,10 @@ import { quoteIdentifier, type SqlDriver } from '../src/core/runtime/sql-driver'
 import { exportState, importStateText } from '../src/core/state';
 import { isProjectDataDocument, MAX_ZIP_OBJECT_BYTES, parseProjectData, type ObjectEntry } from '../src/core/share/objects';
 import { describeError } from '../src/core/host/describe';
+import { isPersona, type Auth, type PersonaName } from '../src/core/runtime/personas';
+import type { AppRuntime } from '../src/core/runtime/runtime';
+import { isPlainObject } from '../src/core/runtime/tables/values';
+import { decodeJson } from '../src/modules/wire';
 import type { Diagnostic } from '../src/core/diagnostics';
 import { INSPECT_LIMITS, type ColumnInfo, type Grid, type GridCell, type IndexInfo, type InspectDiagnostic, type InspectQuery, type InspectResult, type OperationInfo, type TableInfo } from './protocol/runtime';
 
@@ -22,6 +27,9 @@ export interface Inspected {
   operations: OperationInfo[];
   /** The server definition's table policies (state import keeps their fields as they are). */
   policies?: ReadonlyMap<string, 'ownedTable' | 'workspaceTable'>;
+  /** The app's runtime and each persona's `ctx.auth`, for edits of rows (none: rows are not edited here). */
+  runtime?: AppRuntime;
+  caller?(persona: PersonaName): Auth;
 }
 
 const refused = (message: string, diagnostic?: InspectDiagnostic): InspectResult => ({ kind: 'refused', message: message.slice(0, INSPECT_LIMITS.message), ...(diagnostic ? { diagnostic } : {}) });
@@ -194,6 +202,22 @@ async function importData(target: Inspected, text: string): Promise<InspectResul
   return { kind: 'import-state', counts, ...(document !== undefined ? { objects: objects.length } : {}) };
 }
 
+/** One row changed as a persona, by the runtime's table API under the table's policy (AppRuntime.updateRow). */
+async function updateRow(target: Inspected, query: Extract<InspectQuery, { kind: 'update-row' }>): Promise<InspectResult> {
+  if (!target.runtime || !target.caller) return refused('Rows are edited in the running app only.');
+  if (!isPersona(query.persona)) return refused(`Unknown persona "${String(query.persona).slice(0, 100)}".`);
+  let patch: unknown;
+  try {
+    patch = decodeJson(query.patch);
+  } catch (error) {
+    return refused(`The edit is not wire JSON: ${describeError(error)}`);
+  }
+  if (!isPlainObject(patch)) return refused('An edit is an object of field values.');
+  const outcome = await target.runtime.updateRow(target.caller(query.persona), String(query.table), String(query.id), patch);
+  const error = outcome.error ? { code: outcome.error.code.slice(0, 100), message: outcome.error.message.slice(0, INSPECT_LIMITS.message), errorId: outcome.error.errorId.slice(0, 100) } : undefined;
+  return { kind: 'update-row', status: outcome.status, ...(error ? { error } : {}), wrote: { tables: [...outcome.wrote.tables], storage: outcome.wrote.storage } };
+}
+
 export async function inspect(target: Inspected, query: InspectQuery): Promise<InspectResult> {
   switch (query.kind) {
     case 'overview':
@@ -221,6 +245,8 @@ export async function inspect(target: Inspected, query: InspectQuery): Promise<I
     }
     case 'import-state':
       return importData(target, query.text);
+    case 'update-row':
+      return updateRow(target, query);
     default: {
       const unknown: never = query;
       return refused(`Unknown inspection ${JSON.stringify(unknown)}`);

@@ -131,8 +131,10 @@ export type RuntimeMessage =
 
 /**
  * What the data browser asks a running app's sandbox. Everything reads, except `import-state`,
- * which replaces the records (core `importState`, one transaction) and commits at once. `sql` is
- * read-only: one reading statement, run with SQLite's `query_only` on.
+ * which replaces the records (core `importState`, one transaction) and commits at once, and
+ * `update-row`, an edit of one row as a persona through the table API and its policies
+ * (AppRuntime.updateRow), committed at once. `sql` is read-only: one reading statement, run with
+ * SQLite's `query_only` on.
  */
 export type InspectQuery =
   /** Every table (schema, indexes, row count) and the server's queries and mutations. */
@@ -147,7 +149,9 @@ export type InspectQuery =
    * A `platform.state-export.v0` document, or a `platform.project-data.v0` one (a link's or a zip's
    * data: the state export and the stored objects beside it), whose objects are written after the records.
    */
-  | { kind: 'import-state'; text: string };
+  | { kind: 'import-state'; text: string }
+  /** `patch` is wire JSON (`encodeJson`) of the fields to change: a Date as `{"$date": …}`. */
+  | { kind: 'update-row'; persona: PersonaName; table: string; id: string; patch: string };
 
 /** A value in a grid: SQLite's values, a BLOB as its size and first bytes in hex. */
 export type GridCell = null | number | string | { blob: number; hex: string };
@@ -212,6 +216,8 @@ export type InspectResult =
   | { kind: 'export-state'; text: string }
   /** Records imported per table; `objects`: stored objects written (a project-data document's). */
   | { kind: 'import-state'; counts: Record<string, number>; objects?: number }
+  /** How the edit ended, as a mutation's call does: 200 and what it wrote, or the runtime's error. */
+  | { kind: 'update-row'; status: number; error?: RuntimeErrorInfo; wrote: Wrote }
   | { kind: 'refused'; message: string; diagnostic?: InspectDiagnostic };
 
 /** Limits of what the trusted side accepts from an inspection (the sandbox keeps under them). */
@@ -305,6 +311,12 @@ export function isInspectResult(value: unknown): value is InspectResult {
       return isText(r.text, INSPECT_LIMITS.exportChars);
     case 'import-state':
       return isRecord(r.counts) && Object.keys(r.counts).length <= INSPECT_LIMITS.tables && Object.values(r.counts).every(isCount) && (r.objects === undefined || isCount(r.objects));
+    case 'update-row':
+      return (
+        isId(r.status) &&
+        isWrote(r.wrote) &&
+        (r.error === undefined || (isError(r.error) && isText(r.error.code, 100) && isText(r.error.message, INSPECT_LIMITS.message) && isText(r.error.errorId, 100)))
+      );
     case 'refused':
       return isText(r.message, INSPECT_LIMITS.message) && (r.diagnostic === undefined || isInspectDiagnostic(r.diagnostic));
     default: {

@@ -13,7 +13,8 @@ import type { Manifest } from '../../core/manifest';
 import { personaAuth } from '../../core/runtime/personas';
 import { AppRuntime } from '../../core/runtime/runtime';
 import { defineServer, mutation, ownedTable, query } from '../../modules/server';
-import { INSPECT_LIMITS, isInspectResult, isRuntimeMessage, type InspectResult } from '../../../worker/protocol/runtime';
+import { INSPECT_LIMITS, isInspectResult, isRuntimeMessage, type InspectQuery, type InspectResult } from '../../../worker/protocol/runtime';
+import { encodeJson } from '../../modules/wire';
 import { inspect, operationsOf, type Inspected } from '../../../worker/runtime-inspect';
 import { projectDataText, toSharedObject } from '../../core/share';
 
@@ -144,6 +145,55 @@ describe('inspection in the sandbox', () => {
   });
 });
 
+describe('an edit of a row as a persona, in the sandbox', () => {
+  const editable = async (titles: string[]) => {
+    const made = await app(titles);
+    const sessions = { alice: personaAuth(manifest.name, 'alice', 'session'), bob: personaAuth(manifest.name, 'bob', 'session'), guest: personaAuth(manifest.name, 'guest', 'session') };
+    const target: Inspected = { ...made.target, runtime: made.runtime, caller: (persona) => sessions[persona] };
+    const rows = await inspect(target, { kind: 'rows', table: 'todos', offset: 0, limit: 10 });
+    if (rows.kind !== 'rows') throw new Error(rows.kind);
+    const ids = rows.grid.rows.map((row) => row[rows.grid.columns.indexOf('id')] as string);
+    return { target, ids };
+  };
+  const titles = async (target: Inspected) => {
+    const result = await inspect(target, { kind: 'sql', sql: 'SELECT title, done FROM todos ORDER BY createdAt, id' });
+    if (result.kind !== 'sql') throw new Error(result.kind);
+    return result.grid.rows;
+  };
+
+  it('the owner’s edit goes through the table API: typed values land, and it says what it wrote', async () => {
+    const { target, ids } = await editable(['milk']);
+    const result = await inspect(target, { kind: 'update-row', persona: 'alice', table: 'todos', id: ids[0]!, patch: encodeJson({ title: 'oat milk', done: true }) });
+    expect(result).toEqual({ kind: 'update-row', status: 200, wrote: { tables: ['todos'], storage: false } });
+    expect(isInspectResult(result)).toBe(true);
+    expect(await titles(target)).toEqual([['oat milk', 1]]);
+  });
+
+  it('the policy holds for another persona: the runtime’s error comes back and nothing changes', async () => {
+    const { target, ids } = await editable(['milk']);
+    const result = await inspect(target, { kind: 'update-row', persona: 'bob', table: 'todos', id: ids[0]!, patch: encodeJson({ title: 'stolen' }) });
+    expect(result).toMatchObject({ kind: 'update-row', status: 400, error: { code: 'operation_failed', message: `Record not found: todos/${ids[0]}` }, wrote: { tables: [], storage: false } });
+    expect(isInspectResult(result)).toBe(true);
+    expect(await titles(target)).toEqual([['milk', 0]]);
+  });
+
+  it.each<[string, Partial<Extract<InspectQuery, { kind: 'update-row' }>>, string]>([
+    ['a patch that is not wire JSON', { patch: '{oops' }, 'not wire JSON'],
+    ['a patch that is not an object', { patch: '[1]' }, 'an object of field values'],
+    ['an unknown persona', { persona: 'mallory' as never }, 'Unknown persona'],
+  ])('refuses %s before the runtime', async (_what, change, message) => {
+    const { target, ids } = await editable(['milk']);
+    const result = await inspect(target, { kind: 'update-row', persona: 'alice', table: 'todos', id: ids[0]!, patch: '{}', ...change });
+    expect(result).toMatchObject({ kind: 'refused', message: expect.stringContaining(message) });
+    expect(await titles(target)).toEqual([['milk', 0]]);
+  });
+
+  it('an engine without the runtime at hand (a hosted inspection) refuses edits', async () => {
+    const { target } = await app(['milk']);
+    expect(await inspect(target, { kind: 'update-row', persona: 'alice', table: 'todos', id: 'x', patch: '{}' })).toMatchObject({ kind: 'refused' });
+  });
+});
+
 describe('the trusted side checks what a sandbox answers', () => {
   const grid = { columns: ['a'], rows: [[1]], truncated: false };
   it.each<[string, unknown]>([
@@ -159,6 +209,9 @@ describe('the trusted side checks what a sandbox answers', () => {
     ['bytes that are not bytes', { kind: 'storage-get', object: { key: 'k', size: 1, contentType: 't', uploadedAt: 1, bytes: [1] } }],
     ['counts that are not counts', { kind: 'import-state', counts: { todos: 1.5 } }],
     ['an export that is not text', { kind: 'export-state', text: { protocol: 'x' } }],
+    ['an edit without what it wrote', { kind: 'update-row', status: 200 }],
+    ['an edit with a malformed error', { kind: 'update-row', status: 400, error: { code: 1, message: 'm', errorId: 'e' }, wrote: { tables: [], storage: false } }],
+    ['an edit with a status that is not a number', { kind: 'update-row', status: '200', wrote: { tables: [], storage: false } }],
   ])('refuses %s', (_what, result) => {
     expect(isInspectResult(result)).toBe(false);
     expect(isRuntimeMessage({ type: 'inspected', id: 1, result })).toBe(false);

@@ -289,7 +289,7 @@ export class RuntimeHost {
 
   /**
    * Looks inside the running app's database for the data browser (tables, rows, read-only SQL,
-   * stored objects) or exports and imports its state. Runs in turn with calls, under the same
+   * stored objects), edits a row as a persona (`update-row`), or exports and imports its state. Runs in turn with calls, under the same
    * deadline. Never rejects: a runtime that is not running answers `refused`. What comes back was
    * checked against the protocol's shapes and limits; an answer of another kind is refused.
    */
@@ -665,9 +665,20 @@ export class RuntimeHost {
       case 'fault':
         this.#fault(message.message.slice(0, 2000));
         break;
-      case 'inspected':
-        this.#finish(message.id, 'inspect')?.settle(message.result);
+      case 'inspected': {
+        const job = this.#finish(message.id, 'inspect');
+        if (!job) break;
+        const result = message.result;
+        // A write (an import, an edit of a row) is answered once its commit is durable, as a call's is;
+        // an edit tells the write listeners what it wrote, and as whom.
+        if (result.kind === 'update-row' || result.kind === 'import-state') {
+          void this.#afterDurable(() => {
+            job.settle(result);
+            if (result.kind === 'update-row' && result.status === 200 && job.query.kind === 'update-row') this.#emitWrite(result.wrote, job.query.persona);
+          });
+        } else job.settle(result);
         break;
+      }
       case 'test':
         // A sandbox started as an app's runtime never runs tests: a stranger's code sent this.
         this.#fault(`The runtime sandbox sent an unexpected ${message.type} message.`);
