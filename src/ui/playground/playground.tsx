@@ -75,7 +75,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
         files: () => session.state.project.files,
         log: (kind, fields) => session.log(kind, fields),
         // A test's console lines, its handlers' included: labelled with the test file and test, apart from the previews' personas.
-        console: ({ file, test, level, message }) => consoleLog.add({ source: 'test', level, message, context: `${file} › ${test}` }),
+        console: ({ file, test, level, message, location }) => consoleLog.add({ source: 'test', level, message, context: `${file} › ${test}`, ...(location ? { location } : {}) }),
       }),
     [session, consoleLog],
   );
@@ -102,7 +102,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   useEffect(() => {
     const offs = [
       runtime.onReport(({ persona, operation, logs, error, stack }) => {
-        for (const line of logs) consoleLog.add({ source: 'server', persona, level: line.level, message: line.message, context: operation, ...located(line.message, running.current?.serverMap, 'server') });
+        // Where each line was written (its call site, or an Error it was given), else a stack in its text.
+        for (const line of logs) consoleLog.add({ source: 'server', persona, level: line.level, message: line.message, context: operation, ...located(line.at, running.current?.serverMap, 'server', line.message) });
         // Where the handler threw: the frames its report carries (never its answer), through the server bundle's map.
         if (error) consoleLog.add({ source: 'server', persona, level: 'error', message: `${error.code}: ${error.message}`, context: `${operation} failed`, ...located(stack, running.current?.serverMap, 'server') });
       }),
@@ -366,8 +367,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
 }
 
 /** `{ location }` when a stack (or a line holding one) maps to the app's files, else nothing. */
-function located(stack: string | undefined, sourceMap: string | undefined, bundle: 'client' | 'server'): { location?: { file: string; span: Span } } {
-  const location = locateInBundle(stack, sourceMap, bundle);
+function located(stack: string | undefined, sourceMap: string | undefined, bundle: 'client' | 'server', orElse?: string): { location?: { file: string; span: Span } } {
+  const location = locateInBundle(stack, sourceMap, bundle) ?? locateInBundle(orElse, sourceMap, bundle);
   return location ? { location } : {};
 }
 
