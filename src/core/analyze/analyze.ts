@@ -1,5 +1,6 @@
 /** `check` without bundling: manifest, module graphs, dependencies, server definition, generated types, type check. */
 import type { Diagnostic } from '../diagnostics';
+import { canonicalJson, sha256Hex } from '../hash';
 import type { FileSystem } from '../fs';
 import { checkManifest, MANIFEST_FILE, type Manifest } from '../manifest';
 import { suppliedVersion, type Library } from '../build/library';
@@ -12,7 +13,7 @@ import { checkDependencies } from './dependencies';
 import { buildModuleGraph, readPackageJson, type ModuleGraph } from './graph';
 import { parse } from './imports';
 import { RENDERERS } from './packages';
-import { listFiles, openProject, type Project } from './project';
+import { listFiles, openProject, type Project, type Zone } from './project';
 import { readServerDefinition, type OperationTable } from './server-definition';
 
 export interface AnalyzeOptions {
@@ -95,23 +96,56 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     session.setRenderer(graph.renderer);
     const files = new Map(sources);
     for (const [path, text] of generated) files.set(path, text);
-    session.sync(files);
+    // The server's declarations last emitted stay in while the server zone is checked and emitted again
+    // (nothing there imports them), so an edit that does not change them leaves one program, not two.
+    const isDeclaration = (path: string) => path.startsWith(`${SERVER_DECLARATIONS_ROOT}/`);
+    session.sync(new Map([...files, ...[...session.emittedDeclarations].map(([path, text]) => [`${SERVER_DECLARATIONS_ROOT}/${path}`, text] as const)]));
+    const reachable = [...new Set([...graph.zones.client, ...graph.zones.server, ...graph.zones.test])];
+    const focus = options.focus !== undefined && reachable.includes(options.focus) ? options.focus : undefined;
+    // Each file is checked again only when something it depends on changed: the files it imports,
+    // directly or not (the module graph's edges), the declarations in scope (generated or the app's own,
+    // and every file no zone reaches, which only such declarations can reach), the packages and the
+    // renderer. The server zone cannot import the contract (platform/server does not expose it), so the
+    // server's emitted declarations are in the key of client and test files only.
+    const zonesOf = new Map<string, Zone[]>();
+    for (const zone of ZONES) for (const path of graph.zones[zone]) zonesOf.set(path, [...(zonesOf.get(path) ?? []), zone]);
+    const environment = sha256Hex(canonicalJson([session.packagesVersion, graph.renderer, [...files].filter(([path]) => !zonesOf.has(path) && !isDeclaration(path)).sort(byPath)]));
+    let declarationTexts: unknown = null;
+    const keyOf = (path: string) => {
+      const closure = new Set([path]);
+      for (const file of closure) for (const next of graph.edges.get(file) ?? []) closure.add(next);
+      const contract = zonesOf.get(path)!.some((zone) => zone !== 'server') ? declarationTexts : null;
+      return sha256Hex(canonicalJson([environment, contract, [...closure].sort().map((file) => [file, files.get(file) ?? null])]));
+    };
+    const found = new Map<string, Diagnostic[]>();
+    const checkNow = (paths: readonly string[]) => {
+      for (const path of paths) if (!found.has(path)) found.set(path, session.checkCached(path, keyOf(path)));
+    };
     // The contract is typed from the server zone's declarations, emitted again only when the server
     // zone or the generated table types changed.
-    for (const [path, text] of session.emitDeclarations(graph.zones.server, [APP_TYPES_FILE])) {
+    const declarations = session.emitDeclarations(graph.zones.server, [APP_TYPES_FILE]);
+    // Files of the server zone alone are checked on the program their declarations were just emitted
+    // from (its checker has typed them already): the declarations about to be added do not reach them.
+    const serverOnly = graph.zones.server.filter((path) => zonesOf.get(path)!.length === 1);
+    if (focus !== undefined && serverOnly.includes(focus)) {
+      checkNow([focus]);
+      timings.focusCheck = now() - checking;
+    }
+    checkNow(serverOnly);
+    for (const [path, text] of declarations) {
       const target = `${SERVER_DECLARATIONS_ROOT}/${path}`;
       generated.set(target, text);
       files.set(target, text);
     }
     session.sync(files);
-    const reachable = [...new Set([...graph.zones.client, ...graph.zones.server, ...graph.zones.test])];
-    const focus = options.focus !== undefined && reachable.includes(options.focus) ? options.focus : undefined;
-    const typeErrors: Diagnostic[] = [];
-    if (focus !== undefined) {
-      typeErrors.push(...session.check([focus]));
+    declarationTexts = [...files].filter(([path]) => isDeclaration(path)).sort(byPath);
+    if (focus !== undefined && !found.has(focus)) {
+      checkNow([focus]);
       timings.focusCheck = now() - checking;
     }
-    typeErrors.push(...session.check(reachable.filter((f) => f !== focus)));
+    checkNow(reachable);
+    // In the order they always came: the focus file's first, then every reachable file's.
+    const typeErrors: Diagnostic[] = [...(focus !== undefined ? found.get(focus)! : []), ...reachable.filter((f) => f !== focus).flatMap((f) => found.get(f)!)];
     diagnostics.push(...withoutEchoes(typeErrors, diagnostics));
 
     const serverFiles = new Set(graph.zones.server);
@@ -138,6 +172,9 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
  * Type errors at the exact place another error already stands (an import the graph refused, a key the
  * definition refused) restate it: the more specific code is kept.
  */
+const ZONES: readonly Zone[] = ['client', 'server', 'test'];
+const byPath = (a: readonly [string, unknown], b: readonly [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+
 function withoutEchoes(typeErrors: Diagnostic[], others: readonly Diagnostic[]): Diagnostic[] {
   const taken = new Set(others.filter((d) => d.severity === 'error').map((d) => `${d.file}:${d.span?.line}:${d.span?.column}`));
   return typeErrors.filter((d) => !taken.has(`${d.file}:${d.span?.line}:${d.span?.column}`));

@@ -82,6 +82,46 @@ describe('a warm session follows edits', () => {
     expect(await check()).toEqual([]);
   });
 
+  it('checks again only what an edit can reach, and finds what a fresh session finds', async () => {
+    const warm = new TypeCheckSession(library);
+    const fs = new MemoryFileSystem(baseApp());
+    const checked: string[] = [];
+    const check = warm.check.bind(warm);
+    warm.check = (paths) => (checked.push(...paths), check(paths));
+    const analyze = async (focus?: string) => {
+      checked.length = 0;
+      const found = (await analyzeProject(fs, { library, typecheck: warm, ...(focus ? { focus } : {}) })).diagnostics;
+      const fresh = (await analyzeProject(new MemoryFileSystem(Object.fromEntries(fs.entries())), { library, typecheck: new TypeCheckSession(library) })).diagnostics;
+      expect(found).toEqual(fresh);
+      return found;
+    };
+    expect(await analyze()).toEqual([]);
+    expect(checked.sort()).toEqual(['src/client/main.tsx', 'src/server/index.ts', 'src/shared/text.ts', 'tests/todos.test.ts']);
+
+    // A client edit: the client alone (the server, the shared helper and the test cannot import it).
+    fs.write('src/client/main.tsx', `${baseApp()['src/client/main.tsx']}\nexport const edited: number = 'no';\n`);
+    expect(await analyze('src/client/main.tsx')).toEqual([expect.objectContaining({ code: 'DG1205', file: 'src/client/main.tsx', message: expect.stringContaining('TS2322') })]);
+    expect(checked).toEqual(['src/client/main.tsx']);
+    fs.write('src/client/main.tsx', baseApp()['src/client/main.tsx']!);
+    expect(await analyze('src/client/main.tsx')).toEqual([]);
+
+    // A shared file is in every zone that imports it: all of them are checked again.
+    fs.write('src/shared/text.ts', 'export function clean(text: string): number {\n  return text.length;\n}\n');
+    expect((await analyze('src/shared/text.ts')).map((d) => d.file)).toEqual(expect.arrayContaining(['src/server/index.ts', 'src/client/main.tsx']));
+    // (the client and the test twice: once more against a permissive contract, since the server broke it)
+    expect([...new Set(checked)].sort()).toEqual(['src/client/main.tsx', 'src/server/index.ts', 'src/shared/text.ts', 'tests/todos.test.ts']);
+    fs.write('src/shared/text.ts', baseApp()['src/shared/text.ts']!);
+    expect(await analyze()).toEqual([]);
+
+    // The manifest's tables reach the server through the generated types, with no server edit.
+    const manifest = JSON.parse(baseApp()['app.manifest.json']!) as { database: { tables: { todos: { fields: Record<string, unknown> } } } };
+    delete manifest.database.tables.todos.fields.done;
+    fs.write('app.manifest.json', JSON.stringify(manifest, null, 2));
+    expect((await analyze()).some((d) => d.code === 'DG1205' && d.file === 'src/server/index.ts' && d.message.includes("'done'"))).toBe(true);
+    fs.write('app.manifest.json', baseApp()['app.manifest.json']!);
+    expect(await analyze()).toEqual([]);
+  });
+
   it('writes the server declarations the contract is typed from', async () => {
     const analysis = await analyzeProject(new MemoryFileSystem(baseApp()), { library, typecheck: session });
     const declaration = analysis.generated.get('.platform/types/server/src/server/index.d.ts');

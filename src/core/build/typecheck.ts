@@ -73,8 +73,10 @@ export class TypeCheckSession {
   #packagesVersion = 0;
   /** The installed packages read so far, reused while their package.json is unchanged. */
   readonly packageCache: PackageCache = new Map();
-  /** The last declarations emitted, and the texts they were emitted from. */
-  #declarations: { key: string; files: Map<string, string> } | undefined;
+  /** The last declarations emitted, the texts they were emitted from, and each file's declaration errors. */
+  #declarations: { key: string; files: Map<string, string>; diagnostics: Map<string, readonly ts.Diagnostic[]> } | undefined;
+  /** Each file's last diagnostics, with the key (a digest of everything they depend on) they were found under. */
+  readonly #checked = new Map<string, { key: string; diagnostics: Diagnostic[] }>();
 
   /**
    * `options.forTypeErrorsOnly`: JSDoc in TypeScript files is parsed only where a type error needs it, as tsc
@@ -103,6 +105,7 @@ export class TypeCheckSession {
       if (!files.has(path)) {
         this.#host.delete(toVirtual(path));
         this.#files.delete(path);
+        this.#checked.delete(path);
       }
     }
   }
@@ -136,17 +139,23 @@ export class TypeCheckSession {
     this.sync(new Map());
   }
 
-  /** DG1205 for every syntax and type error in the given project files. */
+  /**
+   * DG1205 for every syntax and type error in the given project files, and the declaration errors of the
+   * files whose declarations were last emitted (the server zone: its declarations type the contract).
+   */
   check(paths: readonly string[]): Diagnostic[] {
     const out: Diagnostic[] = [];
+    const program = this.#service.getProgram();
+    if (!program) throw new Error('the type checker has no program');
     for (const path of paths) {
       if (!this.#files.has(path)) continue;
-      const file = toVirtual(path);
-      const found = [...this.#service.getSyntacticDiagnostics(file), ...this.#service.getSemanticDiagnostics(file)];
+      const source = program.getSourceFile(toVirtual(path));
+      if (!source) continue;
+      const found = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source), ...(this.#declarations?.diagnostics.get(path) ?? [])];
       for (const d of found) {
         if (d.category !== ts.DiagnosticCategory.Error) continue;
-        const source = d.file ?? this.#service.getProgram()?.getSourceFile(file);
-        const span = source && d.start !== undefined ? source.getLineAndCharacterOfPosition(d.start) : undefined;
+        const at = d.file ?? source;
+        const span = d.start !== undefined ? at.getLineAndCharacterOfPosition(d.start) : undefined;
         const message = `TS${d.code} ${messageOf(d)}`;
         out.push(
           diagnostic('DG1205', message, {
@@ -161,6 +170,30 @@ export class TypeCheckSession {
   }
 
   /**
+   * A file's diagnostics as `check` finds them, found again only when `key` changed: the caller's digest
+   * of everything they depend on (the file, what it can import, the declarations in scope, the packages).
+   * A type checker is made anew for every program, so re-checking a file the edit cannot affect costs as
+   * much as the first time; this is what makes a one-file edit cost one file.
+   */
+  checkCached(path: string, key: string): Diagnostic[] {
+    const kept = this.#checked.get(path);
+    if (kept?.key === key) return kept.diagnostics;
+    const diagnostics = this.check([path]);
+    this.#checked.set(path, { key, diagnostics });
+    return diagnostics;
+  }
+
+  /** The declarations `emitDeclarations` last returned (empty before the first). */
+  get emittedDeclarations(): ReadonlyMap<string, string> {
+    return this.#declarations?.files ?? new Map();
+  }
+
+  /** Changes whenever the installed packages' files in the session change (they are in every file's scope). */
+  get packagesVersion(): number {
+    return this.#packagesVersion;
+  }
+
+  /**
    * TypeScript declarations of the given project files (keyed by the declaration's project-relative
    * path), as the compiler would emit them. Emitting type-checks those files, so the result is kept
    * until one of them, or one of the files in `dependsOn`, changes.
@@ -169,14 +202,18 @@ export class TypeCheckSession {
     const key = JSON.stringify([this.#packagesVersion, ...[...paths, ...dependsOn].map((path) => [path, this.#files.get(path)])]);
     if (this.#declarations?.key === key) return this.#declarations.files;
     const out = new Map<string, string>();
+    const diagnostics = new Map<string, readonly ts.Diagnostic[]>();
+    const program = this.#service.getProgram();
     for (const path of paths) {
       if (!this.#files.has(path) || !/\.(tsx?|mts|cts)$/.test(path)) continue;
       for (const file of this.#service.getEmitOutput(toVirtual(path), true).outputFiles) {
         const relative = fromVirtual(file.name);
         if (relative !== undefined) out.set(relative, file.text);
       }
+      const source = program?.getSourceFile(toVirtual(path));
+      if (source) diagnostics.set(path, program!.getDeclarationDiagnostics(source));
     }
-    this.#declarations = { key, files: out };
+    this.#declarations = { key, files: out, diagnostics };
     return out;
   }
 

@@ -12,11 +12,11 @@ import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics';
 import type { WritableFileSystem } from '../fs';
 import { canonicalJson } from '../hash';
 import { MANIFEST_FILE } from '../manifest';
-import { devEvent, type DevEvent } from './events';
+import { devEvent, type CompilePhases, type DevEvent } from './events';
 import type { Generation, LocalHost, LocalServer } from './host';
 
 /** How long the files must be still before a rebuild starts (an editor saving several files at once). */
-export const QUIET_WINDOW_MS = 30;
+export const QUIET_WINDOW_MS = 12;
 
 /** Paths whose changes never start a rebuild: the platform's own output and installed packages. */
 export function ignoredChange(path: string): boolean {
@@ -36,7 +36,7 @@ export interface DevSessionOptions {
   onReady(generation: number): Promise<void>;
 }
 
-type Compiled = { ok: true; generation: Generation; warnings: Diagnostic[] } | { ok: false; diagnostics: Diagnostic[] };
+type Compiled = { ok: true; generation: Generation; warnings: Diagnostic[]; phases: Omit<CompilePhases, 'promote'> } | { ok: false; diagnostics: Diagnostic[] };
 
 export class DevSession {
   readonly #options: DevSessionOptions;
@@ -53,7 +53,7 @@ export class DevSession {
   constructor(options: DevSessionOptions) {
     this.#options = options;
     // One bundler for the whole session: esbuild re-parses only what changed.
-    this.#compiler = { ...options.compiler, bundler: new Bundler(options.compiler.esbuild, options.compiler.library) };
+    this.#compiler = { ...options.compiler, now: options.compiler.now ?? (() => options.host.now()), bundler: new Bundler(options.compiler.esbuild, options.compiler.library) };
   }
 
   get ready(): boolean {
@@ -72,7 +72,9 @@ export class DevSession {
     }
     for (const [path, text] of outcome.analysis.generated) await fs.writeFile(path, text);
     if (hasErrors(outcome.diagnostics) || !outcome.files || !outcome.analysis.manifest) return { ok: false, diagnostics: outcome.diagnostics };
-    return { ok: true, generation: { manifest: outcome.analysis.manifest, files: outcome.files }, warnings: outcome.diagnostics };
+    const { timings } = outcome.analysis;
+    const phases = { analyze: Math.round(timings.analyze), typecheck: Math.round(timings.typecheck), bundle: Math.round(outcome.bundleTime) };
+    return { ok: true, generation: { manifest: outcome.analysis.manifest, files: outcome.files }, warnings: outcome.diagnostics, phases };
   }
 
   /** Builds and serves the first generation; then every quiet window after a change builds the next. */
@@ -142,7 +144,9 @@ export class DevSession {
       );
       return;
     }
+    const promoting = host.now();
     const promoted = await server.promote(compiled.generation);
+    const phases: CompilePhases = { ...compiled.phases, promote: Math.round(host.now() - promoting) };
     if (this.#closed) return;
     if (!promoted.ok) {
       if (promoted.restored) emit(devEvent('server.restarted', { mode: 'dev', url: server.url, urls: [server.url], generation: generation - 1, reason: 'back on the last good generation' }));
@@ -160,12 +164,12 @@ export class DevSession {
     this.#serving = compiled.generation;
     if (!this.#ready) {
       this.#ready = true;
-      emit(devEvent('compile.ready', { generation, durationMs: Math.round(host.now() - started), restarted: false, diagnostics: compiled.warnings }));
+      emit(devEvent('compile.ready', { generation, durationMs: Math.round(host.now() - started), phases, restarted: false, diagnostics: compiled.warnings }));
       await this.#options.onReady(generation);
       return;
     }
     if (promoted.restarted) emit(devEvent('server.restarted', { mode: 'dev', url: server.url, urls: [server.url], generation, reason: 'the server side changed' }));
-    emit(devEvent('compile.ready', { generation, durationMs: Math.round(host.now() - started), restarted: promoted.restarted, diagnostics: compiled.warnings }));
+    emit(devEvent('compile.ready', { generation, durationMs: Math.round(host.now() - started), phases, restarted: promoted.restarted, diagnostics: compiled.warnings }));
   }
 
   async close(): Promise<void> {

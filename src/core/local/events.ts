@@ -14,12 +14,20 @@ export type DevEvent =
   | { protocol: typeof DEV_PROTOCOL; kind: 'compile.start'; generation: number; changed: string[] }
   /** A failed rebuild (DG1602 to DG1605), Diagnostic-shaped; `diagnostics` are the compiler's own that caused it. */
   | ({ protocol: typeof DEV_PROTOCOL; kind: 'compile.diagnostic'; generation: number; diagnostics: Diagnostic[] } & Diagnostic)
-  /** A new generation serves; `diagnostics` are its warnings. */
-  | { protocol: typeof DEV_PROTOCOL; kind: 'compile.ready'; generation: number; durationMs: number; restarted: boolean; diagnostics: Diagnostic[] }
+  /** A new generation serves; `diagnostics` are its warnings; `phases` say where `durationMs` went. */
+  | { protocol: typeof DEV_PROTOCOL; kind: 'compile.ready'; generation: number; durationMs: number; phases: CompilePhases; restarted: boolean; diagnostics: Diagnostic[] }
   /** A call the app served that failed or wrote with `console` (others are only in `platform logs`). */
   | { protocol: typeof DEV_PROTOCOL; kind: 'server.call'; mode: LocalMode; call: CallRecord }
   /** The server stopped (Ctrl-C, or it could not go on). */
   | { protocol: typeof DEV_PROTOCOL; kind: 'server.stopped'; mode: LocalMode; reason: string };
+
+/** Milliseconds of a rebuild by phase: reading the project, type-checking, bundling, and the new generation taking over. */
+export interface CompilePhases {
+  analyze: number;
+  typecheck: number;
+  bundle: number;
+  promote: number;
+}
 
 type Payload<K extends DevEvent['kind']> = Omit<Extract<DevEvent, { kind: K }>, 'protocol' | 'kind'>;
 
