@@ -3,11 +3,14 @@
  * docs that iframe the playground. No project list, no panels. A share link opens as a scratch
  * project kept only in the page (nothing is written to IndexedDB); the app runs sandboxed as ever.
  */
+import { useMemo } from 'preact/hooks';
 import { problemsOf } from '../diagnostic-list';
 import type { CompilerClient } from '../compiler-client';
 import { PersonaSwitcher, PreviewPane } from '../playground/preview-pane';
 import { useProjectSession } from '../playground/use-project-session';
+import { isTemplateFiles } from '../projects/known-good';
 import type { Project } from '../projects/store';
+import { MemoryProjectStore } from '../session/project-store';
 import { CodeEditor } from '../workspace/editor';
 
 export type EmbedMode = 'edit' | 'readonly';
@@ -33,7 +36,9 @@ export interface EmbedViewProps {
 }
 
 export function EmbedView({ project, state, pendingImport, persist, mode, compiler, theme, openHref }: EmbedViewProps) {
-  const { session, runtime } = useProjectSession(project, compiler, state, { persist, ...(pendingImport !== undefined ? { pendingImport } : {}) });
+  // A scratch project is kept in the page only: its store is memory.
+  const store = useMemo(() => (persist ? undefined : new MemoryProjectStore(isTemplateFiles)), [project.id]);
+  const { session, runtime } = useProjectSession(project, compiler, state, { ...(store ? { store } : {}), ...(pendingImport !== undefined ? { pendingImport } : {}) });
   const { project: current, compile, generation, diagnostics } = session.state;
   const files = Object.keys(current.files).sort();
   const active = current.activeFile && current.files[current.activeFile] !== undefined ? current.activeFile : files.includes('src/client/main.tsx') ? 'src/client/main.tsx' : files[0];

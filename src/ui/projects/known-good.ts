@@ -3,6 +3,7 @@
  * `platform test` on each), or a project's files at its last build that passed the type check. The
  * first build of a session over such files shows the preview without waiting for the type check (about
  * a second cold), which runs right after for the diagnostics: a build with type errors still never runs.
+ * A session reaches these through its `ProjectStore` (src/ui/session/project-store.ts).
  */
 import { createStore, get, set, type UseStore } from 'idb-keyval';
 import { canonicalJson, sha256Hex } from '../../core/hash';
@@ -18,10 +19,15 @@ export function filesDigest(files: Record<string, string>): string {
 
 let templateDigests: Set<string> | undefined;
 
-export async function isKnownGood(projectId: string, files: Record<string, string>): Promise<boolean> {
-  const digest = filesDigest(files);
+/** Whether these are a bundled template's files as shipped. */
+export function isTemplateFiles(files: Record<string, string>): boolean {
   templateDigests ??= new Set(TEMPLATES.map((t) => filesDigest(t.files)));
-  if (templateDigests.has(digest)) return true;
+  return templateDigests.has(filesDigest(files));
+}
+
+export async function isKnownGood(projectId: string, files: Record<string, string>): Promise<boolean> {
+  if (isTemplateFiles(files)) return true;
+  const digest = filesDigest(files);
   try {
     return (await get<string>(projectId, db())) === digest;
   } catch {

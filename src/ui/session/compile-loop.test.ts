@@ -1,0 +1,155 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ProjectSession } from '../playground/project-session';
+import { canonicalJson } from '../../core/hash';
+import { MemoryProjectStore } from './project-store';
+import { built, MemoryCompiler, MemoryRuntime, testProject, until } from './session.fixture';
+
+const SERVER = 'src/server/index.ts';
+const CLIENT = 'src/client/main.tsx';
+
+function open(options: { store?: MemoryProjectStore; files?: Record<string, string>; compiler?: MemoryCompiler; runtime?: MemoryRuntime } = {}) {
+  const store = options.store ?? new MemoryProjectStore();
+  const compiler = options.compiler ?? new MemoryCompiler();
+  const runtime = options.runtime ?? new MemoryRuntime();
+  const session = new ProjectSession(testProject(options.files), compiler, runtime, store.state, { store });
+  return { store, compiler, runtime, session };
+}
+
+const previews = (compiler: MemoryCompiler) => compiler.calls.filter((c) => c.mode === 'preview');
+
+describe('the compile loop', () => {
+  beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] }));
+  afterEach(() => void vi.useRealTimers());
+
+  it('builds once at start, runs the runtime on the first generation and keeps the build as the last good one', async () => {
+    const { session, compiler, runtime, store } = open();
+    const state = await until(session, built);
+    expect(previews(compiler)).toHaveLength(1);
+    expect(state.generation!.number).toBe(1);
+    expect(runtime.starts).toHaveLength(1);
+    expect(runtime.starts[0]!.serverCode).toContain('export const server = 1;');
+    expect(session.state.events.map((e) => e.kind)).toEqual(['compile.start', 'compile.ready']);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.lastGood?.generation.serverCode).toBe(state.generation!.serverCode);
+    expect(store.good).toBe(canonicalJson(session.state.project.files));
+  });
+
+  it('an edit after a pause builds at once; a burst of keystrokes builds once, after the burst, with the last text', async () => {
+    const { session, compiler } = open();
+    await until(session, built);
+    await vi.advanceTimersByTimeAsync(1000);
+    session.edit(CLIENT, 'a');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(previews(compiler)).toHaveLength(2);
+    await until(session, (s) => s.generation?.number === 2);
+    // Keys 40 ms apart: none builds while they come.
+    for (const text of ['ab', 'abc', 'abcd', 'abcde']) {
+      await vi.advanceTimersByTimeAsync(40);
+      session.edit(CLIENT, text);
+    }
+    await vi.advanceTimersByTimeAsync(40);
+    expect(previews(compiler)).toHaveLength(2);
+    const state = await until(session, (s) => s.compile === 'ready' && s.generation!.clientCode.includes('abcde'));
+    expect(previews(compiler)).toHaveLength(3);
+    expect(previews(compiler)[2]!.files[CLIENT]).toBe('abcde');
+    expect(state.generation!.number).toBe(3);
+  });
+
+  it('a build overtaken by an edit is dropped: the previews never show the older files', async () => {
+    const { session, compiler } = open();
+    await until(session, built);
+    await vi.advanceTimersByTimeAsync(1000);
+    compiler.hold();
+    session.edit(CLIENT, 'old');
+    await vi.advanceTimersByTimeAsync(1000);
+    session.edit(CLIENT, 'new');
+    await vi.advanceTimersByTimeAsync(1000);
+    const shown: string[] = [];
+    session.subscribe(() => shown.push(session.state.generation!.clientCode));
+    compiler.release();
+    await until(session, (s) => s.compile === 'ready' && s.generation!.clientCode.includes('new'));
+    expect(shown.some((code) => code.includes('old'))).toBe(false);
+  });
+
+  it('a client-only change keeps the runtime running; a server change restarts it on the committed data', async () => {
+    const { session, runtime } = open();
+    await until(session, built);
+    await runtime.commit(new Uint8Array([7]));
+    session.edit(CLIENT, 'export const client = 2;');
+    await until(session, (s) => s.generation?.number === 2 && s.compile === 'ready');
+    expect(runtime.starts).toHaveLength(1);
+    expect(session.state.events.at(-1)).toMatchObject({ kind: 'compile.ready', runtime: 'kept' });
+    session.edit(SERVER, 'export const server = 2;');
+    await until(session, (s) => s.generation?.number === 3 && s.compile === 'ready');
+    expect(runtime.starts).toHaveLength(2);
+    expect(runtime.starts[1]!.state).toEqual(new Uint8Array([7]));
+  });
+
+  it('a failed rebuild keeps the last good generation serving, DG1602 before the real error, and the next good build takes over', async () => {
+    const { session } = open();
+    await until(session, built);
+    session.edit(SERVER, 'export const server = 2;\n// error: Type string is not assignable');
+    const failed = await until(session, (s) => s.compile === 'failed');
+    expect(failed.generation!.number).toBe(1);
+    expect(failed.stale).toBe(true);
+    expect(failed.diagnostics.map((d) => d.code)).toEqual(['DG1602', 'DG1002']);
+    expect(failed.diagnostics[1]).toMatchObject({ file: SERVER, span: { line: 2 } });
+    session.edit(SERVER, 'export const server = 3;');
+    const fixed = await until(session, (s) => s.compile === 'ready');
+    expect(fixed).toMatchObject({ stale: false, diagnostics: [] });
+    expect(fixed.generation!.serverCode).toContain('server = 3');
+  });
+
+  it('errors only in test files block the tests, not the preview', async () => {
+    const { session, compiler } = open({ files: { 'tests/todo.test.ts': '// error: bad test' } });
+    const state = await until(session, (s) => s.compile !== 'loading' && s.compile !== 'compiling');
+    expect(state.compile).toBe('ready');
+    expect(state.diagnostics.map((d) => d.file)).toEqual(['tests/todo.test.ts']);
+    expect(previews(compiler)[1]!.files['tests/todo.test.ts']).toBeUndefined();
+  });
+
+  it('a new build the runtime refuses (DG1603) hands back to the last good one', async () => {
+    const { session, runtime } = open();
+    await until(session, built);
+    runtime.refuse = (app) => (app.serverCode.includes('server = 2') ? Object.assign(new Error('todos.title: is a string field'), { code: 'schema_change_refused' }) : undefined);
+    session.edit(SERVER, 'export const server = 2;');
+    const state = await until(session, (s) => s.compile === 'failed');
+    expect(state.diagnostics[0]).toMatchObject({ code: 'DG1603', detail: { code: 'schema_change_refused' } });
+    expect(state.diagnostics[0]!.message).toContain('todos.title: is a string field');
+    expect(state.stale).toBe(true);
+    expect(runtime.starts.at(-1)!.serverCode).toContain('server = 1');
+  });
+
+  it('a reopened project whose files do not build previews the last good build of an earlier session, marked', async () => {
+    const first = open();
+    await until(first.session, built);
+    first.session.edit(SERVER, '// error: broken');
+    await until(first.session, (s) => s.compile === 'failed');
+    first.session.dispose();
+    // A reload: the files as journaled, the same store.
+    const runtime = new MemoryRuntime();
+    const session = new ProjectSession(first.store.project!, new MemoryCompiler(), runtime, first.store.state, { store: first.store });
+    const state = await until(session, (s) => s.compile === 'failed');
+    expect(state.stale).toBe(true);
+    expect(state.restoredFrom).toBe(first.store.lastGood!.savedAt);
+    expect(state.generation!.serverCode).toContain('server = 1');
+    expect(runtime.starts).toHaveLength(1);
+    expect(session.state.events.map((e) => e.kind)).toContain('compile.restored');
+  });
+
+  it("a project's files that checked cleanly last session build first and type-check after", async () => {
+    const first = open({ files: { [SERVER]: 'export const server = 5;' } });
+    await until(first.session, built);
+    await vi.advanceTimersByTimeAsync(0);
+    first.session.dispose();
+    const compiler = new MemoryCompiler();
+    const session = new ProjectSession(first.store.project!, compiler, new MemoryRuntime(), undefined, { store: first.store });
+    await until(session, built);
+    await until(session, () => compiler.calls.some((c) => c.mode === 'check'));
+    expect(compiler.calls.map((c) => [c.mode, c.skipTypecheck])).toEqual([
+      ['preview', true],
+      ['check', false],
+    ]);
+    expect(session.state.events.at(-1)).toMatchObject({ kind: 'compile.ready', typecheck: 'after' });
+  });
+});

@@ -1,0 +1,225 @@
+/**
+ * The compile loop of one open project: an adaptive quiet window after edits (none after a pause, a
+ * little longer than the gaps while typing), a build superseded by a newer edit dropped, the runtime
+ * restarted on each new generation from committed state (kept when only the client changed), a failed
+ * rebuild keeping the last good generation serving (DG1602), a refused takeover (DG1603) restarting
+ * the last good one, and the last good build of an earlier session shown when this one's first fails.
+ */
+import { AdaptiveQuietWindow } from '../../core/build/quiet-window';
+import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
+import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
+import { SCHEMA_CHANGE_REFUSED } from '../../core/runtime/tables/schema-change';
+import type { CompileResult } from '../compiler-client';
+import type { ProjectStore } from './project-store';
+import type { Generation, SessionCompiler, SessionContext, SessionRuntime } from './session-state';
+
+const decoder = new TextDecoder();
+
+export interface CompileLoopParts {
+  compiler: SessionCompiler;
+  runtime: SessionRuntime;
+  store: ProjectStore;
+  /** The app's committed data as last handed over, for a restart when the runtime holds none. */
+  committed(): Uint8Array | undefined;
+  /** After the runtime started on a new generation, before the previews show it (a share link's data goes in). */
+  started(): Promise<void>;
+}
+
+export class CompileLoop {
+  readonly #ctx: SessionContext;
+  readonly #parts: CompileLoopParts;
+  readonly #quiet = new AdaptiveQuietWindow();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #generations = 0;
+  #focus: string | undefined;
+  #dependencies: Record<string, Uint8Array> | undefined;
+
+  constructor(ctx: SessionContext, parts: CompileLoopParts) {
+    this.#ctx = ctx;
+    this.#parts = parts;
+  }
+
+  /** The files changed: a build after the quiet window (`focus`: the file edited, checked first). */
+  edited(focus?: string): void {
+    this.#focus = focus;
+    this.schedule(this.#quiet.edited(performance.now()));
+  }
+
+  /** A build after `delay` ms, replacing one scheduled and not started yet. */
+  schedule(delay: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#compile(), delay);
+  }
+
+  /** Packages installed in a WebContainer (`node_modules/…` → bytes): the next builds resolve from them. */
+  setDependencies(modules: Record<string, Uint8Array>): void {
+    this.#dependencies = Object.keys(modules).length ? modules : undefined;
+    this.schedule(0);
+  }
+
+  /** The same generation again under a new number: the previews reload and show the data as it is now. */
+  reloadPreviews(): void {
+    const generation = this.#ctx.state.generation;
+    if (generation) this.#ctx.update({ generation: { ...generation, number: ++this.#generations } });
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+  }
+
+  #withDependencies(files: Record<string, string>): Record<string, string | Uint8Array> {
+    return this.#dependencies ? { ...files, ...this.#dependencies } : files;
+  }
+
+  async #compile(): Promise<void> {
+    const ctx = this.#ctx;
+    const { compiler, runtime } = this.#parts;
+    const files = ctx.state.project.files;
+    ctx.update({ compile: ctx.state.generation || ctx.state.compile !== 'loading' ? 'compiling' : 'loading' });
+    ctx.log('compile.start', { files: Object.keys(files).length });
+    performance.mark('platform:compile-start');
+    let result: CompileResult | undefined;
+    // The session's first build of files known to check cleanly shows the preview first and checks after.
+    const trusted = this.#generations === 0 && (await this.#parts.store.isKnownGood(files));
+    try {
+      result = await compiler.compile(this.#withDependencies(files), 'preview', this.#focus, { skipTypecheck: trusted });
+    } catch (error) {
+      ctx.update({ compile: 'failed', diagnostics: [diagnostic('DG1602', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] });
+      return;
+    }
+    if (!result || files !== ctx.state.project.files) return; // superseded by a newer edit
+    const diagnostics = sortDiagnostics(result.diagnostics);
+    // Errors only in test files block the tests, not the app: the preview is built without them.
+    if (!isBuilt(result) && onlyTestErrors(diagnostics)) {
+      const app = Object.fromEntries(Object.entries(files).filter(([path]) => !isTestFile(path)));
+      const retry = await compiler.compile(this.#withDependencies(app), 'preview', this.#focus, { skipTypecheck: trusted }).catch(() => undefined);
+      if (files !== ctx.state.project.files) return;
+      if (retry && isBuilt(retry)) result = { ...retry, diagnostics: result.diagnostics };
+    }
+    performance.mark('platform:compile-done');
+    if (!isBuilt(result)) {
+      if (ctx.state.generation === undefined && (await this.#restoreLastGood(files))) {
+        ctx.update({ compile: 'failed', diagnostics, stale: true, timings: result.timings });
+        return;
+      }
+      const serving = ctx.state.generation !== undefined;
+      if (serving) {
+        const d = diagnostic('DG1602', 'The rebuild failed; the previous generation is still serving.', { hint: 'Fix the errors below; the next good rebuild takes over by itself.' });
+        ctx.log('compile.diagnostic', { ...d });
+        diagnostics.unshift(d);
+      }
+      ctx.update({ compile: 'failed', diagnostics, stale: serving, timings: result.timings });
+      return;
+    }
+    const generation = this.#generationOf(files, result);
+    // A client-only edit leaves the server and the manifest as they were: the running runtime (and its
+    // uncommitted-to-disk state) serves the new client as it is; only the previews reload.
+    const previous = ctx.state.generation;
+    const sameServer = previous !== undefined && previous.serverCode === generation.serverCode && JSON.stringify(previous.manifest) === JSON.stringify(generation.manifest) && runtime.phase === 'running';
+    if (sameServer) {
+      ctx.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), runtime: 'kept' });
+      ctx.update({ compile: 'ready', diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
+      this.#rememberGood(files, generation);
+      return;
+    }
+    try {
+      // Commits are exported to the trusted side in batches: take the latest before restarting.
+      await runtime.flush();
+      await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: runtime.committedState ?? this.#parts.committed() });
+    } catch (error) {
+      // An incompatible schema change names its table, field and reason in the message; its code says what it is.
+      const schema = (error as { code?: unknown } | undefined)?.code === SCHEMA_CHANGE_REFUSED;
+      const d = diagnostic('DG1603', `The new build could not take over: ${error instanceof Error ? error.message : String(error)}`, {
+        hint: schema
+          ? 'Change the declaration back, or Reset data to adopt it (a recovery copy of the data is kept).'
+          : 'Fix the cause above; the next good rebuild takes over by itself.',
+        ...(schema ? { detail: { code: SCHEMA_CHANGE_REFUSED } } : {}),
+      });
+      ctx.log('compile.diagnostic', { ...d });
+      // The last good generation takes over again, on the data it was running with.
+      if (previous) {
+        await runtime
+          .start({ manifest: previous.manifest, serverCode: previous.serverCode, state: runtime.committedState ?? this.#parts.committed() })
+          .catch((restart: unknown) => ctx.log('runtime.restarted', { reason: `The last good build could not restart: ${restart instanceof Error ? restart.message : String(restart)}` }));
+      }
+      ctx.update({ compile: 'failed', diagnostics: [d, ...diagnostics], stale: previous !== undefined, timings: result.timings });
+      return;
+    }
+    await this.#parts.started();
+    ctx.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...(trusted ? { typecheck: 'after' } : {}) });
+    ctx.update({ compile: 'ready', diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
+    if (trusted) void this.#checkAfter(files, generation);
+    else this.#rememberGood(files, generation);
+  }
+
+  #generationOf(files: Record<string, string>, result: CompileResult): Generation {
+    const out = result.files!;
+    const text = (path: string): string | undefined => (out[path] ? decoder.decode(out[path]) : undefined);
+    const [clientCss, clientMap, serverMap] = [text('client/app.css'), text('client/app.js.map'), text('server/index.js.map')];
+    return {
+      number: ++this.#generations,
+      manifest: JSON.parse(files[MANIFEST_FILE] ?? '{}') as Manifest,
+      serverCode: decoder.decode(out['server/index.js']),
+      clientCode: decoder.decode(out['client/app.js']),
+      ...(clientCss !== undefined ? { clientCss } : {}),
+      ...(clientMap !== undefined ? { clientMap } : {}),
+      ...(serverMap !== undefined ? { serverMap } : {}),
+      publicFiles: Object.fromEntries(Object.entries(files).filter(([path]) => path.startsWith('public/')).map(([path, body]) => [path.slice('public/'.length), body])),
+    };
+  }
+
+  /**
+   * A session whose first build failed previews the last good build an earlier session kept (marked
+   * by `restoredFrom`), on the committed data. False when there is none, or it could not start, or an
+   * edit or a good build came first.
+   */
+  async #restoreLastGood(files: Record<string, string>): Promise<boolean> {
+    const ctx = this.#ctx;
+    const { runtime, store } = this.#parts;
+    const kept = await store.loadLastGood();
+    if (!kept || files !== ctx.state.project.files || ctx.state.generation) return false;
+    const generation: Generation = { ...kept.generation, number: ++this.#generations };
+    try {
+      await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: runtime.committedState ?? this.#parts.committed() });
+    } catch (error) {
+      ctx.log('runtime.restarted', { reason: `The last good build could not start: ${error instanceof Error ? error.message : String(error)}` });
+      return false;
+    }
+    if (ctx.state.generation) return false;
+    ctx.log('compile.restored', { generation: generation.number, savedAt: new Date(kept.savedAt).toISOString() });
+    ctx.update({ generation, restoredFrom: kept.savedAt });
+    return true;
+  }
+
+  /** The type check a trusted first build skipped: its diagnostics, unless an edit came first. */
+  async #checkAfter(files: Record<string, string>, generation: Generation): Promise<void> {
+    const checked = await this.#parts.compiler.compile(files, 'check').catch(() => undefined);
+    if (!checked || files !== this.#ctx.state.project.files) return;
+    const diagnostics = sortDiagnostics(checked.diagnostics);
+    this.#ctx.update({ diagnostics });
+    if (!diagnostics.some((d) => d.severity === 'error')) this.#rememberGood(files, generation);
+    else if (onlyTestErrors(diagnostics)) this.#rememberGood(undefined, generation);
+  }
+
+  /**
+   * Files that type-checked cleanly, for the next session's first build, and the build itself, which a
+   * later session shows when its first build fails.
+   */
+  #rememberGood(files: Record<string, string> | undefined, generation: Generation): void {
+    const { store } = this.#parts;
+    if (files && !this.#ctx.state.diagnostics.some((d) => d.severity === 'error')) void store.rememberGood(files);
+    const { number: _number, ...build } = generation;
+    void store.saveLastGood({ generation: build, savedAt: Date.now() });
+  }
+}
+
+const isBuilt = (result: CompileResult): boolean => !!(result.files?.['server/index.js'] && result.files['client/app.js']);
+
+/** A test file: a `.test.ts` or `.test.tsx` under `tests/`, as `platform test` finds them. */
+export const isTestFile = (path: string): boolean => path.startsWith('tests/') && /\.test\.tsx?$/.test(path);
+
+/** Whether the errors among these diagnostics (at least one) are all in test files. */
+export function onlyTestErrors(diagnostics: readonly Diagnostic[]): boolean {
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  return errors.length > 0 && errors.every((d) => d.file !== undefined && isTestFile(d.file));
+}

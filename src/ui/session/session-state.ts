@@ -1,0 +1,82 @@
+/**
+ * What a project session shows (`SessionState`) and what its parts share: the state they update, the
+ * event log, the runtime they drive and the compiler they call (declared here so the parts, the
+ * session and the tests' in-memory implementations agree on one shape).
+ */
+import type { Diagnostic } from '../../core/diagnostics';
+import type { Manifest } from '../../core/manifest';
+import type { CompileResult, CompilerClient } from '../compiler-client';
+import type { Project } from '../projects/store';
+import type { InspectQuery, InspectResult } from '../../../worker/protocol/runtime';
+
+/** A build that compiled: what the runtime and the previews run. */
+export interface Generation {
+  number: number;
+  manifest: Manifest;
+  serverCode: string;
+  clientCode: string;
+  clientCss?: string;
+  /** The bundles' source maps, to show where in the app's files a console line or an error comes from. */
+  clientMap?: string;
+  serverMap?: string;
+  /** The app's public/ files (path under public/ → text), served at / in the previews. */
+  publicFiles: Record<string, string>;
+}
+
+export type DevEvent = { protocol: 'platform.dev.v0'; kind: string; at: number } & Record<string, unknown>;
+
+export interface SessionState {
+  project: Project;
+  compile: 'loading' | 'compiling' | 'ready' | 'failed';
+  diagnostics: Diagnostic[];
+  /** The generation the previews show (the last good one when the latest failed). */
+  generation?: Generation;
+  /** True when the shown generation is older than the latest edit because that failed to build. */
+  stale: boolean;
+  /**
+   * When the shown generation is the last good build of an earlier session (this session has built
+   * nothing good yet): when that build was saved. Cleared by the next good build.
+   */
+  restoredFrom?: number;
+  events: DevEvent[];
+  timings?: CompileResult['timings'];
+  /** When "Reset data" last kept a copy of the data it dropped (restorable). */
+  recovery?: { savedAt: number };
+  /** A message about the project's data (an import from a share link, a restore), until dismissed. */
+  notice?: SessionNotice;
+  /** The last deletion of a file or folder, which `undoDelete` brings back, until dismissed or undone. */
+  deleted?: { name: string; files: number };
+}
+
+export interface SessionNotice {
+  tone: 'info' | 'error';
+  message: string;
+  /** A diagnostic code (DG1824) and its detail.code, when the notice reports one. */
+  code?: string;
+  detailCode?: string;
+}
+
+/** What the session's parts share: its state, which they change by patches, and its event log. */
+export interface SessionContext {
+  readonly state: SessionState;
+  update(patch: Partial<SessionState>): void;
+  log(kind: string, fields?: Record<string, unknown>): void;
+}
+
+/** An inspection's answer, or its refusal (RuntimeHost's `InspectAnswer`, declared here over the protocol's types). */
+export type InspectAnswer<K extends InspectQuery['kind']> = Extract<InspectResult, { kind: K | 'refused' }>;
+
+/** The runtime the session drives (RuntimeHost implements it). */
+export interface SessionRuntime {
+  start(app: { manifest: Manifest; serverCode: string; state?: Uint8Array; env?: Record<string, string> }): Promise<void>;
+  onCommit(listener: (state: Uint8Array) => void | Promise<void>): () => void;
+  /** Hands over commits not exported yet. */
+  flush(): Promise<void>;
+  readonly committedState: Uint8Array | undefined;
+  /** 'running' while the last start succeeded and the sandbox is up. */
+  readonly phase: string;
+  inspect<K extends InspectQuery['kind']>(query: Extract<InspectQuery, { kind: K }>): Promise<InspectAnswer<K>>;
+}
+
+/** The compiler the session builds with (CompilerClient implements it). */
+export type SessionCompiler = Pick<CompilerClient, 'compile'>;
