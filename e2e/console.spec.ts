@@ -55,6 +55,8 @@ test("a server handler's console lines and its failure show in the Console, labe
   const listed = lines.filter({ hasText: 'listing 0 todos' }).first();
   await expect(listed).toContainText('query todos.list');
   await expect(listed.locator('.console-source')).toHaveText('server · alice');
+  // Each line says where it was written: line 13 of src/server/index.ts, the console.log added.
+  await expect(listed.getByRole('button', { name: /^src\/server\/index\.ts:13:\d+$/ })).toBeVisible();
   await expect(lines.filter({ hasText: '{"careful":true}' }).first()).toHaveAttribute('data-level', 'warn');
   const failed = lines.filter({ hasText: 'remaining is broken' }).first();
   await expect(failed).toContainText('query todos.remaining failed: operation_failed: remaining is broken');
@@ -94,6 +96,12 @@ test("a test file's console lines, and its handlers', show in the Console labell
   await expect(adding).toHaveCount(1);
   await expect(adding).toContainText(first);
   await expect(adding.locator('.console-source')).toHaveText('test');
+  // Where the test wrote it: line 5 of the test file (after the line added at its top), a click away.
+  await page.getByRole('treeitem', { name: 'main.tsx' }).click();
+  await expect(page.getByRole('tab', { name: /main\.tsx/ })).toHaveAttribute('aria-selected', 'true');
+  await adding.getByRole('button', { name: /^tests\/todos\.test\.ts:5:\d+$/ }).click();
+  await expect(page.getByRole('tab', { name: /todos\.test\.ts/ })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.locator('.cm-activeLine')).toContainText("console.log('adding', { title: 'milk' });");
   // The handler the test called wrote too: labelled with the test, at its level, not as a preview's persona.
   const listed = tests.filter({ hasText: 'listing 1 todos' }).filter({ hasText: first });
   await expect(listed).toHaveCount(1);
