@@ -1,7 +1,8 @@
 /**
- * The Data panel: the running app's tables (rows paged, schema, indexes), its stored objects,
- * read-only SQL, calls as any persona, and the state tools (export, import, reset, restore). All of
- * it is read in the sandbox (RuntimeHost.inspect) and arrives as checked data.
+ * The Data panel: the running app's tables (rows paged, schema, indexes; a row edited as a persona
+ * through the runtime), its stored objects, read-only SQL, calls as any persona, and the state tools
+ * (export, import, reset, restore). All of it is read in the sandbox (RuntimeHost.inspect) and
+ * arrives as checked data.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { PersonaName } from '../../core/runtime/personas';
@@ -9,18 +10,23 @@ import type { ProjectSession } from '../playground/project-session';
 import type { InspectResult, RuntimeHost } from '../runtime/runtime-host';
 import type { TableInfo } from '../../../worker/protocol/runtime';
 import { CallTool, SqlTool, StateTools, StorageTool } from './data-tools';
-import { GridView } from './grid-view';
+import { GridView, type GridEdit } from './grid-view';
 import { columnTypes } from './format';
+import { editableFields } from './row-edit';
+import { RowEditor } from './row-editor';
+import type { GridCell } from '../../../worker/protocol/runtime';
 
 export const PAGE_SIZE = 50;
 
 type Overview = Extract<InspectResult, { kind: 'overview' }>;
 type View = 'tables' | 'storage' | 'sql' | 'call' | 'state';
 
-function TableDetail({ session, table, version }: { session: ProjectSession; table: TableInfo; version: number }) {
+function TableDetail({ session, table, version, persona }: { session: ProjectSession; table: TableInfo; version: number; persona: PersonaName }) {
   const [offset, setOffset] = useState(0);
   const [rows, setRows] = useState<Extract<InspectResult, { kind: 'rows' | 'refused' }> | undefined>();
-  useEffect(() => setOffset(0), [table.name]);
+  const [editing, setEditing] = useState<{ id: string; values: Record<string, GridCell>; focus?: string } | undefined>();
+  const [saved, setSaved] = useState<string | undefined>();
+  useEffect(() => (setOffset(0), setEditing(undefined), setSaved(undefined)), [table.name]);
   useEffect(() => {
     let live = true;
     void session.inspect({ kind: 'rows', table: table.name, offset, limit: PAGE_SIZE }).then((result) => live && setRows(result));
@@ -31,6 +37,20 @@ function TableDetail({ session, table, version }: { session: ProjectSession; tab
   const total = rows?.kind === 'rows' ? rows.total : table.rowCount;
   const manifest = session.state.generation?.manifest;
   const types = useMemo(() => columnTypes(manifest, table.name), [manifest, table.name]);
+  const fields = useMemo(() => editableFields(manifest, table.name), [manifest, table.name]);
+  const grid = rows?.kind === 'rows' ? rows.grid : undefined;
+  const idColumn = grid?.columns.indexOf('id') ?? -1;
+  // The app's own tables are edited (a row by its id); the runtime's are only read.
+  const edit: GridEdit | undefined =
+    table.declared && fields.length > 0 && grid && idColumn >= 0
+      ? {
+          label: (row) => `Edit ${table.name}/${String(row[idColumn])}`,
+          onEdit: (row, column) => {
+            setSaved(undefined);
+            setEditing({ id: String(row[idColumn]), values: Object.fromEntries(grid.columns.map((c, i) => [c, row[i] ?? null])), ...(column && fields.some((f) => f.name === column) ? { focus: column } : {}) });
+          },
+        }
+      : undefined;
   return (
     <div class="table-detail" data-table={table.name}>
       <h3>
@@ -40,7 +60,26 @@ function TableDetail({ session, table, version }: { session: ProjectSession; tab
         <p role="alert" class="error-text">{rows.message}</p>
       ) : rows ? (
         <>
-          <GridView grid={rows.grid} label={`Rows of ${table.name}`} types={types} />
+          <GridView grid={rows.grid} label={`Rows of ${table.name}`} types={types} {...(edit ? { edit } : {})} />
+          {editing && (
+            <RowEditor
+              key={`${editing.id}:${editing.focus ?? ''}`}
+              session={session}
+              table={table.name}
+              id={editing.id}
+              values={editing.values}
+              fields={fields}
+              {...(editing.focus ? { focus: editing.focus } : {})}
+              persona={persona}
+              onSaved={(message) => (setEditing(undefined), setSaved(message))}
+              onClose={() => setEditing(undefined)}
+            />
+          )}
+          {saved && (
+            <p role="status" class="edit-saved" data-testid="edit-saved">
+              {saved}
+            </p>
+          )}
           <div class="pager">
             <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
               Previous
@@ -155,7 +194,7 @@ export function DataPanel({ session, runtime, persona }: { session: ProjectSessi
                 </li>
               ))}
             </ul>
-            {table ? <TableDetail session={session} table={table} version={version} /> : <p class="muted">{overview ? 'No tables.' : 'Reading…'}</p>}
+            {table ? <TableDetail session={session} table={table} version={version} persona={persona} /> : <p class="muted">{overview ? 'No tables.' : 'Reading…'}</p>}
           </div>
         )
       ) : view === 'storage' ? (

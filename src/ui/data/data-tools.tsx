@@ -15,10 +15,28 @@ const OBJECTS_PAGE = 100;
 export function Refusal({ message, code, detailCode, testId }: { message: string; code?: string | undefined; detailCode?: string | undefined; testId?: string }) {
   return (
     <p role="alert" class="error-text" data-testid={testId} data-code={code} data-detail-code={detailCode}>
-      {code && <strong>{code}</strong>} {detailCode && <code>{detailCode}</code>}
+      {code && <strong>{code}</strong>}
+      {code && detailCode ? ' ' : ''}
+      {detailCode && <code>{detailCode}</code>}
       {code || detailCode ? ': ' : ''}
       {message}
     </p>
+  );
+}
+
+/** "as [alice|bob|guest]": whom a call or an edit acts as. */
+export function PersonaSelect({ value, onChange, label }: { value: PersonaName; onChange(persona: PersonaName): void; label: string }) {
+  return (
+    <label>
+      as{' '}
+      <select value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value as PersonaName)} aria-label={label}>
+        {PERSONA_NAMES.map((p) => (
+          <option key={p} value={p}>
+            {p}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 
@@ -149,16 +167,7 @@ export function CallTool({ session, runtime, persona, operations }: { session: P
   return (
     <div class="call-tool">
       <div class="call-row">
-        <label>
-          as{' '}
-          <select value={as} onChange={(e) => setAs((e.target as HTMLSelectElement).value as PersonaName)} aria-label="Persona">
-            {PERSONA_NAMES.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
+        <PersonaSelect value={as} onChange={setAs} label="Persona" />
         <label>
           operation{' '}
           <select value={chosen ? `${chosen.kind} ${chosen.name}` : ''} onChange={(e) => setOperation((e.target as HTMLSelectElement).value)} aria-label="Operation">

@@ -1,7 +1,8 @@
 /**
  * Rows read from the app's database, as a table: NULL in italics, dates, booleans and bytes shown by
  * their field type (format.ts); sorted by a column (click its header) and filtered on the shown text,
- * over the rows the page holds.
+ * over the rows the page holds. With `onEdit`, each row has an Edit button and a double-click on a
+ * cell edits its row at that cell (the table's rows, not an SQL result).
  */
 import { useMemo, useState } from 'preact/hooks';
 import type { FieldType } from '../../core/manifest';
@@ -15,7 +16,14 @@ function Cell({ value, type }: { value: GridCell; type: FieldType | undefined })
   return shown === String(value) ? <>{shown}</> : <span title={String(value)}>{shown}</span>;
 }
 
-export function GridView({ grid, label, types = {} }: { grid: Grid; label: string; types?: Record<string, FieldType> }) {
+export interface GridEdit {
+  /** Edits a row (from the cell of `column`, when a cell was double-clicked). */
+  onEdit(row: GridCell[], column?: string): void;
+  /** How the row's Edit button is named (`Edit todos/<id>`). */
+  label(row: GridCell[]): string;
+}
+
+export function GridView({ grid, label, types = {}, edit }: { grid: Grid; label: string; types?: Record<string, FieldType>; edit?: GridEdit }) {
   const [view, setView] = useState<RowView>({});
   const rows = useMemo(() => viewRows(grid.rows, grid.columns, types, view), [grid, types, view]);
   const sortBy = (column: number) =>
@@ -35,6 +43,7 @@ export function GridView({ grid, label, types = {} }: { grid: Grid; label: strin
       <table class="data-grid" aria-label={label}>
         <thead>
           <tr>
+            {edit && <th scope="col" class="edit-column" />}
             {grid.columns.map((c, i) => (
               <th key={i} scope="col" aria-sort={view.sort?.column === i ? (view.sort.descending ? 'descending' : 'ascending') : 'none'}>
                 <button type="button" class="link" onClick={() => sortBy(i)} title={`Sort by ${c}`}>
@@ -48,8 +57,15 @@ export function GridView({ grid, label, types = {} }: { grid: Grid; label: strin
         <tbody>
           {rows.map((row, r) => (
             <tr key={r}>
+              {edit && (
+                <td class="edit-column">
+                  <button type="button" class="link" aria-label={edit.label(row)} title="Edit this row as a persona" onClick={() => edit.onEdit(row)}>
+                    Edit
+                  </button>
+                </td>
+              )}
               {row.map((value, c) => (
-                <td key={c}>
+                <td key={c} onDblClick={edit ? () => edit.onEdit(row, grid.columns[c]) : undefined}>
                   <Cell value={value} type={types[grid.columns[c]!]} />
                 </td>
               ))}
