@@ -34,6 +34,8 @@ describe.each(templates)('platform dev on a copy of the %s template, in Chromium
       await page.goto(url);
       await page.locator('#app > *').first().waitFor();
       await expect(page.locator('#__platform_persona').textContent()).resolves.toContain('you are alice');
+      // The files are quiet: the template's tests run on the generation that serves, and pass.
+      expect(await dev.kind('test.run.finish')).toMatchObject({ ok: true, failed: 0, generation: 1 });
 
       // Server: a new query; the runtime restarts on the new server bundle.
       const server = join(root, 'src/server/index.ts');
@@ -69,6 +71,41 @@ describe.each(templates)('platform dev on a copy of the %s template, in Chromium
       await page.locator('body[data-ping="pong from the edit, fixed"]').waitFor();
     } finally {
       await page.close();
+      expect(await dev.stop()).toBe(0);
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('platform dev runs the tests', () => {
+  it('on each generation that serves: a failing test is test.case.fail; a type error in a test file blocks the tests, not the app', { timeout: 180_000 }, async () => {
+    const root = mkdtempSync(join(tmpdir(), 'platform-dev-tests-'));
+    cpSync(join(TEMPLATES, 'todo'), root, { recursive: true });
+    const dev = new DevProcess(['dev', '--json', '--port', '0'], root);
+    try {
+      await dev.kind('preview.ready');
+      const first = await dev.kind('test.run.finish');
+      expect(first).toMatchObject({ ok: true, failed: 0, generation: 1 });
+      expect(Number(first.passed)).toBeGreaterThan(0);
+
+      // An assertion broken in the test file: its run on the new generation fails that test.
+      const tests = join(root, 'tests/todos.test.ts');
+      const original = readFileSync(tests, 'utf8');
+      let from = dev.events.length;
+      writeFileSync(tests, original.replace("toMatchObject({ title: 'milk', done: false })", "toMatchObject({ title: 'bread', done: false })"));
+      const ready = await dev.kind('compile.ready', from);
+      const failed = await dev.kind('test.case.fail', from);
+      expect(failed).toMatchObject({ code: 'DG1904', file: 'tests/todos.test.ts', name: 'a todo added is listed for its owner', generation: ready.generation });
+      expect(await dev.kind('test.run.finish', from)).toMatchObject({ ok: false, failed: 1, generation: ready.generation });
+
+      // A type error in the test file: the app's build is good (compile.ready, no DG1602); the tests say DG1901.
+      from = dev.events.length;
+      writeFileSync(tests, `${original}\nconst broken: number = 'not a number';\n`);
+      expect(await dev.kind('compile.ready', from)).toBeDefined();
+      const finish = await dev.kind('test.run.finish', from);
+      expect(finish).toMatchObject({ ok: false, diagnostics: expect.arrayContaining([expect.objectContaining({ code: 'DG1205', file: 'tests/todos.test.ts' }), expect.objectContaining({ code: 'DG1901' })]) });
+      expect(dev.events.slice(from).some((event) => event.kind === 'compile.diagnostic')).toBe(false);
+    } finally {
       expect(await dev.stop()).toBe(0);
       rmSync(root, { recursive: true, force: true });
     }

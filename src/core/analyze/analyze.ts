@@ -26,6 +26,8 @@ export interface AnalyzeOptions {
   focus?: string;
   /** The host's clock in milliseconds, for timings (the core has no clock of its own). */
   now?: () => number;
+  /** The zones whose files are type-checked (all three by default): `platform dev` serves without the tests'. */
+  zones?: readonly Zone[];
 }
 
 export interface AnalysisTimings {
@@ -100,7 +102,7 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     // (nothing there imports them), so an edit that does not change them leaves one program, not two.
     const isDeclaration = (path: string) => path.startsWith(`${SERVER_DECLARATIONS_ROOT}/`);
     session.sync(new Map([...files, ...[...session.emittedDeclarations].map(([path, text]) => [`${SERVER_DECLARATIONS_ROOT}/${path}`, text] as const)]));
-    const reachable = [...new Set([...graph.zones.client, ...graph.zones.server, ...graph.zones.test])];
+    const reachable = [...new Set((options.zones ?? ZONES).flatMap((zone) => graph.zones[zone]))];
     const focus = options.focus !== undefined && reachable.includes(options.focus) ? options.focus : undefined;
     // Each file is checked again only when something it depends on changed: the files it imports,
     // directly or not (the module graph's edges), the declarations in scope (generated or the app's own,
@@ -126,7 +128,7 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     const declarations = session.emitDeclarations(graph.zones.server, [APP_TYPES_FILE]);
     // Files of the server zone alone are checked on the program their declarations were just emitted
     // from (its checker has typed them already): the declarations about to be added do not reach them.
-    const serverOnly = graph.zones.server.filter((path) => zonesOf.get(path)!.length === 1);
+    const serverOnly = graph.zones.server.filter((path) => zonesOf.get(path)!.length === 1 && reachable.includes(path));
     if (focus !== undefined && serverOnly.includes(focus)) {
       checkNow([focus]);
       timings.focusCheck = now() - checking;

@@ -1,5 +1,6 @@
 /** `build`: analysis, bundling, then a content-addressed artifact written under `.platform/` and verified. */
 import { analyzeProject, type Analysis } from '../analyze/analyze';
+import type { Zone } from '../analyze/project';
 import { hasErrors, type Diagnostic } from '../diagnostics';
 import type { WritableFileSystem } from '../fs';
 import ts from 'typescript';
@@ -41,12 +42,14 @@ export interface CompileOptions {
   targets?: readonly BuildTarget[];
   /** False to bundle without type-checking (the host knows the files check cleanly); true by default. */
   typecheck?: boolean;
+  /** The zones whose files are type-checked (all three by default). */
+  zones?: readonly Zone[];
 }
 
 /** Analyses and bundles a project, and makes its artifact (in memory) when every target was bundled. */
 export async function compileProject(fs: WritableFileSystem, compiler: Compiler, options: CompileOptions = {}): Promise<BuildOutcome> {
   const now = compiler.now ?? (() => 0);
-  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: options.typecheck === false ? false : compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now });
+  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: options.typecheck === false ? false : compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now, zones: options.zones });
   const diagnostics = [...analysis.diagnostics];
   if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) return { analysis, diagnostics, bundleTime: 0 };
   const bundling = now();

@@ -1,11 +1,13 @@
 /**
  * `platform dev [directory] [--host] [--port] [--json]`: builds the app, serves it on loopback in
- * workerd as the control plane hosts it, watches its files and rebuilds after a quiet window, streaming
- * `platform.dev.v0` events (NDJSON with --json, readable lines without) until Ctrl-C.
+ * workerd as the control plane hosts it, watches its files and rebuilds after a quiet window, runs the
+ * tests on each generation that serves, streaming `platform.dev.v0` events (NDJSON with --json, readable
+ * lines without) until Ctrl-C.
  */
 import { diagnostic, envelope } from '../diagnostics';
 import { MANIFEST_FILE } from '../manifest';
 import { DevSession } from '../local/dev-session';
+import { prepareTests } from '../testing/prepare';
 import { devEvent } from '../local/events';
 import { readLocalEnv } from '../local/env';
 import { readPersona } from '../local/persona';
@@ -25,9 +27,12 @@ export const dev: CommandDefinition<LocalServerResult> = {
     const { fs, local, root, emit } = prepared;
     let env = prepared.env;
     const server = await local.listen({ root, mode: 'dev', host: prepared.host, port: prepared.port, env: () => env, onCall: (call) => { if (call.error || call.logs.length) emit(devEvent('server.call', { mode: 'dev', call })); } });
+    const runTests = commandHost.runTests;
     const session = new DevSession({
       fs,
       compiler: await commandHost.compiler(),
+      // The tests run as `platform test` runs them, on each generation that serves, once the files are quiet.
+      ...(runTests ? { tests: { prepare: (compiler) => prepareTests(fs, compiler), run: (prepared) => runTests(prepared, {}) } } : {}),
       host: local,
       server,
       root,

@@ -12,11 +12,22 @@ import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics';
 import type { WritableFileSystem } from '../fs';
 import { canonicalJson } from '../hash';
 import { MANIFEST_FILE } from '../manifest';
-import { devEvent, type CompilePhases, type DevEvent } from './events';
+import { DEV_PROTOCOL, devEvent, type CompilePhases, type DevEvent } from './events';
 import type { Generation, LocalHost, LocalServer } from './host';
+import type { PreparedTests } from '../testing/prepare';
+import type { TestEvent } from '../testing/events';
 
 /** How long the files must be still before a rebuild starts (an editor saving several files at once). */
 export const QUIET_WINDOW_MS = 12;
+
+/** How long the files must be still after a generation serves before its tests run (a save that follows soon cancels them). */
+export const TESTS_QUIET_MS = 300;
+
+/** How `platform dev` runs the app's tests: prepared with the session's compiler, run where `platform test` runs them. */
+export interface DevTests {
+  prepare(compiler: Compiler): Promise<PreparedTests>;
+  run(prepared: PreparedTests): AsyncIterable<TestEvent>;
+}
 
 /** Paths whose changes never start a rebuild: the platform's own output and installed packages. */
 export function ignoredChange(path: string): boolean {
@@ -34,6 +45,8 @@ export interface DevSessionOptions {
   emit(event: DevEvent): void;
   /** Called once the first generation serves (discovery record, preview.ready). */
   onReady(generation: number): Promise<void>;
+  /** Runs the tests on each generation that serves, once the files are quiet; without it, no tests run. */
+  tests?: DevTests;
 }
 
 type Compiled = { ok: true; generation: Generation; warnings: Diagnostic[]; phases: Omit<CompilePhases, 'promote'> } | { ok: false; diagnostics: Diagnostic[] };
@@ -49,6 +62,9 @@ export class DevSession {
   #again = false;
   #closed = false;
   #ready = false;
+  #testTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The test run in progress: its events, and whether a change has cancelled it. */
+  #testRun: { events: AsyncIterator<TestEvent>; cancelled: boolean } | undefined;
 
   constructor(options: DevSessionOptions) {
     this.#options = options;
@@ -66,7 +82,8 @@ export class DevSession {
     const focus = changed.find((path) => /\.tsx?$/.test(path));
     let outcome;
     try {
-      outcome = await compileProject(fs, this.#compiler, { targets: ['client', 'server'], ...(focus ? { focus } : {}) });
+      // What serves is the client and the server: the tests' files are checked when the tests run.
+      outcome = await compileProject(fs, this.#compiler, { targets: ['client', 'server'], zones: ['client', 'server'], ...(focus ? { focus } : {}) });
     } catch (error) {
       return { ok: false, diagnostics: [diagnostic('DG1501', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] };
     }
@@ -88,6 +105,7 @@ export class DevSession {
     const relevant = paths.filter((p) => !ignoredChange(p));
     if (!relevant.length) return;
     for (const path of relevant) this.#changed.add(path);
+    this.#cancelTests();
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => this.#kick(), QUIET_WINDOW_MS);
   }
@@ -166,15 +184,77 @@ export class DevSession {
       this.#ready = true;
       emit(devEvent('compile.ready', { generation, durationMs: Math.round(host.now() - started), phases, restarted: false, diagnostics: compiled.warnings }));
       await this.#options.onReady(generation);
+      this.#scheduleTests(generation);
       return;
     }
     if (promoted.restarted) emit(devEvent('server.restarted', { mode: 'dev', url: server.url, urls: [server.url], generation, reason: 'the server side changed' }));
     emit(devEvent('compile.ready', { generation, durationMs: Math.round(host.now() - started), phases, restarted: promoted.restarted, diagnostics: compiled.warnings }));
+    this.#scheduleTests(generation);
+  }
+
+  /** The tests of the generation now serving run once the files have been quiet for TESTS_QUIET_MS. */
+  #scheduleTests(generation: number): void {
+    if (!this.#options.tests || this.#closed) return;
+    clearTimeout(this.#testTimer);
+    this.#testTimer = setTimeout(() => this.#startTests(generation), TESTS_QUIET_MS);
+  }
+
+  /** A change stops the tests: a waiting run never starts, a running one ends at its next event (its engine is ended). */
+  #cancelTests(): void {
+    clearTimeout(this.#testTimer);
+    if (!this.#testRun) return;
+    this.#testRun.cancelled = true;
+    void this.#testRun.events.return?.()?.catch(() => undefined);
+  }
+
+  #startTests(generation: number): void {
+    const tests = this.#options.tests!;
+    // Preparing uses the session's type checker, so it takes the rebuilds' turn: a change meanwhile waits for it.
+    if (this.#running || this.#closed) return;
+    const preparing = tests.prepare(this.#compiler).catch((error: unknown) => ({ diagnostics: [diagnostic('DG1501', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)], tests: [] }) as PreparedTests);
+    this.#running = preparing.then(() => undefined).finally(() => {
+      this.#running = undefined;
+      if (this.#again && !this.#closed) {
+        this.#again = false;
+        this.#kick();
+      }
+    });
+    void preparing.then((prepared) => {
+      if (this.#closed || this.#changed.size || this.#generation !== generation) return;
+      return this.#runTests(prepared, generation);
+    });
+  }
+
+  async #runTests(prepared: PreparedTests, generation: number): Promise<void> {
+    const { emit } = this.#options;
+    const events = this.#options.tests!.run(prepared)[Symbol.asyncIterator]();
+    const run = { events, cancelled: false };
+    this.#testRun = run;
+    let passed = 0;
+    let failed = 0;
+    try {
+      for (;;) {
+        const next = await events.next();
+        if (next.done || run.cancelled || this.#closed) break;
+        if (next.value.kind === 'test.case.pass') passed++;
+        else if (next.value.kind === 'test.case.fail') failed++;
+        emit({ ...next.value, generation } as DevEvent);
+      }
+    } catch (error) {
+      if (!run.cancelled) prepared.diagnostics.push(diagnostic('DG1902', `The test run failed: ${error instanceof Error ? error.message : String(error)}`));
+    } finally {
+      if (this.#testRun === run) this.#testRun = undefined;
+    }
+    // A cancelled run says nothing more: the next generation's run will.
+    if (run.cancelled || this.#closed) return;
+    const ok = !hasErrors(prepared.diagnostics) && failed === 0 && passed > 0;
+    emit({ protocol: DEV_PROTOCOL, kind: 'test.run.finish', ok, passed, failed, diagnostics: prepared.diagnostics, generation } as DevEvent);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
+    this.#cancelTests();
     await this.#running?.catch(() => undefined);
     await this.#compiler.bundler?.dispose();
   }

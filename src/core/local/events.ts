@@ -1,7 +1,7 @@
 /** The `platform.dev.v0` events of `platform dev` and `platform preview`, and their readable lines. */
 import type { Diagnostic } from '../diagnostics';
 import type { CallRecord } from '../deploy/protocol';
-import { DEV_PROTOCOL } from '../testing/events';
+import { DEV_PROTOCOL, formatEvent, type TestEvent } from '../testing/events';
 import type { LocalMode } from './paths';
 
 export { DEV_PROTOCOL };
@@ -19,7 +19,9 @@ export type DevEvent =
   /** A call the app served that failed or wrote with `console` (others are only in `platform logs`). */
   | { protocol: typeof DEV_PROTOCOL; kind: 'server.call'; mode: LocalMode; call: CallRecord }
   /** The server stopped (Ctrl-C, or it could not go on). */
-  | { protocol: typeof DEV_PROTOCOL; kind: 'server.stopped'; mode: LocalMode; reason: string };
+  | { protocol: typeof DEV_PROTOCOL; kind: 'server.stopped'; mode: LocalMode; reason: string }
+  /** The tests, run on the generation that serves once the files are quiet: `platform test`'s events, with that generation. */
+  | (TestEvent & { generation: number });
 
 /** Milliseconds of a rebuild by phase: reading the project, type-checking, bundling, and the new generation taking over. */
 export interface CompilePhases {
@@ -63,6 +65,11 @@ export function formatDevEvent(event: DevEvent): string {
     }
     case 'server.stopped':
       return `■ ${event.mode} server stopped: ${event.reason}`;
+    case 'test.case.pass':
+    case 'test.case.fail':
+    case 'test.run.finish':
+      if (event.kind === 'test.run.finish') return [`  tests of generation ${event.generation}: ${formatEvent(event)}`, ...event.diagnostics.map((d) => `    ${diagnosticLine(d).replace(/\n/g, '\n    ')}`)].join('\n');
+      return `  ${formatEvent(event).replace(/\n/g, '\n  ')}`;
     default: {
       const unknown: never = event;
       return String(unknown);
