@@ -6,13 +6,17 @@
 import { expect, test, type Page } from '@playwright/test';
 import { editorText, openTemplate, preview, replaceFile, storedProject } from './helpers';
 
-const READY = { timeout: 30_000 };
+// Each tab loads its own compiler: on a loaded machine a second tab's first build is slow.
+test.describe.configure({ timeout: 180_000 });
+const READY = { timeout: 60_000 };
+/** What a preview shows once it has loaded after a build. */
+const SHOWN = { timeout: 20_000 };
 const projectId = (page: Page) => /#\/p\/(p_[a-z0-9]+)/.exec(page.url())?.[1];
 
 async function addTodo(page: Page, title: string) {
   await preview(page).getByLabel('New todo').fill(title);
   await preview(page).getByRole('button', { name: 'Add', exact: true }).click();
-  await expect(preview(page).getByText(title, { exact: true })).toBeVisible();
+  await expect(preview(page).getByText(title, { exact: true })).toBeVisible(SHOWN);
 }
 
 test('a project is renamed from the header and the list; bad names are refused with a code, and an edit after a rename keeps the new name', async ({ page }) => {
@@ -70,17 +74,17 @@ test('duplicate makes a new project with the same files and the same data, and o
 
   await page.getByRole('button', { name: `Duplicate ${title}`, exact: true }).click();
   await expect.poll(() => projectId(page)).not.toBe(original);
-  await expect(page.getByTestId('project-name')).toHaveText(`${title} (copy)`);
+  await expect(page.getByTestId('project-name')).toHaveText(`${title} (copy)`, SHOWN);
   await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, READY);
-  await expect(preview(page).getByText('oat milk', { exact: true })).toBeVisible();
+  await expect(preview(page).getByText('oat milk', { exact: true })).toBeVisible(SHOWN);
   await page.getByRole('treeitem', { name: 'main.tsx', exact: true }).click();
-  await expect.poll(() => editorText(page)).toContain('// an edit the copy carries');
+  await expect.poll(() => editorText(page), SHOWN).toContain('// an edit the copy carries');
 
   // The copy's data is its own: a todo added here is not in the original.
   await addTodo(page, 'rye bread');
   await page.goto(`/#/p/${original}`);
   await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, READY);
-  await expect(preview(page).getByText('oat milk', { exact: true })).toBeVisible();
+  await expect(preview(page).getByText('oat milk', { exact: true })).toBeVisible(SHOWN);
   await expect(preview(page).getByText('rye bread', { exact: true })).toHaveCount(0);
 
   // From the list too.
@@ -122,7 +126,7 @@ test('a second tab waits for the project and opens it by itself when the first t
 
   await page.close();
   await expect(second.getByTestId('compile-status')).toHaveText(/^Ready/, READY);
-  await expect(preview(second).getByText('first tab todo', { exact: true })).toBeVisible();
+  await expect(preview(second).getByText('first tab todo', { exact: true })).toBeVisible(SHOWN);
 });
 
 test('Take over: the first tab saves what was just typed and added, says the project moved, and takes it back', async ({ page, context }) => {
@@ -139,15 +143,15 @@ test('Take over: the first tab saves what was just typed and added, says the pro
   await expect(page.getByTestId('lease-held')).toHaveAttribute('data-moved', 'true');
   await expect(page.getByTestId('lease-held')).toContainText('moved to another tab');
   await expect(second.getByTestId('compile-status')).toHaveText(/^Ready/, READY);
-  await expect(preview(second).getByText('added before take-over', { exact: true })).toBeVisible();
+  await expect(preview(second).getByText('added before take-over', { exact: true })).toBeVisible(SHOWN);
   await second.getByRole('treeitem', { name: 'main.tsx', exact: true }).click();
-  await expect.poll(() => editorText(second)).toContain('typed in the first tab');
+  await expect.poll(() => editorText(second), SHOWN).toContain('typed in the first tab');
 
   // The second tab's own work goes back with the project.
   await addTodo(second, 'added in the second tab');
   await page.getByRole('button', { name: 'Take it back', exact: true }).click();
   await expect(second.getByTestId('lease-held')).toHaveAttribute('data-moved', 'true');
   await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, READY);
-  await expect(preview(page).getByText('added in the second tab', { exact: true })).toBeVisible();
-  await expect(preview(page).getByText('added before take-over', { exact: true })).toBeVisible();
+  await expect(preview(page).getByText('added in the second tab', { exact: true })).toBeVisible(SHOWN);
+  await expect(preview(page).getByText('added before take-over', { exact: true })).toBeVisible(SHOWN);
 });

@@ -114,7 +114,9 @@ export function openLease(projectId: string, label: string, events: LeaseEvents)
     if (first !== 'unavailable') return afterHolding(first);
     if (closed) return;
     queue();
-    events.onWaiting(await askHolder(channel, projectId));
+    const holder = await askHolder(channel, projectId);
+    // The lock may have come while the holder was asked (that tab closed meanwhile).
+    if (!closed && !holding) events.onWaiting(holder);
   })().catch(afterLost);
 
   return {
