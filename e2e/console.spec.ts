@@ -106,6 +106,7 @@ test("a test file's console lines, and its handlers', show in the Console labell
   const listed = tests.filter({ hasText: 'listing 1 todos' }).filter({ hasText: first });
   await expect(listed).toHaveCount(1);
   await expect(listed).toHaveAttribute('data-level', 'warn');
+  await expect(listed.getByRole('button', { name: /^src\/server\/index\.ts:13:\d+$/ })).toBeVisible();
 
   // Tests alone: the previews' lines are left out until All is chosen again.
   await expect(page.locator('.console-line[data-source="server"]').first()).toBeVisible({ timeout: 20_000 });

@@ -101,7 +101,8 @@ async function run(request: CompileRequest): Promise<void> {
     }
     if (request.mode === 'test') {
       const prepared = await prepareTests(fs, host);
-      const files = prepared.server ? { 'server/index.js': new TextEncoder().encode(prepared.server.code) } : undefined;
+      // The server's map too: lines its handlers write in tests are mapped to the app's files.
+      const files = prepared.server ? { 'server/index.js': new TextEncoder().encode(prepared.server.code), 'server/index.js.map': new TextEncoder().encode(prepared.server.map) } : undefined;
       post({ type: 'result', id: request.id, diagnostics: prepared.diagnostics, ...(files ? { files } : {}), tests: prepared.tests, timings: { analyze: 0, focusCheck: 0, typecheck: 0, bundle: 0, total: performance.now() - started } });
       return;
     }

@@ -22,7 +22,7 @@ import { AppRuntime, errorResponse, type CallOutcome } from '../src/core/runtime
 import { ConsoleCapture, encodeCallReport } from '../src/core/runtime/console-capture';
 import { isSchemaChangeRefused } from '../src/core/runtime/tables/schema-change';
 import type { SqlDriver } from '../src/core/runtime/sql-driver';
-import { loadModuleMap } from '../src/core/testing/locate';
+import { loadModuleMap, type LoadedModule } from '../src/core/testing/locate';
 import { BodySender } from '../src/core/host/body-stream';
 import { describeError } from '../src/core/host/describe';
 import { runTestsInEngine, type TestRunMessage } from '../src/core/host/test-run';
@@ -145,6 +145,9 @@ async function importCode(code: string, keepUrl?: (url: string) => void): Promis
   }
 }
 
+/** The server bundle's name in stacks (the playground maps frames of it through the bundle's map). */
+const SERVER_URL = 'platform-app/server/index.js';
+
 /** Set once this sandbox started an app or a test run: each sandbox does one of them, once. */
 let used = false;
 
@@ -158,7 +161,7 @@ async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promi
   try {
     const SQL = await initSqlJs({ wasmBinary: request.wasm });
     const sqljsReady = performance.now();
-    const module = await importCode(`${request.serverCode}\n//# sourceURL=platform-app/server/index.js\n`);
+    const module = await importCode(`${request.serverCode}\n//# sourceURL=${SERVER_URL}\n`);
     const serverReady = performance.now();
     const db = request.state ? new SQL.Database(request.state) : new SQL.Database();
     const opened = new SqlJsDriver(db);
@@ -204,6 +207,12 @@ async function runTests(request: Extract<RuntimeRequest, { type: 'run-tests' }>)
   }
   used = true;
   let moduleUrl = '';
+  let serverModule: LoadedModule | undefined;
+  try {
+    if (request.serverMap) serverModule = loadModuleMap(SERVER_URL, request.serverMap);
+  } catch {
+    // A map that does not parse: the lines keep no place in the server's files.
+  }
   let factory: () => SqlDriver;
   try {
     factory = sqlJsFactory(await initSqlJs({ wasmBinary: request.wasm }));
@@ -226,8 +235,9 @@ async function runTests(request: Extract<RuntimeRequest, { type: 'run-tests' }>)
       async importTests() {
         await importCode(request.code, (url) => (moduleUrl = url));
       },
+      ...(serverModule ? { serverModule } : {}),
       async newRuntime() {
-        const server = await importCode(request.serverCode);
+        const server = await importCode(`${request.serverCode}\n//# sourceURL=${SERVER_URL}\n`);
         return new AppRuntime({ manifest: request.manifest, definition: server.default, driver: factory() });
       },
       sessionId: () => randomId(systemClock),

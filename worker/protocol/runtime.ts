@@ -92,6 +92,8 @@ export type RuntimeRequest =
       wasm: ArrayBuffer;
       manifest: Manifest;
       serverCode: string;
+      /** The server bundle's source map: where handlers called by the tests wrote their console lines. */
+      serverMap?: string;
       /** The test file, project-relative, and its bundle (ESM) and source map. */
       file: string;
       code: string;

@@ -97,6 +97,8 @@ export interface EngineTestRun extends TestFileRun {
   skip: readonly string[];
   /** The URL the test module is imported under, once it is (for `start` messages). */
   moduleUrl(): string;
+  /** The server bundle as its frames name it, with its map: where a handler a test called wrote a line. */
+  serverModule?: LoadedModule;
   /**
    * The engine's console, captured (installed on its console): what the file writes while loading and
    * each test writes, its handlers included, is posted as `log` lines. Without it nothing is posted.
@@ -109,12 +111,12 @@ export async function runTestsInEngine(run: EngineTestRun, post: (message: TestR
   // Lines are posted as they are written (a test stopped by force has said what it wrote), loading's
   // until the first test starts, each test's until its result: the host knows which test is running.
   let endLines: (() => void) | undefined;
-  // Where a line was written, in the test file (its bundle's map, as a failure's place is found).
+  // Where a line was written, in the test file (its bundle's map, as a failure's place is found), else in a handler.
   let module: LoadedModule | undefined;
   const where = (at: string | undefined) => {
     if (!at) return undefined;
     if (module?.url !== run.moduleUrl()) module = run.module;
-    return locate(at, module);
+    return locate(at, module) ?? (run.serverModule ? locate(at, run.serverModule) : undefined);
   };
   const collect = () => {
     endLines?.();

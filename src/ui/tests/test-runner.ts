@@ -29,6 +29,8 @@ const GRACE_MS = 1_000;
 export interface PreparedRun {
   manifest: Manifest;
   serverCode: string;
+  /** The server bundle's source map, when the compile gave it. */
+  serverMap?: string;
   tests: TestBundle[];
 }
 
@@ -97,6 +99,7 @@ async function* runSandbox(
         wasm: wasm.slice(0),
         manifest: prepared.manifest,
         serverCode: prepared.serverCode,
+        ...(prepared.serverMap !== undefined ? { serverMap: prepared.serverMap } : {}),
         file: test.file,
         code: test.code,
         map: test.map,

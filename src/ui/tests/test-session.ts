@@ -96,6 +96,7 @@ export class TestSession extends StateStore<TestsState> {
     }
     const diagnostics = sortDiagnostics(compiled.diagnostics.filter((d) => d.severity === 'error' || d.code.startsWith('DG19')));
     const server = compiled.files?.['server/index.js'];
+    const serverMap = compiled.files?.['server/index.js.map'];
     if (!server || !compiled.tests?.length) {
       this.update({ status: 'failed', diagnostics, results: kept });
       for (const d of diagnostics.filter((x) => x.code.startsWith('DG19'))) this.#host.log('test.case.fail', { name: '(compile)', ...d });
@@ -120,7 +121,7 @@ export class TestSession extends StateStore<TestsState> {
     };
     this.update({ status: 'running', diagnostics, results });
     const events = runTestsInSandbox(
-      { manifest, serverCode: decoder.decode(server), tests: compiled.tests },
+      { manifest, serverCode: decoder.decode(server), ...(serverMap ? { serverMap: decoder.decode(serverMap) } : {}), tests: compiled.tests },
       {
         ...(scope.file !== undefined && scope.name !== undefined ? { only: { file: scope.file, name: scope.name } } : scope.file !== undefined ? { file: scope.file } : {}),
         signal: run.signal,
