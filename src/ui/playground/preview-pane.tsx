@@ -15,6 +15,7 @@ import { previewTabHref, servePreviewTabs, type PreviewApp } from '../preview/pr
 import type { Span } from '../../core/diagnostics';
 import { locationText } from '../console/console-panel';
 import { DEVICES, type Device } from './layout';
+import { DEVICE_SIZES, deviceBox } from '../preview/device';
 import type { Generation } from './project-session';
 
 /** A client crash as the overlay shows it: the error and, when it maps to the app's files, where. */
@@ -22,13 +23,6 @@ export interface ClientCrash {
   message: string;
   location?: { file: string; span: Span };
 }
-
-/** The viewport each device size draws the preview at (Full: the pane's own size). */
-export const DEVICE_SIZES: Record<Device, { label: string; width?: number; height?: number }> = {
-  full: { label: 'Full' },
-  phone: { label: 'Phone 390×844', width: 390, height: 844 },
-  tablet: { label: 'Tablet 768×1024', width: 768, height: 1024 },
-};
 
 /** What a preview loads from a build. */
 export function previewAppOf(generation: Generation): PreviewApp {
@@ -58,17 +52,6 @@ export interface PreviewPaneProps {
   onDevice?(device: Device): void;
   /** The open project: its previews can be opened in tabs of their own (none without). */
   projectId?: string;
-}
-
-/**
- * The frame's box at a device size: the device's viewport, scaled down to fit the stage and centred
- * in it (never scaled up). Full fills the stage.
- */
-export function deviceBox(device: Device, stage: { width: number; height: number }): { width: number; height: number; scale: number; left: number; top: number } | undefined {
-  const { width, height } = DEVICE_SIZES[device];
-  if (!width || !height) return undefined;
-  const scale = Math.min(1, stage.width / width, stage.height / height);
-  return { width, height, scale, left: Math.max(0, (stage.width - width * scale) / 2), top: Math.max(0, (stage.height - height * scale) / 2) };
 }
 
 /** The stage's size as it changes (a ResizeObserver). */
