@@ -144,14 +144,13 @@ function Harness() {
     setTabs((list) => list.map((p) => (p === from ? to : p)));
     setActive((a) => (a === from ? to : a));
   };
+  /** A file, or a folder with everything under it (FileTree reports a folder once). */
   const remove = (path: string) => {
-    const drop = (f: Files) => {
-      const { [path]: _gone, ...rest } = f;
-      return rest;
-    };
+    const gone = (p: string) => p === path || p.startsWith(`${path}/`);
+    const drop = (f: Files) => Object.fromEntries(Object.entries(f).filter(([p]) => !gone(p)));
+    for (const file of Object.keys(files).filter(gone)) close(file);
     setFiles(drop);
     setSaved(drop);
-    close(path);
   };
 
   const persist = (key: 'tree' | 'problems') => (size: number) => {

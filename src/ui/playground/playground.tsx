@@ -4,6 +4,7 @@ import type { Diagnostic, Span } from '../../core/diagnostics';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { CompilerClient, LoadProgress } from '../compiler-client';
 import { CodeEditor } from '../workspace/editor';
+import { DeletedNotice } from '../workspace/deleted-notice';
 import { FileTree } from '../workspace/file-tree';
 import { SplitPane } from '../workspace/split-pane';
 import { Tabs } from '../workspace/tabs';
@@ -265,11 +266,14 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                       files={files}
                       wrap={layout.wrap}
                       focusOn={focusEditor}
+                      views={session.views}
+                      onView={(path, view) => session.setView(path, view)}
                     />
                   ) : (
                     <p class="muted empty-editor">Open a file from the tree.</p>
                   )}
                 </div>
+                {session.state.deleted && <DeletedNotice deletion={session.state.deleted} onUndo={() => session.undoDelete()} onDismiss={() => session.dismissDeleted()} />}
               </div>
               <PreviewPane
                 generation={generation}

@@ -3,7 +3,9 @@
  *
  * One EditorView lives as long as the component; each file has its own EditorState, kept in a cache
  * by path, so switching tabs swaps documents with their undo history, selection and scroll intact.
- * Props are read through a ref by the extensions (change, save, language services), so new callbacks
+ * A host that keeps `views` (file-views.ts) gets each file's cursor and scroll back after a reload:
+ * `onView` reports them as they settle and when the page goes away; `views` places a file shown for
+ * the first time. Props are read through a ref by the extensions (change, save, language services), so new callbacks
  * never rebuild the editor. `value` is the file's text as the host knows it: when it differs from the
  * document (a reset, a rename onto an old path), the document is updated without calling `onChange`.
  *
@@ -25,7 +27,7 @@ import { json, jsonLanguage, jsonParseLinter } from '@codemirror/lang-json';
 import { bracketMatching, defaultHighlightStyle, foldGutter, foldKeymap, indentOnInput, syntaxHighlighting } from '@codemirror/language';
 import { linter, lintKeymap, type Diagnostic as LintDiagnostic, type LintSource } from '@codemirror/lint';
 import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/search';
-import { Compartment, EditorState, StateEffect, StateField, Annotation, type Extension, type Text } from '@codemirror/state';
+import { Compartment, EditorSelection, EditorState, StateEffect, StateField, Annotation, type Extension, type Text } from '@codemirror/state';
 import { oneDark } from '@codemirror/theme-one-dark';
 import {
   crosshairCursor,
@@ -44,6 +46,7 @@ import {
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { Diagnostic, Span } from '../../core/diagnostics';
 import { hasTypeScriptFeatures, typescriptFeatures, type LanguageServices } from './language';
+import type { FileView, FileViews } from './file-views';
 import { formatCommand, shortcutKeymap } from './shortcuts';
 
 export type EditorTheme = 'light' | 'dark';
@@ -74,7 +77,14 @@ export interface CodeEditorProps {
   wrap?: boolean;
   /** Focuses the editor; a new object focuses again (after creating a file, typing goes into it). */
   focusOn?: object | undefined;
+  /** Cursors and scroll kept from an earlier page (file-views.ts): a file shown for the first time starts there. */
+  views?: Readonly<FileViews>;
+  /** Where a file's cursor and scroll now are: after they move (coalesced), when another file is shown and when the page goes away. */
+  onView?(path: string, view: FileView): void;
 }
+
+/** How long after the cursor or the scroll last moved its place is reported. */
+const VIEW_REPORT_MS = 150;
 
 const MANIFEST_FILE = 'app.manifest.json';
 
@@ -217,6 +227,8 @@ interface Cached {
   diagnosticsKey: string;
   /** Where the file was scrolled when another one was shown (restored when it is shown again). */
   scroll?: StateEffect<unknown>;
+  /** A view kept from an earlier page, to scroll to when the file is first shown. */
+  restore?: FileView | undefined;
 }
 
 export function CodeEditor(props: CodeEditorProps) {
@@ -229,10 +241,11 @@ export function CodeEditor(props: CodeEditorProps) {
   const themeCompartment = useRef(new Compartment());
   const wrapCompartment = useRef(new Compartment());
 
-  const createState = (path: string, text: string): EditorState => {
+  const createState = (path: string, text: string, selection?: EditorSelection): EditorState => {
     const services = () => current.current.services;
     return EditorState.create({
       doc: text,
+      ...(selection ? { selection } : {}),
       extensions: [
         lineNumbers(),
         highlightActiveLineGutter(),
@@ -265,6 +278,7 @@ export function CodeEditor(props: CodeEditorProps) {
         wrapCompartment.current.of(wrapOf(current.current.wrap)),
         EditorView.contentAttributes.of({ 'aria-label': current.current.label ?? path, 'data-path': path }),
         EditorView.updateListener.of((update) => {
+          if (update.selectionSet && shownPath.current === path) viewMoved();
           if (!update.docChanged || shownPath.current !== path) return;
           if (update.transactions.every((tr) => tr.annotation(external))) return;
           const text = update.state.doc.toString();
@@ -287,10 +301,15 @@ export function CodeEditor(props: CodeEditorProps) {
         previous.state = editor.state;
         previous.scroll = editor.scrollSnapshot();
       }
+      reportView();
     }
     let entry = cache.current.get(path);
     if (!entry) {
-      entry = { state: createState(path, value), diagnosticsKey: '[]', emitted: [] };
+      // A file kept from an earlier page opens where its cursor and scroll were (clamped: the text may have changed).
+      const kept = current.current.views?.[path];
+      const at = (offset: number) => Math.min(offset, value.length);
+      entry = { state: createState(path, value, kept && EditorSelection.single(at(kept.anchor), at(kept.head))), diagnosticsKey: '[]', emitted: [] };
+      if (kept) entry.restore = kept;
       cache.current.set(path, entry);
       if (path === MANIFEST_FILE) {
         void loadManifestSupport().then((support) => {
@@ -306,13 +325,47 @@ export function CodeEditor(props: CodeEditorProps) {
     shownPath.current = path;
     editor.setState(entry.state);
     syncValue(editor, value);
-    // Each file keeps its own scroll position; one shown for the first time starts at its top left.
+    // Each file keeps its own scroll position; one shown for the first time starts at its top left, or
+    // where an earlier page left it.
     if (switched && entry.scroll) editor.dispatch({ effects: entry.scroll });
+    else if (switched && entry.restore) restoreScroll(editor, entry.restore);
     else if (switched) editor.scrollDOM.scrollTo({ top: 0, left: 0 });
+    entry.restore = undefined;
     const theme = themeOf(current.current.theme);
     if (themeCompartment.current.get(editor.state) !== theme) editor.dispatch({ effects: themeCompartment.current.reconfigure(theme) });
     const wrap = wrapOf(current.current.wrap);
     if (wrapCompartment.current.get(editor.state) !== wrap) editor.dispatch({ effects: wrapCompartment.current.reconfigure(wrap) });
+  };
+
+  /** Scrolls to a kept view: its first line as far above the top as it was, and its horizontal scroll. */
+  const restoreScroll = (editor: EditorView, kept: FileView) => {
+    const top = Math.min(kept.top, editor.state.doc.length);
+    editor.dispatch({ effects: EditorView.scrollIntoView(top, { y: 'start', yMargin: -kept.topOffset }) });
+    editor.requestMeasure({ read: () => undefined, write: () => void (editor.scrollDOM.scrollLeft = kept.left) });
+  };
+
+  /** The shown file's cursor and scroll, as kept. */
+  const viewOf = (editor: EditorView): FileView => {
+    const { anchor, head } = editor.state.selection.main;
+    // The document's height at the top of the view: the line there and how far its top is above.
+    const height = Math.max(0, editor.scrollDOM.getBoundingClientRect().top - editor.documentTop);
+    const block = editor.lineBlockAtHeight(height);
+    return { anchor, head, top: block.from, topOffset: Math.round(height - block.top), left: Math.round(editor.scrollDOM.scrollLeft) };
+  };
+
+  const reportTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  /** Reports the shown file's view now (a pending report is done with). */
+  const reportView = () => {
+    clearTimeout(reportTimer.current);
+    reportTimer.current = undefined;
+    const editor = view.current;
+    const path = shownPath.current;
+    if (editor && path !== undefined && current.current.onView) current.current.onView(path, viewOf(editor));
+  };
+  /** The cursor or the scroll moved: reported once they rest. */
+  const viewMoved = () => {
+    if (!current.current.onView || reportTimer.current !== undefined) return;
+    reportTimer.current = setTimeout(reportView, VIEW_REPORT_MS);
   };
 
   /** Brings the document to `value` with one change over the part that differs, unless `value` is an echo. */
@@ -341,7 +394,12 @@ export function CodeEditor(props: CodeEditorProps) {
     const editor = new EditorView({ parent: host.current! });
     view.current = editor;
     show(editor, props.path, props.value);
+    editor.scrollDOM.addEventListener('scroll', viewMoved, { passive: true });
+    // A page that goes away keeps where the cursor was (the host's store writes at once).
+    window.addEventListener('pagehide', reportView);
     return () => {
+      window.removeEventListener('pagehide', reportView);
+      if (reportTimer.current !== undefined) reportView();
       editor.destroy();
       view.current = undefined;
       shownPath.current = undefined;

@@ -7,9 +7,10 @@
  * it; then it is an ordinary folder, and it disappears with its last file. Placeholders are never
  * reported to the host.
  *
- * Renaming or deleting a folder renames or deletes every file under it: `onRename(from, to)` and
- * `onDelete(path)` are called once per file, always with file paths, in one go. Hosts should apply
- * them as functional updates (`setFiles((files) => …)`) so the calls compose.
+ * Renaming a folder renames every file under it: `onRename(from, to)` is called once per file, always
+ * with file paths, in one go. Hosts should apply the calls as functional updates (`setFiles((files) =>
+ * …)`) so they compose. Deleting a folder is one `onDelete(folder)`: everything under it goes (and an
+ * undo brings it back as one).
  *
  * Names are typed relative to their folder and may contain `/` to create or move into subfolders.
  * Refused, with a message under the field: an empty name or segment (`a//b`, a trailing `/`), `.` or
@@ -32,7 +33,7 @@ export interface FileTreeProps {
   onCreate(path: string): void;
   /** A file moved; called for each file under a renamed folder. */
   onRename(from: string, to: string): void;
-  /** A file deleted; called for each file under a deleted folder. */
+  /** A file deleted, or a folder with every file under it. */
   onDelete(path: string): void;
   /** The tree's accessible name. */
   label?: string;
@@ -256,9 +257,8 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
   const remove = (node: { kind: 'file' | 'folder'; path: string }) => {
     setConfirming(undefined);
     const index = visible.findIndex((v) => keyOf(v.node) === keyOf(node));
-    if (node.kind === 'file') onDelete(node.path);
-    else {
-      for (const file of filesUnder(node.path)) onDelete(file);
+    if (node.kind === 'file' || filesUnder(node.path).length > 0) onDelete(node.path);
+    if (node.kind === 'folder') {
       setPlaceholders((list) => list.filter((p) => p !== node.path && !isUnder(p, node.path)));
     }
     // Focus what comes next (or before), outside the deleted item.
@@ -387,7 +387,7 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
     return (
       <div class="ws-tree-confirm" style={{ '--depth': depth }}>
         <div role="alertdialog" aria-label={`Delete ${node.path}?`} aria-describedby="ws-tree-confirm-text" class="ws-tree-confirm-box" onKeyDown={(event) => event.key === 'Escape' && (setConfirming(undefined), focusRow(keyOf(node)))}>
-          <p id="ws-tree-confirm-text">Delete {what}? This cannot be undone.</p>
+          <p id="ws-tree-confirm-text">Delete {what}?</p>
           <div class="ws-tree-confirm-actions">
             <button type="button" class="ws-button ws-danger" ref={(b) => {
                 if (b && !b.dataset.focused) {
