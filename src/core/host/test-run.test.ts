@@ -7,7 +7,7 @@ import { AppRuntime } from '../runtime/runtime';
 import { passEvent, type TestEvent } from '../testing/events';
 import { loadModuleMap } from '../testing/locate';
 import { Inbox } from './inbox';
-import { followAttempt, isTestRunMessage, runTestsInEngine, type AttemptEnd, type AttemptInbox, type TestRunMessage } from './test-run';
+import { followAttempt, isTestRunMessage, runTestsInEngine, type AttemptEnd, type AttemptInbox, type EngineTestRun, type TestRunMessage } from './test-run';
 
 async function follow(inbox: AttemptInbox, timeoutMs = 20): Promise<{ events: TestEvent[]; end: AttemptEnd; started: string[]; logs: string[] }> {
   const events: TestEvent[] = [];
@@ -144,23 +144,24 @@ describe('isTestRunMessage: what a host accepts from an engine running a strange
   });
 });
 
+/** An engine's run of tests/a.test.ts (a module without a map), as `changes` make it. */
+const engineRun = (changes: Partial<EngineTestRun>): EngineTestRun => ({
+  file: 'tests/a.test.ts',
+  appName: 'app',
+  module: loadModuleMap('mem:tests', JSON.stringify({ version: 3, sources: [], names: [], mappings: '' })),
+  moduleUrl: () => 'mem:tests',
+  skip: [],
+  importTests: () => Promise.reject(new Error('no such module')),
+  newRuntime: () => Promise.reject(new Error('unused')),
+  sessionId: () => 'session',
+  now: () => 0,
+  ...changes,
+});
+
 describe('runTestsInEngine: the engine side', () => {
   it('says start and event per test, then done; a runner failure is `failed`', async () => {
     const messages: TestRunMessage[] = [];
-    await runTestsInEngine(
-      {
-        file: 'tests/a.test.ts',
-        appName: 'app',
-        module: loadModuleMap('mem:tests', JSON.stringify({ version: 3, sources: [], names: [], mappings: '' })),
-        moduleUrl: () => 'mem:tests',
-        skip: [],
-        importTests: () => Promise.reject(new Error('no such module')),
-        newRuntime: () => Promise.reject(new Error('unused')),
-        sessionId: () => 'session',
-        now: () => 0,
-      },
-      (message) => messages.push(message),
-    );
+    await runTestsInEngine(engineRun({}), (message) => messages.push(message));
     // A file that throws while loading is a test failure (DG1903), and the run is done.
     expect(messages.map((message) => message.type)).toEqual(['event', 'done']);
     expect(messages[0]).toMatchObject({ event: { code: 'DG1903' } });
@@ -175,12 +176,7 @@ describe('runTestsInEngine: the engine side', () => {
     const host = () => (globalThis as Record<symbol, { register(name: string, fn: () => unknown): void; call(persona: string, kind: string, name: string, input: unknown): Promise<unknown> }>)[Symbol.for('platform.test.host')]!;
     const messages: TestRunMessage[] = [];
     await runTestsInEngine(
-      {
-        file: 'tests/a.test.ts',
-        appName: 'app',
-        module: loadModuleMap('mem:tests', JSON.stringify({ version: 3, sources: [], names: [], mappings: '' })),
-        moduleUrl: () => 'mem:tests',
-        skip: [],
+      engineRun({
         console: capture,
         async importTests() {
           target.log('the file loads');
@@ -191,9 +187,7 @@ describe('runTestsInEngine: the engine side', () => {
           host().register('quiet', async () => undefined);
         },
         newRuntime: async () => new AppRuntime({ manifest, definition, driver: factory() }),
-        sessionId: () => 'session',
-        now: () => 0,
-      },
+      }),
       (message) => messages.push(message),
     );
     const told = messages.map((m) => (m.type === 'log' ? `log ${m.level} ${m.message}` : m.type === 'start' ? `start ${m.name}` : m.type === 'event' ? `event ${'name' in m.event ? m.event.name : ''}` : m.type));
