@@ -27,6 +27,15 @@ export function PreviewTab({ projectId, persona }: { projectId: string; persona:
     const again = setInterval(() => client.hello(), 1000);
     return () => clearInterval(again);
   }, [client, app]);
+  // The playground's theme, when its toggle chose one (else the system's, through color-scheme).
+  useEffect(() => {
+    try {
+      const stored = localStorage.getItem('platform-theme');
+      if (stored === 'light' || stored === 'dark') document.documentElement.dataset.theme = stored;
+    } catch {
+      // Storage refused: the system's theme.
+    }
+  }, []);
   const shown = app && app !== 'closed' ? app : undefined;
   useEffect(() => {
     document.title = shown ? `${shown.title} as ${persona} · Preview` : 'Preview · Platform Playground';
