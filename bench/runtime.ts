@@ -6,7 +6,10 @@ import { CursorSigner } from '../src/core/runtime/cursor';
 import { DEFAULT_LIMITS, Meter } from '../src/core/runtime/limits';
 import { createSchema } from '../src/core/runtime/tables/schema';
 import { Database } from '../src/core/runtime/tables/database';
-import type { Row } from './stats';
+import { personaAuth } from '../src/core/runtime/personas';
+import { AppRuntime } from '../src/core/runtime/runtime';
+import { defineServer, mutation, ownedTable } from '../src/modules/server';
+import { median, percentile, type Row } from './stats';
 
 const ROWS = 5000;
 const LOOKUPS = 5000;
@@ -61,6 +64,7 @@ export async function tableRows(): Promise<Row[]> {
   }
   const apiLookup = performance.now() - start;
 
+  const edits = await rowEditTimes(make);
   const perSecond = (count: number, ms: number) => (count / ms) * 1000;
   return [
     { name: `raw sql.js: inserts per second (${ROWS} in one transaction)`, value: perSecond(ROWS, rawInsert), unit: 'ops/s' },
@@ -69,5 +73,39 @@ export async function tableRows(): Promise<Row[]> {
     { name: `raw sql.js: indexed lookups per second (10 rows each)`, value: perSecond(LOOKUPS, rawLookup), unit: 'ops/s' },
     { name: 'table API: indexed lookups per second (find by ownerId)', value: perSecond(LOOKUPS, apiLookup), unit: 'ops/s' },
     { name: 'table API / raw, lookup time (goal < 2)', value: apiLookup / rawLookup, unit: 'x' },
+    { name: `Data panel row edit (AppRuntime.updateRow, ownedTable, ${EDIT_ROWS} rows) p50`, value: median(edits.edit), unit: 'ms' },
+    { name: 'Data panel row edit p95', value: percentile(edits.edit, 95), unit: 'ms' },
+    { name: 'the same update by a mutation p50', value: median(edits.mutation), unit: 'ms' },
   ];
+}
+
+const EDIT_ROWS = 1000;
+
+/** An owner's edit of a row (the Data panel's write) against a mutation doing the same update, in one runtime. */
+async function rowEditTimes(make: Awaited<ReturnType<typeof nodeSqlDriverFactory>>): Promise<{ edit: number[]; mutation: number[] }> {
+  const manifest: Manifest = { format: 'platform.application-source.v0', name: 'bench-edits', entrypoints: { client: 'c.tsx', server: 's.ts' }, capabilities: ['database'], database };
+  type Ctx = { db: { table(name: string): { insert(v: unknown): Promise<{ id: string }>; update(id: string, patch: unknown): Promise<unknown> } } };
+  const definition = defineServer({
+    mutations: {
+      'todos.add': mutation({ input: { title: 'string' }, handler: async (ctx: Ctx, input: { title: string }) => (await ctx.db.table('todos').insert({ title: input.title })).id }),
+      'todos.rename': mutation({ input: { id: 'string', title: 'string' }, handler: async (ctx: Ctx, input: { id: string; title: string }) => void (await ctx.db.table('todos').update(input.id, { title: input.title })) }),
+    },
+    authPolicies: { todos: ownedTable() },
+  } as never);
+  const runtime = new AppRuntime({ manifest, definition, driver: make() });
+  const alice = personaAuth(manifest.name, 'alice', 'bench');
+  const ids: string[] = [];
+  for (let i = 0; i < EDIT_ROWS; i++) ids.push((await runtime.call(alice, 'mutation', 'todos.add', { title: `todo ${i}` })).result as string);
+  const edit: number[] = [];
+  const viaMutation: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const id = ids[(i * 7) % ids.length]!;
+    let start = performance.now();
+    await runtime.updateRow(alice, 'todos', id, { title: `edited ${i}`, done: i % 2 === 0 });
+    edit.push(performance.now() - start);
+    start = performance.now();
+    await runtime.call(alice, 'mutation', 'todos.rename', { id, title: `renamed ${i}` });
+    viaMutation.push(performance.now() - start);
+  }
+  return { edit, mutation: viaMutation };
 }
