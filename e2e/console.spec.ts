@@ -71,6 +71,10 @@ test("a server handler's console lines and its failure show in the Console, labe
   await where.click();
   await expect(page.getByRole('tab', { name: /index\.ts/ })).toHaveAttribute('aria-selected', 'true');
   await expect(page.locator('.cm-activeLine')).toContainText("throw new Error('remaining is broken')");
+  // Events says it too: the call, its code and message, and the place.
+  await page.getByRole('tab', { name: 'Events' }).click();
+  await expect(page.locator('.events li[data-kind="runtime.error"]').first()).toContainText('alice query todos.remaining → operation_failed: remaining is broken at src/server/index.ts:21');
+  await page.getByRole('tab', { name: /Console/ }).click();
 
   // Another persona's calls are labelled with it.
   await page.getByRole('group', { name: 'Preview as' }).getByRole('button', { name: 'bob' }).click();

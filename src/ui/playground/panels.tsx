@@ -26,6 +26,7 @@ function describe(event: DevEvent): string {
   const { protocol: _p, kind: _k, at: _a, ...rest } = event;
   if (event.kind === 'runtime.call') return `${String(rest.persona)} ${String(rest.operation)} → ${String(rest.status)} (${Number(rest.durationMs).toFixed(1)} ms)`;
   if (event.kind === 'compile.diagnostic' || event.kind === 'test.case.fail') return `${String(rest.code)} ${String(rest.message)}`;
+  if (event.kind === 'runtime.error') return `${String(rest.persona)} ${String(rest.operation)} → ${String(rest.code)}: ${String(rest.message)}${rest.file ? ` at ${String(rest.file)}:${String(rest.line)}` : ''}`;
   return Object.entries(rest)
     .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
     .join(' ');

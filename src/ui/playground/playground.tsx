@@ -106,12 +106,15 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
         // Where each line was written (its call site, or an Error it was given), else a stack in its text.
         for (const line of logs) consoleLog.add({ source: 'server', persona, level: line.level, message: line.message, context: operation, ...located(line.at, running.current?.serverMap, 'server', line.message) });
         // Where the handler threw: the frames its report carries (never its answer), through the server bundle's map.
-        if (error) consoleLog.add({ source: 'server', persona, level: 'error', message: `${error.code}: ${error.message}`, context: `${operation} failed`, ...located(stack, running.current?.serverMap, 'server') });
+        if (error) {
+          const { location } = consoleLog.add({ source: 'server', persona, level: 'error', message: `${error.code}: ${error.message}`, context: `${operation} failed`, ...located(stack, running.current?.serverMap, 'server') });
+          session.log('runtime.error', { persona, operation, code: error.code, message: error.message, ...(location ? { file: location.file, line: location.span.line } : {}) });
+        }
       }),
       runtime.onFault((message) => consoleLog.add({ source: 'server', level: 'error', message, uncaught: true, ...located(message, running.current?.serverMap, 'server') })),
     ];
     return () => offs.forEach((off) => off());
-  }, [runtime, consoleLog]);
+  }, [runtime, consoleLog, session]);
   const terminalOpened = useOpened(panel === 'terminal');
   const [progress, setProgress] = useState<LoadProgress>({ loaded: 0, total: 0 });
   useEffect(() => compiler.onProgress(setProgress), [compiler]);
