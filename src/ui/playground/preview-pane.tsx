@@ -213,13 +213,16 @@ function formatSize(bytes: number): string {
 }
 
 /** Serves this project's preview tabs while the pane is open, announcing each new build to them. */
-function usePreviewTabs(projectId: string | undefined, runtime: PreviewRuntime, app: PreviewApp | undefined): void {
+function usePreviewTabs(projectId: string | undefined, runtime: PreviewRuntime, app: PreviewApp | undefined, events: PreviewEvents): void {
   const current = useRef(app);
   current.current = app;
+  const logged = useRef(events);
+  logged.current = events;
   const served = useRef<ReturnType<typeof servePreviewTabs> | undefined>(undefined);
   useEffect(() => {
     if (!projectId || typeof BroadcastChannel === 'undefined') return undefined;
-    const serving = servePreviewTabs(projectId, runtime, () => current.current);
+    // A tab's calls show in the Events with the previews' own.
+    const serving = servePreviewTabs(projectId, runtime, () => current.current, { onCall: (entry) => logged.current.onCall?.(entry) });
     served.current = serving;
     // A tab closed or reloaded with the project: the preview tabs wait for it.
     const close = () => serving.close();
@@ -235,7 +238,7 @@ function usePreviewTabs(projectId: string | undefined, runtime: PreviewRuntime, 
 
 export function PreviewPane(props: PreviewPaneProps) {
   const app = props.generation ? previewAppOf(props.generation) : undefined;
-  usePreviewTabs(props.projectId, props.runtime, app);
+  usePreviewTabs(props.projectId, props.runtime, app, props.events);
   if (!props.generation) return <div class="preview-empty">The preview appears when the app builds.</div>;
   const device = props.device ?? 'full';
   const previews = (

@@ -82,7 +82,8 @@ describe('a preview in a tab of its own', () => {
 
   it('calls and fetches reach the runtime as the tab’s persona; bodies arrive chunk by chunk', async () => {
     const { runtime, calls } = memoryRuntime();
-    open.push(servePreviewTabs('p_calls', runtime, () => APP));
+    const logged: string[] = [];
+    open.push(servePreviewTabs('p_calls', runtime, () => APP, { onCall: ({ persona, operation, status }) => logged.push(`${persona} ${operation} ${status}`) }));
     const { client } = tab('p_calls');
     const when = new Date('2026-01-01T00:00:00Z');
     expect(await client.call('bob', 'mutation', 'todos.add', { title: 'x', when })).toEqual({ status: 200, result: { persona: 'bob', input: { title: 'x', when } } });
@@ -98,6 +99,8 @@ describe('a preview in a tab of its own', () => {
       chunks.push(new TextDecoder().decode(value));
     }
     expect(chunks.join('')).toBe('abc');
+    // Each shows in the playground's Events, as the previews' own calls do.
+    expect(logged).toEqual(['bob mutation todos.add 200', 'guest query fails 400', 'alice POST /api/notes 201', 'alice GET /api/chunks 200']);
   });
 
   it('a body the tab stops reading is cancelled in the runtime (a live stream frees its slot)', async () => {

@@ -9,7 +9,7 @@
  * frame, an opaque origin that cannot open a channel of this origin.
  */
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
-import type { PreviewRuntime } from './preview-frame';
+import { operationOf, type PreviewEvents, type PreviewRuntime } from './preview-frame';
 
 /** What a preview loads: the client bundle and what the page around it says. */
 export interface PreviewApp {
@@ -67,7 +67,7 @@ export const PING_MS = 3_000;
  * Serves the project's preview tabs from the playground tab: the app each should show and their
  * calls to the runtime. `changed()` after a new build; `close()` when the project closes.
  */
-export function servePreviewTabs(projectId: string, runtime: PreviewRuntime, app: () => PreviewApp | undefined): { changed(): void; close(): void } {
+export function servePreviewTabs(projectId: string, runtime: PreviewRuntime, app: () => PreviewApp | undefined, events: Pick<PreviewEvents, 'onCall'> = {}): { changed(): void; close(): void } {
   const channel = new BroadcastChannel(channelName(projectId));
   const send = (message: ServerMessage) => channel.postMessage(message);
   /** Open response bodies by client, and when each client was last heard from. */
@@ -109,18 +109,26 @@ export function servePreviewTabs(projectId: string, runtime: PreviewRuntime, app
         return;
       case 'call':
         if (!isPersona(request.persona)) return;
-        void runtime.call(request.persona, request.kind === 'mutation' ? 'mutation' : 'query', String(request.name), request.input).then((outcome) => send({ type: 'called', client: request.client, id: request.id, outcome }));
+        const kind = request.kind === 'mutation' ? 'mutation' : 'query';
+        const started = performance.now();
+        void runtime.call(request.persona, kind, String(request.name), request.input).then((outcome) => {
+          events.onCall?.({ persona: request.persona, operation: `${kind} ${String(request.name)}`, status: outcome.status, durationMs: performance.now() - started });
+          send({ type: 'called', client: request.client, id: request.id, outcome });
+        });
         return;
       case 'fetch': {
         if (!isPersona(request.persona)) return;
         const { id } = request;
         void (async () => {
           let response: Response;
+          const started = performance.now();
+          const url = new URL(request.url, 'http://app.local/');
           try {
-            response = await runtime.fetch(request.persona, new Request(new URL(request.url, 'http://app.local/'), { method: request.method, headers: request.headers, ...(request.body ? { body: request.body } : {}) }));
+            response = await runtime.fetch(request.persona, new Request(url, { method: request.method, headers: request.headers, ...(request.body ? { body: request.body } : {}) }));
           } catch (error) {
             response = new Response(JSON.stringify({ error: String(error) }), { status: 400 });
           }
+          events.onCall?.({ persona: request.persona, operation: operationOf(request.method, url.pathname), status: response.status, durationMs: performance.now() - started });
           send({ type: 'head', client: request.client, id, status: response.status, headers: [...response.headers], hasBody: response.body !== null });
           if (!response.body) return;
           const reader = response.body.getReader();
