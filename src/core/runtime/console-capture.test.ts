@@ -48,7 +48,7 @@ describe('console capture', () => {
     expect(lines.length).toBeLessThanOrEqual(LOG_LIMITS.lines + 1);
     expect(lines.every((l) => l.message.length <= LOG_LIMITS.lineChars)).toBe(true);
     expect(lines.at(-1)!.message).toMatch(/more lines not kept/);
-    expect(encodeCallReport({ logs: lines, error: { code: 'x'.repeat(10_000), message: 'y'.repeat(100_000) } }).length).toBeLessThan(8 * 1024);
+    expect(encodeCallReport({ logs: lines, error: { code: 'x'.repeat(10_000), message: 'y'.repeat(100_000) }, stack: 'at f (a.js:1:1)\n'.repeat(1_000) }).length).toBeLessThan(8 * 1024);
   });
 
   it('formats what JSON cannot hold without throwing', () => {

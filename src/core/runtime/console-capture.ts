@@ -42,9 +42,9 @@ export const LOG_LIMITS = {
   lineChars: 500,
   /** Characters of all a call's lines together (before encoding). */
   totalChars: 4000,
-  /** Frames (`    at …` lines) kept of a thrown error's stack, and their characters together. */
-  stackFrames: 12,
-  stackChars: 1500,
+  /** Frames (`    at …` lines) kept of a thrown error's stack, and their characters together (the header stays under 8 KiB). */
+  stackFrames: 10,
+  stackChars: 1000,
   /** Frames and characters kept of a line's call site (`LogLine.at`). */
   atFrames: 4,
   atChars: 400,
