@@ -70,6 +70,7 @@ test('New tab runs the same preview as the same persona, sandboxed, on the playg
   await expect(tab).toHaveURL(/#\/p\/p_[a-z0-9]+\/preview\/alice$/);
   const frame = tab.frameLocator('iframe.preview-frame');
   await expect(frame.getByText('milk', { exact: true })).toBeVisible({ timeout: 30_000 });
+  await tab.screenshot({ path: test.info().outputPath('tab.png') });
 
   // The same sandbox as in the playground: an opaque origin behind the same attributes, no network.
   await expect(tab.locator('iframe.preview-frame')).toHaveAttribute('sandbox', 'allow-scripts allow-forms');
