@@ -40,17 +40,21 @@ export function useOpenProject(id: string | undefined): OpenProject {
       if (!live) return;
       if (!found) return setOpened({ kind: 'missing' });
       let project = found;
+      /** Counts the lease's changes of hands: a project read for an earlier turn is not opened. */
+      let turn = 0;
       lease.current = openLease(id, document.title, {
         onWaiting: (holder) => live && setOpened({ kind: 'held', project, ...(holder ? { holder } : {}) }),
         onAcquired: () =>
           void (async () => {
+            const mine = ++turn;
             // Read again: another tab may have changed it while this one waited.
             project = (await loadProject(id)) ?? project;
             const state = await loadState(id);
             const pendingImport = await loadPendingImport(id);
-            if (live) setOpened({ kind: 'open', project, ...(state ? { state } : {}), ...(pendingImport !== undefined ? { pendingImport } : {}) });
+            if (live && turn === mine) setOpened({ kind: 'open', project, ...(state ? { state } : {}), ...(pendingImport !== undefined ? { pendingImport } : {}) });
           })(),
         onTakenOver: async (_by, forced) => {
+          turn++;
           const shown = new Promise<void>((resolve) => drawn.current.push(resolve));
           setOpened((now) => ({ kind: 'held', project: now.kind === 'open' || now.kind === 'held' ? now.project : project, moved: true }));
           if (forced) return;
