@@ -281,7 +281,7 @@ async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise
   }
   commitBeforeAnswer();
   // The report (the owner's) carries a thrown error's frames; the answer only its code, message and errorId.
-  const report = outcome.logs?.length || outcome.error ? encodeCallReport({ logs: outcome.logs ?? [], ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.stack ? { stack: outcome.stack } : {}) }) : undefined;
+  const report = outcome.logs?.length || outcome.error ? encodeCallReport({ logs: outcome.logs ?? [], ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.stack ? { stack: outcome.stack } : {}) }, handlerConsole().reportBytes) : undefined;
   post({ type: 'called', id: request.id, status: outcome.status, ...(result !== undefined ? { result } : {}), ...(outcome.error ? { error: outcome.error } : {}), wrote: outcome.wrote, ...(report ? { report } : {}) });
 }
 

@@ -119,7 +119,28 @@ describe('console capture', () => {
   it('decodes a report at every limit at once: non-ASCII lines, call sites and a stack', () => {
     const logs = Array.from({ length: LOG_LIMITS.lines }, () => ({ level: 'log' as const, message: '✓'.repeat(LOG_LIMITS.totalChars / LOG_LIMITS.lines), at: 'a'.repeat(LOG_LIMITS.atChars) }));
     const report = { logs, error: { code: 'operation_failed', message: '✓'.repeat(LOG_LIMITS.lineChars), errorId: 'err_1' }, stack: 's'.repeat(LOG_LIMITS.stackChars) };
-    expect(decodeCallReport(encodeCallReport(report))).toEqual(report);
+    // Whole where the report never crosses HTTP (the browser sandbox's capture, which keeps call sites).
+    expect(decodeCallReport(encodeCallReport(report, new ConsoleCapture({ callSites: true }).reportBytes))).toEqual(report);
+  });
+
+  it('keeps a header that crosses HTTP under 8 KiB whatever the text: the last lines go first, counted, then the stack', () => {
+    const error = { code: 'operation_failed', message: 'no', errorId: 'err_1' };
+    const stack = 'at f (platform-app/server/index.js:1:1)';
+    for (const char of ['"', '✓', '\u0001', 'x']) {
+      const logs = Array.from({ length: LOG_LIMITS.lines }, () => ({ level: 'log' as const, message: char.repeat(LOG_LIMITS.totalChars / LOG_LIMITS.lines) }));
+      const header = encodeCallReport({ logs, error, stack }, new ConsoleCapture().reportBytes);
+      expect(header.length).toBeLessThanOrEqual(8 * 1024);
+      const decoded = decodeCallReport(header);
+      expect(decoded.error).toEqual(error);
+      expect(decoded.stack).toBe(stack);
+      if (char === 'x') expect(decoded.logs).toEqual(logs);
+      else expect(decoded.logs.at(-1)!.message).toMatch(/^… \d+ more lines not kept \(the report's size\)\.$/);
+    }
+    // An error and a stack of escaped text alone: the stack goes.
+    const escaped = '\u0001'.repeat(10_000);
+    const header = encodeCallReport({ logs: [], error: { code: escaped, message: escaped, errorId: escaped }, stack: escaped });
+    expect(header.length).toBeLessThanOrEqual(8 * 1024);
+    expect(decodeCallReport(header).stack).toBeUndefined();
   });
 
   it('a later begin ends the earlier collection: its lines go to the new one only', () => {

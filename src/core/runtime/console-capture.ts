@@ -50,8 +50,13 @@ export const LOG_LIMITS = {
   atChars: 400,
 } as const;
 
-/** The longest report header decoded: what encodeCallReport makes at every limit (3 UTF-8 bytes a character), in base64. */
-const REPORT_HEADER_CHARS = Math.ceil(((LOG_LIMITS.totalChars * 3 + LOG_LIMITS.lines * LOG_LIMITS.atChars + LOG_LIMITS.stackChars + 1_000) * 2 * 4) / 3);
+/** The JSON of a report header that crosses HTTP: 8 KiB as base64url, far below what HTTP parsers accept (16 KiB of headers). */
+export const REPORT_BYTES = 6 * 1024;
+/** The JSON of a report that never crosses HTTP (the browser sandbox's, whose lines keep their call sites). */
+const LOCAL_REPORT_BYTES = 64 * 1024;
+/** The longest report header decoded. */
+const REPORT_HEADER_CHARS = Math.ceil((LOCAL_REPORT_BYTES * 4) / 3);
+const encoder = new TextEncoder();
 
 /** The `console` methods captured, which are the levels of its lines. */
 export const consoleLevels: readonly LogLevel[] = ['debug', 'log', 'info', 'warn', 'error'];
@@ -135,6 +140,11 @@ export class ConsoleCapture {
     this.#callSites = options.callSites === true;
   }
 
+  /** The largest report of this capture's calls (`encodeCallReport`): one that keeps call sites is the browser sandbox's, never sent over HTTP. */
+  get reportBytes(): number {
+    return this.#callSites ? LOCAL_REPORT_BYTES : REPORT_BYTES;
+  }
+
   /** Replaces the methods of a console (the isolate's) so that they write to the running call, and nowhere else. */
   install(target: Console = globalThis.console): this {
     for (const level of LEVELS) {
@@ -181,10 +191,28 @@ export class ConsoleCapture {
   }
 }
 
-export function encodeCallReport(report: CallReport): string {
+/**
+ * A report as its header: base64url of JSON, at most `maxBytes` of JSON (REPORT_BYTES, 8 KiB as base64,
+ * for a header that crosses HTTP). Text that JSON escapes (quotes, control characters) or that takes 3
+ * UTF-8 bytes a character can make the lines several times their length: the last lines go first (a
+ * last line counts them), then the stack.
+ */
+export function encodeCallReport(report: CallReport, maxBytes: number = REPORT_BYTES): string {
   const error = report.error ? { code: report.error.code.slice(0, 100), message: report.error.message.slice(0, LOG_LIMITS.lineChars), ...(report.error.errorId ? { errorId: report.error.errorId.slice(0, 100) } : {}) } : undefined;
-  const stack = report.stack?.slice(0, LOG_LIMITS.stackChars);
-  return encodeBase64url(new TextEncoder().encode(JSON.stringify({ logs: report.logs, ...(error ? { error } : {}), ...(stack ? { stack } : {}) })));
+  let stack = report.stack?.slice(0, LOG_LIMITS.stackChars);
+  const encode = (kept: number): Uint8Array => {
+    const left = report.logs.length - kept;
+    const logs = left ? [...report.logs.slice(0, kept), { level: 'warn', message: `… ${left} more line${left === 1 ? '' : 's'} not kept (the report's size).` }] : report.logs;
+    return encoder.encode(JSON.stringify({ logs, ...(error ? { error } : {}), ...(stack ? { stack } : {}) }));
+  };
+  let kept = report.logs.length;
+  let bytes = encode(kept);
+  while (bytes.byteLength > maxBytes && kept > 0) bytes = encode(--kept);
+  if (bytes.byteLength > maxBytes && stack) {
+    stack = undefined;
+    bytes = encode(kept);
+  }
+  return encodeBase64url(bytes);
 }
 
 /** Where a `console` call was made: the frames of the first Error among its arguments, or of the call (`here`, made in the console method: its first frame is skipped). */

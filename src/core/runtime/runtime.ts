@@ -338,7 +338,7 @@ export class AppRuntime {
       const off = this.limits.liveConnections === 0 && new URL(request.url).pathname === LIVE_PATH;
       const error = off ? undefined : errorOf(value);
       const stack = error ? answeredStacks.get(value) : undefined;
-      return withReport(value, lines.length || error ? encodeCallReport({ logs: lines, ...(error ? { error } : {}), ...(stack ? { stack } : {}) }) : undefined);
+      return withReport(value, lines.length || error ? encodeCallReport({ logs: lines, ...(error ? { error } : {}), ...(stack ? { stack } : {}) }, this.#console.reportBytes) : undefined);
     });
   }
 
