@@ -19,7 +19,7 @@ test('a shared project with data opens in a fresh browser as a new project: same
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await openTemplate(page);
   await addTodo(page, 'milk');
-  await page.getByRole('button', { name: 'bob' }).click();
+  await page.getByRole('button', { name: 'bob', exact: true }).click();
   await addTodo(page, 'bread');
   // A test that fails, open in the editor, and run.
   await replaceFile(page, 'todos.test.ts', (text) => text.replace('expect(todos).toHaveLength(1);', 'expect(todos).toHaveLength(2);'));
@@ -52,12 +52,12 @@ test('a shared project with data opens in a fresh browser as a new project: same
   await expect(visitor.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
   await expect(visitor.getByTestId('session-notice')).toHaveText(/The link's data was imported: 2 records\./);
   // As bob, with the test file open, the same data.
-  await expect(visitor.getByRole('button', { name: 'bob' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(visitor.getByRole('button', { name: 'bob', exact: true })).toHaveAttribute('aria-pressed', 'true');
   await expect(visitor.getByRole('tab', { name: /todos\.test\.ts/ })).toHaveAttribute('aria-selected', 'true');
   await expect(preview(visitor).getByText('bread', { exact: true })).toBeVisible();
   await expect(preview(visitor).getByText('1 left')).toBeVisible();
   await testInfo.attach('opened from the link', { body: await visitor.screenshot(), contentType: 'image/png' });
-  await visitor.getByRole('button', { name: 'alice' }).click();
+  await visitor.getByRole('button', { name: 'alice', exact: true }).click();
   await expect(preview(visitor).getByText('milk', { exact: true })).toBeVisible();
   await dataView(visitor, 'Tables');
   await expect(tableButton(visitor, 'todos')).toHaveText('todos 2');
