@@ -6,6 +6,7 @@
 import { createStore, del, get, keys, set, update, type UseStore } from 'idb-keyval';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { Generation } from '../playground/project-session';
+import { forgetFileViews } from '../workspace/file-views';
 
 export const PROJECT_FORMAT = 'platform.playground-project.v1';
 
@@ -179,6 +180,7 @@ function forget(key: string): void {
 
 export async function deleteProject(id: string): Promise<void> {
   forget(journalKey(id));
+  forgetFileViews(id);
   await del(projectKey(id), db());
   await del(stateKey(id), db());
   await del(recoveryKey(id), db());

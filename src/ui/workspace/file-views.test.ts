@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadFileViews, MAX_FILE_VIEWS, parseFileViews, saveFileViews, withFileView } from './file-views';
+import { forgetFileViews, loadFileViews, MAX_FILE_VIEWS, parseFileViews, saveFileViews, withFileView } from './file-views';
 
 const view = { anchor: 10, head: 12, top: 4, topOffset: 3, left: 0 };
 
@@ -10,6 +10,9 @@ class MemoryStorage {
   }
   setItem(key: string, value: string): void {
     this.items.set(key, value);
+  }
+  removeItem(key: string): void {
+    this.items.delete(key);
   }
 }
 
@@ -26,6 +29,8 @@ describe('file views', () => {
     expect(loadFileViews('p2', storage)).toEqual({});
     storage.setItem('platform-editor:p3', '{not json');
     expect(loadFileViews('p3', storage)).toEqual({});
+    forgetFileViews('p1', storage);
+    expect(loadFileViews('p1', storage)).toEqual({});
   });
 
   it('keep the most recently shown files up to the limit', () => {

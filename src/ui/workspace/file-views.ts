@@ -62,3 +62,12 @@ export function saveFileViews(projectId: string, views: FileViews, storage: Pick
     // Storage full or refused: cursors and scroll are only not restored.
   }
 }
+
+/** A deleted project's views go with it. */
+export function forgetFileViews(projectId: string, storage: Pick<Storage, 'removeItem'> = localStorage): void {
+  try {
+    storage.removeItem(key(projectId));
+  } catch {
+    // storage unavailable: nothing was kept
+  }
+}
