@@ -104,3 +104,16 @@ test("a reload puts each file's cursor and scroll back: typing lands where the c
   await page.keyboard.type('/* here */');
   await expect.poll(async () => (await editorText(page)).split('\n')[2]).toBe(`${serverLine}/* here */`);
 });
+
+test('at 390 px the Undo of a deletion in the Files view is on screen', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await openTemplate(page);
+  await page.getByRole('tab', { name: 'Files', exact: true }).click();
+  await page.getByRole('treeitem', { name: 'style.css', exact: true }).focus();
+  await deleteFromTree(page, 'style.css', 'src/client/style.css');
+  const notice = page.getByTestId('deleted-notice');
+  await expect(notice).toBeInViewport({ ratio: 1 });
+  await page.screenshot({ path: test.info().outputPath('deleted-notice-390.png') });
+  await notice.getByRole('button', { name: 'Undo', exact: true }).click();
+  await expect(page.getByRole('treeitem', { name: 'style.css', exact: true })).toBeVisible();
+});

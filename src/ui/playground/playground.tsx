@@ -276,7 +276,6 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                     <p class="muted empty-editor">Open a file from the tree.</p>
                   )}
                 </div>
-                {session.state.deleted && <DeletedNotice deletion={session.state.deleted} onUndo={() => session.undoDelete()} onDismiss={() => session.dismissDeleted()} />}
               </div>
               <PreviewPane
                 generation={generation}
@@ -369,6 +368,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
           )}
         </div>
       </SplitPane>
+      {session.state.deleted && <DeletedNotice deletion={session.state.deleted} onUndo={() => session.undoDelete()} onDismiss={() => session.dismissDeleted()} />}
     </div>
   );
 }

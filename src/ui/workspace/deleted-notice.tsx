@@ -22,18 +22,15 @@ export function DeletedNotice({ deletion, onUndo, onDismiss }: DeletedNoticeProp
   }, [deletion]);
   const { name, files } = deletion;
   return (
-    // The anchor sits at the end of its column; the notice floats above it.
-    <div class="ws-deleted-anchor">
-      <div class="ws-deleted-notice" role="status" data-testid="deleted-notice" title={files > 1 ? `${files} files` : undefined}>
-        <span class="ws-deleted-name">Deleted {name}</span>
-        <span aria-hidden="true"> · </span>
-        <button type="button" class="ws-link-button" onClick={onUndo}>
-          Undo
-        </button>
-        <button type="button" class="ws-link-button" aria-label="Dismiss" onClick={onDismiss}>
-          ×
-        </button>
-      </div>
+    <div class="ws-deleted-notice" role="status" data-testid="deleted-notice" title={files > 1 ? `${files} files` : undefined}>
+      <span class="ws-deleted-name">Deleted {name}</span>
+      <span aria-hidden="true"> · </span>
+      <button type="button" class="ws-link-button" onClick={onUndo}>
+        Undo
+      </button>
+      <button type="button" class="ws-link-button" aria-label="Dismiss" onClick={onDismiss}>
+        ×
+      </button>
     </div>
   );
 }
