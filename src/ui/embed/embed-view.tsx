@@ -73,7 +73,7 @@ export function EmbedView({ project, state, pendingImport, persist, mode, compil
               {current.files[active]}
             </pre>
           ) : (
-            <CodeEditor path={active} value={current.files[active]!} onChange={(text) => session.edit(active, text)} diagnostics={diagnostics.filter((d) => d.file === active)} services={compiler} theme={theme} files={files} />
+            <CodeEditor path={active} value={current.files[active]!} onChange={(text) => session.edit(active, text)} diagnostics={diagnostics.filter((d) => d.file === active)} services={compiler} theme={theme} files={files} views={session.views} onView={(path, view) => session.setView(path, view)} />
           )}
         </div>
         <div class="embed-preview">
