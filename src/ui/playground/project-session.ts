@@ -144,7 +144,11 @@ export class ProjectSession extends StateStore<SessionState> {
 
   /** Where the cursor and scroll of a file now are (not part of the state: views do not re-render for it). */
   setView(path: string, view: FileView): void {
-    if (this.state.project.files[path] === undefined) return;
+    if (this.state.project.files[path] === undefined) {
+      // The editor reports the file it showed as it shows another: a file just deleted gets it back with Undo.
+      if (this.#deletion?.files[path] !== undefined) this.#deletion.views[path] = view;
+      return;
+    }
     this.#setViews(withFileView(this.#views, path, view));
   }
 

@@ -130,5 +130,11 @@ describe('a session: nothing acknowledged is lost', () => {
     expect(store.views).toEqual({});
     session.undoDelete();
     expect(store.views).toEqual({ 'src/api/index.ts': view });
+    // The shown file's place, reported as the next file shows after its deletion, comes back too.
+    session.deletePath('src/client/main.tsx');
+    session.setView('src/client/main.tsx', { ...view, anchor: 3 });
+    expect(store.views['src/client/main.tsx']).toBeUndefined();
+    session.undoDelete();
+    expect(store.views['src/client/main.tsx']).toEqual({ ...view, anchor: 3 });
   });
 });
