@@ -222,6 +222,9 @@ export type InspectResult =
   | { kind: 'update-row'; status: number; error?: RuntimeErrorInfo; wrote: Wrote }
   | { kind: 'refused'; message: string; diagnostic?: InspectDiagnostic };
 
+/** The answer to an inspection of kind K, or a refusal (of the sandbox, or of the host when it is not running). */
+export type InspectAnswer<K extends InspectQuery['kind']> = Extract<InspectResult, { kind: K | 'refused' }>;
+
 /** Limits of what the trusted side accepts from an inspection (the sandbox keeps under them). */
 export const INSPECT_LIMITS = {
   /** Rows in one grid (a page of a table, an SQL result). */

@@ -1,12 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LAYOUT, loadLayout, parseLayout, saveLayout, secondPersona } from './layout';
+import { DEFAULT_LAYOUT, forgetLayout, loadLayout, parseLayout, saveLayout, secondPersona } from './layout';
 
-function memoryStorage(): Pick<Storage, 'getItem' | 'setItem'> {
+function memoryStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> {
   const items = new Map<string, string>();
-  return { getItem: (k) => items.get(k) ?? null, setItem: (k, v) => void items.set(k, v) };
+  return { getItem: (k) => items.get(k) ?? null, setItem: (k, v) => void items.set(k, v), removeItem: (k) => void items.delete(k) };
 }
 
 describe('playground layout', () => {
+  it('is forgotten with its project', () => {
+    const storage = memoryStorage();
+    saveLayout('p_1', { ...DEFAULT_LAYOUT, panelHeight: 400 }, storage);
+    saveLayout('p_2', { ...DEFAULT_LAYOUT, panelHeight: 300 }, storage);
+    forgetLayout('p_1', storage);
+    expect(loadLayout('p_1', storage)).toEqual(DEFAULT_LAYOUT);
+    expect(loadLayout('p_2', storage).panelHeight).toBe(300);
+  });
+
   it('round-trips through storage, per project', () => {
     const storage = memoryStorage();
     const layout = { ...DEFAULT_LAYOUT, panel: 'terminal' as const, panelState: 'maximised' as const, panelHeight: 400, split: true, second: 'guest' as const, tree: 300, editor: 500, wrap: true, device: 'phone' as const };

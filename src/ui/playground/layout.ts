@@ -75,6 +75,15 @@ export function loadLayout(projectId: string, storage: Pick<Storage, 'getItem'> 
   }
 }
 
+/** A deleted project's layout goes with it. */
+export function forgetLayout(projectId: string, storage: Pick<Storage, 'removeItem'> = localStorage): void {
+  try {
+    storage.removeItem(key(projectId));
+  } catch {
+    // storage unavailable: nothing was kept
+  }
+}
+
 export function saveLayout(projectId: string, layout: Layout, storage: Pick<Storage, 'setItem'> = localStorage): void {
   try {
     storage.setItem(key(projectId), JSON.stringify(layout));

@@ -69,6 +69,8 @@ const TerminalPanel = lazyComponent(() => import('../terminal').then((m) => m.Te
 
 export function Playground({ project, state, pendingImport, compiler, theme }: { project: Project; state?: Uint8Array; pendingImport?: string; compiler: CompilerClient; theme: 'light' | 'dark' }) {
   const { session, runtime } = useProjectSession(project, compiler, state, { ...(pendingImport !== undefined ? { pendingImport } : {}) });
+  // A rename in the header or the list: the share link and the bug report carry the new name.
+  useEffect(() => session.retitle(project.title), [session, project.title]);
   const consoleLog = useMemo(() => new ConsoleLog(), [session]);
   const tests = useMemo(
     () =>

@@ -81,6 +81,11 @@ export class ProjectSession extends StateStore<SessionState> {
     if (recompile) this.#loop.edited(focus);
   }
 
+  /** The project was renamed (renameProject stored it): what the session shows and shares follows. */
+  retitle(title: string): void {
+    if (this.state.project.title !== title) this.update({ project: { ...this.state.project, title } });
+  }
+
   edit(path: string, text: string): void {
     if (this.state.project.files[path] === text) return;
     this.#change({ files: { ...this.state.project.files, [path]: text } }, true, path);

@@ -7,6 +7,7 @@ import { createStore, del, get, keys, set, update, type UseStore } from 'idb-key
 import type { PersonaName } from '../../core/runtime/personas';
 import type { Generation } from '../playground/project-session';
 import { forgetFileViews } from '../workspace/file-views';
+import { forgetLayout } from '../playground/layout';
 
 export const PROJECT_FORMAT = 'platform.playground-project.v1';
 
@@ -181,6 +182,7 @@ function forget(key: string): void {
 export async function deleteProject(id: string): Promise<void> {
   forget(journalKey(id));
   forgetFileViews(id);
+  forgetLayout(id);
   await del(projectKey(id), db());
   await del(stateKey(id), db());
   await del(recoveryKey(id), db());

@@ -29,16 +29,13 @@ import { operationOf } from '../preview/preview-frame';
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
 import type { CallOutcome } from '../../core/runtime/runtime';
 import { decodeJson, encodeJson, runtimeErrorBody, tableSetFromHeader, WROTE_HEADER } from '../../modules/wire';
-import { isRuntimeMessage, type InspectQuery, type InspectResult, type RuntimeMessage, type RuntimeRequest, type StartTimings, type Wrote } from '../../../worker/protocol/runtime';
+import { isRuntimeMessage, type InspectAnswer, type InspectQuery, type InspectResult, type RuntimeMessage, type RuntimeRequest, type StartTimings, type Wrote } from '../../../worker/protocol/runtime';
 import { bodyReceiver, type BodyIn } from '../../core/host/body-stream';
 import { describeError } from '../../core/host/describe';
 import { Watchdog } from '../../core/host/watchdog';
 import { SandboxFrame } from './sandbox-frame';
 
-export type { InspectQuery, InspectResult, Wrote } from '../../../worker/protocol/runtime';
-
-/** The answer to an inspection of kind K, or a refusal (of the sandbox, or of the host when it is not running). */
-export type InspectAnswer<K extends InspectQuery['kind']> = Extract<InspectResult, { kind: K | 'refused' }>;
+export type { InspectAnswer, InspectQuery, InspectResult, Wrote } from '../../../worker/protocol/runtime';
 
 export interface RuntimeHostOptions {
   /** Where the hidden iframe goes; document.body by default. */

@@ -108,6 +108,16 @@ describe('a session: nothing acknowledged is lost', () => {
     expect(store.project!.files['src/server/index.ts']).toBeUndefined();
   });
 
+  it('a rename reaches the open session (what it shares carries the new name) without being an edit', () => {
+    const store = new MemoryProjectStore();
+    const session = open(store);
+    const updatedAt = session.state.project.updatedAt;
+    session.retitle('Renamed app');
+    expect(session.state.project.title).toBe('Renamed app');
+    expect(session.state.project.updatedAt).toBe(updatedAt);
+    expect(store.saved).toBeUndefined();
+  });
+
   it('a write the runtime answered is in the store when the answer comes', async () => {
     const store = new MemoryProjectStore();
     const runtime = new MemoryRuntime();

@@ -7,7 +7,7 @@ import type { Diagnostic } from '../../core/diagnostics';
 import type { Manifest } from '../../core/manifest';
 import type { CompileResult, CompilerClient } from '../compiler-client';
 import type { Project } from '../projects/store';
-import type { InspectQuery, InspectResult } from '../../../worker/protocol/runtime';
+import type { InspectAnswer, InspectQuery } from '../../../worker/protocol/runtime';
 
 /** A build that compiled: what the runtime and the previews run. */
 export interface Generation {
@@ -63,8 +63,7 @@ export interface SessionContext {
   log(kind: string, fields?: Record<string, unknown>): void;
 }
 
-/** An inspection's answer, or its refusal (RuntimeHost's `InspectAnswer`, declared here over the protocol's types). */
-export type InspectAnswer<K extends InspectQuery['kind']> = Extract<InspectResult, { kind: K | 'refused' }>;
+export type { InspectAnswer };
 
 /** The runtime the session drives (RuntimeHost implements it). */
 export interface SessionRuntime {
