@@ -173,8 +173,11 @@ export async function projectFromFolder(root: FileSystemDirectoryEntry): Promise
     const setProblem = pathSetProblem(Object.keys(files));
     if (setProblem) return { ok: false, error: { code: 'folder_unsafe_path', message: setProblem } };
     const texts = textFiles(files, skipped);
+    // A folder unzipped from a downloaded zip carries the app's data as the zip did.
+    const data = dataOf(texts);
+    if ('error' in data) return { ok: false, error: data.error };
     if (Object.keys(texts).length === 0) return { ok: false, error: { code: 'folder_empty', message: 'The folder holds no text file to open.' } };
-    return { ok: true, project: projectOf(texts, root.name), skipped };
+    return { ok: true, project: projectOf(texts, root.name), skipped, ...(data.data !== undefined ? { data: data.data } : {}) };
   } catch (error) {
     return { ok: false, error: { code: 'folder_unreadable', message: `The folder could not be read: ${error instanceof Error ? error.message : String(error)}` } };
   }
