@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { MemoryFileSystem } from '../fs';
 import { manifestCases } from './__fixtures__/cases';
 import { compare } from './__fixtures__/expect';
@@ -51,5 +52,12 @@ describe('validateManifestText', () => {
     const { diagnostics } = validateManifestText('');
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]?.code).toBe('DG1002');
+  });
+});
+
+describe('the compiled manifest validator', () => {
+  it('is what the schema gives now (regenerate with npx tsx scripts/manifest-validator.ts)', async () => {
+    const { manifestValidatorSource, VALIDATOR_MODULE } = await import('../../../scripts/manifest-validator');
+    expect(readFileSync(VALIDATOR_MODULE, 'utf8')).toBe(manifestValidatorSource());
   });
 });
