@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from './main';
 import { DevProcess } from './dev-process';
+import { processesNaming } from '../control-plane/test-helpers';
 
 const TEMPLATES = join(import.meta.dirname, '../../templates');
 const roots: string[] = [];
@@ -193,6 +194,28 @@ describe('platform dev on the todo template', () => {
     expect(existsSync(join(root, '.platform/servers/dev.json'))).toBe(false);
     expect(codes(await cli(root, 'db', 'tables'))).toEqual(['DG1840']);
     expect(codes(await cli(root, 'export', '--state', 'dev', '--out', 'x.json'))).toEqual(['DG1820']);
+  });
+});
+
+describe('platform dev whose first build fails', () => {
+  it('serves nothing and leaves no engine running (the one started while the types were checked is ended); the fix serves', { timeout: 180_000 }, async () => {
+    const root = copyTemplate('todo');
+    const server = join(root, 'src/server/index.ts');
+    const good = readFileSync(server, 'utf8');
+    writeFileSync(server, `${good}\nexport const broken: number = 'text';\n`);
+    const dev = new DevProcess(['dev', '--json', '--port', '0'], root);
+    try {
+      expect(await dev.kind('compile.diagnostic')).toMatchObject({ code: 'DG1602', message: expect.stringContaining('nothing serves') });
+      const engines = () => processesNaming(join(root, '.platform/engines/dev')).filter((p) => p.state !== 'Z' && p.state !== 'X');
+      expect(engines()).toEqual([]);
+      const from = dev.events.length;
+      writeFileSync(server, good);
+      const ready = await dev.kind('preview.ready', from);
+      expect((await call(String(ready.url), 'query', 'todos.list', {})).result).toEqual([]);
+      expect(engines()).toHaveLength(1);
+    } finally {
+      expect(await dev.stop()).toBe(0);
+    }
   });
 });
 

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hostedOrigin } from '../core/deploy/ids';
 import { build, databaseApp, deployBody, type BuiltApp } from './fixtures';
-import { signInOverHttp, startPlaneProcess, type PlaneProcess } from './test-helpers';
+import { processesNaming, signInOverHttp, startPlaneProcess, stateOf, type PlaneProcess } from './test-helpers';
 
 /** Writers sending mutations at once, each on its own keep-alive connection. */
 const WRITERS = 8;
@@ -163,30 +163,6 @@ class Load {
   }
 }
 
-/** Processes whose command line names `text` (Linux /proc), with their state. */
-function processesNaming(text: string): Array<{ pid: number; state: string }> {
-  if (!existsSync('/proc')) return [];
-  const found: Array<{ pid: number; state: string }> = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmdline.includes(text)) found.push({ pid: Number(entry), state: stateOf(Number(entry)) ?? '?' });
-    } catch {
-      // Ended meanwhile.
-    }
-  }
-  return found;
-}
-
-/** A process's state letter (R, S, Z…), undefined once it is gone. */
-function stateOf(pid: number): string | undefined {
-  try {
-    return /^\d+ \(.*\) (\S)/s.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
-  } catch {
-    return undefined;
-  }
-}
 
 /** Running (not gone, not a zombie waiting to be reaped). */
 const running = (pid: number) => {

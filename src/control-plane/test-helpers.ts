@@ -438,3 +438,28 @@ export async function eventually(check: () => boolean | Promise<boolean>, limitM
     await new Promise((done) => setTimeout(done, 100));
   }
 }
+
+/** Processes whose command line names `text` (Linux /proc), with their state. */
+export function processesNaming(text: string): Array<{ pid: number; state: string }> {
+  if (!existsSync('/proc')) return [];
+  const found: Array<{ pid: number; state: string }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.includes(text)) found.push({ pid: Number(entry), state: stateOf(Number(entry)) ?? '?' });
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return found;
+}
+
+/** A process's state letter (R, S, Z…), undefined once it is gone. */
+export function stateOf(pid: number): string | undefined {
+  try {
+    return /^\d+ \(.*\) (\S)/s.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}

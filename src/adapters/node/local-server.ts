@@ -120,6 +120,33 @@ export class NodeLocalServer implements LocalServer {
     return failure;
   }
 
+  /** An engine started ahead of the first promotion, with the server side it runs. */
+  #prestarted: { serverKey: string; started: Promise<AppEngine | StartFailure> } | undefined;
+
+  prestart(generation: Generation): void {
+    if (this.#serving || this.#prestarted) return;
+    const started = this.#swap.then(() => this.#start(generation));
+    this.#prestarted = { serverKey: serverKeyOf(generation, this.#options.env()), started };
+    this.#swap = started.catch(() => undefined);
+  }
+
+  abandonPrestart(): Promise<void> {
+    const next = this.#swap.then(() => this.#takePrestarted(undefined)).then(() => undefined);
+    this.#swap = next.catch(() => undefined);
+    return next;
+  }
+
+  /** The engine started ahead, when it runs `serverKey`; otherwise it is ended (one engine at a time on the data). */
+  async #takePrestarted(serverKey: string | undefined): Promise<AppEngine | StartFailure | undefined> {
+    const prestarted = this.#prestarted;
+    this.#prestarted = undefined;
+    if (!prestarted) return undefined;
+    const started = await prestarted.started;
+    if (serverKey !== undefined && prestarted.serverKey === serverKey) return started;
+    if (started instanceof AppEngine) await started.kill();
+    return undefined;
+  }
+
   promote(generation: Generation): Promise<PromoteOutcome> {
     const next = this.#swap.then(() => this.#promote(generation));
     this.#swap = next.catch(() => undefined);
@@ -135,7 +162,7 @@ export class NodeLocalServer implements LocalServer {
     }
     // One engine at a time on the state's SQLite files: the old one ends before the next starts.
     await current?.engine.close();
-    const started = await this.#start(generation);
+    const started = (await this.#takePrestarted(serverKey)) ?? (await this.#start(generation));
     if (started instanceof AppEngine) {
       this.#serving = { generation, serverKey, engine: started };
       return { ok: true, restarted: true };
@@ -233,5 +260,6 @@ export class NodeLocalServer implements LocalServer {
     (this.#server as { closeAllConnections?: () => void }).closeAllConnections?.();
     await new Promise<void>((done) => this.#server.close(() => done()));
     await serving?.engine.kill();
+    await this.#takePrestarted(undefined);
   }
 }

@@ -1,5 +1,5 @@
 /** `check` without bundling: manifest, module graphs, dependencies, server definition, generated types, type check. */
-import type { Diagnostic } from '../diagnostics';
+import { hasErrors, type Diagnostic } from '../diagnostics';
 import { canonicalJson, sha256Hex } from '../hash';
 import type { FileSystem } from '../fs';
 import { checkManifest, MANIFEST_FILE, type Manifest } from '../manifest';
@@ -28,6 +28,8 @@ export interface AnalyzeOptions {
   now?: () => number;
   /** The zones whose files are type-checked (all three by default): `platform dev` serves without the tests'. */
   zones?: readonly Zone[];
+  /** Runs before the type check when nothing so far is an error, with the analysis as it stands (a host bundles meanwhile). */
+  beforeTypecheck?: (analysis: Analysis) => Promise<void>;
 }
 
 export interface AnalysisTimings {
@@ -88,6 +90,10 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
   }
 
   timings.analyze = now() - started;
+
+  if (options.typecheck !== false && options.beforeTypecheck && !hasErrors(diagnostics)) {
+    await options.beforeTypecheck({ manifest, project, graph, operations: server.table, generated, sources, diagnostics, timings });
+  }
 
   if (options.typecheck !== false) {
     const checking = now();

@@ -5,7 +5,8 @@ import { hasErrors, type Diagnostic } from '../diagnostics';
 import type { WritableFileSystem } from '../fs';
 import ts from 'typescript';
 import { hashSources, makeArtifact, verifyLatest, writeArtifact, type ArtifactRecord } from './artifact';
-import { ALL_TARGETS, bundleProject, type Bundler, type BuildTarget } from './bundle';
+import { ALL_TARGETS, bundleProject, type Bundler, type BuildTarget, type BundleResult } from './bundle';
+import type { Manifest } from '../manifest';
 import type { EsbuildApi } from './esbuild-types';
 import { withFrameworkClient } from './framework';
 import { suppliedVersion, type Library } from './library';
@@ -44,18 +45,35 @@ export interface CompileOptions {
   typecheck?: boolean;
   /** The zones whose files are type-checked (all three by default). */
   zones?: readonly Zone[];
+  /**
+   * With a long-lived bundler: bundle before the type check, and hand what was bundled to this (its
+   * manifest and files) while the types are checked. A build with type errors is still refused whole.
+   */
+  onBundled?(bundled: { manifest: Manifest; files: ReadonlyMap<string, Uint8Array> }): void;
 }
 
 /** Analyses and bundles a project, and makes its artifact (in memory) when every target was bundled. */
 export async function compileProject(fs: WritableFileSystem, compiler: Compiler, options: CompileOptions = {}): Promise<BuildOutcome> {
   const now = compiler.now ?? (() => 0);
-  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: options.typecheck === false ? false : compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now, zones: options.zones });
-  const diagnostics = [...analysis.diagnostics];
-  if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) return { analysis, diagnostics, bundleTime: 0 };
-  const bundling = now();
   const targets = options.targets ?? ALL_TARGETS;
-  const bundle = compiler.bundler ? await compiler.bundler.bundle(analysis.project, targets) : await bundleProject(compiler.esbuild, compiler.library, analysis.project, targets);
-  const bundleTime = now() - bundling;
+  const { bundler } = compiler;
+  const { onBundled } = options;
+  let early: { bundle: BundleResult; time: number } | undefined;
+  const beforeTypecheck =
+    bundler && onBundled
+      ? async (partial: Analysis) => {
+          const bundling = now();
+          const bundle = await bundler.bundle(partial.project!, targets);
+          early = { bundle, time: now() - bundling };
+          if (!hasErrors(bundle.diagnostics)) onBundled({ manifest: partial.manifest!, files: bundle.files });
+        }
+      : undefined;
+  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: options.typecheck === false ? false : compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now, zones: options.zones, ...(beforeTypecheck ? { beforeTypecheck } : {}) });
+  const diagnostics = [...analysis.diagnostics];
+  if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) return { analysis, diagnostics, bundleTime: early?.time ?? 0 };
+  const bundling = now();
+  const bundle = early?.bundle ?? (bundler ? await bundler.bundle(analysis.project, targets) : await bundleProject(compiler.esbuild, compiler.library, analysis.project, targets));
+  const bundleTime = early?.time ?? now() - bundling;
   diagnostics.push(...bundle.diagnostics);
   // A framework project initialised by `platform init` serves its framework's build output as the client.
   if (targets.includes('client')) diagnostics.push(...(await withFrameworkClient(fs, bundle.files)));

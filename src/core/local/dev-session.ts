@@ -83,7 +83,10 @@ export class DevSession {
     let outcome;
     try {
       // What serves is the client and the server: the tests' files are checked when the tests run.
-      outcome = await compileProject(fs, this.#compiler, { targets: ['client', 'server'], zones: ['client', 'server'], ...(focus ? { focus } : {}) });
+      // While nothing serves, the engine starts on the bundle as the types are checked (it serves only if they pass).
+      const { server } = this.#options;
+      const prestart = !this.#serving && server.prestart ? { onBundled: (bundled: Generation) => server.prestart!(bundled) } : {};
+      outcome = await compileProject(fs, this.#compiler, { targets: ['client', 'server'], zones: ['client', 'server'], ...(focus ? { focus } : {}), ...prestart });
     } catch (error) {
       return { ok: false, diagnostics: [diagnostic('DG1501', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] };
     }
@@ -134,6 +137,7 @@ export class DevSession {
     const compiled = await this.#compile(changed);
     if (this.#closed) return;
     if (!compiled.ok) {
+      await server.abandonPrestart?.();
       const first = !this.#serving;
       emit(
         devEvent('compile.diagnostic', {

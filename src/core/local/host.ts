@@ -33,6 +33,13 @@ export interface LocalServer {
   readonly adminSecret: string;
   /** Serves a generation; the runtime restarts only when its server side differs from what serves. */
   promote(generation: Generation): Promise<PromoteOutcome>;
+  /**
+   * While nothing serves: starts the engine on a generation ahead of its promotion (its types are being
+   * checked), so the promotion finds it running; a promotion of another server side ends it first.
+   */
+  prestart?(generation: Generation): void;
+  /** Ends an engine started ahead for a generation that will not be promoted (its build failed). */
+  abandonPrestart?(): Promise<void>;
   close(): Promise<void>;
 }
 
