@@ -162,7 +162,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const problems = problemsOf(diagnostics);
   const errors = problems.filter((d) => d.severity === 'error').length;
   const status =
-    compile === 'loading' ? loadingText(progress) : compile === 'compiling' ? 'Compiling…' : compile === 'ready' ? `Ready${session.state.timings ? ` in ${Math.round(session.state.timings.total)} ms` : ''}` : stale ? `Build failed: showing the last good build${restoredFrom ? ` (${savedWhen(restoredFrom)})` : ''}` : 'Build failed';
+    compile === 'loading' ? loadingText(progress) : compile === 'compiling' ? 'Compiling…' : compile === 'ready' ? `Ready${session.state.timings && session.state.timings.total >= 1 ? ` in ${Math.round(session.state.timings.total)} ms` : ''}` : stale ? `Build failed: showing the last good build${restoredFrom ? ` (${savedWhen(restoredFrom)})` : ''}` : 'Build failed';
   const staleNote = stale && generation ? `Showing the last good build${restoredFrom ? `, ${savedWhen(restoredFrom)}` : ''}: the current files do not build (see Problems).` : undefined;
 
   return (
