@@ -118,12 +118,18 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     const zonesOf = new Map<string, Zone[]>();
     for (const zone of ZONES) for (const path of graph.zones[zone]) zonesOf.set(path, [...(zonesOf.get(path) ?? []), zone]);
     const environment = sha256Hex(canonicalJson([session.packagesVersion, graph.renderer, [...files].filter(([path]) => !zonesOf.has(path) && !isDeclaration(path)).sort(byPath)]));
-    let declarationTexts: unknown = null;
+    // Each text is digested once per analysis, not once per file that imports it.
+    const digests = new Map<string, string | null>();
+    const digestOf = (file: string) => {
+      if (!digests.has(file)) digests.set(file, files.has(file) ? sha256Hex(files.get(file)!) : null);
+      return digests.get(file)!;
+    };
+    let contractDigest: string | null = null;
     const keyOf = (path: string) => {
       const closure = new Set([path]);
       for (const file of closure) for (const next of graph.edges.get(file) ?? []) closure.add(next);
-      const contract = zonesOf.get(path)!.some((zone) => zone !== 'server') ? declarationTexts : null;
-      return sha256Hex(canonicalJson([environment, contract, [...closure].sort().map((file) => [file, files.get(file) ?? null])]));
+      const contract = zonesOf.get(path)!.some((zone) => zone !== 'server') ? contractDigest : null;
+      return sha256Hex(canonicalJson([environment, contract, [...closure].sort().map((file) => [file, digestOf(file)])]));
     };
     const found = new Map<string, Diagnostic[]>();
     const checkNow = (paths: readonly string[]) => {
@@ -146,7 +152,7 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
       files.set(target, text);
     }
     session.sync(files);
-    declarationTexts = [...files].filter(([path]) => isDeclaration(path)).sort(byPath);
+    contractDigest = sha256Hex(canonicalJson([...files].filter(([path]) => isDeclaration(path)).sort(byPath)));
     if (focus !== undefined && !found.has(focus)) {
       checkNow([focus]);
       timings.focusCheck = now() - checking;
