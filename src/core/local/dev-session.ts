@@ -120,13 +120,20 @@ export class DevSession {
     }
     const changed = [...this.#changed].sort();
     this.#changed.clear();
-    this.#running = this.#rebuild(changed).finally(() => {
-      this.#running = undefined;
-      if (this.#again && !this.#closed) {
-        this.#again = false;
-        this.#kick();
-      }
-    });
+    this.#occupy(this.#rebuild(changed));
+  }
+
+  /** The session's one turn (a rebuild, or tests being prepared on its type checker): a change meanwhile rebuilds after it. */
+  #occupy(work: Promise<unknown>): void {
+    this.#running = work
+      .then(() => undefined)
+      .finally(() => {
+        this.#running = undefined;
+        if (this.#again && !this.#closed) {
+          this.#again = false;
+          this.#kick();
+        }
+      });
   }
 
   async #rebuild(changed: string[]): Promise<void> {
@@ -216,13 +223,7 @@ export class DevSession {
     // Preparing uses the session's type checker, so it takes the rebuilds' turn: a change meanwhile waits for it.
     if (this.#running || this.#closed) return;
     const preparing = tests.prepare(this.#compiler).catch((error: unknown) => ({ diagnostics: [diagnostic('DG1501', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)], tests: [] }) as PreparedTests);
-    this.#running = preparing.then(() => undefined).finally(() => {
-      this.#running = undefined;
-      if (this.#again && !this.#closed) {
-        this.#again = false;
-        this.#kick();
-      }
-    });
+    this.#occupy(preparing);
     void preparing.then((prepared) => {
       if (this.#closed || this.#changed.size || this.#generation !== generation) return;
       return this.#runTests(prepared, generation);
