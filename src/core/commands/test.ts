@@ -3,8 +3,8 @@
  * With `--json` it streams newline-delimited platform.dev.v0 events ending with test.run.finish;
  * without, a readable report whose last line is `N passed, N failed`. Exit 0 only when all passed.
  */
-import { envelope, hasErrors, type Diagnostic } from '../diagnostics';
-import { DEV_PROTOCOL, formatEvent, type TestEvent } from '../testing/events';
+import { envelope, type Diagnostic } from '../diagnostics';
+import { finishEvent, formatEvent, type TestEvent } from '../testing/events';
 import { prepareTests } from '../testing/prepare';
 import { formatDiagnostic } from './format';
 import { missingManifest } from './project-directory';
@@ -44,9 +44,9 @@ export const test: CommandDefinition<TestCommandResult> = {
         emit(event);
       }
     }
-    const ok = !hasErrors(diagnostics) && failed === 0 && passed > 0;
-    emit({ protocol: DEV_PROTOCOL, kind: 'test.run.finish', ok, passed, failed, diagnostics });
+    const finish = finishEvent(passed, failed, diagnostics);
+    emit(finish);
     // The finish event decides: a run with no passing test, or any failure, is not ok.
-    return { ...envelope('test', diagnostics, { passed, failed }), ok };
+    return { ...envelope('test', diagnostics, { passed, failed }), ok: finish.ok };
   },
 };

@@ -12,10 +12,10 @@ import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics';
 import type { WritableFileSystem } from '../fs';
 import { canonicalJson } from '../hash';
 import { MANIFEST_FILE } from '../manifest';
-import { DEV_PROTOCOL, devEvent, type CompilePhases, type DevEvent } from './events';
+import { devEvent, type CompilePhases, type DevEvent } from './events';
 import type { Generation, LocalHost, LocalServer } from './host';
 import type { PreparedTests } from '../testing/prepare';
-import type { TestEvent } from '../testing/events';
+import { finishEvent, type TestEvent } from '../testing/events';
 
 /** How long the files must be still before a rebuild starts (an editor saving several files at once). */
 export const QUIET_WINDOW_MS = 12;
@@ -252,8 +252,7 @@ export class DevSession {
     }
     // A cancelled run says nothing more: the next generation's run will.
     if (run.cancelled || this.#closed) return;
-    const ok = !hasErrors(prepared.diagnostics) && failed === 0 && passed > 0;
-    emit({ protocol: DEV_PROTOCOL, kind: 'test.run.finish', ok, passed, failed, diagnostics: prepared.diagnostics, generation } as DevEvent);
+    emit({ ...finishEvent(passed, failed, prepared.diagnostics), generation });
   }
 
   async close(): Promise<void> {

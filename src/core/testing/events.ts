@@ -1,5 +1,5 @@
 /** The `platform.dev.v0` events of a test run, and the readable report made from them. */
-import type { Diagnostic } from '../diagnostics';
+import { hasErrors, type Diagnostic } from '../diagnostics';
 
 export const DEV_PROTOCOL = 'platform.dev.v0';
 
@@ -24,6 +24,11 @@ export function passEvent(name: string, file: string, durationMs: number): TestE
 export function failEvent(name: string, durationMs: number, failure: TestFailure): TestEvent {
   const { kind, ...rest } = failure;
   return { protocol: DEV_PROTOCOL, kind: 'test.case.fail', name, durationMs: Math.round(durationMs), ...rest, ...(kind ? { failure: kind } : {}) };
+}
+
+/** The run's last event: ok only when nothing is an error, no test failed and some test passed. */
+export function finishEvent(passed: number, failed: number, diagnostics: Diagnostic[]): Extract<TestEvent, { kind: 'test.run.finish' }> {
+  return { protocol: DEV_PROTOCOL, kind: 'test.run.finish', ok: !hasErrors(diagnostics) && failed === 0 && passed > 0, passed, failed, diagnostics };
 }
 
 /** One line of the readable report for an event. */
