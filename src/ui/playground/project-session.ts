@@ -75,7 +75,10 @@ export class ProjectSession extends StateStore<SessionState> {
   }
 
   #change(patch: Partial<Project>, recompile: boolean, focus?: string): void {
-    this.update({ project: { ...this.state.project, ...patch, updatedAt: Date.now() } });
+    // Each change is newer than the one before, even within one millisecond: a save finishing for the
+    // one before must never count as holding this one (see storedAfterSave).
+    const updatedAt = Math.max(Date.now(), this.state.project.updatedAt + 1);
+    this.update({ project: { ...this.state.project, ...patch, updatedAt } });
     // Journaled at once (synchronously), saved durably after a quiet moment: nothing is lost to a reload.
     this.#autosave.changed(this.state.project);
     if (recompile) this.#loop.edited(focus);

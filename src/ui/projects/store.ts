@@ -56,14 +56,31 @@ export async function listProjects(): Promise<ProjectSummary[]> {
 export async function loadProject(id: string): Promise<Project | undefined> {
   const stored = await get<Project>(projectKey(id), db());
   const project = stored?.format === PROJECT_FORMAT ? stored : undefined;
-  const journal = readJournal(id);
-  if (journal && (!project || journal.updatedAt >= project.updatedAt)) {
-    // The name changes only by renameProject: a journal written before a rename keeps the new one.
-    const newer = project ? { ...journal, title: project.title } : journal;
-    await saveProject(newer);
-    return newer;
-  }
-  return project;
+  const newer = newerCopy(readJournal(id), project);
+  if (newer !== project) await saveProject(newer!);
+  return newer;
+}
+
+/**
+ * What a reload opens: the journal when it is at least as new as the stored project (with the stored
+ * name: the name changes only by renameProject, so a journal written before a rename keeps the new one),
+ * else the stored project.
+ */
+export function newerCopy(journal: Project | undefined, stored: Project | undefined): Project | undefined {
+  if (!journal || (stored && journal.updatedAt < stored.updatedAt)) return stored;
+  return stored ? { ...journal, title: stored.title } : journal;
+}
+
+/**
+ * What a save leaves stored: the project with the stored name, unless the stored copy is newer (a tab
+ * the project was taken from by force). The project keeps its own `updatedAt`, the time of its last
+ * change: stamping the time of the save instead would make a save that finishes after a later change
+ * look newer than that change's journal, and a reload would then open the older copy.
+ */
+export function storedAfterSave(stored: Project | undefined, project: Project): Project {
+  if (stored?.format !== PROJECT_FORMAT) return project;
+  if (stored.updatedAt > project.updatedAt) return stored;
+  return { ...project, title: stored.title };
 }
 
 /**
@@ -72,15 +89,7 @@ export async function loadProject(id: string): Promise<Project | undefined> {
  * than the stored one is not written over it (a tab the project was taken from by force).
  */
 export async function saveProject(project: Project): Promise<void> {
-  await update<Project>(
-    projectKey(project.id),
-    (stored) => {
-      if (stored?.format !== PROJECT_FORMAT) return { ...project, updatedAt: Date.now() };
-      if (stored.updatedAt > project.updatedAt) return stored;
-      return { ...project, title: stored.title, updatedAt: Date.now() };
-    },
-    db(),
-  );
+  await update<Project>(projectKey(project.id), (stored) => storedAfterSave(stored, project), db());
   // The journal holds nothing newer than what is now in IndexedDB: drop it (unless an edit came since).
   const journal = readJournal(project.id);
   if (journal && journal.updatedAt <= project.updatedAt) forget(journalKey(project.id));

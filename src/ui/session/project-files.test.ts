@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ProjectSession } from '../playground/project-session';
 import { Autosave, deleted, renamed, SAVE_DELAY_MS, undone, withFile } from './project-files';
+import type { Project } from '../projects/store';
 import { MemoryProjectStore } from './project-store';
 import { MemoryCompiler, MemoryRuntime, testProject } from './session.fixture';
 
@@ -106,6 +107,39 @@ describe('a session: nothing acknowledged is lost', () => {
     session.dismissDeleted();
     session.undoDelete();
     expect(store.project!.files['src/server/index.ts']).toBeUndefined();
+  });
+
+  it('a save that lands after a later change does not hide that change from a reload', async () => {
+    // The deletion's save is in flight (IndexedDB has not answered) when the person clicks Undo; it
+    // lands afterwards, then the page reloads before the undo's own save.
+    class SlowStore extends MemoryProjectStore {
+      readonly landing: (() => void)[] = [];
+      override saveProject(project: Project): Promise<void> {
+        return new Promise((resolve) => this.landing.push(() => void super.saveProject(project).then(resolve)));
+      }
+    }
+    const store = new SlowStore();
+    store.saved = testProject();
+    const session = open(store);
+    session.deletePath('src/server/index.ts');
+    await vi.advanceTimersByTimeAsync(SAVE_DELAY_MS);
+    expect(store.landing).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(30);
+    session.undoDelete();
+    await vi.advanceTimersByTimeAsync(30);
+    store.landing[0]!();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.saved!.files['src/server/index.ts']).toBeUndefined();
+    expect(store.project!.files['src/server/index.ts']).toBe('export const server = 1;');
+  });
+
+  it('two changes in one millisecond are ordered: the second is newer than the first', () => {
+    const store = new MemoryProjectStore();
+    const session = open(store);
+    session.edit('src/client/main.tsx', 'one');
+    const first = session.state.project.updatedAt;
+    session.edit('src/client/main.tsx', 'two');
+    expect(session.state.project.updatedAt).toBeGreaterThan(first);
   });
 
   it('a rename reaches the open session (what it shares carries the new name) without being an edit', () => {

@@ -6,7 +6,7 @@
  * in the page, for a scratch project (embed mode, a share link opened there) and for tests.
  */
 import { canonicalJson } from '../../core/hash';
-import type { LastGoodBuild, Project, RecoveryCopy } from '../projects/store';
+import { newerCopy, storedAfterSave, type LastGoodBuild, type Project, type RecoveryCopy } from '../projects/store';
 import type { FileViews } from '../workspace/file-views';
 
 export interface ProjectStore {
@@ -58,12 +58,11 @@ export class MemoryProjectStore implements ProjectStore {
     return true;
   }
   async saveProject(project: Project): Promise<void> {
-    this.saved = structuredClone(project);
+    this.saved = structuredClone(storedAfterSave(this.saved, project));
   }
   /** What a reload would load: the newer of the journal and the save (as `loadProject` chooses). */
   get project(): Project | undefined {
-    const { journaled, saved } = this;
-    return journaled && (!saved || journaled.updatedAt >= saved.updatedAt) ? journaled : saved;
+    return newerCopy(this.journaled, this.saved);
   }
   async saveState(state: Uint8Array): Promise<void> {
     this.state = state;
