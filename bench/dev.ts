@@ -1,7 +1,9 @@
 /**
  * `platform dev` on a copy of the todo template, as a child process (`npx tsx bench/run.ts dev`):
  * start to preview.ready, and a save to the dev server serving the new generation (the write to the
- * compile.ready event, which comes once the generation serves), for client edits and server edits.
+ * compile.ready event, which comes once the generation serves), for client edits and two kinds of server
+ * edit: one that adds a query (the contract's types change, so the client is checked again) and one in a
+ * handler's body (they do not).
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,13 +12,18 @@ import { DevProcess } from '../src/cli/dev-process';
 import { median, percentile, type Row } from './stats';
 
 const TEMPLATE = join(import.meta.dirname, '../templates/todo');
+/** A line of the todo template's `todos.list` handler, after which the body edits go. */
+const LIST_ROWS = "const rows = await ctx.db.table('todos').all();";
+
+type Kind = 'client' | 'server' | 'body';
 
 export async function devRows(): Promise<Row[]> {
   const starts: number[] = [];
   const client: number[] = [];
   const server: number[] = [];
+  const body: number[] = [];
   /** Where a save's time went, per kind of edit: the wait before compile.start, then compile.ready's phases. */
-  const phases: Record<'client' | 'server', Record<string, number[]>> = { client: {}, server: {} };
+  const phases: Record<Kind, Record<string, number[]>> = { client: {}, server: {}, body: {} };
   for (let run = 0; run < 3; run++) {
     const root = mkdtempSync(join(tmpdir(), 'platform-bench-dev-'));
     cpSync(TEMPLATE, root, { recursive: true });
@@ -25,7 +32,7 @@ export async function devRows(): Promise<Row[]> {
     try {
       await dev.kind('preview.ready');
       starts.push(performance.now() - started);
-      const save = async (path: string, text: string, into: number[], kind: 'client' | 'server') => {
+      const save = async (path: string, text: string, into: number[], kind: Kind) => {
         const from = dev.events.length;
         const at = performance.now();
         let startedAt = 0;
@@ -43,21 +50,27 @@ export async function devRows(): Promise<Row[]> {
       const serverSource = readFileSync(serverPath, 'utf8');
       for (let i = 0; i < 10; i++) {
         await save(clientPath, `${clientSource}\nexport const edit${i} = ${i};\n`, client, 'client');
-        await save(serverPath, serverSource.replace('queries: {', `queries: {\n    'bench.n${i}': query({ input: {}, handler: async () => ${i} }),`), server, 'server');
+        const withQuery = serverSource.replace('queries: {', `queries: {\n    'bench.n${i}': query({ input: {}, handler: async () => ${i} }),`);
+        await save(serverPath, withQuery, server, 'server');
+        // A handler's body only: the contract's types stay as they were, so the client is not checked again.
+        await save(serverPath, withQuery.replace(LIST_ROWS, `${LIST_ROWS}\n        if (rows.length === ${1000 + i}) throw new Error('bench ${i}');`), body, 'body');
       }
     } finally {
       await dev.stop();
       rmSync(root, { recursive: true, force: true });
     }
   }
-  const breakdown = (kind: 'client' | 'server'): Row[] => Object.entries(phases[kind]).map(([phase, values]) => ({ name: `  ${kind} edit: ${phase} p50`, value: median(values), unit: 'ms' }));
+  const breakdown = (kind: Kind): Row[] => Object.entries(phases[kind]).map(([phase, values]) => ({ name: `  ${kind} edit: ${phase} p50`, value: median(values), unit: 'ms' }));
   return [
     { name: 'platform dev: start to preview.ready p50 (goal < 1000)', value: median(starts), unit: 'ms' },
     { name: 'save to serving: client edit p50 (goal < 150, native esbuild)', value: median(client), unit: 'ms' },
     { name: 'save to serving: client edit p95', value: percentile(client, 95), unit: 'ms' },
     ...breakdown('client'),
-    { name: 'save to serving: server edit (runtime restarted) p50 (goal < 150)', value: median(server), unit: 'ms' },
-    { name: 'save to serving: server edit (runtime restarted) p95', value: percentile(server, 95), unit: 'ms' },
+    { name: 'save to serving: server edit, new query (client checked again) p50 (goal < 150)', value: median(server), unit: 'ms' },
+    { name: 'save to serving: server edit, new query p95', value: percentile(server, 95), unit: 'ms' },
     ...breakdown('server'),
+    { name: 'save to serving: server edit, a handler body (runtime restarted) p50 (goal < 150)', value: median(body), unit: 'ms' },
+    { name: 'save to serving: server edit, a handler body p95', value: percentile(body, 95), unit: 'ms' },
+    ...breakdown('body'),
   ];
 }

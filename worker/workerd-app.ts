@@ -10,7 +10,7 @@ import { failedCall } from '../src/core/runtime/outcome';
 import { errorResponse } from '../src/core/runtime/runtime';
 import { describeProblems, isSchemaChangeRefused } from '../src/core/runtime/tables/schema-change';
 import { describeError } from '../src/core/host/describe';
-import { IDENTITY_HEADER, IdentityVerifier, READY_PATH, SequenceWindow } from '../src/core/host/identity';
+import { IDENTITY_HEADER, IdentityVerifier, LOADED_PATH, READY_PATH, SequenceWindow } from '../src/core/host/identity';
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
 import type { Manifest } from '../src/core/manifest';
 import { ConsoleCapture } from '../src/core/runtime/console-capture';
@@ -140,8 +140,15 @@ export class AppStore {
   }
 }
 
+/** Checks identities asked whether the module loaded, outside the app's Durable Object (which is not made for it). */
+let launchIdentity: IdentityVerifier | undefined;
+
 export default {
-  fetch(request: Request, env: Env): Promise<Response> {
-    return env.STORE.get(env.STORE.idFromName('app')).fetch(request);
+  async fetch(request: Request, env: Env): Promise<Response> {
+    if (new URL(request.url).pathname !== LOADED_PATH) return env.STORE.get(env.STORE.idFromName('app')).fetch(request);
+    launchIdentity ??= new IdentityVerifier(hex((JSON.parse(env.START) as AppStart).identityKey));
+    const identity = await launchIdentity.verify(request.headers.get(IDENTITY_HEADER));
+    if (!identity || identity.method !== request.method) return errorResponse(failedCall(403, 'identity_refused', 'The request does not carry an identity signed by the control plane.'));
+    return Response.json(loadFailure ? { code: 'module_invalid', message: loadFailure } : { loaded: true });
   },
 };

@@ -29,6 +29,9 @@ async function cli(cwd: string, ...args: string[]): Promise<{ code: number; stdo
   return { code, stdout, json: JSON.parse(stdout) };
 }
 
+/** The workerd processes running for a project's dev server. */
+const engines = (root: string) => processesNaming(join(root, '.platform/engines/dev')).filter((p) => p.state !== 'Z' && p.state !== 'X');
+
 const codes = (r: { json: { diagnostics: Array<{ code: string }> } }) => r.json.diagnostics.map((d) => d.code);
 
 async function call(url: string, kind: 'query' | 'mutation', name: string, input: unknown): Promise<any> {
@@ -141,11 +144,32 @@ describe('platform dev on the todo template', () => {
     const failed = await dev.kind('compile.diagnostic', from);
     expect(failed).toMatchObject({ code: 'DG1602', diagnostics: [expect.objectContaining({ code: 'DG1205' })] });
     expect((await call(url, 'query', 'todos.list', {})).result).toHaveLength(1);
+    // The engine launched from the bundle while the types were checked is ended: one engine runs.
+    expect(engines(root)).toHaveLength(1);
     from = dev.events.length;
     writeFileSync(server, good.replace("title: row.title,", "title: `${row.title}!`,"));
     await dev.kind('server.restarted', from);
     await dev.kind('compile.ready', from);
     expect((await call(url, 'query', 'todos.list', {})).result.map((t: { title: string }) => t.title)).toEqual(['milk!']);
+    expect(engines(root)).toHaveLength(1);
+  });
+
+  it('a server side that fails as it loads is DG1603 while the last good generation keeps serving, never stopped', async () => {
+    const server = join(root, 'src/server/index.ts');
+    const good = readFileSync(server, 'utf8');
+    let from = dev.events.length;
+    // It type-checks and bundles; the engine refuses it as it loads the module.
+    writeFileSync(server, `${good}\nthrow new Error('fails as it loads');\n`);
+    const refused = await dev.next((e) => e.kind === 'compile.diagnostic' || e.kind === 'compile.ready', from);
+    expect(refused).toMatchObject({ kind: 'compile.diagnostic', code: 'DG1603', message: expect.stringContaining('The last good generation still serves.') });
+    expect(String(refused.message)).toContain('fails as it loads');
+    expect(dev.events.slice(from).some((e) => e.kind === 'server.restarted')).toBe(false);
+    expect((await call(url, 'query', 'todos.list', {})).result).toHaveLength(1);
+    expect(engines(root)).toHaveLength(1);
+    from = dev.events.length;
+    writeFileSync(server, good);
+    await dev.kind('compile.ready', from);
+    expect((await call(url, 'query', 'todos.list', {})).result).toHaveLength(1);
   });
 
   it('an incompatible schema change cannot take over (DG1603): the last good generation serves again', async () => {
@@ -206,13 +230,12 @@ describe('platform dev whose first build fails', () => {
     const dev = new DevProcess(['dev', '--json', '--port', '0'], root);
     try {
       expect(await dev.kind('compile.diagnostic')).toMatchObject({ code: 'DG1602', message: expect.stringContaining('nothing serves') });
-      const engines = () => processesNaming(join(root, '.platform/engines/dev')).filter((p) => p.state !== 'Z' && p.state !== 'X');
-      expect(engines()).toEqual([]);
+      expect(engines(root)).toEqual([]);
       const from = dev.events.length;
       writeFileSync(server, good);
       const ready = await dev.kind('preview.ready', from);
       expect((await call(String(ready.url), 'query', 'todos.list', {})).result).toEqual([]);
-      expect(engines()).toHaveLength(1);
+      expect(engines(root)).toHaveLength(1);
     } finally {
       expect(await dev.stop()).toBe(0);
     }

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
 import { startControlPlane, type Started } from './main';
-import { IDENTITY_HEADER, READY_PATH, signIdentity } from '../core/host/identity';
+import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../core/host/identity';
 import type { Auth } from '../core/runtime/personas';
 import { HOSTILE } from './fixtures';
 import { approveOverHttp, enginePort, eventually, hostedRequest, platformOverLoopback, sendHuge, slowReader } from './test-helpers';
@@ -286,8 +286,10 @@ describe('a hostile app is contained', () => {
         expect(answer.status, what).toBe(403);
         expect(answer.body, what).toMatchObject({ error: { code: 'identity_refused' } });
       }
-      // The ready path too, and the hostile engine the same way.
+      // The ready and loaded paths too (unsigned, or signed under another engine's key), and the hostile engine the same way.
       expect((await straight(port, READY_PATH, undefined, 'GET')).status).toBe(403);
+      expect((await straight(port, LOADED_PATH, undefined, 'GET')).status).toBe(403);
+      expect((await straight(port, LOADED_PATH, signIdentity(randomBytes(32), { auth: guest, url: `http://ready.localhost${LOADED_PATH}`, method: 'GET', sequence: 9 }), 'GET')).status).toBe(403);
       expect((await straight(hostilePort, '/api/node', signIdentity(randomBytes(32), { auth: guest, url: `${hostile}/api/node`, method: 'GET', sequence: 1 }), 'GET')).status).toBe(403);
       // No handler ran: nothing was written.
       expect(await visits('forged')).toBe(0);

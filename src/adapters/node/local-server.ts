@@ -33,7 +33,12 @@ interface Serving {
   /** What decides whether the engine must restart: the server bundle, the manifest and the env values. */
   serverKey: string;
   engine: AppEngine;
+  /** Which of the two engine directories it runs in (the next engine is made in the other). */
+  slot: EngineSlot;
 }
+
+/** Two engine directories (each holds its engine's config and pid file): the serving one and the next. */
+type EngineSlot = 0 | 1;
 
 function serverKeyOf(generation: Generation, env: Record<string, string>): string {
   const server = generation.files.get('server/index.js');
@@ -82,7 +87,12 @@ export class NodeLocalServer implements LocalServer {
     return this.#serving?.generation;
   }
 
-  #engine(generation: Generation, entryPath: string): AppEngine {
+  /** The directory an engine made now takes: the one the serving engine does not use. */
+  #freeSlot(): EngineSlot {
+    return this.#serving?.slot === 0 ? 1 : 0;
+  }
+
+  #engine(generation: Generation, entryPath: string, slot: EngineSlot): AppEngine {
     const { root, mode, env } = this.#options;
     const dir = join(root, enginePath(mode));
     const server = generation.files.get('server/index.js') ?? new Uint8Array();
@@ -91,7 +101,7 @@ export class NodeLocalServer implements LocalServer {
     const appPath = join(modules, `${sha256Hex(server)}.mjs`);
     if (!existsSync(appPath)) writeFileSync(appPath, server);
     return new AppEngine({
-      dir: join(dir, 'engine'),
+      dir: join(dir, `engine-${slot}`),
       storageDir: join(root, statePath(mode)),
       entryPath,
       appPath,
@@ -106,45 +116,79 @@ export class NodeLocalServer implements LocalServer {
 
   #entryPath: Promise<string> | undefined;
 
+  /** The entry's path once bundled, to launch an engine in the same turn. */
+  #entryBuilt: string | undefined;
+
   #entry(): Promise<string> {
-    this.#entryPath ??= bundleWorkerEntry('workerd-app', join(this.#options.root, enginePath(this.#options.mode), 'entry'));
+    this.#entryPath ??= bundleWorkerEntry('workerd-app', join(this.#options.root, enginePath(this.#options.mode), 'entry')).then((path) => (this.#entryBuilt = path));
     return this.#entryPath;
   }
 
   /** Starts an engine on a generation; the engine, or why it could not start. */
-  async #start(generation: Generation): Promise<AppEngine | StartFailure> {
-    const engine = this.#engine(generation, await this.#entry());
+  async #start(generation: Generation, slot: EngineSlot): Promise<AppEngine | StartFailure> {
+    const engine = this.#engine(generation, await this.#entry(), slot);
     const failure = await engine.ready();
     if (!failure) return engine;
     await engine.kill();
     return failure;
   }
 
-  /** An engine started ahead of the first promotion, with the server side it runs. */
-  #prestarted: { serverKey: string; started: Promise<AppEngine | StartFailure> } | undefined;
+  /**
+   * An engine made ahead of a promotion, with the server side it runs. While nothing serves it is
+   * started whole; while an engine serves, only launched (its process up, the app's modules loaded):
+   * the app starts in it, on the data, once the serving engine has closed.
+   */
+  #prestarted: { serverKey: string; slot: EngineSlot; engine: Promise<AppEngine | StartFailure> } | undefined;
 
   prestart(generation: Generation): void {
-    if (this.#serving || this.#prestarted) return;
-    const started = this.#swap.then(() => this.#start(generation));
-    this.#prestarted = { serverKey: serverKeyOf(generation, this.#options.env()), started };
-    this.#swap = started.catch(() => undefined);
+    const serverKey = serverKeyOf(generation, this.#options.env());
+    if (this.#prestarted?.serverKey === serverKey || this.#serving?.serverKey === serverKey) return;
+    void this.#dropPrestarted();
+    const slot = this.#freeSlot();
+    if (!this.#serving) {
+      const engine = this.#swap.then(() => this.#start(generation, slot));
+      this.#prestarted = { serverKey, slot, engine };
+      this.#swap = engine.catch(() => undefined);
+      return;
+    }
+    // Launched in this turn when the entry is ready: the process boots while the types are checked.
+    const launch = async (entryPath: string) => {
+      const made = this.#engine(generation, entryPath, slot);
+      const failure = await made.launch();
+      if (!failure) return made;
+      await made.kill();
+      return failure;
+    };
+    const engine = this.#entryBuilt !== undefined ? launch(this.#entryBuilt) : this.#entry().then(launch);
+    this.#prestarted = { serverKey, slot, engine };
   }
 
   abandonPrestart(): Promise<void> {
-    const next = this.#swap.then(() => this.#takePrestarted(undefined)).then(() => undefined);
-    this.#swap = next.catch(() => undefined);
-    return next;
+    return this.#dropPrestarted();
   }
 
-  /** The engine started ahead, when it runs `serverKey`; otherwise it is ended (one engine at a time on the data). */
-  async #takePrestarted(serverKey: string | undefined): Promise<AppEngine | StartFailure | undefined> {
+  /** Ends the engine made ahead, if any. */
+  async #dropPrestarted(): Promise<void> {
     const prestarted = this.#prestarted;
     this.#prestarted = undefined;
-    if (!prestarted) return undefined;
-    const started = await prestarted.started;
-    if (serverKey !== undefined && prestarted.serverKey === serverKey) return started;
-    if (started instanceof AppEngine) await started.kill();
-    return undefined;
+    const engine = await prestarted?.engine;
+    if (engine instanceof AppEngine) await engine.kill();
+  }
+
+  /** The engine made ahead when it runs `serverKey`, started now (the app on its data); otherwise it is ended. */
+  async #takePrestarted(serverKey: string): Promise<{ engine: AppEngine | StartFailure; slot: EngineSlot } | undefined> {
+    const prestarted = this.#prestarted;
+    if (prestarted?.serverKey !== serverKey) {
+      await this.#dropPrestarted();
+      return undefined;
+    }
+    this.#prestarted = undefined;
+    const engine = await prestarted.engine;
+    if (!(engine instanceof AppEngine)) return { engine, slot: prestarted.slot };
+    const failure = await engine.ready();
+    if (!failure) return { engine, slot: prestarted.slot };
+    await engine.kill();
+    return { engine: failure, slot: prestarted.slot };
   }
 
   promote(generation: Generation): Promise<PromoteOutcome> {
@@ -160,24 +204,32 @@ export class NodeLocalServer implements LocalServer {
       this.#serving = { ...current, generation };
       return { ok: true, restarted: false };
     }
-    // One engine at a time on the state's SQLite files: the old one ends before the next starts.
+    // A server side that could not even be launched is refused while the previous engine still serves.
+    const ahead = this.#prestarted?.serverKey === serverKey ? await this.#prestarted.engine : undefined;
+    if (current && ahead !== undefined && !(ahead instanceof AppEngine)) {
+      this.#prestarted = undefined;
+      return { ok: false, code: ahead.code, message: ahead.message, previous: 'kept' };
+    }
+    // One app at a time on the state's SQLite files: the old engine ends before the next one starts the app.
     await current?.engine.close();
-    const started = (await this.#takePrestarted(serverKey)) ?? (await this.#start(generation));
+    const taken = await this.#takePrestarted(serverKey);
+    const slot = taken?.slot ?? this.#freeSlot();
+    const started = taken?.engine ?? (await this.#start(generation, slot));
     if (started instanceof AppEngine) {
-      this.#serving = { generation, serverKey, engine: started };
+      this.#serving = { generation, serverKey, engine: started, slot };
       return { ok: true, restarted: true };
     }
     if (!current) {
       this.#serving = undefined;
-      return { ok: false, code: started.code, message: started.message, restored: false };
+      return { ok: false, code: started.code, message: started.message, previous: 'stopped' };
     }
-    const back = await this.#start(current.generation);
+    const back = await this.#start(current.generation, current.slot);
     if (back instanceof AppEngine) {
       this.#serving = { ...current, engine: back };
-      return { ok: false, code: started.code, message: started.message, restored: true };
+      return { ok: false, code: started.code, message: started.message, previous: 'restarted' };
     }
     this.#serving = undefined;
-    return { ok: false, code: started.code, message: `${started.message} The last good generation did not start again either: ${back.message}`, restored: false };
+    return { ok: false, code: started.code, message: `${started.message} The last good generation did not start again either: ${back.message}`, previous: 'stopped' };
   }
 
   /** Who visitors are now: `platform auth as` may change it while the server runs. */
@@ -260,6 +312,6 @@ export class NodeLocalServer implements LocalServer {
     (this.#server as { closeAllConnections?: () => void }).closeAllConnections?.();
     await new Promise<void>((done) => this.#server.close(() => done()));
     await serving?.engine.kill();
-    await this.#takePrestarted(undefined);
+    await this.#dropPrestarted();
   }
 }

@@ -99,8 +99,24 @@ export function stillRunning(pid: number): boolean {
  * ended, so that no two engines ever have the same Durable Object's SQLite files open.
  */
 async function endLeftover(dir: string): Promise<void> {
+  const pid = killLeftover(dir);
+  if (pid !== undefined) await gone(pid);
+}
+
+/** Waits (up to 10 s) for a process sent SIGKILL to be gone: it takes effect once the process leaves the kernel. */
+async function gone(pid: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (stillRunning(pid) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 10));
+}
+
+/**
+ * Sends SIGKILL to the engine a pid file in `dir` names, when that process is still this directory's
+ * engine, and forgets the pid file; the pid when there was one to end. Synchronous, so that an engine
+ * whose directory holds nothing running is spawned at once (see `WorkerdEngine.start`).
+ */
+function killLeftover(dir: string): number | undefined {
   const pidFile = join(dir, 'workerd.pid');
-  if (!existsSync(pidFile)) return;
+  if (!existsSync(pidFile)) return undefined;
   const pid = Number(readFileSync(pidFile, 'utf8'));
   let ours = false;
   try {
@@ -108,17 +124,14 @@ async function endLeftover(dir: string): Promise<void> {
   } catch {
     // Gone already (or not a Linux /proc): nothing to end.
   }
-  if (ours) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Ended meanwhile.
-    }
-    // SIGKILL takes effect once the process leaves the kernel (a write it is in finishes first).
-    const deadline = Date.now() + 10_000;
-    while (stillRunning(pid) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 10));
-  }
   rmSync(pidFile, { force: true });
+  if (!ours) return undefined;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Ended meanwhile.
+  }
+  return pid;
 }
 
 /**
@@ -164,7 +177,10 @@ export class WorkerdEngine {
   /** Starts an engine; rejects with what it printed when it does not listen within the timeout. */
   static async start(options: EngineOptions): Promise<WorkerdEngine> {
     mkdirSync(options.dir, { recursive: true });
-    await endLeftover(options.dir);
+    // Spawned in the same turn when nothing is left to end: a caller that starts an engine and then
+    // blocks (a type check) has the engine booting meanwhile in its own process.
+    const leftover = killLeftover(options.dir);
+    if (leftover !== undefined) await gone(leftover);
     const configPath = join(options.dir, 'config.capnp');
     const environmentBindings: Record<string, string> = {};
     const env: Record<string, string> = {};

@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { failedCall } from '../../core/runtime/outcome';
 import { errorResponse } from '../../core/runtime/runtime';
 import type { Auth } from '../../core/runtime/personas';
-import { IDENTITY_HEADER, READY_PATH, signIdentity } from '../../core/host/identity';
+import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../../core/host/identity';
 import type { AppStart } from '../../../worker/workerd-app';
 import { EngineStartError, WorkerdEngine } from '../../adapters/workerd/workerd-engine';
 import { describeError } from '../../core/host/describe';
@@ -94,12 +94,29 @@ export class AppEngine {
     return 'engine' in running ? undefined : running;
   }
 
+  /**
+   * Runs the engine's process and loads the app's modules, without starting the app: its data is not
+   * opened until `ready` (or a request) starts it. So an engine for the next generation can be made
+   * while another engine still serves the same data, and take over once that one has closed.
+   */
+  async launch(): Promise<StartFailure | undefined> {
+    const launched = await this.#launch();
+    return 'engine' in launched ? undefined : launched;
+  }
+
   #start(): Promise<Running | StartFailure> {
     this.#running ??= this.#spawn();
     return this.#running;
   }
 
-  async #spawn(): Promise<Running | StartFailure> {
+  #launched: Promise<Running | StartFailure> | undefined;
+
+  #launch(): Promise<Running | StartFailure> {
+    this.#launched ??= this.#process();
+    return this.#launched;
+  }
+
+  async #process(): Promise<Running | StartFailure> {
     const options = this.#options;
     const identityKey = randomBytes(32);
     const start: AppStart = { ...options.start, identityKey: identityKey.toString('hex') };
@@ -115,7 +132,7 @@ export class AppEngine {
         startTimeoutMs: options.startTimeoutMs,
       });
     } catch (error) {
-      this.#running = undefined;
+      this.#launched = undefined;
       // Still starting at the timeout (say, a module that loops as it loads) is a runtime that never
       // became ready; an engine that stopped names the module it could not load.
       const message = describeError(error);
@@ -126,22 +143,50 @@ export class AppEngine {
       const reason = engine.lostReason();
       this.#lost(running, reason ? `The app stopped: ${reason}.` : 'The app stopped.');
     });
-    let answer: StartFailure | { ready: true };
-    try {
-      const response = await fetch(`http://127.0.0.1:${engine.port}${READY_PATH}`, {
-        headers: { [IDENTITY_HEADER]: signIdentity(identityKey, { auth: { appUserId: 'ready', kind: 'guest', roles: [], permissions: [], workspaceIds: [], sessionId: 'ready' } as unknown as Auth, url: 'http://ready.localhost/', method: 'GET', sequence: running.sequence++ }) },
-        signal: AbortSignal.timeout(options.startTimeoutMs),
-      });
-      const body = (await response.json().catch(() => undefined)) as Partial<StartFailure> & { ready?: boolean } | undefined;
-      if (body?.ready === true) answer = { ready: true };
-      else if ((body?.code === 'module_invalid' || body?.code === 'provision_failed') && typeof body.message === 'string') answer = { code: body.code, message: body.message };
-      else answer = { code: 'runtime_not_ready', message: `The app answered its start with HTTP ${response.status}.` };
-    } catch (error) {
-      answer = { code: 'runtime_not_ready', message: `The app did not answer when started: ${describeError(error)}` };
+    // Whether the app's module loaded, asked before the app is started on its data.
+    const answer = await this.#ask(running, LOADED_PATH, (body) => (body.loaded === true ? 'ok' : body.code === 'module_invalid' ? 'module_invalid' : undefined));
+    if (answer) {
+      await engine.kill();
+      this.#launched = undefined;
+      return answer;
     }
-    if (!('ready' in answer)) {
+    return running;
+  }
+
+  /**
+   * A signed GET of one of the entry's start paths: undefined when it says 'ok', else why not (a code
+   * `accept` picks from the answer, with its message, or runtime_not_ready for any other answer).
+   */
+  async #ask(running: Running, path: string, accept: (body: Record<string, unknown>) => 'ok' | StartFailure['code'] | undefined): Promise<StartFailure | undefined> {
+    try {
+      const response = await fetch(`http://127.0.0.1:${running.engine.port}${path}`, {
+        headers: { [IDENTITY_HEADER]: signIdentity(running.identityKey, { auth: { appUserId: 'ready', kind: 'guest', roles: [], permissions: [], workspaceIds: [], sessionId: 'ready' } as unknown as Auth, url: 'http://ready.localhost/', method: 'GET', sequence: running.sequence++ }) },
+        signal: AbortSignal.timeout(this.#options.startTimeoutMs),
+      });
+      const body = ((await response.json().catch(() => undefined)) ?? {}) as Record<string, unknown>;
+      const code = accept(body);
+      if (code === 'ok') return undefined;
+      if (code && typeof body.message === 'string') return { code, message: body.message };
+      return { code: 'runtime_not_ready', message: `The app answered its start with HTTP ${response.status}.` };
+    } catch (error) {
+      return { code: 'runtime_not_ready', message: `The app did not answer when started: ${describeError(error)}` };
+    }
+  }
+
+  /** Launches the engine (unless `launch` already did) and starts the app in it: it provisions its data. */
+  async #spawn(): Promise<Running | StartFailure> {
+    const launched = await this.#launch();
+    if (!('engine' in launched)) {
+      this.#running = undefined;
+      return launched;
+    }
+    const running = launched;
+    const { engine } = running;
+    const answer = await this.#ask(running, READY_PATH, (body) => (body.ready === true ? 'ok' : body.code === 'module_invalid' || body.code === 'provision_failed' ? body.code : undefined));
+    if (answer) {
       await engine.kill();
       this.#running = undefined;
+      this.#launched = undefined;
       return answer;
     }
     this.#current = running;
@@ -167,6 +212,9 @@ export class AppEngine {
 
   /** The engine is gone: open requests end, and the next one starts a new engine. */
   #lost(running: Running, message: string): void {
+    void this.#launched?.then((launched) => {
+      if (launched === running) this.#launched = undefined;
+    });
     void this.#running?.then((current) => {
       if (current !== running) return;
       this.#running = undefined;
@@ -239,8 +287,9 @@ export class AppEngine {
     this.#closed = true;
     clearInterval(this.#memoryCheck);
     this.#agent.destroy();
-    const running = await this.#running;
-    if (running && 'engine' in running) await running.engine.kill();
+    // The process, whether or not the app was started in it.
+    const launched = await this.#launched;
+    if (launched && 'engine' in launched) await launched.engine.kill();
   }
 }
 

@@ -14,6 +14,12 @@ import type { Auth } from '../runtime/personas';
 export const IDENTITY_HEADER = 'x-platform-identity';
 /** The path a host asks, once an engine started, whether the app is ready (or why not); it needs a signed identity too. */
 export const READY_PATH = '/__platform/ready';
+/**
+ * The path a host asks, once an engine's process is up, whether the app's module loaded (or why not),
+ * answered without starting the app: its data stays closed, so another engine may still serve it.
+ * It needs a signed identity too.
+ */
+export const LOADED_PATH = '/__platform/loaded';
 /** How long a signed identity is accepted: long enough for a request queued behind a slow handler. */
 const LIFETIME_MS = 60_000;
 

@@ -83,14 +83,14 @@ export class DevSession {
     let outcome;
     try {
       // What serves is the client and the server: the tests' files are checked when the tests run.
-      // While nothing serves, the engine starts on the bundle as the types are checked (it serves only if they pass).
+      // The engine for a new server side is made from the bundle while the types are checked (it serves only if they pass).
       const { server } = this.#options;
-      const prestart = !this.#serving && server.prestart ? { onBundled: (bundled: Generation) => server.prestart!(bundled) } : {};
+      const prestart = server.prestart ? { onBundled: (bundled: Generation) => server.prestart!(bundled) } : {};
       outcome = await compileProject(fs, this.#compiler, { targets: ['client', 'server'], zones: ['client', 'server'], ...(focus ? { focus } : {}), ...prestart });
     } catch (error) {
       return { ok: false, diagnostics: [diagnostic('DG1501', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] };
     }
-    for (const [path, text] of outcome.analysis.generated) await fs.writeFile(path, text);
+    this.#generated = outcome.analysis.generated;
     if (hasErrors(outcome.diagnostics) || !outcome.files || !outcome.analysis.manifest) return { ok: false, diagnostics: outcome.diagnostics };
     const { timings } = outcome.analysis;
     const phases = { analyze: Math.round(timings.analyze), typecheck: Math.round(timings.typecheck), bundle: Math.round(outcome.bundleTime) };
@@ -136,7 +136,34 @@ export class DevSession {
       });
   }
 
+  /** The generated files (the contract's types) of the last compile, not yet written. */
+  #generated: ReadonlyMap<string, string> | undefined;
+  /** What was last written to each generated file. */
+  readonly #written = new Map<string, string>();
+
   async #rebuild(changed: string[]): Promise<void> {
+    try {
+      await this.#build(changed);
+    } finally {
+      await this.#writeGenerated();
+    }
+  }
+
+  /**
+   * Writes the generated files that changed, for the person's editor. After the generation serves, not
+   * before: what serves never reads them (the compiler has them in memory).
+   */
+  async #writeGenerated(): Promise<void> {
+    const generated = this.#generated;
+    this.#generated = undefined;
+    for (const [path, text] of generated ?? []) {
+      if (this.#written.get(path) === text) continue;
+      await this.#options.fs.writeFile(path, text);
+      this.#written.set(path, text);
+    }
+  }
+
+  async #build(changed: string[]): Promise<void> {
     const { emit, host, server } = this.#options;
     const generation = ++this.#generation;
     const started = host.now();
@@ -161,6 +188,7 @@ export class DevSession {
     const runtimeBefore = canonicalJson(previous?.manifest.client?.runtime ?? null);
     const runtimeAfter = canonicalJson(compiled.generation.manifest.client?.runtime ?? null);
     if (previous && runtimeBefore !== runtimeAfter) {
+      await server.abandonPrestart?.();
       emit(
         devEvent('compile.diagnostic', {
           ...diagnostic('DG1605', `client.runtime changed in ${MANIFEST_FILE} while the dev server runs; the previous generation is still serving.`, {
@@ -178,10 +206,10 @@ export class DevSession {
     const phases: CompilePhases = { ...compiled.phases, promote: Math.round(host.now() - promoting) };
     if (this.#closed) return;
     if (!promoted.ok) {
-      if (promoted.restored) emit(devEvent('server.restarted', { mode: 'dev', url: server.url, urls: [server.url], generation: generation - 1, reason: 'back on the last good generation' }));
+      if (promoted.previous === 'restarted') emit(devEvent('server.restarted', { mode: 'dev', url: server.url, urls: [server.url], generation: generation - 1, reason: 'back on the last good generation' }));
       emit(
         devEvent('compile.diagnostic', {
-          ...diagnostic('DG1603', `The rebuilt server could not take over (${promoted.code}): ${promoted.message}${promoted.restored ? ' The last good generation serves again.' : ''}`, {
+          ...diagnostic('DG1603', `The rebuilt server could not take over (${promoted.code}): ${promoted.message}${promoted.previous === 'restarted' ? ' The last good generation serves again.' : promoted.previous === 'kept' ? ' The last good generation still serves.' : ''}`, {
             hint: promoted.code === 'provision_failed' ? 'Make the database change compatible, or adopt it with platform state reset --state dev --confirm <app> (a recovery copy is kept).' : 'Fix the server module; the next good rebuild takes over by itself.',
           }),
           generation,

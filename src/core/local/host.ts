@@ -12,8 +12,12 @@ export interface Generation {
 
 export type PromoteOutcome =
   | { ok: true; restarted: boolean }
-  /** The runtime could not start on the generation; `restored` when the previous one serves again. */
-  | { ok: false; code: string; message: string; restored: boolean };
+  /**
+   * The runtime could not start on the generation. `previous`: `kept` when the previous one never
+   * stopped (the new server side failed before it had to), `restarted` when it was started again,
+   * `stopped` when nothing serves.
+   */
+  | { ok: false; code: string; message: string; previous: 'kept' | 'restarted' | 'stopped' };
 
 export interface LocalServerOptions {
   /** The project directory, absolute. */
@@ -34,8 +38,9 @@ export interface LocalServer {
   /** Serves a generation; the runtime restarts only when its server side differs from what serves. */
   promote(generation: Generation): Promise<PromoteOutcome>;
   /**
-   * While nothing serves: starts the engine on a generation ahead of its promotion (its types are being
-   * checked), so the promotion finds it running; a promotion of another server side ends it first.
+   * Makes the engine for a generation ahead of its promotion, while its types are checked, so the
+   * promotion finds it running: started whole while nothing serves, only launched (the app not yet on
+   * its data) while another engine serves. A promotion of another server side ends it.
    */
   prestart?(generation: Generation): void;
   /** Ends an engine started ahead for a generation that will not be promoted (its build failed). */
