@@ -11,18 +11,22 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 
 /**
  * `virtual:platform-library`: the files the compiler worker gives every app (platform modules, Preact,
- * TypeScript's libs), assembled by the same code the CLI uses, so nothing is fetched from a CDN.
+ * TypeScript's libs), assembled by the same code the CLI uses, so nothing is fetched from a CDN;
+ * `virtual:platform-library/modules`: the same without declaration files, for the bundler worker.
  */
 function platformLibrary(): Plugin {
   const id = 'virtual:platform-library';
+  // The bundler worker reads modules only: the declarations (4 MB, TypeScript's libs among them) stay out of its script.
+  const modules = `${id}/modules`;
   return {
     name: 'platform-library',
-    resolveId: (source) => (source === id ? `\0${id}` : undefined),
+    resolveId: (source) => (source === id || source === modules ? `\0${source}` : undefined),
     load(loaded) {
-      if (loaded !== `\0${id}`) return undefined;
+      if (loaded !== `\0${id}` && loaded !== `\0${modules}`) return undefined;
       for (const name of ['types', 'wire', 'server', 'client', 'test']) this.addWatchFile(`${root}src/modules/${name}.ts`);
       const library = nodeLibrary(root);
-      return `export default ${JSON.stringify({ files: [...library.files], rendererVersion: library.rendererVersion, toolchainVersion: library.toolchainVersion })};`;
+      const files = [...library.files].filter(([path]) => loaded === `\0${id}` || !/\.d\.[cm]?ts$/.test(path));
+      return `export default ${JSON.stringify({ files, rendererVersion: library.rendererVersion, toolchainVersion: library.toolchainVersion })};`;
     },
   };
 }

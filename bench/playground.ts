@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from '@playwright/test';
+import { AdaptiveQuietWindow } from '../src/core/build/quiet-window';
 import { median, percentile, type Row } from './stats';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -76,12 +77,19 @@ async function firstPreview(browser: Browser, url: string): Promise<{ cold: numb
   return { cold, warm, steps, page: page! };
 }
 
-/** Edits the client's heading through CodeMirror and waits for the preview to show it. */
+/**
+ * Edits the client's heading through CodeMirror and waits for the preview to show it. Each edit is
+ * one change made after a pause, as a person makes one and looks at the result: an edit within the
+ * quiet window's burstMs of the one before is typing, which the adaptive quiet window waits out by design
+ * (src/core/build/quiet-window.ts), so without the pause a faster preview would turn the next edit
+ * into a keystroke of a burst.
+ */
 async function editToPreview(page: Page): Promise<{ total: number[]; compile: number[] }> {
   await page.getByRole('treeitem', { name: 'main.tsx' }).click();
   const total: number[] = [];
   const compile: number[] = [];
   for (let i = 0; i < EDITS; i++) {
+    await page.waitForTimeout(new AdaptiveQuietWindow().burstMs + 50);
     const edited = await page.locator('.cm-content').evaluate((el, n) => {
       const view = (el as unknown as { cmTile: { root: { view: { state: { doc: { toString(): string } }; dispatch(spec: unknown): void } } } }).cmTile.root.view;
       const text = view.state.doc.toString();

@@ -255,3 +255,43 @@ document.body.appendChild(nested);
     stun.close();
   }
 });
+
+/**
+ * Client code that posts `init` (the playground's start message, with code and a port of its own) to
+ * every other frame of the page, again and again: among them the frame kept loaded, hidden, for the
+ * next build's preview (preview-pane.tsx). Only the playground may start a preview.
+ */
+const HIJACK = `import { render } from 'preact';
+
+let posts = 0;
+const code = "document.body.innerHTML = '<h1 id=hijacked>hijacked</h1>'";
+setInterval(() => {
+  for (let i = 0; i < parent.frames.length; i++) {
+    const target = parent.frames[i];
+    if (target === window) continue;
+    const channel = new MessageChannel();
+    try {
+      target.postMessage({ type: 'init', code, title: 'hijacked', lang: 'en', assets: {} }, '*', [channel.port2]);
+      posts++;
+    } catch {
+      // a frame being removed
+    }
+  }
+  document.getElementById('posts')!.textContent = String(posts);
+}, 20);
+
+render(<p>posted <span id="posts">0</span></p>, document.getElementById('app')!);
+`;
+
+test('a preview cannot start the frame kept ready for the next build with code of its own', async ({ page }) => {
+  await openTemplate(page);
+  await replaceClient(page, HIJACK);
+  // The next build's frame is made once this preview is up; the probe keeps posting to it.
+  await expect(page.locator('iframe.preview-frame-spare')).toHaveCount(1, { timeout: 20_000 });
+  const posts = preview(page).locator('#posts');
+  const before = Number(await posts.textContent());
+  await expect.poll(async () => Number(await posts.textContent()), { timeout: 20_000 }).toBeGreaterThan(before + 50);
+  await replaceClient(page, `import { render } from 'preact';\nrender(<h1>genuine</h1>, document.getElementById('app')!);\n`);
+  await expect(preview(page).getByRole('heading', { name: 'genuine' })).toBeVisible();
+  await expect(preview(page).locator('#hijacked')).toHaveCount(0);
+});

@@ -8,10 +8,12 @@ import wasmURL from 'esbuild-wasm/esbuild.wasm?url';
 import embedded from 'virtual:platform-library';
 import { analyzeProject } from '../src/core/analyze/analyze';
 import { compileProject, type Compiler } from '../src/core/build/build';
-import { Bundler } from '../src/core/build/bundle';
+import type { BuildTarget, BundleResult, ProjectBundler } from '../src/core/build/bundle';
+import type { Project } from '../src/core/analyze/project';
 import type { Library } from '../src/core/build/library';
 import { toVirtual, TypeCheckSession } from '../src/core/build/typecheck';
 import { MemoryFileSystem } from '../src/core/fs';
+import type { BundlerRequest, BundlerResponse } from './protocol/bundler';
 import { prepareTests } from '../src/core/testing/prepare';
 import type { Analysis } from '../src/core/analyze/analyze';
 import ts from 'typescript';
@@ -52,12 +54,67 @@ async function loadEsbuildWasm(): Promise<WebAssembly.Module> {
   return WebAssembly.compileStreaming(new Response(counted, { headers: { 'content-type': 'application/wasm' } }));
 }
 
+/**
+ * The project bundler of this worker's compiles: a worker of its own (worker/bundler.worker.ts), so a
+ * preview's bundle is made while this thread type-checks. It is given the esbuild wasm this worker
+ * compiled; this worker keeps its own esbuild too, for the tests' and the terminal commands' bundles.
+ */
+class WorkerBundler implements ProjectBundler {
+  readonly offThread = true;
+  readonly #worker = new Worker(new URL('./bundler.worker.ts', import.meta.url), { type: 'module', name: 'bundler' });
+  readonly #pending = new Map<number, { resolve(result: BundleResult): void; reject(error: Error): void }>();
+  #next = 1;
+  readonly ready: Promise<void>;
+
+  constructor(wasmModule: Promise<WebAssembly.Module>) {
+    let started: { resolve(): void; reject(error: Error): void };
+    this.ready = new Promise<void>((resolve, reject) => (started = { resolve, reject }));
+    this.#worker.onmessage = (event: MessageEvent<BundlerResponse>) => {
+      const message = event.data;
+      if (message.type === 'ready') return started.resolve();
+      if (message.type === 'startup-failed') return started.reject(new Error(`The bundler could not start: ${message.message}`));
+      const pending = this.#pending.get(message.id);
+      this.#pending.delete(message.id);
+      if (message.type === 'bundled') pending?.resolve(message.result);
+      else pending?.reject(new Error(message.message));
+    };
+    this.#worker.onerror = (event) => {
+      const error = new Error(`The bundler failed: ${event.message}`);
+      started.reject(error);
+      for (const pending of this.#pending.values()) pending.reject(error);
+      this.#pending.clear();
+    };
+    void wasmModule.then((module) => this.#post({ type: 'init', wasmModule: module }), (error: unknown) => started.reject(error instanceof Error ? error : new Error(String(error))));
+  }
+
+  #post(request: BundlerRequest): void {
+    this.#worker.postMessage(request);
+  }
+
+  bundle(project: Project, targets: readonly BuildTarget[] = ['client', 'server', 'test']): Promise<BundleResult> {
+    const { fs, ...rest } = project;
+    if (!(fs instanceof MemoryFileSystem)) return Promise.reject(new Error('The bundler worker bundles projects held in memory.'));
+    const id = this.#next++;
+    return new Promise<BundleResult>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#post({ type: 'bundle', id, files: fs.entries(), project: rest, targets });
+    });
+  }
+
+  async dispose(): Promise<void> {
+    this.#worker.terminate();
+  }
+}
+
 const compiler: Promise<Compiler> = (async () => {
   const started = performance.now();
   const library: Library = { files: new Map(embedded.files), rendererVersion: embedded.rendererVersion, toolchainVersion: embedded.toolchainVersion };
   const libraryReady = performance.now();
-  // esbuild's wasm streams in and compiles while TypeScript parses its libraries on this thread.
-  const esbuildReady = loadEsbuildWasm().then((wasmModule) => esbuild.initialize({ wasmModule, worker: false })).then(() => performance.now());
+  // esbuild's wasm streams in and compiles while TypeScript parses its libraries on this thread; the
+  // bundler worker starts on the same compiled module.
+  const wasmModule = loadEsbuildWasm();
+  const bundler = new WorkerBundler(wasmModule);
+  const esbuildReady = wasmModule.then((module) => esbuild.initialize({ wasmModule: module, worker: false })).then(() => bundler.ready).then(() => performance.now());
   const typecheck = new TypeCheckSession(library);
   typecheck.warm();
   const typescriptReady = performance.now();
@@ -67,7 +124,7 @@ const compiler: Promise<Compiler> = (async () => {
     startup: { library: libraryReady - started, esbuild: esbuildDone - started, typescript: typescriptReady - libraryReady, total: performance.now() - started },
   });
   const api = { build: esbuild.build, context: esbuild.context, version: esbuild.version };
-  return { esbuild: api, library, typecheck, bundler: new Bundler(api, library), installUnavailable: INSTALL_UNAVAILABLE, now: () => performance.now() };
+  return { esbuild: api, library, typecheck, bundler, installUnavailable: INSTALL_UNAVAILABLE, now: () => performance.now() };
 })();
 
 compiler.catch((error: unknown) => post({ type: 'startup-failed', message: error instanceof Error ? error.message : String(error) }));

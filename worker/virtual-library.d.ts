@@ -3,3 +3,9 @@ declare module 'virtual:platform-library' {
   const library: { files: Array<[string, string]>; rendererVersion: string; toolchainVersion: string };
   export default library;
 }
+
+/** The same Library without its declaration files: what bundling reads (worker/bundler.worker.ts). */
+declare module 'virtual:platform-library/modules' {
+  const library: { files: Array<[string, string]>; rendererVersion: string; toolchainVersion: string };
+  export default library;
+}

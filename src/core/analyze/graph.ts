@@ -10,8 +10,8 @@ import { didYouMean } from '../text/suggest';
 import { parse, readImports, type ImportRecord } from './imports';
 import { assetKind, DEFAULT_RENDERER, isBare, isNodeBuiltin, packageName, PLATFORM_MODULES, rendererOf, RENDERERS, type Renderer } from './packages';
 import { ownerOf, SHARED_ROOT, type Project, type Zone } from './project';
+import { resolveRelative } from './resolve';
 
-const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs'];
 const ZONE_NAMES: Record<Zone, string> = { client: 'client', server: 'server', test: 'test' };
 const RENDERER_NAMES: Record<Renderer, string> = { preact: 'Preact', react: 'React' };
 
@@ -55,21 +55,6 @@ export async function readPackageJson(project: Project): Promise<PackageJson | u
   }
 }
 
-/** Resolves a relative specifier from a file to an existing project file, or reports why it cannot. */
-export async function resolveRelative(project: Pick<Project, 'fs'>, from: string, specifier: string): Promise<{ path?: string; outside?: boolean }> {
-  const base = from.includes('/') ? from.slice(0, from.lastIndexOf('/')) : '';
-  const joined = normalizeProjectPath(base ? `${base}/${specifier}` : specifier);
-  if (joined === undefined) return { outside: true };
-  const candidates = [joined];
-  // TypeScript convention: `./x.js` names `./x.ts`.
-  const withoutJs = joined.replace(/\.(m|c)?jsx?$/, '');
-  for (const ext of SOURCE_EXTENSIONS) candidates.push(`${withoutJs}${ext}`);
-  if (!assetKind(joined)) for (const ext of SOURCE_EXTENSIONS) candidates.push(`${joined}/index${ext}`);
-  for (const candidate of candidates) {
-    if ((await project.fs.stat(candidate)) === 'file') return { path: candidate };
-  }
-  return {};
-}
 
 export async function buildModuleGraph(project: Project, packageJson?: PackageJson): Promise<ModuleGraph> {
   const graph: ModuleGraph = { zones: { client: [], server: [], test: [] }, sources: new Map(), edges: new Map(), packages: [], assets: [], renderer: DEFAULT_RENDERER, diagnostics: [] };

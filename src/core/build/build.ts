@@ -5,7 +5,7 @@ import { hasErrors, type Diagnostic } from '../diagnostics';
 import type { WritableFileSystem } from '../fs';
 import ts from 'typescript';
 import { hashSources, makeArtifact, verifyLatest, writeArtifact, type ArtifactRecord } from './artifact';
-import { ALL_TARGETS, bundleProject, type Bundler, type BuildTarget, type BundleResult } from './bundle';
+import { ALL_TARGETS, bundleProject, type BuildTarget, type BundleResult, type ProjectBundler } from './bundle';
 import type { Manifest } from '../manifest';
 import type { EsbuildApi } from './esbuild-types';
 import { withFrameworkClient } from './framework';
@@ -22,7 +22,7 @@ export interface Compiler {
   /** The host's clock in milliseconds, for timings. */
   now?: () => number;
   /** A long-lived bundler whose esbuild contexts make rebuilds incremental; one is made per build without it. */
-  bundler?: Bundler;
+  bundler?: ProjectBundler;
 }
 
 export interface BuildOutcome {
@@ -46,8 +46,8 @@ export interface CompileOptions {
   /** The zones whose files are type-checked (all three by default). */
   zones?: readonly Zone[];
   /**
-   * With a long-lived bundler: bundle before the type check, and hand what was bundled to this (its
-   * manifest and files) while the types are checked. A build with type errors is still refused whole.
+   * With a long-lived bundler: hand what was bundled before the type check to this (its manifest and
+   * files) while the types are checked. A build with type errors is still refused whole.
    */
   onBundled?(bundled: { manifest: Manifest; files: ReadonlyMap<string, Uint8Array> }): void;
 }
@@ -58,22 +58,30 @@ export async function compileProject(fs: WritableFileSystem, compiler: Compiler,
   const targets = options.targets ?? ALL_TARGETS;
   const { bundler } = compiler;
   const { onBundled } = options;
-  let early: { bundle: BundleResult; time: number } | undefined;
+  // With a long-lived bundler the bundle is made before the type check: off this thread it runs while
+  // the types are checked; on it (esbuild's plugin reads here) it is done first, so that `onBundled`
+  // can start what it starts while the check runs.
+  let early: Promise<{ bundle: BundleResult; time: number }> | undefined;
   const beforeTypecheck =
-    bundler && onBundled
+    bundler && (onBundled || bundler.offThread)
       ? async (partial: Analysis) => {
           const bundling = now();
-          const bundle = await bundler.bundle(partial.project!, targets);
-          early = { bundle, time: now() - bundling };
-          if (!hasErrors(bundle.diagnostics)) onBundled({ manifest: partial.manifest!, files: bundle.files });
+          early = bundler.bundle(partial.project!, targets).then((bundle) => {
+            if (onBundled && !hasErrors(bundle.diagnostics)) onBundled({ manifest: partial.manifest!, files: bundle.files });
+            return { bundle, time: now() - bundling };
+          });
+          // A build whose analysis or check fails does not wait for it, nor leave it unhandled.
+          early.catch(() => undefined);
+          if (!bundler.offThread) await early;
         }
       : undefined;
   const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: options.typecheck === false ? false : compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now, zones: options.zones, ...(beforeTypecheck ? { beforeTypecheck } : {}) });
   const diagnostics = [...analysis.diagnostics];
-  if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) return { analysis, diagnostics, bundleTime: early?.time ?? 0 };
+  if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) return { analysis, diagnostics, bundleTime: 0 };
   const bundling = now();
-  const bundle = early?.bundle ?? (bundler ? await bundler.bundle(analysis.project, targets) : await bundleProject(compiler.esbuild, compiler.library, analysis.project, targets));
-  const bundleTime = early?.time ?? now() - bundling;
+  const made = early ? await early : undefined;
+  const bundle = made?.bundle ?? (bundler ? await bundler.bundle(analysis.project, targets) : await bundleProject(compiler.esbuild, compiler.library, analysis.project, targets));
+  const bundleTime = made?.time ?? now() - bundling;
   diagnostics.push(...bundle.diagnostics);
   // A framework project initialised by `platform init` serves its framework's build output as the client.
   if (targets.includes('client')) diagnostics.push(...(await withFrameworkClient(fs, bundle.files)));

@@ -6,7 +6,7 @@
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import type { FileSystem } from '../fs';
 import { normalizeProjectPath } from '../fs';
-import { resolveRelative } from '../analyze/graph';
+import { resolveRelative } from '../analyze/resolve';
 import { assetKind, DEFAULT_RENDERER, isNodeBuiltin, packageName, PLATFORM_MODULES, RENDERERS, type Renderer } from '../analyze/packages';
 import { listFiles, type Project } from '../analyze/project';
 import type { BuildContext, BuildOptions, EsbuildApi, Message, Metafile, Plugin } from './esbuild-types';
@@ -196,12 +196,24 @@ function buildOptions(target: BuildTarget, entryPoints: Array<{ in: string; out:
   };
 }
 
+/** What bundles a project for a compile: a `Bundler` here, or one in another worker. */
+export interface ProjectBundler {
+  bundle(project: Project, targets?: readonly BuildTarget[]): Promise<BundleResult>;
+  dispose(): Promise<void>;
+  /**
+   * It bundles off this thread: a compile starts it before the type check and waits for it after, so
+   * the two run at once. A bundler on this thread (esbuild's plugin reads the files here) is waited for
+   * before the check instead.
+   */
+  readonly offThread?: boolean;
+}
+
 /**
  * Bundles projects with one esbuild context per target, kept between builds: a rebuild re-reads every
  * file through the plugin but re-parses only what changed. The playground's compiler worker keeps one;
  * the CLI makes one per command.
  */
-export class Bundler {
+export class Bundler implements ProjectBundler {
   readonly #esbuild: EsbuildApi;
   readonly #library: Library;
   readonly #contexts = new Map<BuildTarget, { key: string; context: Promise<BuildContext<BuildOptions & { write: false; metafile: true }>>; state: PluginState }>();

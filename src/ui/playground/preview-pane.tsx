@@ -80,6 +80,12 @@ export interface OnePreviewProps {
   projectId?: string;
 }
 
+/** Runs `work` when the page is idle (at most a second later). */
+function idle(work: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(work, { timeout: 1000 });
+  else setTimeout(work, 200);
+}
+
 export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, device = 'full', projectId }: OnePreviewProps) {
   const [crash, setCrash] = useState<ClientCrash | undefined>(undefined);
   const host = useRef<HTMLDivElement>(null);
@@ -88,22 +94,28 @@ export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, dev
   const [stopped, setStopped] = useState<'unresponsive' | 'navigated' | undefined>(undefined);
   const [attempt, setAttempt] = useState(0);
   const [offer, setOffer] = useState<DownloadOffer | undefined>(undefined);
-  useEffect(() => {
+  /** A frame whose document has loaded, hidden, kept for the next build (or reload) of this persona on this runtime. */
+  const spare = useRef<{ frame: PreviewFrame; persona: PersonaName; runtime: PreviewRuntime } | undefined>(undefined);
+  useEffect(() => () => spare.current?.frame.destroy(), []);
+  // A layout effect: the new build's frame starts as this render commits, not a frame later (an
+  // effect waits for the next paint).
+  useLayoutEffect(() => {
     if (stopped) return undefined;
-    const frame = new PreviewFrame(host.current!, persona, runtime, {
+    let frame: PreviewFrame | undefined;
+    const handlers: PreviewEvents = {
       ...events,
       // A preview that stops answering (a loop in client code) is ended: removing its frame ends its
       // process, so it cannot hold the page's input. It restarts on demand or with the next build.
       onUnresponsive() {
         events.onUnresponsive?.();
-        frame.destroy();
+        frame?.destroy();
         setStopped('unresponsive');
       },
       // The app tried to take its frame elsewhere (refused by the page's CSP): it is stopped, not
       // restarted on its own (an app that navigates at start would loop).
       onNavigated() {
         events.onNotice?.(`The preview as ${persona} tried to navigate away from the app; the navigation was refused and the preview stopped.`);
-        frame.destroy();
+        frame?.destroy();
         setStopped('navigated');
       },
       onOffer: setOffer,
@@ -113,7 +125,28 @@ export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, dev
         const shown = crashOf?.(persona, message, stack);
         if (shown) setCrash((current) => current ?? shown);
       },
-    });
+      onLoaded() {
+        events.onLoaded?.();
+        // Once this preview is up, the next one's document loads, out of its way.
+        if (spare.current || !host.current) return;
+        const container = host.current;
+        idle(() => {
+          if (spare.current || !container.isConnected) return;
+          spare.current = { frame: new PreviewFrame(container, persona, runtime, {}, { spare: true }), persona, runtime };
+        });
+      },
+    };
+    // The spare's document has loaded already: the client starts at once. One made for another persona
+    // or runtime is ended.
+    const kept = spare.current;
+    spare.current = undefined;
+    if (kept && kept.persona === persona && kept.runtime === runtime) {
+      frame = kept.frame;
+      frame.activate(handlers);
+    } else {
+      kept?.frame.destroy();
+      frame = new PreviewFrame(host.current!, persona, runtime, handlers);
+    }
     if (app) frame.load(app);
     return () => frame.destroy();
     // A new frame per build, and per reload: the client starts fresh (the runtime and its data stay).

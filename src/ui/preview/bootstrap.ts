@@ -123,8 +123,13 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     };
   }
   addEventListener('message', async (event) => {
-    if (!event.data || event.data.type !== 'init' || port) return;
+    // Only the playground (the parent) starts the app: another frame (a preview beside this one) that
+    // posts an init first is ignored.
+    if (!event.data || event.data.type !== 'init' || port || event.source !== parent) return;
     port = event.ports[0];
+    // The document is made before the app is known (a frame kept ready for the next build): its name and language come now.
+    document.title = String(event.data.title || '');
+    document.documentElement.lang = String(event.data.lang || 'en');
     port.onmessage = ({ data }) => {
       if (data.type === 'ping') return port.postMessage({ type: 'pong', at: data.at });
       if (data.type === 'body-chunk' || data.type === 'body-end' || data.type === 'body-error') {
@@ -177,7 +182,7 @@ export const PREVIEW_CSP = [
   "base-uri 'none'",
 ].join('; ');
 
-export function previewDocument(lang: string, title: string): string {
-  const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  return `<!doctype html><html lang="${escape(lang)}"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${PREVIEW_CSP}"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)}</title><script>${PREVIEW_BOOTSTRAP}</script></head><body><div id="app"></div></body></html>`;
+/** The preview's document, the same for every app: the app's title and language come with its code (`init`). */
+export function previewDocument(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${PREVIEW_CSP}"><meta name="viewport" content="width=device-width, initial-scale=1"><title></title><script>${PREVIEW_BOOTSTRAP}</script></head><body><div id="app"></div></body></html>`;
 }

@@ -150,39 +150,52 @@ function dispositionName(header: string | null): string | undefined {
   return /filename="?([^";]+)"?/i.exec(header)?.[1]?.trim();
 }
 
+/** What a preview loads: the client bundle and what the page around it says. */
+export interface PreviewLoad {
+  code: string;
+  css?: string;
+  title: string;
+  lang: string;
+  /** Path under public/ → text, served at /. */
+  publicFiles?: Record<string, string>;
+}
+
 export class PreviewFrame {
   readonly iframe: HTMLIFrameElement;
   readonly persona: PersonaName;
   readonly #port: MessagePort;
   readonly #runtime: PreviewRuntime;
-  readonly #events: PreviewEvents;
+  #events: PreviewEvents;
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #lastPong = Date.now();
-  /** The port handed to the preview when its document has loaded. */
+  /** The port handed to the preview with the app; once. */
   #pending: MessagePort | undefined;
+  /** Whether the frame's document has loaded (it waits for the app's code). */
+  #documentLoaded = false;
+  /** The app to start once the document has loaded. */
+  #app: PreviewLoad | undefined;
   /** Response bodies being sent to the preview, by request id. */
   readonly #bodies = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
   #assets: Record<string, Asset> = {};
 
-  constructor(container: HTMLElement, persona: PersonaName, runtime: PreviewRuntime, events: PreviewEvents = {}) {
+  /**
+   * Makes the frame and loads its document at once, before the app is known: `spare` keeps it hidden
+   * (and not a `.preview-frame`) until `activate`, so the next build's preview starts in a document
+   * that has already loaded.
+   */
+  constructor(container: HTMLElement, persona: PersonaName, runtime: PreviewRuntime, events: PreviewEvents = {}, options: { spare?: boolean } = {}) {
     this.persona = persona;
     this.#runtime = runtime;
     this.#events = events;
     this.iframe = document.createElement('iframe');
     this.iframe.setAttribute('sandbox', 'allow-scripts allow-forms');
     this.iframe.setAttribute('title', `Preview as ${persona}`);
-    this.iframe.className = 'preview-frame';
+    this.iframe.className = options.spare ? 'preview-frame-spare' : 'preview-frame';
+    this.iframe.hidden = options.spare === true;
     const channel = new MessageChannel();
     this.#port = channel.port1;
     this.#port.onmessage = (event) => void this.#handle(event.data as Record<string, unknown>);
     this.#pending = channel.port2;
-    container.appendChild(this.iframe);
-  }
-
-  /** Loads (or reloads) the client bundle; `publicFiles` (path under public/ → text) are served at /. */
-  load(app: { code: string; css?: string; title: string; lang: string; publicFiles?: Record<string, string> }): void {
-    const port = this.#pending;
-    this.#assets = publicAssets(app.publicFiles ?? {});
     let loads = 0;
     this.iframe.onload = () => {
       // The srcdoc loads once; a second load is the frame navigating (a form post, `location = …`, a
@@ -193,12 +206,35 @@ export class PreviewFrame {
         this.#events.onNavigated?.();
         return;
       }
-      if (!port) return;
-      this.#pending = undefined;
-      this.iframe.contentWindow?.postMessage({ type: 'init', code: app.code, css: app.css, assets: this.#assets }, '*', [port]);
-      this.#startHeartbeat();
+      this.#documentLoaded = true;
+      this.#start();
     };
-    this.iframe.srcdoc = previewDocument(app.lang, app.title);
+    this.iframe.srcdoc = previewDocument();
+    container.appendChild(this.iframe);
+  }
+
+  /** A spare frame becomes the preview, with these events. */
+  activate(events: PreviewEvents): void {
+    this.#events = events;
+    this.iframe.className = 'preview-frame';
+    this.iframe.hidden = false;
+  }
+
+  /** Starts the client bundle (once per frame): at once when the document has loaded, else when it does. */
+  load(app: PreviewLoad): void {
+    if (this.#app) return;
+    this.#app = app;
+    this.#assets = publicAssets(app.publicFiles ?? {});
+    this.#start();
+  }
+
+  #start(): void {
+    const app = this.#app;
+    const port = this.#pending;
+    if (!app || !port || !this.#documentLoaded) return;
+    this.#pending = undefined;
+    this.iframe.contentWindow?.postMessage({ type: 'init', code: app.code, css: app.css, title: app.title, lang: app.lang, assets: this.#assets }, '*', [port]);
+    this.#startHeartbeat();
   }
 
   #startHeartbeat(): void {

@@ -1,0 +1,47 @@
+/// <reference lib="webworker" />
+/**
+ * The bundler worker, started by the compiler worker: esbuild-wasm with a long-lived `Bundler`, so the
+ * preview's bundle is made while the compiler worker type-checks the same files (esbuild's plugin
+ * reads the files on the thread that runs it, which would otherwise be the type checker's). Like the
+ * compiler worker it runs only the compiler; the app's code is bundled here, never executed.
+ */
+import * as esbuild from 'esbuild-wasm';
+import embedded from 'virtual:platform-library/modules';
+import { Bundler } from '../src/core/build/bundle';
+import type { Library } from '../src/core/build/library';
+import { MemoryFileSystem } from '../src/core/fs';
+import type { BundlerRequest, BundlerResponse } from './protocol/bundler';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+function post(message: BundlerResponse): void {
+  self.postMessage(message);
+}
+
+let bundler: Promise<Bundler> | undefined;
+
+self.onmessage = (event: MessageEvent<BundlerRequest>) => {
+  const request = event.data;
+  if (request.type === 'init') {
+    bundler ??= esbuild.initialize({ wasmModule: request.wasmModule, worker: false }).then(() => {
+      const library: Library = { files: new Map(embedded.files), rendererVersion: embedded.rendererVersion, toolchainVersion: embedded.toolchainVersion };
+      return new Bundler({ build: esbuild.build, context: esbuild.context, version: esbuild.version }, library);
+    });
+    bundler.then(
+      () => post({ type: 'ready' }),
+      (error: unknown) => post({ type: 'startup-failed', message: error instanceof Error ? error.message : String(error) }),
+    );
+    return;
+  }
+  void bundle(request);
+};
+
+async function bundle(request: Extract<BundlerRequest, { type: 'bundle' }>): Promise<void> {
+  try {
+    if (!bundler) throw new Error('The bundler was asked to bundle before it was given esbuild.');
+    const result = await (await bundler).bundle({ ...request.project, fs: new MemoryFileSystem(Object.fromEntries(request.files)) }, request.targets);
+    post({ type: 'bundled', id: request.id, result });
+  } catch (error) {
+    post({ type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) });
+  }
+}
