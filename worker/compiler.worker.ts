@@ -8,7 +8,7 @@ import wasmURL from 'esbuild-wasm/esbuild.wasm?url';
 import embedded from 'virtual:platform-library';
 import { analyzeProject } from '../src/core/analyze/analyze';
 import { compileProject, type Compiler } from '../src/core/build/build';
-import type { BuildTarget, BundleResult, ProjectBundler } from '../src/core/build/bundle';
+import { ALL_TARGETS, type BuildTarget, type BundleResult, type ProjectBundler } from '../src/core/build/bundle';
 import type { Project } from '../src/core/analyze/project';
 import type { Library } from '../src/core/build/library';
 import { toVirtual, TypeCheckSession } from '../src/core/build/typecheck';
@@ -91,7 +91,7 @@ class WorkerBundler implements ProjectBundler {
     this.#worker.postMessage(request);
   }
 
-  bundle(project: Project, targets: readonly BuildTarget[] = ['client', 'server', 'test']): Promise<BundleResult> {
+  bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS): Promise<BundleResult> {
     const { fs, ...rest } = project;
     if (!(fs instanceof MemoryFileSystem)) return Promise.reject(new Error('The bundler worker bundles projects held in memory.'));
     const id = this.#next++;
