@@ -8,7 +8,7 @@
 import * as esbuild from 'esbuild-wasm';
 import embedded from 'virtual:platform-library/modules';
 import { Bundler } from '../src/core/build/bundle';
-import type { Library } from '../src/core/build/library';
+import { embeddedLibrary } from '../src/core/build/library';
 import { MemoryFileSystem } from '../src/core/fs';
 import type { BundlerRequest, BundlerResponse } from './protocol/bundler';
 
@@ -24,8 +24,7 @@ self.onmessage = (event: MessageEvent<BundlerRequest>) => {
   const request = event.data;
   if (request.type === 'init') {
     bundler ??= esbuild.initialize({ wasmModule: request.wasmModule, worker: false }).then(() => {
-      const library: Library = { files: new Map(embedded.files), rendererVersion: embedded.rendererVersion, toolchainVersion: embedded.toolchainVersion };
-      return new Bundler({ build: esbuild.build, context: esbuild.context, version: esbuild.version }, library);
+      return new Bundler({ build: esbuild.build, context: esbuild.context, version: esbuild.version }, embeddedLibrary(embedded));
     });
     bundler.then(
       () => post({ type: 'ready' }),

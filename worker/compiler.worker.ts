@@ -10,7 +10,7 @@ import { analyzeProject } from '../src/core/analyze/analyze';
 import { compileProject, type Compiler } from '../src/core/build/build';
 import { ALL_TARGETS, type BuildTarget, type BundleResult, type ProjectBundler } from '../src/core/build/bundle';
 import type { Project } from '../src/core/analyze/project';
-import type { Library } from '../src/core/build/library';
+import { embeddedLibrary } from '../src/core/build/library';
 import { toVirtual, TypeCheckSession } from '../src/core/build/typecheck';
 import { MemoryFileSystem } from '../src/core/fs';
 import type { BundlerRequest, BundlerResponse } from './protocol/bundler';
@@ -108,7 +108,7 @@ class WorkerBundler implements ProjectBundler {
 
 const compiler: Promise<Compiler> = (async () => {
   const started = performance.now();
-  const library: Library = { files: new Map(embedded.files), rendererVersion: embedded.rendererVersion, toolchainVersion: embedded.toolchainVersion };
+  const library = embeddedLibrary(embedded);
   const libraryReady = performance.now();
   // esbuild's wasm streams in and compiles while TypeScript parses its libraries on this thread; the
   // bundler worker starts on the same compiled module.

@@ -49,6 +49,9 @@ try {
   loadFailure = `The server module could not be loaded: ${describeError(error)}`;
 }
 
+/** The answer to a request without a valid identity signed by the control plane. */
+const identityRefused = () => errorResponse(failedCall(403, 'identity_refused', 'The request does not carry an identity signed by the control plane.'));
+
 export class AppStore {
   readonly #identity: IdentityVerifier;
   /** Each signed request is served once: a header captured on loopback cannot be sent again. */
@@ -86,12 +89,11 @@ export class AppStore {
   }
 
   async fetch(request: Request): Promise<Response> {
-    const refused = () => errorResponse(failedCall(403, 'identity_refused', 'The request does not carry an identity signed by the control plane.'));
     const identity = await this.#identity.verify(request.headers.get(IDENTITY_HEADER));
-    if (!identity || identity.method !== request.method) return refused();
+    if (!identity || identity.method !== request.method) return identityRefused();
     // The body the control plane signed, and no other (bounded by the control plane's requestBytes before it signed).
     const body = request.method === 'GET' || request.method === 'HEAD' ? null : new Uint8Array(await request.arrayBuffer());
-    if ((await this.#identity.bodyHash(body)) !== identity.bodyHash || !this.#sequences.accept(identity.sequence)) return refused();
+    if ((await this.#identity.bodyHash(body)) !== identity.bodyHash || !this.#sequences.accept(identity.sequence)) return identityRefused();
     if (new URL(request.url).pathname === READY_PATH) return Response.json(this.#failure ?? { ready: true });
     if (new URL(request.url).pathname === ADMIN_PATH && (identity.auth as { kind: string }).kind === 'admin' && body) {
       let admin: unknown;
@@ -148,7 +150,7 @@ export default {
     if (new URL(request.url).pathname !== LOADED_PATH) return env.STORE.get(env.STORE.idFromName('app')).fetch(request);
     launchIdentity ??= new IdentityVerifier(hex((JSON.parse(env.START) as AppStart).identityKey));
     const identity = await launchIdentity.verify(request.headers.get(IDENTITY_HEADER));
-    if (!identity || identity.method !== request.method) return errorResponse(failedCall(403, 'identity_refused', 'The request does not carry an identity signed by the control plane.'));
+    if (!identity || identity.method !== request.method) return identityRefused();
     return Response.json(loadFailure ? { code: 'module_invalid', message: loadFailure } : { loaded: true });
   },
 };

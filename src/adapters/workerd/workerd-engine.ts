@@ -95,12 +95,13 @@ export function stillRunning(pid: number): boolean {
 
 /**
  * Ends an engine a previous control plane left running for this directory (a control plane killed
- * with SIGKILL leaves its engines running: they are processes of their own), and waits until it has
- * ended, so that no two engines ever have the same Durable Object's SQLite files open.
+ * with SIGKILL leaves its engines running: they are processes of their own); what to wait for until it
+ * has ended (nothing when there was none), so that no two engines ever have the same Durable Object's
+ * SQLite files open.
  */
-async function endLeftover(dir: string): Promise<void> {
+function endLeftover(dir: string): Promise<void> | undefined {
   const pid = killLeftover(dir);
-  if (pid !== undefined) await gone(pid);
+  return pid === undefined ? undefined : gone(pid);
 }
 
 /** Waits (up to 10 s) for a process sent SIGKILL to be gone: it takes effect once the process leaves the kernel. */
@@ -112,7 +113,7 @@ async function gone(pid: number): Promise<void> {
 /**
  * Sends SIGKILL to the engine a pid file in `dir` names, when that process is still this directory's
  * engine, and forgets the pid file; the pid when there was one to end. Synchronous, so that an engine
- * whose directory holds nothing running is spawned at once (see `WorkerdEngine.start`).
+ * whose directory holds nothing running is spawned at once (`endLeftover` returns nothing to wait for).
  */
 function killLeftover(dir: string): number | undefined {
   const pidFile = join(dir, 'workerd.pid');
@@ -179,8 +180,8 @@ export class WorkerdEngine {
     mkdirSync(options.dir, { recursive: true });
     // Spawned in the same turn when nothing is left to end: a caller that starts an engine and then
     // blocks (a type check) has the engine booting meanwhile in its own process.
-    const leftover = killLeftover(options.dir);
-    if (leftover !== undefined) await gone(leftover);
+    const ending = endLeftover(options.dir);
+    if (ending) await ending;
     const configPath = join(options.dir, 'config.capnp');
     const environmentBindings: Record<string, string> = {};
     const env: Record<string, string> = {};

@@ -105,18 +105,18 @@ export class AppEngine {
   }
 
   #start(): Promise<Running | StartFailure> {
-    this.#running ??= this.#spawn();
+    this.#running ??= this.#startApp();
     return this.#running;
   }
 
   #launched: Promise<Running | StartFailure> | undefined;
 
   #launch(): Promise<Running | StartFailure> {
-    this.#launched ??= this.#process();
+    this.#launched ??= this.#spawnProcess();
     return this.#launched;
   }
 
-  async #process(): Promise<Running | StartFailure> {
+  async #spawnProcess(): Promise<Running | StartFailure> {
     const options = this.#options;
     const identityKey = randomBytes(32);
     const start: AppStart = { ...options.start, identityKey: identityKey.toString('hex') };
@@ -174,7 +174,7 @@ export class AppEngine {
   }
 
   /** Launches the engine (unless `launch` already did) and starts the app in it: it provisions its data. */
-  async #spawn(): Promise<Running | StartFailure> {
+  async #startApp(): Promise<Running | StartFailure> {
     const launched = await this.#launch();
     if (!('engine' in launched)) {
       this.#running = undefined;

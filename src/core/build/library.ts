@@ -68,6 +68,11 @@ export interface Library {
   toolchainVersion: string;
 }
 
+/** The Library from its embedded form (the playground's workers: `virtual:platform-library`, a file list). */
+export function embeddedLibrary(embedded: { files: Array<[string, string]>; rendererVersion: string; toolchainVersion: string }): Library {
+  return { files: new Map(embedded.files), rendererVersion: embedded.rendererVersion, toolchainVersion: embedded.toolchainVersion };
+}
+
 /** The file name of a TypeScript lib, e.g. `dom.iterable` → `lib.dom.iterable.d.ts`. */
 export function libFileName(lib: string): string {
   return `lib.${lib.toLowerCase()}.d.ts`;

@@ -9,17 +9,12 @@
  * frame, an opaque origin that cannot open a channel of this origin.
  */
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
-import { operationOf, type PreviewEvents, type PreviewRuntime } from './preview-frame';
+import { operationOf, type PreviewEvents, type PreviewLoad, type PreviewRuntime } from './preview-frame';
 
 /** What a preview loads: the client bundle and what the page around it says. */
-export interface PreviewApp {
+export interface PreviewApp extends PreviewLoad {
   /** The build it comes from: a new number loads the preview again. */
   number: number;
-  code: string;
-  css?: string;
-  title: string;
-  lang: string;
-  publicFiles?: Record<string, string>;
 }
 
 type CallOutcome = Awaited<ReturnType<PreviewRuntime['call']>>;
