@@ -578,3 +578,174 @@ test('sandbox start time and call round trip (measured)', async ({ page }) => {
   // A measurement, reported above; only its sanity is asserted here.
   expect(measured.p50).toBeGreaterThan(0);
 });
+
+// ---- previews' direct ports to the runtime worker -------------------------------------------------
+
+type CallEntry = { persona: string; operation: string; status: number; durationMs: number };
+type PreviewWindow = HarnessWindow & {
+  __runtimeHarness: Harness & { PreviewFrame: new (container: HTMLElement, persona: Persona, runtime: PageHost, events: Record<string, unknown>) => { iframe: HTMLIFrameElement; load(app: unknown): void } };
+  calls: CallEntry[];
+  loaded: string[];
+  pageCalls: number;
+  release?: () => void;
+};
+type ProbeWindow = typeof globalThis & {
+  call(kind: 'query' | 'mutation', name: string, input: unknown): Promise<{ result?: unknown; status?: number; code?: string }>;
+  captured?: MessagePort;
+};
+
+/** Previews as alice and bob (src/ui/preview/preview-frame.ts) on `window.host`, with `call` in each frame (a failure as its status and code). */
+async function openPreviews(page: Page) {
+  await page.evaluate(() => {
+    const w = globalThis as PreviewWindow;
+    w.calls = [];
+    w.loaded = [];
+    w.pageCalls = 0;
+    // Calls that reach the runtime through the page (a preview's fallback path) are counted.
+    const through = w.host.call.bind(w.host);
+    w.host.call = (...args) => {
+      w.pageCalls++;
+      return through(...args);
+    };
+    for (const persona of ['alice', 'bob'] as const) {
+      const frame = new w.__runtimeHarness.PreviewFrame(document.body, persona, w.host, { onCall: (entry: CallEntry) => w.calls.push(entry), onLoaded: () => w.loaded.push(persona) });
+      frame.iframe.dataset.persona = persona;
+      frame.load({ code: 'document.body.dataset.loaded = "yes";', title: 'probe', lang: 'en' });
+    }
+  });
+  await page.waitForFunction(() => (globalThis as PreviewWindow).loaded.length === 2);
+  const frames = [];
+  for (const persona of ['alice', 'bob']) {
+    const frame = (await (await page.locator(`iframe[data-persona="${persona}"]`).elementHandle())!.contentFrame())!;
+    await frame.evaluate(() => {
+      const host = (globalThis as unknown as Record<symbol, { call(kind: string, name: string, input: unknown): Promise<unknown> }>)[Symbol.for('platform.client.host')]!;
+      (globalThis as ProbeWindow).call = (kind, name, input) =>
+        host.call(kind, name, input).then(
+          (result) => ({ result }),
+          (error: { status?: number; code?: string }) => ({ status: error.status, code: error.code }),
+        );
+    });
+    frames.push(frame);
+  }
+  const pageCalls = () => page.evaluate(() => (globalThis as PreviewWindow).pageCalls);
+  // The port to the worker comes over the preview's own port, after its start: once a call does not go through the page, it has it.
+  for (const frame of frames) {
+    await expect
+      .poll(async () => {
+        const before = await pageCalls();
+        await frame.evaluate(() => (globalThis as ProbeWindow).call('query', 'todos.list', {}));
+        return (await pageCalls()) === before;
+      })
+      .toBe(true);
+  }
+  return { alice: frames[0]!, bob: frames[1]!, pageCalls };
+}
+
+test('a preview\'s calls go straight to the runtime worker as its persona; the Events, writes and durable commits are the page\'s as before', async ({ page }) => {
+  await startHost(page, await probeApp(), { commitDelayMs: 0 });
+  const { alice, bob, pageCalls } = await openPreviews(page);
+  const through = await pageCalls();
+  expect(await alice.evaluate(() => (globalThis as ProbeWindow).call('mutation', 'todos.add', { title: 'from alice' }))).toMatchObject({ result: { id: expect.any(String) } });
+  expect(await alice.evaluate(() => (globalThis as ProbeWindow).call('query', 'todos.list', {}))).toEqual({ result: ['from alice'] });
+  expect(await bob.evaluate(() => (globalThis as ProbeWindow).call('query', 'todos.list', {}))).toEqual({ result: [] });
+  expect(await alice.evaluate(() => (globalThis as ProbeWindow).call('query', 'nope', {}))).toMatchObject({ status: 404 });
+  expect(await pageCalls()).toBe(through);
+  const seen = await page.evaluate(() => {
+    const w = globalThis as PreviewWindow;
+    return { calls: w.calls.map(({ persona, operation, status }) => ({ persona, operation, status })), writes: w.events.writes };
+  });
+  expect(seen.calls).toEqual(
+    expect.arrayContaining([
+      { persona: 'alice', operation: 'mutation todos.add', status: 200 },
+      { persona: 'bob', operation: 'query todos.list', status: 200 },
+      { persona: 'alice', operation: 'query nope', status: 404 },
+    ]),
+  );
+  expect(seen.writes).toEqual([{ tables: ['todos'], storage: false, persona: 'alice' }]);
+
+  // A mutation is answered once its commit is durable (what the commit listener returned has settled);
+  // a query made after it is answered at once, without waiting for that.
+  await page.evaluate(() => {
+    const w = globalThis as PreviewWindow;
+    w.host.onCommit(() => new Promise<void>((resolve) => (w.release = resolve)));
+  });
+  await alice.evaluate(() => {
+    const w = globalThis as ProbeWindow & { added?: unknown };
+    void w.call('mutation', 'todos.add', { title: 'durable' }).then((answer) => (w.added = answer));
+  });
+  await page.waitForFunction(() => (globalThis as PreviewWindow).release !== undefined);
+  expect(await bob.evaluate(() => (globalThis as ProbeWindow).call('query', 'todos.list', {}))).toEqual({ result: [] });
+  expect(await alice.evaluate(() => (globalThis as ProbeWindow & { added?: unknown }).added)).toBeUndefined();
+  await page.evaluate(() => (globalThis as PreviewWindow).release!());
+  await alice.waitForFunction(() => (globalThis as ProbeWindow & { added?: unknown }).added !== undefined);
+  expect(await alice.evaluate(() => (globalThis as ProbeWindow).call('query', 'todos.list', {}))).toEqual({ result: ['from alice', 'durable'] });
+});
+
+test('a preview\'s port runs only its persona\'s calls: forged personas, control messages and ports are ignored; a stuck call is stopped and the previews get ports to the restarted worker', async ({ page }) => {
+  await startHost(page, await probeApp(), { deadlineMs: 1500, commitDelayMs: 0 });
+  const { alice, bob, pageCalls } = await openPreviews(page);
+  // App code captures the port its calls go out on, and posts on it what only the page may say.
+  const answers = await alice.evaluate(async () => {
+    const w = globalThis as ProbeWindow;
+    const post = MessagePort.prototype.postMessage;
+    MessagePort.prototype.postMessage = function (this: MessagePort, message: unknown, ...rest: unknown[]) {
+      if ((message as { type?: string } | null)?.type === 'call') w.captured = this;
+      return (post as (...args: unknown[]) => void).call(this, message, ...rest);
+    } as typeof post;
+    await w.call('query', 'todos.list', {});
+    MessagePort.prototype.postMessage = post;
+    const port = w.captured!;
+    const heard: unknown[] = [];
+    port.addEventListener('message', (event) => heard.push(event.data));
+    port.postMessage({ type: 'call', id: 1_000_001, kind: 'mutation', name: 'todos.add', input: { title: 'claims bob' }, persona: 'bob' });
+    for (const forged of [
+      { type: 'inspect', id: 1_000_002, query: { kind: 'export-state' } },
+      { type: 'set-env', id: 1_000_003, values: { SECRET: 'x' } },
+      { type: 'flush', id: 1_000_004 },
+      { type: 'preview-began', preview: 1, id: 1_000_005, kind: 'query', name: 'spin.sync' },
+      { type: 'called', id: 1, status: 200, wrote: { tables: ['todos'], storage: false } },
+      { type: 'call', id: 'x', kind: 'query', name: 'todos.list' },
+    ])
+      port.postMessage(forged);
+    // A port of its own, offered to the worker as bob's.
+    const own = new MessageChannel();
+    port.postMessage({ type: 'preview-port', preview: 2, persona: 'bob' }, [own.port1]);
+    own.port2.onmessage = (event) => heard.push(event.data);
+    own.port2.postMessage({ type: 'call', id: 1_000_006, kind: 'mutation', name: 'todos.add', input: { title: 'via its own port' } });
+    const list = await w.call('query', 'todos.list', {});
+    return { list, heard: heard.filter((m) => (m as { id?: number }).id !== undefined && (m as { id: number }).id >= 1_000_002) };
+  });
+  // The mutation ran as alice, whose port it came on; nothing else was answered.
+  expect(answers.list).toEqual({ result: ['claims bob'] });
+  expect(answers.heard).toEqual([]);
+  expect(await bob.evaluate(() => (globalThis as ProbeWindow).call('query', 'todos.list', {}))).toEqual({ result: [] });
+  expect(await page.evaluate(() => (globalThis as PreviewWindow).events.faults)).toEqual([]);
+
+  // A handler stuck in a loop, called from the preview: the watchdog stops it; the call queued behind
+  // it in the worker never ran and is answered by the restarted one, as is the page's own.
+  const [spun, queued, pageOwn] = await Promise.all([
+    alice.evaluate(() => (globalThis as ProbeWindow).call('query', 'spin.sync', {})),
+    alice.evaluate(() => (globalThis as ProbeWindow).call('query', 'todos.list', {})),
+    page.evaluate(() => (globalThis as PreviewWindow).host.call('bob', 'query', 'todos.list', {}).then((o) => ({ status: o.status, result: o.result }))),
+  ]);
+  expect(spun).toEqual({ status: 504, code: 'handler_deadline_exceeded' });
+  expect(queued).toEqual({ result: ['claims bob'] });
+  expect(pageOwn).toEqual({ status: 200, result: [] });
+  const after = await page.evaluate(() => {
+    const w = globalThis as PreviewWindow;
+    return { restarts: w.events.restarts, spun: w.calls.filter((c) => c.operation === 'query spin.sync').map((c) => ({ persona: c.persona, status: c.status })) };
+  });
+  expect(after.restarts).toHaveLength(1);
+  expect(after.restarts[0]).toContain('query spin.sync ran past its deadline of 1500 ms');
+  expect(after.spun).toEqual([{ persona: 'alice', status: 504 }]);
+  // Both previews reach the restarted worker directly again, each as its own persona.
+  for (const [frame, list] of [[alice, ['claims bob']], [bob, []]] as const) {
+    await expect
+      .poll(async () => {
+        const before = await pageCalls();
+        const answer = await frame.evaluate(() => (globalThis as ProbeWindow).call('query', 'todos.list', {}));
+        return { answer, direct: (await pageCalls()) === before };
+      })
+      .toEqual({ answer: { result: list }, direct: true });
+  }
+});

@@ -5,6 +5,7 @@
 import { set } from 'idb-keyval';
 import { CompilerClient } from '../src/ui/compiler-client';
 import { RuntimeHost } from '../src/ui/runtime/runtime-host';
+import { PreviewFrame } from '../src/ui/preview/preview-frame';
 import type { Manifest } from '../src/core/manifest';
 
 let compiler: CompilerClient | undefined;
@@ -38,4 +39,4 @@ document.getElementById('ping')!.addEventListener('click', () => {
   document.getElementById('pings')!.textContent = String(pings);
 });
 
-Object.assign(globalThis, { __runtimeHarness: { RuntimeHost, compile, plantSecret } });
+Object.assign(globalThis, { __runtimeHarness: { RuntimeHost, PreviewFrame, compile, plantSecret } });

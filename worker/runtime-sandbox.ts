@@ -27,7 +27,7 @@ import { BodySender } from '../src/core/host/body-stream';
 import { describeError } from '../src/core/host/describe';
 import { runTestsInEngine, type TestRunMessage } from '../src/core/host/test-run';
 import { decodeJson, encodeJson } from '../src/modules/wire';
-import type { RuntimeMessage, RuntimeRequest } from './protocol/runtime';
+import { isPreviewCall, previewAnswer, type PreviewCall, type RuntimeMessage, type RuntimeRequest } from './protocol/runtime';
 import { inspect, operationsOf, type Inspected } from './runtime-inspect';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -94,12 +94,14 @@ function exportNow(): void {
 /**
  * Before a call is answered, with `commitDelayMs` 0: what it wrote is exported first, so the commit
  * reaches the trusted side ahead of the answer (the port keeps order) and can be made durable before
- * anyone sees the answer.
+ * anyone sees the answer. Says whether the database has changes not exported before this call's.
  */
-function commitBeforeAnswer(): void {
-  if (commitDelayMs > 0) return;
+function commitBeforeAnswer(): boolean {
+  const exported = sequence;
   noteChanges();
-  exportNow();
+  const changed = dirty;
+  if (commitDelayMs <= 0) exportNow();
+  return changed || sequence !== exported;
 }
 
 /** After a call is answered: schedule the export of what it wrote (or export now). */
@@ -255,20 +257,29 @@ function handlerConsole(): ConsoleCapture {
   return capture;
 }
 
-async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise<void> {
+interface CallDone {
+  outcome: CallOutcome;
+  /** The result as wire JSON. */
+  result?: string;
+  /** The owner's report: console lines and a thrown error's frames. */
+  report?: string;
+  /** The database changed: its commit was sent ahead of the answer (with commitDelayMs 0). */
+  wrote: boolean;
+}
+
+/** Runs a query or mutation as `persona` on wire JSON input, up to what its answer carries. */
+async function runCall(persona: unknown, kind: 'query' | 'mutation', name: string, input: string | undefined): Promise<CallDone> {
   let outcome: CallOutcome;
   if (!runtime) outcome = failure(503, 'runtime_unavailable', 'The runtime has not started.');
-  else if (!isPersona(request.persona)) outcome = failure(400, 'operation_failed', `Unknown persona "${String(request.persona)}".`);
+  else if (!isPersona(persona)) outcome = failure(400, 'operation_failed', `Unknown persona "${String(persona)}".`);
   else {
-    let input: unknown;
-    let decoded = true;
+    let decoded: { input: unknown } | undefined;
     try {
-      input = request.input === undefined ? undefined : decodeJson(request.input);
+      decoded = { input: input === undefined ? undefined : decodeJson(input) };
     } catch (error) {
-      decoded = false;
       outcome = failure(400, 'operation_failed', `The input is not valid wire JSON: ${describeError(error)}`);
     }
-    if (decoded) outcome = await runtime.call(authOf(request.persona), request.kind, request.name, input);
+    if (decoded) outcome = await runtime.call(authOf(persona), kind, name, decoded.input);
   }
   outcome = outcome!;
   let result: string | undefined;
@@ -279,10 +290,64 @@ async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise
       outcome = failure(400, 'operation_failed', describeError(error));
     }
   }
-  commitBeforeAnswer();
+  const wrote = commitBeforeAnswer() || outcome.wrote.tables.length > 0 || outcome.wrote.storage;
   // The report (the owner's) carries a thrown error's frames; the answer only its code, message and errorId.
   const report = outcome.logs?.length || outcome.error ? encodeCallReport({ logs: outcome.logs ?? [], ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.stack ? { stack: outcome.stack } : {}) }, handlerConsole().reportBytes) : undefined;
+  return { outcome, ...(result !== undefined ? { result } : {}), ...(report ? { report } : {}), wrote };
+}
+
+async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise<void> {
+  const { outcome, result, report } = await runCall(request.persona, request.kind, request.name, request.input);
   post({ type: 'called', id: request.id, status: outcome.status, ...(result !== undefined ? { result } : {}), ...(outcome.error ? { error: outcome.error } : {}), wrote: outcome.wrote, ...(report ? { report } : {}) });
+}
+
+/**
+ * A call a preview sent on its own port, as the persona the page tagged the port with. The page hears
+ * when it begins (its watchdog) and how it ended (Console, Events, live updates); a call that wrote
+ * is answered by the page once its commit is durable, any other straight on the port, first.
+ */
+async function previewCall(preview: number, previewPort: MessagePort, persona: PersonaName, request: PreviewCall): Promise<void> {
+  const began = performance.now();
+  post({ type: 'preview-began', preview, id: request.id, kind: request.kind, name: request.name });
+  // The input goes through wire JSON, as a call through the page does (encoded there, decoded here).
+  let wire: string | undefined;
+  let refused: CallOutcome | undefined;
+  try {
+    wire = request.input === undefined ? undefined : encodeJson(request.input);
+  } catch (error) {
+    refused = failure(400, 'operation_failed', describeError(error));
+  }
+  const done: CallDone = refused ? { outcome: refused, wrote: false } : await runCall(persona, request.kind, request.name, wire);
+  const { outcome, result, report, wrote } = done;
+  const error = outcome.error ? { code: outcome.error.code, message: outcome.error.message, errorId: outcome.error.errorId } : undefined;
+  if (!wrote) previewPort.postMessage(previewAnswer(request.id, { status: outcome.status, ...(result !== undefined ? { result: decodeJson(result) } : {}), ...(error ? { error } : {}) }));
+  post({
+    type: 'preview-called',
+    preview,
+    id: request.id,
+    kind: request.kind,
+    name: request.name,
+    status: outcome.status,
+    durationMs: performance.now() - began,
+    wrote: outcome.wrote,
+    ...(report ? { report } : {}),
+    ...(wrote ? { relay: { ...(result !== undefined ? { result } : {}), ...(error ? { error } : {}) } } : {}),
+  });
+}
+
+/** The previews' ports, by the page's number for each. */
+const previewPorts = new Map<number, MessagePort>();
+
+/** A port the page made for a preview: what arrives on it are that persona's calls, nothing else. */
+function adoptPreview(preview: number, persona: PersonaName, handed: MessagePort): void {
+  previewPorts.get(preview)?.close();
+  previewPorts.set(preview, handed);
+  handed.onmessage = (event: MessageEvent) => {
+    const request: unknown = event.data;
+    // Only calls: a preview's code may post anything on its port, and none of it is the page's word.
+    if (previewPorts.get(preview) !== handed || !isPreviewCall(request)) return;
+    enqueue('call', () => previewCall(preview, handed, persona, request));
+  };
 }
 
 /** Streamed response bodies being sent, by request id: each sends as the trusted side makes room. */
@@ -346,6 +411,9 @@ async function run(request: RuntimeRequest): Promise<void> {
     case 'body-grant':
       bodies.get(request.id)?.grant(request.bytes);
       return;
+    case 'preview-port':
+    case 'preview-close':
+      return;
     case 'inspect': {
       if (!inspected) {
         post({ type: 'inspected', id: request.id, result: { kind: 'refused', message: 'The runtime has not started.' } });
@@ -368,26 +436,43 @@ async function run(request: RuntimeRequest): Promise<void> {
   }
 }
 
-/** Requests run one at a time (the trusted side sends them so); a body's cancel or grant acts at once. */
+/**
+ * Requests run one at a time, the page's and the previews' in the order they arrive (the page sends
+ * its own one at a time); a body's cancel or grant, and a preview's port, act at once.
+ */
 let chain: Promise<void> = Promise.resolve();
 
-function receive(event: MessageEvent<RuntimeRequest>): void {
-  const request = event.data;
-  if (request.type === 'cancel-body' || request.type === 'body-grant') {
-    void run(request);
-    return;
-  }
+function enqueue(type: RuntimeRequest['type'], work: () => Promise<void>): void {
   chain = chain.then(async () => {
     busy = true;
     try {
-      await run(request);
+      await work();
     } catch (error) {
-      post({ type: 'fault', message: `The sandbox failed on a ${request.type} request: ${describeError(error)}` });
+      post({ type: 'fault', message: `The sandbox failed on a ${type} request: ${describeError(error)}` });
     } finally {
       busy = false;
     }
-    if (request.type === 'call' || request.type === 'fetch') afterCall();
+    if (type === 'call' || type === 'fetch') afterCall();
   });
+}
+
+function receive(event: MessageEvent<RuntimeRequest>): void {
+  const request = event.data;
+  switch (request.type) {
+    case 'cancel-body':
+    case 'body-grant':
+      void run(request);
+      return;
+    case 'preview-port':
+      if (event.ports[0] && isPersona(request.persona)) adoptPreview(request.preview, request.persona, event.ports[0]);
+      return;
+    case 'preview-close':
+      previewPorts.get(request.preview)?.close();
+      previewPorts.delete(request.preview);
+      return;
+    default:
+      enqueue(request.type, () => run(request));
+  }
 }
 
 // The bootstrap hands over the runtime port once, as the worker's first message.

@@ -7,7 +7,14 @@
  * - the frame channel (`FrameBoot` → bootstrap, `FrameEvent` ← bootstrap): booting the worker and
  *   reporting a worker that failed;
  * - the runtime channel (`RuntimeRequest` → worker, `RuntimeMessage` ← worker), a MessagePort the
- *   bootstrap hands to the worker untouched.
+ *   bootstrap hands to the worker untouched;
+ * - a preview channel per preview frame (`PreviewCall` → worker, `PreviewAnswer` ← worker): the page
+ *   makes it, hands one end to the worker tagged with the preview's persona (`preview-port`, on the
+ *   runtime channel, which only the page holds) and the other to the preview, whose queries and
+ *   mutations then go straight to the worker. The worker runs them in turn with the page's requests
+ *   and tells the page on the runtime channel when each begins and ends (`preview-began`,
+ *   `preview-called`): the page's watchdog, Console, Events and live updates. A call that wrote is
+ *   answered by the page, once its commit is durable (`relay`); any other is answered on the port.
  *
  * The sandbox runs a stranger's code: the trusted side checks the shape of everything it receives
  * (`isRuntimeMessage`) and never evaluates it.
@@ -104,7 +111,37 @@ export type RuntimeRequest =
       timeoutMs: number;
     }
   /** The data browser and state export/import: see `InspectQuery`; answered `inspected`. */
-  | { type: 'inspect'; id: number; query: InspectQuery };
+  | { type: 'inspect'; id: number; query: InspectQuery }
+  /** A preview's port (transferred with this message): its calls run as `persona`, whatever they say. */
+  | { type: 'preview-port'; preview: number; persona: PersonaName }
+  /** The preview is gone: its port is closed. */
+  | { type: 'preview-close'; preview: number };
+
+/** A preview → the worker, on its port: a query or mutation, `input` as the app gave it (structured clone). */
+export interface PreviewCall {
+  type: 'call';
+  id: number;
+  kind: 'query' | 'mutation';
+  name: string;
+  input?: unknown;
+}
+
+/** The worker (or the page, for a call that wrote) → a preview: a call's answer, as the preview's bootstrap takes it. */
+export type PreviewAnswer =
+  | { type: 'result'; id: number; result: unknown }
+  | { type: 'error'; id: number; error: RuntimeErrorInfo & { status: number } };
+
+/** The answer a preview gets for a call's outcome (`result` decoded from wire JSON already). */
+export function previewAnswer(id: number, outcome: { status: number; result?: unknown; error?: RuntimeErrorInfo }): PreviewAnswer {
+  return outcome.error ? { type: 'error', id, error: { status: outcome.status, ...outcome.error } } : { type: 'result', id, result: outcome.result };
+}
+
+/** True when a message on a preview's port is a call the worker runs (anything else is ignored). */
+export function isPreviewCall(value: unknown): value is PreviewCall {
+  if (typeof value !== 'object' || value === null) return false;
+  const m = value as Record<string, unknown>;
+  return m.type === 'call' && isId(m.id) && (m.kind === 'query' || m.kind === 'mutation') && isString(m.name) && m.name.length <= 1000;
+}
 
 export type RuntimeMessage =
   | { type: 'started'; id: number; timings: StartTimings }
@@ -127,7 +164,25 @@ export type RuntimeMessage =
   /** A test file's run, as every engine tells it (src/core/host/test-run.ts). */
   | { type: 'test'; id: number; message: TestRunMessage }
   /** The answer to an `inspect` request: a result of the query's kind, or `refused`. */
-  | { type: 'inspected'; id: number; result: InspectResult };
+  | { type: 'inspected'; id: number; result: InspectResult }
+  /** A preview's call `id` (on port `preview`) is about to run: the page's watchdog watches it. */
+  | { type: 'preview-began'; preview: number; id: number; kind: 'query' | 'mutation'; name: string }
+  /**
+   * That call ended. Its outcome as the Console and Events need it; `relay` when it wrote: the page
+   * answers it (once the commit sent before this is durable), else the worker answered on the port.
+   */
+  | {
+      type: 'preview-called';
+      preview: number;
+      id: number;
+      kind: 'query' | 'mutation';
+      name: string;
+      status: number;
+      durationMs: number;
+      wrote: Wrote;
+      report?: string;
+      relay?: { result?: string; error?: RuntimeErrorInfo };
+    };
 
 // ---- inspection (the data browser) ---------------------------------------------------------------
 
@@ -372,6 +427,22 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
       return isId(m.id) && isTestRunMessage(m.message);
     case 'inspected':
       return isId(m.id) && isInspectResult(m.result);
+    case 'preview-began':
+      return isId(m.preview) && isId(m.id) && (m.kind === 'query' || m.kind === 'mutation') && isText(m.name, 1000);
+    case 'preview-called': {
+      const relay = m.relay as Record<string, unknown> | undefined;
+      return (
+        isId(m.preview) &&
+        isId(m.id) &&
+        (m.kind === 'query' || m.kind === 'mutation') &&
+        isText(m.name, 1000) &&
+        isId(m.status) &&
+        typeof m.durationMs === 'number' &&
+        isWrote(m.wrote) &&
+        (m.report === undefined || isString(m.report)) &&
+        (relay === undefined || (isRecord(relay) && (relay.result === undefined || isString(relay.result)) && (relay.error === undefined || isError(relay.error))))
+      );
+    }
     default: {
       const unknown: never = type;
       void unknown;

@@ -3,7 +3,10 @@
  * MessagePort from the playground and installs a fetch over it for the app's own routes (its /api
  * endpoints and the runtime's /_platform/v0/ wire routes, including the live-update stream), and the
  * platform/client host on that fetch: the client module speaks the wire itself, as on a hosted page.
- * Then it loads the client bundle from a blob: URL. It is plain JavaScript in a string: the iframe
+ * Then it loads the client bundle from a blob: URL. The host's `call` goes straight to the runtime
+ * worker over a second port the playground hands over (`runtime-port`), and through the playground's
+ * port while there is none (a restart: `runtime-detach` says which calls sent to the lost worker the
+ * playground answers itself; the others are sent again through it). It is plain JavaScript in a string: the iframe
  * gets it through srcdoc.
  */
 import { scriptHashSource } from '../csp';
@@ -17,17 +20,33 @@ export const PREVIEW_BOOTSTRAP = String.raw`
   const HOST = Symbol.for('platform.client.host');
   const pending = new Map();
   let port;
+  // The port straight to the runtime worker (its other end tagged there with this preview's persona).
+  let direct;
   let next = 1;
   const request = (message, transfer) => new Promise((resolve, reject) => {
     const id = next++;
     pending.set(id, { resolve, reject });
     port.postMessage({ ...message, id }, transfer || []);
   });
+  const settle = (data) => {
+    const waiter = pending.get(data.id);
+    if (!waiter) return;
+    pending.delete(data.id);
+    if (data.type === 'error') waiter.reject(Object.assign(new Error(data.error.message), data.error));
+    else waiter.resolve(data.type === 'response' ? data : data.result);
+  };
   globalThis[HOST] = {
     // The wire routes over the port (below): the same client code path as a hosted page.
     fetch: (path, init) => globalThis.fetch(path, init),
-    // A direct call, outside the client module (benchmarks).
-    call: (kind, name, input) => request({ type: 'call', kind, name, input }),
+    // A direct call, outside the client module (benchmarks): to the runtime worker, or through the playground.
+    call: (kind, name, input) => {
+      if (!direct) return request({ type: 'call', kind, name, input });
+      return new Promise((resolve, reject) => {
+        const message = { type: 'call', id: next++, kind, name, input };
+        direct.postMessage(message);
+        pending.set(message.id, { resolve, reject, message });
+      });
+    },
     // People are personas here: signing in or out is switching persona, which the playground explains.
     signIn: () => port && port.postMessage({ type: 'sign-in' }),
     signOut: () => { if (port) port.postMessage({ type: 'sign-out' }); },
@@ -130,8 +149,25 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     // The document is made before the app is known (a frame kept ready for the next build): its name and language come now.
     document.title = String(event.data.title || '');
     document.documentElement.lang = String(event.data.lang || 'en');
-    port.onmessage = ({ data }) => {
+    port.onmessage = ({ data, ports }) => {
       if (data.type === 'ping') return port.postMessage({ type: 'pong', at: data.at });
+      if (data.type === 'runtime-port' && ports[0]) {
+        direct = ports[0];
+        direct.onmessage = (answer) => {
+          if (answer.data && (answer.data.type === 'result' || answer.data.type === 'error')) settle(answer.data);
+        };
+        return;
+      }
+      if (data.type === 'runtime-detach') {
+        direct = undefined;
+        const ran = new Set(data.ran);
+        for (const [id, waiter] of pending) {
+          if (!waiter.message || ran.has(id)) continue;
+          port.postMessage(waiter.message);
+          waiter.message = undefined;
+        }
+        return;
+      }
       if (data.type === 'body-chunk' || data.type === 'body-end' || data.type === 'body-error') {
         const controller = bodies.get(data.id);
         if (!controller) return;
@@ -139,11 +175,7 @@ export const PREVIEW_BOOTSTRAP = String.raw`
         bodies.delete(data.id);
         return data.type === 'body-end' ? controller.close() : controller.error(new Error(data.message));
       }
-      const waiter = pending.get(data.id);
-      if (!waiter) return;
-      pending.delete(data.id);
-      if (data.type === 'error') waiter.reject(Object.assign(new Error(data.error.message), data.error));
-      else waiter.resolve(data.type === 'response' ? data : data.result);
+      settle(data);
     };
     for (const [path, file] of Object.entries(event.data.assets || {})) {
       const blob = new Blob([file.text], { type: file.type });

@@ -1,9 +1,12 @@
 /**
  * A preview of the app as one persona: a sandboxed iframe (opaque origin, CSP without network) running
  * the client bundle. Its calls reach the runtime through this trusted side, which binds the persona:
- * code in the preview cannot choose whom it acts as.
+ * code in the preview cannot choose whom it acts as. Its queries and mutations (`host.call`) go
+ * straight to the runtime worker when the runtime offers it (`connectPreview`): over a port this side
+ * made and tagged with the persona in the worker, so the preview still cannot choose whom it acts as.
  */
 import type { PersonaName } from '../../core/runtime/personas';
+import type { PreviewAnswer } from '../../../worker/protocol/runtime';
 import { downloadBytes } from '../download';
 import { LIVE_PATH } from '../../modules/wire';
 import { previewDocument } from './bootstrap';
@@ -12,11 +15,40 @@ import { previewDocument } from './bootstrap';
 export interface PreviewRuntime {
   call(persona: PersonaName, kind: 'query' | 'mutation', name: string, input: unknown): Promise<{ status: number; result?: unknown; error?: { code: string; message: string; errorId: string } }>;
   fetch(persona: PersonaName, request: Request): Promise<Response>;
+  /**
+   * Gives the preview a port straight to the runtime worker for its calls, tagged there with `persona`
+   * (RuntimeHost; a preview tab's runtime has none: its calls go through the page). Returns the
+   * disconnection.
+   */
+  connectPreview?(persona: PersonaName, link: PreviewLink): () => void;
+}
+
+/** One call's entry in the Events: who made it, what it was, how it ended and how long it took. */
+export interface CallEntry {
+  persona: PersonaName;
+  operation: string;
+  status: number;
+  durationMs: number;
+}
+
+/** The page's hold on a preview's direct path to the runtime worker (RuntimeHost drives it). */
+export interface PreviewLink {
+  /** A port to the runtime worker (the worker holds the other end, tagged with the persona). */
+  attach(port: MessagePort): void;
+  /**
+   * The runtime worker the port reached is gone (a restart): calls sent on it go through the page
+   * again, except those in `ran`, which the worker had begun: the page answers those itself.
+   */
+  detach(ran: number[]): void;
+  /** The page's answer to a call sent on the port (one that wrote, once durable; or one interrupted). */
+  answer(message: PreviewAnswer): void;
+  /** A call sent on the port ended. */
+  onCall(entry: CallEntry): void;
 }
 
 export interface PreviewEvents {
   /** A call the preview made, with how it ended and how long it took. */
-  onCall?(entry: { persona: PersonaName; operation: string; status: number; durationMs: number }): void;
+  onCall?(entry: CallEntry): void;
   /** Client code threw and nothing caught it: its message and stack (the frame's word: text only). */
   onError?(message: string, stack: string): void;
   /** Client code wrote with `console`: the level, the line, and the stack where it was written. */
@@ -177,6 +209,8 @@ export class PreviewFrame {
   /** Response bodies being sent to the preview, by request id. */
   readonly #bodies = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
   #assets: Record<string, Asset> = {};
+  /** Ends the preview's direct path to the runtime worker. */
+  #disconnect: (() => void) | undefined;
 
   /**
    * Makes the frame and loads its document at once, before the app is known: `spare` keeps it hidden
@@ -235,6 +269,13 @@ export class PreviewFrame {
     this.#pending = undefined;
     this.iframe.contentWindow?.postMessage({ type: 'init', code: app.code, css: app.css, title: app.title, lang: app.lang, assets: this.#assets }, '*', [port]);
     this.#startHeartbeat();
+    // Its calls go straight to the runtime worker; the ports come over this frame's own port.
+    this.#disconnect = this.#runtime.connectPreview?.(this.persona, {
+      attach: (runtimePort) => this.#port.postMessage({ type: 'runtime-port' }, [runtimePort]),
+      detach: (ran) => this.#port.postMessage({ type: 'runtime-detach', ran }),
+      answer: (message) => this.#port.postMessage(message),
+      onCall: (entry) => this.#events.onCall?.(entry),
+    });
   }
 
   #startHeartbeat(): void {
@@ -368,6 +409,8 @@ export class PreviewFrame {
   }
 
   destroy(): void {
+    this.#disconnect?.();
+    this.#disconnect = undefined;
     for (const reader of this.#bodies.values()) void reader.cancel();
     this.#bodies.clear();
     clearInterval(this.#heartbeat);

@@ -12,6 +12,12 @@
  *   fails, they are answered 503 `runtime_unavailable`.
  * - A worker that fails (an error it did not handle itself) restarts the same way; the call it was
  *   running is answered 503 `runtime_restarted`.
+ * - A preview's calls go straight to the worker (`connectPreview`): the page makes a port per preview,
+ *   tags its worker end with the preview's persona and hands the other end to the preview. The worker
+ *   runs them in turn with the page's requests, one at a time, and says when each begins (the watchdog
+ *   watches it as it watches the page's own) and ends (its report, its Events entry, its writes). A
+ *   call that wrote is answered by the page once its commit is durable; a query never waits for it. A
+ *   restart gives every connected preview a port to the new worker.
  * - What the sandbox commits arrives as database snapshots (`onCommit`, `committedState`): at most
  *   `commitDelayMs` after a write, so a burst of writes is exported once. Uncommitted work is lost on
  *   a restart; committed work is kept, except commits made in the `commitDelayMs` before a sandbox
@@ -25,11 +31,11 @@ import wasmUrl from 'sql.js/dist/sql-wasm.wasm?url';
 import type { Manifest } from '../../core/manifest';
 import { failedCall } from '../../core/runtime/outcome';
 import { CALL_REPORT_HEADER, decodeCallReport, type CallReport } from '../../core/runtime/console-capture';
-import { operationOf } from '../preview/preview-frame';
+import { operationOf, type PreviewLink } from '../preview/preview-frame';
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
 import type { CallOutcome } from '../../core/runtime/runtime';
 import { decodeJson, encodeJson, runtimeErrorBody, tableSetFromHeader, WROTE_HEADER } from '../../modules/wire';
-import { isRuntimeMessage, type InspectAnswer, type InspectQuery, type InspectResult, type RuntimeMessage, type RuntimeRequest, type StartTimings, type Wrote } from '../../../worker/protocol/runtime';
+import { isRuntimeMessage, previewAnswer, type InspectAnswer, type InspectQuery, type InspectResult, type RuntimeErrorInfo, type RuntimeMessage, type RuntimeRequest, type StartTimings, type Wrote } from '../../../worker/protocol/runtime';
 import { bodyReceiver, type BodyIn } from '../../core/host/body-stream';
 import { describeError } from '../../core/host/describe';
 import { Watchdog } from '../../core/host/watchdog';
@@ -100,6 +106,25 @@ interface Spare {
 interface Running {
   frame: SandboxFrame;
   generation: number;
+}
+
+/** A connected preview: its persona (the page's word, never the preview's) and the calls of it the worker began. */
+interface ConnectedPreview {
+  persona: PersonaName;
+  link: PreviewLink;
+  /** Calls on its port the worker began and the page answers (they wrote, or were interrupted). */
+  ran: Set<number>;
+  /** Disconnected: calls it sent before may still run in this worker (kept until the worker goes). */
+  closed: boolean;
+}
+
+/** A preview's call the worker began and has not ended: what runs in the sandbox now. */
+interface PreviewFlight {
+  preview: number;
+  id: number;
+  persona: PersonaName;
+  operation: string;
+  began: number;
 }
 
 let wasmBytes: Promise<ArrayBuffer> | undefined;
@@ -198,9 +223,14 @@ export class RuntimeHost {
   #timings: HostStartTimings | undefined;
 
   readonly #queue: Job[] = [];
+  /** The page's own request sent to the sandbox (it may wait there behind previews' calls). */
   #inFlight: { id: number; job: Job } | undefined;
-  /** The request in flight: unanswered past the deadline plus grace, the sandbox is stuck in synchronous code. */
-  readonly #watchdog: Watchdog<number>;
+  readonly #previews = new Map<number, ConnectedPreview>();
+  #nextPreview = 1;
+  /** A preview's call running in the sandbox (the page's #inFlight, if any, waits behind it). */
+  #previewFlight: PreviewFlight | undefined;
+  /** The requests in flight: unanswered past the deadline plus grace, the sandbox is stuck in synchronous code. */
+  readonly #watchdog: Watchdog<number | PreviewFlight>;
   #startWaiter: StartWaiter | undefined;
   readonly #bodies = new Map<number, BodyIn>();
 
@@ -218,7 +248,7 @@ export class RuntimeHost {
     this.#graceMs = options.graceMs ?? 1_000;
     this.#startTimeoutMs = options.startTimeoutMs ?? 15_000;
     this.#commitDelayMs = options.commitDelayMs ?? 250;
-    this.#watchdog = new Watchdog(this.#deadlineMs + this.#graceMs, (id) => this.#stuck(id));
+    this.#watchdog = new Watchdog<number | PreviewFlight>(this.#deadlineMs + this.#graceMs, (item) => this.#stuck(item));
   }
 
   /** The last committed database the sandbox exported (or the state the app was started with). */
@@ -271,6 +301,31 @@ export class RuntimeHost {
     return new Promise((resolve) =>
       this.#enqueue({ type: 'fetch', persona, method: request.method, url: request.url, headers: [...request.headers], body, settle: resolve }),
     );
+  }
+
+  /**
+   * Gives a preview its own port to the running worker, tagged there with `persona`, now and after
+   * every restart; its calls on it run there as that persona (the worker takes nothing else on it).
+   * Returns the disconnection (the worker closes its end).
+   */
+  connectPreview(persona: PersonaName, link: PreviewLink): () => void {
+    const key = this.#nextPreview++;
+    const preview: ConnectedPreview = { persona, link, ran: new Set(), closed: false };
+    this.#previews.set(key, preview);
+    if (this.#phase === 'running') this.#attach(key, preview);
+    return () => {
+      if (preview.closed) return;
+      preview.closed = true;
+      this.#running?.frame.post({ type: 'preview-close', preview: key } satisfies RuntimeRequest);
+    };
+  }
+
+  #attach(key: number, preview: ConnectedPreview): void {
+    const running = this.#running;
+    if (!running) return;
+    const channel = new MessageChannel();
+    running.frame.post({ type: 'preview-port', preview: key, persona: preview.persona } satisfies RuntimeRequest, [channel.port1]);
+    preview.link.attach(channel.port2);
   }
 
   /** Sets `ctx.env` values for later calls (kept across restarts). */
@@ -369,10 +424,10 @@ export class RuntimeHost {
     this.#generation++;
     this.#spare?.frame.dispose();
     this.#spare = undefined;
+    this.#interrupt(503, 'runtime_unavailable', 'The runtime was stopped.');
     this.#teardown('The runtime was stopped.');
     this.#phase = 'stopped';
     this.#failure = 'The runtime was stopped.';
-    this.#interrupt(503, 'runtime_unavailable', 'The runtime was stopped.');
     this.#drainWithFailure();
   }
 
@@ -424,6 +479,7 @@ export class RuntimeHost {
       if (generation !== this.#generation) return;
       this.#timings = { ...timings, frame: frameReady - began, overall: performance.now() - began };
       this.#phase = 'running';
+      for (const [key, preview] of this.#previews) if (!preview.closed) this.#attach(key, preview);
       this.#pump();
       // The next (re)start takes a sandbox that has loaded already.
       setTimeout(() => this.#prepareSpare(), 0);
@@ -479,6 +535,15 @@ export class RuntimeHost {
   }
 
   #teardown(reason: string): void {
+    if (this.#running) {
+      // The previews' ports reached this worker: calls it had not begun go through the page until the next one.
+      for (const [key, preview] of this.#previews) {
+        if (preview.closed) this.#previews.delete(key);
+        else preview.link.detach([...preview.ran]);
+        preview.ran.clear();
+      }
+    }
+    this.#previewFlight = undefined;
     this.#running?.frame.dispose();
     this.#running = undefined;
     this.#startWaiter?.reject(new Error(reason));
@@ -487,8 +552,28 @@ export class RuntimeHost {
     this.#bodies.clear();
   }
 
-  /** Answers the running call with a failure. */
+  /**
+   * Answers the running call with a failure: a preview's (the page's own request, waiting behind it,
+   * never ran and goes first again) or else the page's.
+   */
   #interrupt(status: number, code: string, message: string): void {
+    const running = this.#previewFlight;
+    if (running) {
+      this.#previewFlight = undefined;
+      this.#watchdog.close(running);
+      const outcome = failure(status, code, message);
+      const preview = this.#previews.get(running.preview);
+      preview?.ran.delete(running.id);
+      preview?.link.answer(previewAnswer(running.id, outcome));
+      preview?.link.onCall({ persona: running.persona, operation: running.operation, status, durationMs: performance.now() - running.began });
+      const waiting = this.#inFlight;
+      if (waiting) {
+        this.#watchdog.close(waiting.id);
+        this.#inFlight = undefined;
+        this.#queue.unshift(waiting.job);
+      }
+      return;
+    }
     const flight = this.#inFlight;
     if (!flight) return;
     this.#watchdog.close(flight.id);
@@ -553,11 +638,15 @@ export class RuntimeHost {
     }
   }
 
-  /** The running call got no answer in its deadline plus grace: the sandbox is stuck in synchronous code. */
-  #stuck(id: number): void {
+  /**
+   * A call got no answer in its deadline plus grace: the sandbox is stuck in synchronous code, in the
+   * call it runs (a preview's that began, else the page's own).
+   */
+  #stuck(item: number | PreviewFlight): void {
     const flight = this.#inFlight;
-    if (!flight || flight.id !== id) return;
-    const what = describeJob(flight.job);
+    const running = this.#previewFlight;
+    if (!running && (!flight || flight.id !== item)) return;
+    const what = running ? running.operation : describeJob(flight!.job);
     this.#interrupt(
       504,
       'handler_deadline_exceeded',
@@ -676,6 +765,12 @@ export class RuntimeHost {
         } else job.settle(result);
         break;
       }
+      case 'preview-began':
+        this.#previewBegan(message);
+        break;
+      case 'preview-called':
+        this.#previewCalled(message);
+        break;
       case 'test':
         // A sandbox started as an app's runtime never runs tests: a stranger's code sent this.
         this.#fault(`The runtime sandbox sent an unexpected ${message.type} message.`);
@@ -689,6 +784,56 @@ export class RuntimeHost {
 
   #fault(message: string): void {
     emit(this.#faultListeners, message);
+  }
+
+  /** A preview's call began in the sandbox: watched as the page's own are (the worker is alive). */
+  #previewBegan(message: Extract<RuntimeMessage, { type: 'preview-began' }>): void {
+    this.#watchdog.progress();
+    const preview = this.#previews.get(message.preview);
+    if (!preview) return;
+    preview.ran.add(message.id);
+    const flight: PreviewFlight = { preview: message.preview, id: message.id, persona: preview.persona, operation: `${message.kind} ${message.name}`, began: performance.now() };
+    this.#previewFlight = flight;
+    this.#watchdog.open(flight);
+  }
+
+  /**
+   * A preview's call ended: its report, its Events entry and its writes, as for a call through the
+   * page; one that wrote is answered here, once its commit (sent ahead of this) is durable.
+   */
+  #previewCalled(message: Extract<RuntimeMessage, { type: 'preview-called' }>): void {
+    const flight = this.#previewFlight;
+    if (flight?.preview === message.preview && flight.id === message.id) {
+      this.#watchdog.close(flight);
+      this.#previewFlight = undefined;
+    }
+    this.#watchdog.progress();
+    const preview = this.#previews.get(message.preview);
+    if (!preview) return;
+    const { persona } = preview;
+    const operation = `${message.kind} ${message.name}`;
+    this.#emitReport(persona, operation, message.report);
+    const ended = () => {
+      preview.link.onCall({ persona, operation, status: message.status, durationMs: message.durationMs });
+      if (message.status === 200) this.#emitWrite(message.wrote, persona);
+    };
+    const relay = message.relay;
+    if (!relay) {
+      preview.ran.delete(message.id);
+      ended();
+      return;
+    }
+    let outcome: { status: number; result?: unknown; error?: RuntimeErrorInfo };
+    try {
+      outcome = { status: message.status, ...(relay.result !== undefined ? { result: decodeJson(relay.result) } : {}), ...(relay.error ? { error: relay.error } : {}) };
+    } catch {
+      outcome = failure(502, 'runtime_protocol_error', 'The runtime answered with a result that is not wire JSON.');
+    }
+    void this.#afterDurable(() => {
+      preview.ran.delete(message.id);
+      if (this.#previews.get(message.preview) === preview) preview.link.answer(previewAnswer(message.id, outcome));
+      ended();
+    });
   }
 
   /** The Response for a response head; its body streams in as chunks arrive. */
