@@ -1,7 +1,8 @@
 /**
  * The `platform` CLI as a process: `--help` and `check` of the fixture app, the prebuilt CLI (built first,
- * from the current sources) against the same commands run from the sources through tsx in the same run,
- * and a bare `node -e 0`. And `platform test` of each template.
+ * from the current sources; `check` starts from its start-up snapshot) against the same check without the
+ * snapshot and from the sources through tsx in the same run, and a bare `node -e 0`. And `platform test` of
+ * each template.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
 import { pathToFileURL } from 'node:url';
-import { prebuiltEntry } from '../bin/prebuilt.mjs';
+import { prebuiltEntry, snapshotArgs } from '../bin/prebuilt.mjs';
 import { buildCli } from '../scripts/build-cli';
 import { median, time, type Row } from './stats';
 
@@ -31,6 +32,7 @@ function wall(args: string[], env: Record<string, string> = {}): number {
 
 export async function cliRows(): Promise<Row[]> {
   await buildCli();
+  if (!snapshotArgs(pathToFileURL(`${ROOT}/`))) throw new Error("The CLI's start-up snapshot was not built for this Node: the check figure would be of a start without it.");
   const work = mkdtempSync(join(tmpdir(), 'platform-bench-'));
   try {
     for (const [path, text] of Object.entries(baseApp())) {
@@ -42,12 +44,14 @@ export async function cliRows(): Promise<Row[]> {
     const help = wall([BIN, '--help']);
     const helpSources = wall([BIN, '--help'], sources);
     const check = wall([BIN, 'check', '--json', work]);
+    const checkOrdinary = wall([BIN, 'check', '--json', work], { PLATFORM_CLI_SNAPSHOT: '0' });
     const checkSources = wall([BIN, 'check', '--json', work], sources);
     return [
       { name: 'baseline: `node -e 0` wall time p50', value: bare, unit: 'ms' },
       { name: '`platform --help`, prebuilt, wall time p50 (goal < 150)', value: help, unit: 'ms' },
       { name: 'baseline: `platform --help` from the sources (tsx) p50', value: helpSources, unit: 'ms' },
-      { name: '`platform check --json` of the fixture app, prebuilt, wall time p50 (goal < 600)', value: check, unit: 'ms' },
+      { name: '`platform check --json` of the fixture app, prebuilt, from the start-up snapshot, wall time p50 (goal < 600)', value: check, unit: 'ms' },
+      { name: 'baseline: the same check, prebuilt, started without the snapshot p50', value: checkOrdinary, unit: 'ms' },
       { name: 'baseline: the same check from the sources (tsx) p50', value: checkSources, unit: 'ms' },
       { name: 'CLI check / bare node start', value: check / bare, unit: 'x' },
     ];

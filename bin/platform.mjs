@@ -3,14 +3,39 @@
 // `npm run build:cli` and the test setups; see scripts/build-cli.ts) while none of the sources it was
 // built from has changed since. Otherwise, or with PLATFORM_CLI_SOURCES=1, it runs the TypeScript
 // sources through tsx: slower to start, never stale.
-import { prebuiltEntry } from './prebuilt.mjs';
+//
+// The commands that type-check run the prebuilt CLI in a child process started from its start-up
+// snapshot, where TypeScript is loaded and its libraries are parsed and bound already (PLATFORM_CLI_SNAPSHOT=0
+// turns that off). This process only waits for it: it passes on SIGTERM and SIGHUP (Ctrl-C reaches the
+// child from the terminal itself), exits as the child did, and the child stops when this process is gone.
+import { spawn } from 'node:child_process';
+import { prebuiltEntry, snapshotArgs } from './prebuilt.mjs';
+
+const SNAPSHOT_COMMANDS = new Set(['check', 'build', 'test', 'dev', 'deploy']);
 
 const root = new URL('../', import.meta.url);
+const args = process.argv.slice(2);
 let entry = process.env.PLATFORM_CLI_SOURCES === '1' ? undefined : prebuiltEntry(root);
-if (!entry) {
-  const { register } = await import('tsx/esm/api');
-  register();
-  entry = new URL('src/cli/main.ts', root);
+const fromSnapshot = entry && SNAPSHOT_COMMANDS.has(args[0]) && process.env.PLATFORM_CLI_SNAPSHOT !== '0' ? snapshotArgs(root) : undefined;
+if (fromSnapshot) {
+  const child = spawn(process.execPath, [...fromSnapshot, ...args], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  const pass = (signal) => child.kill(signal);
+  process.on('SIGTERM', pass);
+  process.on('SIGHUP', pass);
+  process.on('SIGINT', () => {});
+  child.once('exit', (code, signal) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    }
+    process.exit(code ?? 1);
+  });
+} else {
+  if (!entry) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    entry = new URL('src/cli/main.ts', root);
+  }
+  const { main } = await import(entry.href);
+  process.exitCode = await main(args);
 }
-const { main } = await import(entry.href);
-process.exitCode = await main(process.argv.slice(2));

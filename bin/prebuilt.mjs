@@ -1,6 +1,12 @@
 // Which entry `platform` runs: the prebuilt CLI (build/cli/, see scripts/build-cli.ts) while none of the
-// sources it was built from (build/cli/inputs.json) is newer than the build, else none (the sources).
-import { readFileSync, statSync } from 'node:fs';
+// sources it was built from (build/cli/inputs.json) is newer than the build, else none (the sources);
+// and the start-up snapshot the prebuilt CLI can start from.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+
+/** Checkout-relative: the start-up snapshot, what it was built by, and the script a process started from it runs. */
+export const SNAPSHOT_BLOB = 'build/cli/startup.blob';
+export const SNAPSHOT_INFO = 'build/cli/startup.json';
+export const SNAPSHOT_LAUNCHER = 'build/cli/launch.cjs';
 
 /** The prebuilt entry's URL under the checkout `root` (a URL ending in /), or undefined when it is missing or stale. */
 export function prebuiltEntry(root) {
@@ -8,6 +14,28 @@ export function prebuiltEntry(root) {
     const { builtAt, inputs } = JSON.parse(readFileSync(new URL('build/cli/inputs.json', root), 'utf8'));
     for (const input of inputs) if (statSync(new URL(input, root)).mtimeMs > builtAt) return undefined;
     return new URL('build/cli/main.js', root);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Node a snapshot blob belongs to: a blob starts only in the Node that built it. */
+export function snapshotTag() {
+  return `${process.version} ${process.platform} ${process.arch}`;
+}
+
+/**
+ * The arguments that start a process from the start-up snapshot (before the command's own), or undefined
+ * where it cannot serve: not built, built by another Node, or V8 given options of its own through
+ * NODE_OPTIONS (a snapshot is refused by a V8 whose flags differ). Call it only with a current prebuiltEntry.
+ */
+export function snapshotArgs(root) {
+  try {
+    if (process.env.NODE_OPTIONS) return undefined;
+    const { node } = JSON.parse(readFileSync(new URL(SNAPSHOT_INFO, root), 'utf8'));
+    const blob = new URL(SNAPSHOT_BLOB, root);
+    if (node !== snapshotTag() || !existsSync(blob)) return undefined;
+    return ['--snapshot-blob', blob.pathname, new URL(SNAPSHOT_LAUNCHER, root).pathname];
   } catch {
     return undefined;
   }

@@ -12,16 +12,23 @@
  * prebuilt CLI only while none of them is newer, and the sources through tsx otherwise, so an edit is
  * never hidden behind a stale build.
  */
+import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
+import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
+import { STARTUP_SNAPSHOT_KEY } from '../src/adapters/node/startup-snapshot';
 import { checkoutBanner, checkoutPaths } from '../src/adapters/webcontainer/toolchain-bundle';
+import { SNAPSHOT_BLOB, SNAPSHOT_INFO, SNAPSHOT_LAUNCHER, snapshotTag } from '../bin/prebuilt.mjs';
 
 export const ROOT = join(import.meta.dirname, '..');
 /** Checkout-relative: the prebuilt CLI's folder, its entry and its list of inputs (read by bin/platform.mjs). */
 export const CLI_DIR = 'build/cli';
 export const CLI_MAIN = `${CLI_DIR}/main.js`;
 export const CLI_INPUTS = `${CLI_DIR}/inputs.json`;
+
+/** The start-up snapshot's entry, bundled into one CommonJS script (what `node --build-snapshot` takes). */
+const SNAPSHOT_ENTRY = `${CLI_DIR}/snapshot-entry.cjs`;
 
 export interface CliInputs {
   /** When the build started (ms since the epoch, as `statSync().mtimeMs`): an input modified later makes the build stale. */
@@ -73,7 +80,8 @@ function compile() {
   return module.exports;
 }
 
-const load = () => (ts ??= compile());
+// A process started from the CLI's start-up snapshot has TypeScript loaded already (src/cli/snapshot.ts).
+const load = () => (ts ??= globalThis[Symbol.for(${JSON.stringify(STARTUP_SNAPSHOT_KEY)})]?.ts ?? compile());
 export default new Proxy({}, {
   get: (_, key) => load()[key],
   has: (_, key) => key in load(),
@@ -126,9 +134,10 @@ export async function buildCli(root: string = ROOT): Promise<CliInputs> {
   // Chunks first (their names carry a hash, so a CLI already running keeps finding its own), then the entry, then the inputs.
   const files = [...result.outputFiles].sort((a, b) => Number(basename(a.path) === 'main.js') - Number(basename(b.path) === 'main.js'));
   for (const file of files) writeAtomically(file.path, file.text);
+  const snapshotInputs = await buildSnapshot(root);
   const inputs: CliInputs = {
     builtAt,
-    inputs: Object.keys(result.metafile.inputs)
+    inputs: [...new Set([...Object.keys(result.metafile.inputs), ...snapshotInputs])]
       .filter((path) => !path.includes('node_modules/') && !path.includes(':'))
       .map((path) => relative(root, join(root, path)).split(sep).join('/'))
       .sort(),
@@ -141,6 +150,66 @@ export async function buildCli(root: string = ROOT): Promise<CliInputs> {
     if (!current.has(name) && name.endsWith('.js') && statSync(path).mtimeMs < builtAt - 86_400_000) rmSync(path, { force: true });
   }
   return inputs;
+}
+
+/**
+ * The start-up snapshot (src/cli/snapshot.ts): TypeScript loaded and the library's files parsed and bound,
+ * written as `startup.blob` with `startup.json` naming the Node it was built by (a blob runs only in that
+ * Node; bin/platform.mjs uses it only there). A snapshot that cannot be built leaves none: the CLI then
+ * starts the ordinary way, only slower. Returns the checkout files it bundled.
+ */
+async function buildSnapshot(root: string): Promise<string[]> {
+  const outdir = join(root, CLI_DIR);
+  rmSync(join(root, SNAPSHOT_INFO), { force: true });
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [join(root, 'src/cli/snapshot.ts')],
+    bundle: true,
+    write: false,
+    outfile: join(root, SNAPSHOT_ENTRY),
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // ESM builds first: jsonc-parser's UMD main requires its parts by computed paths a bundle cannot follow.
+    mainFields: ['module', 'main'],
+    banner: {
+      js: [
+        `const __checkoutRoot = ${JSON.stringify(root)};`,
+        "const __checkoutDir = (path) => require('node:path').join(__checkoutRoot, path);",
+        "const __checkoutUrl = (path) => require('node:url').pathToFileURL(require('node:path').join(__checkoutRoot, path)).href;",
+      ].join('\n'),
+    },
+    plugins: [checkoutPaths(root)],
+    metafile: true,
+    logLevel: 'silent',
+    legalComments: 'none',
+  });
+  mkdirSync(outdir, { recursive: true });
+  writeAtomically(join(root, SNAPSHOT_ENTRY), result.outputFiles[0]!.text);
+  writeAtomically(
+    join(root, SNAPSHOT_LAUNCHER),
+    [
+      '// Started by bin/platform.mjs from the start-up snapshot (node --snapshot-blob startup.blob launch.cjs args…): runs the prebuilt CLI.',
+      '// The IPC channel to bin/platform.mjs holds nothing open; when that process is gone, this one stops as on SIGTERM.',
+      "if (process.channel) { process.channel.unref(); process.once('disconnect', () => process.kill(process.pid, 'SIGTERM')); }",
+      "const { pathToFileURL } = require('node:url');",
+      "import(pathToFileURL(require('node:path').join(__dirname, 'main.js')).href)",
+      '  .then(({ main }) => main(process.argv.slice(2)))',
+      '  .then((code) => { process.exitCode = code; }, (error) => { console.error(error); process.exitCode = 1; });',
+      '',
+    ].join('\n'),
+  );
+  const blob = join(root, SNAPSHOT_BLOB);
+  const scratch = `${blob}.${process.pid}.tmp`;
+  try {
+    await promisify(execFile)(process.execPath, ['--no-warnings', '--snapshot-blob', scratch, '--build-snapshot', join(root, SNAPSHOT_ENTRY)], { cwd: root });
+    renameSync(scratch, blob);
+    writeAtomically(join(root, SNAPSHOT_INFO), `${JSON.stringify({ node: snapshotTag() })}\n`);
+  } catch (error) {
+    rmSync(scratch, { force: true });
+    process.stderr.write(`The CLI's start-up snapshot was not built (the CLI starts without it, slower): ${(error as Error).message.split('\n')[0]}\n`);
+  }
+  return Object.keys(result.metafile.inputs);
 }
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {

@@ -8,6 +8,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics';
 import { MemoryLanguageServiceHost } from './language-service-host';
 import { APP_ROOT, ASSET_DECLARATIONS_FILE, libFileName, TYPESCRIPT_LIBS, type Library } from './library';
 import type { PackageCache, PackageFiles } from './package-types';
+import { preparedRegistry, type PreparedFiles } from './prepared-files';
 
 /** The options apps are checked with; a function so that TypeScript's enums are read on first use, not at import (the CLI loads TypeScript lazily). */
 export const compilerOptions = (): ts.CompilerOptions => ({
@@ -77,16 +78,21 @@ export class TypeCheckSession {
   #declarations: { key: string; files: Map<string, string>; diagnostics: Map<string, readonly ts.Diagnostic[]> } | undefined;
   /** Each file's last diagnostics, with the key (a digest of everything they depend on) they were found under. */
   readonly #checked = new Map<string, { key: string; diagnostics: Diagnostic[] }>();
+  readonly #library: Library;
 
   /**
    * `options.forTypeErrorsOnly`: JSDoc in TypeScript files is parsed only where a type error needs it, as tsc
    * does; for hosts that only check and build (the CLI), never for one that shows hovers (the playground).
+   * `options.prepared`: library files parsed and bound ahead of time (`preparedFiles` of another session
+   * with the same options), reused where their text is the library's.
    */
-  constructor(library: Library, options: { forTypeErrorsOnly?: boolean } = {}) {
+  constructor(library: Library, options: { forTypeErrorsOnly?: boolean; prepared?: PreparedFiles } = {}) {
     const jsDocParsingMode = options.forTypeErrorsOnly ? ts.JSDocParsingMode.ParseForTypeErrors : undefined;
+    this.#library = library;
     this.#host = new MemoryLanguageServiceHost(compilerOptions(), APP_ROOT, jsDocParsingMode);
     for (const [path, text] of library.files) this.#host.set(path, text, path === ASSET_DECLARATIONS_FILE);
-    this.#service = ts.createLanguageService(this.#host, ts.createDocumentRegistry(undefined, undefined, jsDocParsingMode));
+    const registry = ts.createDocumentRegistry(undefined, undefined, jsDocParsingMode);
+    this.#service = ts.createLanguageService(this.#host, options.prepared ? preparedRegistry(registry, options.prepared) : registry);
   }
 
   /** Types JSX for the renderer the app selected (its jsx-runtime's declarations). */
@@ -137,6 +143,17 @@ export class TypeCheckSession {
     this.sync(new Map([[scratch, "import type {} from 'platform/server';\nexport const warm: number = 1;\n"]]));
     this.check([scratch]);
     this.sync(new Map());
+  }
+
+  /**
+   * The library's files the current program holds, parsed and bound (its type checker made): what a
+   * start-up snapshot keeps for the sessions of later processes (`options.prepared`).
+   */
+  preparedFiles(): Map<string, ts.SourceFile> {
+    const program = this.#service.getProgram();
+    if (!program) throw new Error('the type checker has no program');
+    program.getTypeChecker();
+    return new Map(program.getSourceFiles().filter((file) => this.#library.files.has(file.fileName)).map((file) => [file.fileName, file]));
   }
 
   /**

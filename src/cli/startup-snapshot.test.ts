@@ -1,0 +1,114 @@
+/**
+ * `platform` as people run it (bin/platform.mjs, a process): the commands that type-check run in a child
+ * started from the CLI's start-up snapshot. They answer exactly as the CLI started the ordinary way
+ * (PLATFORM_CLI_SNAPSHOT=0), and the child never outlives the process that started it.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { prebuiltEntry, snapshotArgs } from '../../bin/prebuilt.mjs';
+import { baseApp, CLIENT } from '../core/analyze/__fixtures__/base-app';
+import { processesNaming } from '../control-plane/test-helpers';
+import { DevProcess } from './dev-process';
+
+const ROOT = join(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin/platform.mjs');
+const roots: string[] = [];
+
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+function project(files: Record<string, string | Uint8Array>): string {
+  const root = mkdtempSync(join(tmpdir(), 'platform-snapshot-'));
+  roots.push(root);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+async function platform(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string }> {
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } });
+    return { code: 0, stdout };
+  } catch (error) {
+    const e = error as { code: number; stdout: string };
+    return { code: e.code, stdout: e.stdout };
+  }
+}
+
+/** The processes whose parent is `pid` (Linux /proc). */
+function childrenOf(pid: number): Array<{ pid: number; cmdline: string }> {
+  const found: Array<{ pid: number; cmdline: string }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const parent = Number(/^\d+ \(.*\) \S (\d+)/s.exec(readFileSync(`/proc/${entry}/stat`, 'utf8'))?.[1]);
+      if (parent === pid) found.push({ pid: Number(entry), cmdline: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ') });
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return found;
+}
+
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) [ZX]/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+
+async function until(condition: () => boolean, what: string, limitMs = 30_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${limitMs} ms`);
+    await new Promise((wake) => setTimeout(wake, 50));
+  }
+}
+
+describe('the CLI started from its start-up snapshot', () => {
+  it('is built for this Node by the test setup', () => {
+    expect(snapshotArgs(new URL(`file://${ROOT}/`))).toBeDefined();
+  });
+
+  it('checks an app exactly as the CLI started without it: the same envelope, the same exit status', async () => {
+    const broken = baseApp();
+    broken['src/client/main.tsx'] = `${CLIENT}\nconst wrong: string = [1, 2].map((n) => n * 2);\nconst el: HTMLInputElement = document.createElement('div');\nvoid wrong; void el;\n`;
+    for (const files of [baseApp(), broken]) {
+      const root = project(files);
+      const [fromSnapshot, ordinary] = [await platform(['check', '--json', root]), await platform(['check', '--json', root], { PLATFORM_CLI_SNAPSHOT: '0' })];
+      expect(fromSnapshot).toEqual(ordinary);
+    }
+    const root = project(broken);
+    const answer = await platform(['check', '--json', root]);
+    expect(answer.code).toBe(1);
+    expect(JSON.parse(answer.stdout).diagnostics.map((d: { code: string }) => d.code)).toEqual(['DG1205', 'DG1205']);
+  });
+
+  it('runs `platform dev` in a child from the snapshot, which ends with its engines when the parent is killed outright', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'platform-snapshot-dev-'));
+    roots.push(root);
+    cpSync(join(ROOT, 'templates/todo'), root, { recursive: true });
+    const dev = new DevProcess(['dev', '--json', '--port', '0'], root);
+    try {
+      const url = String((await dev.kind('preview.ready')).url);
+      const response = await fetch(new URL('/_platform/v0/query/todos.list', url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":{}}' });
+      expect(response.status).toBe(200);
+      // A source edited since the test setup built the CLI makes bin/platform.mjs run the sources instead.
+      expect(prebuiltEntry(new URL(`file://${ROOT}/`)), 'the prebuilt CLI is current').toBeDefined();
+      const [child, ...others] = childrenOf(dev.child.pid!);
+      expect(others).toEqual([]);
+      expect(child!.cmdline).toContain('--snapshot-blob');
+      const engines = () => processesNaming(join(root, '.platform/engines/dev')).filter((p) => p.state !== 'Z' && p.state !== 'X');
+      expect(engines().length).toBeGreaterThan(0);
+
+      dev.child.kill('SIGKILL');
+      await dev.exited;
+      await until(() => !alive(child!.pid), 'the child from the snapshot ended');
+      await until(() => engines().length === 0, 'its workerd engines ended');
+    } finally {
+      await dev.stop();
+    }
+  }, 180_000);
+});
