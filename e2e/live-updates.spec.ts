@@ -12,6 +12,12 @@ test.describe.configure({ timeout: 120_000 });
 /** The runtime.call events the playground logged for a persona and an operation (`bob query me.workspaces`). */
 const calls = (page: Page, text: string) => page.locator('.events li[data-kind="runtime.call"]').filter({ hasText: text });
 
+/** Adds a card in preview `index`, as a person does. */
+async function addCard(page: Page, index: number, title: string) {
+  await preview(page, index).getByLabel('New card').fill(title);
+  await preview(page, index).getByRole('button', { name: 'Add' }).click();
+}
+
 async function split(page: Page) {
   await page.getByLabel('split').check();
   await expect(page.locator('iframe.preview-frame')).toHaveCount(2);
@@ -29,18 +35,77 @@ test('with liveConnections, a mutation in one preview re-renders the other, re-r
   await expect(calls(page, 'bob query cards.list')).not.toHaveCount(0);
   const workspaceRuns = await calls(page, 'bob query me.workspaces').count();
 
-  await preview(page, 0).getByLabel('New card').fill('Plan the launch');
-  await preview(page, 0).getByRole('button', { name: 'Add' }).click();
+  await addCard(page, 0, 'Plan the launch');
   await expect(preview(page, 0).getByText('Plan the launch')).toBeVisible();
   await expect(preview(page, 1).getByText('Plan the launch')).toBeVisible();
 
   // A second write, after which the first one's re-runs have all been answered (calls run in order).
-  await preview(page, 0).getByLabel('New card').fill('Write the notes');
-  await preview(page, 0).getByRole('button', { name: 'Add' }).click();
+  await addCard(page, 0, 'Write the notes');
   await expect(preview(page, 1).getByText('Write the notes')).toBeVisible();
   // me.workspaces read no table: no write re-ran it.
   expect(await calls(page, 'bob query me.workspaces').count()).toBe(workspaceRuns);
   await testInfo.attach('live', { body: await page.screenshot(), contentType: 'image/png' });
+});
+
+/** What a preview frame sent of its queries and mutations: through the playground's page, or on its direct port to the runtime worker. */
+type Sent = { relayed: { type: string; what: string }[]; direct: { name: string; live: string | null }[] };
+
+/**
+ * Counts, in every preview frame from its first script on, the queries and mutations it posts: on the
+ * port the playground gave it at init (relayed by the page: a wire route's `fetch`, or a `call`) and on
+ * any other port (the direct port to the runtime worker).
+ */
+async function countCalls(page: Page) {
+  await page.addInitScript(() => {
+    if (window === window.top) return;
+    const sent: Sent = { relayed: [], direct: [] };
+    (globalThis as unknown as { __sent: Sent }).__sent = sent;
+    let pagePort: MessagePort | undefined;
+    addEventListener('message', (event) => {
+      if ((event.data as { type?: string } | null)?.type === 'init' && event.ports[0]) pagePort = event.ports[0];
+    }, true);
+    const post = MessagePort.prototype.postMessage;
+    MessagePort.prototype.postMessage = function (this: MessagePort, message: unknown, ...rest: unknown[]) {
+      const m = (message ?? {}) as { type?: string; name?: string; path?: string; live?: string };
+      const wire = m.type === 'fetch' && /^\/_platform\/v0\/(query|mutation)\//.test(String(m.path));
+      if (this === pagePort && (m.type === 'call' || wire)) sent.relayed.push({ type: m.type!, what: String(m.name ?? m.path) });
+      else if (this !== pagePort && m.type === 'call') sent.direct.push({ name: String(m.name), live: m.live ?? null });
+      return (post as (...args: unknown[]) => void).call(this, message, ...rest);
+    } as typeof post;
+  });
+  return async (index: number): Promise<Sent> => {
+    const frame = await (await page.locator('iframe.preview-frame').nth(index).elementHandle())!.contentFrame();
+    return frame!.evaluate(() => structuredClone((globalThis as unknown as { __sent: Sent }).__sent));
+  };
+}
+
+test("the template's queries and mutations go straight to the runtime worker, under each preview's live connection: nothing is relayed by the page, and live updates reach the other persona", async ({ page }) => {
+  const sentBy = await countCalls(page);
+  await openTemplate(page, 'team-board');
+  await split(page);
+  await expect(calls(page, 'alice live connection → 200')).not.toHaveCount(0);
+  await expect(calls(page, 'bob live connection → 200')).not.toHaveCount(0);
+  // Bob's cards query has run under his live connection, over his port (the runtime holds it there).
+  await expect.poll(async () => (await sentBy(1)).direct.some((call) => call.name === 'cards.list' && call.live !== null)).toBe(true);
+  const before = [await sentBy(0), await sentBy(1)];
+
+  await addCard(page, 0, 'Over the port');
+  await expect(preview(page, 0).getByText('Over the port')).toBeVisible();
+  await expect(preview(page, 1).getByText('Over the port')).toBeVisible();
+  // And back: bob's write reaches alice.
+  await addCard(page, 1, 'From bob, over his port');
+  await expect(preview(page, 0).getByText('From bob, over his port')).toBeVisible();
+
+  const [alice, bob] = [await sentBy(0), await sentBy(1)];
+  const since = (now: Sent, then: Sent) => ({ relayed: now.relayed.slice(then.relayed.length), direct: now.direct.slice(then.direct.length) });
+  const aliceSince = since(alice, before[0]!);
+  const bobSince = since(bob, before[1]!);
+  // The page relayed none of their calls; each mutation and each re-run went on the direct port, under the live connection.
+  expect(aliceSince.relayed).toEqual([]);
+  expect(bobSince.relayed).toEqual([]);
+  expect(aliceSince.direct.map((call) => call.name)).toEqual(expect.arrayContaining(['cards.add', 'cards.list']));
+  expect(bobSince.direct.map((call) => call.name)).toEqual(expect.arrayContaining(['cards.add', 'cards.list']));
+  for (const call of [...aliceSince.direct, ...bobSince.direct]) expect(call.live).not.toBeNull();
 });
 
 test('with liveConnections 0 there is no stream: the other preview refreshes only when it mutates itself', async ({ page }, testInfo) => {
@@ -53,15 +118,13 @@ test('with liveConnections 0 there is no stream: the other preview refreshes onl
   await expect(calls(page, 'bob live connection → 503')).not.toHaveCount(0);
   await expect(calls(page, 'bob query cards.list')).not.toHaveCount(0);
 
-  await preview(page, 0).getByLabel('New card').fill('Only alice sees this yet');
-  await preview(page, 0).getByRole('button', { name: 'Add' }).click();
+  await addCard(page, 0, 'Only alice sees this yet');
   await expect(preview(page, 0).getByText('Only alice sees this yet')).toBeVisible();
   // Alice's write is committed and shown to her; nothing can carry it to bob's preview.
   await expect(preview(page, 1).getByText('Only alice sees this yet')).toHaveCount(0);
 
   // Bob's own mutation re-runs his cards query: now he sees both cards.
-  await preview(page, 1).getByLabel('New card').fill("Bob's own card");
-  await preview(page, 1).getByRole('button', { name: 'Add' }).click();
+  await addCard(page, 1, "Bob's own card");
   await expect(preview(page, 1).getByText("Bob's own card")).toBeVisible();
   await expect(preview(page, 1).getByText('Only alice sees this yet')).toBeVisible();
   // And alice, without a stream either, does not see bob's card until she writes.

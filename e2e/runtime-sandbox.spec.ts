@@ -591,6 +591,8 @@ type PreviewWindow = HarnessWindow & {
 };
 type ProbeWindow = typeof globalThis & {
   call(kind: 'query' | 'mutation', name: string, input: unknown): Promise<{ result?: unknown; status?: number; code?: string }>;
+  /** The port's answer as it comes (undefined: not sent). */
+  send(kind: 'query' | 'mutation', name: string, input: unknown): Promise<unknown>;
   captured?: MessagePort;
 };
 
@@ -618,12 +620,20 @@ async function openPreviews(page: Page) {
   for (const persona of ['alice', 'bob']) {
     const frame = (await (await page.locator(`iframe[data-persona="${persona}"]`).elementHandle())!.contentFrame())!;
     await frame.evaluate(() => {
-      const host = (globalThis as unknown as Record<symbol, { call(kind: string, name: string, input: unknown): Promise<unknown> }>)[Symbol.for('platform.client.host')]!;
-      (globalThis as ProbeWindow).call = (kind, name, input) =>
-        host.call(kind, name, input).then(
+      type Answer = { status: number; result?: unknown; error?: { code: string } };
+      const host = (globalThis as unknown as Record<symbol, { send(kind: string, name: string, body: string, live?: string): Promise<Answer | undefined>; call(kind: string, name: string, input: unknown): Promise<unknown> }>)[
+        Symbol.for('platform.client.host')
+      ]!;
+      (globalThis as ProbeWindow).send = (kind, name, input) => host.send(kind, name, JSON.stringify({ input }));
+      // As the client module sends a call (its wire body; these inputs are plain JSON); one the port cannot take goes through the page.
+      (globalThis as ProbeWindow).call = async (kind, name, input) => {
+        const answer = await host.send(kind, name, JSON.stringify({ input }));
+        if (answer) return answer.error ? { status: answer.status, code: answer.error.code } : { result: answer.result };
+        return host.call(kind, name, input).then(
           (result) => ({ result }),
           (error: { status?: number; code?: string }) => ({ status: error.status, code: error.code }),
         );
+      };
     });
     frames.push(frame);
   }
@@ -649,6 +659,14 @@ test('a preview\'s calls go straight to the runtime worker as its persona; the E
   expect(await alice.evaluate(() => (globalThis as ProbeWindow).call('query', 'todos.list', {}))).toEqual({ result: ['from alice'] });
   expect(await bob.evaluate(() => (globalThis as ProbeWindow).call('query', 'todos.list', {}))).toEqual({ result: [] });
   expect(await alice.evaluate(() => (globalThis as ProbeWindow).call('query', 'nope', {}))).toMatchObject({ status: 404 });
+  // The answers say what the wire route's would: the tables a query read, a mutation wrote (answered by the page, once durable), an error's code and errorId.
+  expect(await alice.evaluate(() => (globalThis as ProbeWindow).send('mutation', 'todos.add', { title: 'second' }))).toEqual({ status: 200, result: { id: expect.any(String) }, wrote: { tables: ['todos'], storage: false } });
+  expect(await alice.evaluate(() => (globalThis as ProbeWindow).send('query', 'todos.list', {}))).toEqual({ status: 200, result: ['from alice', 'second'], read: { tables: ['todos'], storage: false } });
+  expect(await bob.evaluate(() => (globalThis as ProbeWindow).send('query', 'nope', {}))).toEqual({
+    status: 404,
+    error: { code: 'not_found', message: 'There is no query named "nope".', errorId: expect.stringMatching(/^err_/) },
+    read: { tables: [], storage: false },
+  });
   expect(await pageCalls()).toBe(through);
   const seen = await page.evaluate(() => {
     const w = globalThis as PreviewWindow;
@@ -661,7 +679,10 @@ test('a preview\'s calls go straight to the runtime worker as its persona; the E
       { persona: 'alice', operation: 'query nope', status: 404 },
     ]),
   );
-  expect(seen.writes).toEqual([{ tables: ['todos'], storage: false, persona: 'alice' }]);
+  expect(seen.writes).toEqual([
+    { tables: ['todos'], storage: false, persona: 'alice' },
+    { tables: ['todos'], storage: false, persona: 'alice' },
+  ]);
 
   // A mutation is answered once its commit is durable (what the commit listener returned has settled);
   // a query made after it is answered at once, without waiting for that.
@@ -678,7 +699,7 @@ test('a preview\'s calls go straight to the runtime worker as its persona; the E
   expect(await alice.evaluate(() => (globalThis as ProbeWindow & { added?: unknown }).added)).toBeUndefined();
   await page.evaluate(() => (globalThis as PreviewWindow).release!());
   await alice.waitForFunction(() => (globalThis as ProbeWindow & { added?: unknown }).added !== undefined);
-  expect(await alice.evaluate(() => (globalThis as ProbeWindow).call('query', 'todos.list', {}))).toEqual({ result: ['from alice', 'durable'] });
+  expect(await alice.evaluate(() => (globalThis as ProbeWindow).call('query', 'todos.list', {}))).toEqual({ result: ['from alice', 'second', 'durable'] });
 });
 
 test('a preview\'s port runs only its persona\'s calls: forged personas, control messages and ports are ignored; a stuck call is stopped and the previews get ports to the restarted worker', async ({ page }) => {
@@ -697,7 +718,7 @@ test('a preview\'s port runs only its persona\'s calls: forged personas, control
     const port = w.captured!;
     const heard: unknown[] = [];
     port.addEventListener('message', (event) => heard.push(event.data));
-    port.postMessage({ type: 'call', id: 1_000_001, kind: 'mutation', name: 'todos.add', input: { title: 'claims bob' }, persona: 'bob' });
+    port.postMessage({ type: 'call', id: 1_000_001, kind: 'mutation', name: 'todos.add', body: JSON.stringify({ input: { title: 'claims bob' } }), persona: 'bob' });
     for (const forged of [
       { type: 'inspect', id: 1_000_002, query: { kind: 'export-state' } },
       { type: 'set-env', id: 1_000_003, values: { SECRET: 'x' } },
@@ -711,7 +732,7 @@ test('a preview\'s port runs only its persona\'s calls: forged personas, control
     const own = new MessageChannel();
     port.postMessage({ type: 'preview-port', preview: 2, persona: 'bob' }, [own.port1]);
     own.port2.onmessage = (event) => heard.push(event.data);
-    own.port2.postMessage({ type: 'call', id: 1_000_006, kind: 'mutation', name: 'todos.add', input: { title: 'via its own port' } });
+    own.port2.postMessage({ type: 'call', id: 1_000_006, kind: 'mutation', name: 'todos.add', body: JSON.stringify({ input: { title: 'via its own port' } }) });
     const list = await w.call('query', 'todos.list', {});
     return { list, heard: heard.filter((m) => (m as { id?: number }).id !== undefined && (m as { id: number }).id >= 1_000_002) };
   });

@@ -18,7 +18,7 @@ import { randomId, systemClock } from '../src/core/runtime/clock';
 import { failedCall } from '../src/core/runtime/outcome';
 import { localPlatformResponse } from '../src/core/runtime/local-platform';
 import { isPersona, personaAuth, type Auth, type PersonaName } from '../src/core/runtime/personas';
-import { AppRuntime, errorResponse, type CallOutcome } from '../src/core/runtime/runtime';
+import { AppRuntime, callAnswer, errorResponse, type CallOutcome } from '../src/core/runtime/runtime';
 import { ConsoleCapture, encodeCallReport } from '../src/core/runtime/console-capture';
 import { isSchemaChangeRefused } from '../src/core/runtime/tables/schema-change';
 import type { SqlDriver } from '../src/core/runtime/sql-driver';
@@ -267,21 +267,12 @@ interface CallDone {
   wrote: boolean;
 }
 
-/** Runs a query or mutation as `persona` on wire JSON input, up to what its answer carries. */
-async function runCall(persona: unknown, kind: 'query' | 'mutation', name: string, input: string | undefined): Promise<CallDone> {
+/** Runs a query or mutation as `persona` (`run` gives its outcome), up to what its answer carries. */
+async function runCall(persona: unknown, run: (runtime: AppRuntime, auth: Auth) => Promise<CallOutcome>): Promise<CallDone> {
   let outcome: CallOutcome;
   if (!runtime) outcome = failure(503, 'runtime_unavailable', 'The runtime has not started.');
   else if (!isPersona(persona)) outcome = failure(400, 'operation_failed', `Unknown persona "${String(persona)}".`);
-  else {
-    let decoded: { input: unknown } | undefined;
-    try {
-      decoded = { input: input === undefined ? undefined : decodeJson(input) };
-    } catch (error) {
-      outcome = failure(400, 'operation_failed', `The input is not valid wire JSON: ${describeError(error)}`);
-    }
-    if (decoded) outcome = await runtime.call(authOf(persona), kind, name, decoded.input);
-  }
-  outcome = outcome!;
+  else outcome = await run(runtime, authOf(persona));
   let result: string | undefined;
   if (outcome.status === 200 && outcome.result !== undefined) {
     try {
@@ -296,31 +287,34 @@ async function runCall(persona: unknown, kind: 'query' | 'mutation', name: strin
   return { outcome, ...(result !== undefined ? { result } : {}), ...(report ? { report } : {}), wrote };
 }
 
+/** The page's own call: its input as wire JSON. */
 async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise<void> {
-  const { outcome, result, report } = await runCall(request.persona, request.kind, request.name, request.input);
+  const { outcome, result, report } = await runCall(request.persona, async (app, auth) => {
+    let input: unknown;
+    try {
+      input = request.input === undefined ? undefined : decodeJson(request.input);
+    } catch (error) {
+      return failure(400, 'operation_failed', `The input is not valid wire JSON: ${describeError(error)}`);
+    }
+    return app.call(auth, request.kind, request.name, input);
+  });
   post({ type: 'called', id: request.id, status: outcome.status, ...(result !== undefined ? { result } : {}), ...(outcome.error ? { error: outcome.error } : {}), wrote: outcome.wrote, ...(report ? { report } : {}) });
 }
 
 /**
- * A call a preview sent on its own port, as the persona the page tagged the port with. The page hears
- * when it begins (its watchdog) and how it ended (Console, Events, live updates); a call that wrote
- * is answered by the page once its commit is durable, any other straight on the port, first.
+ * A call a preview sent on its own port, as the persona the page tagged the port with: its wire
+ * route's request without HTTP (the body, the live connection), answered as the route answers
+ * (`callAnswer`). The page hears when it begins (its watchdog) and how it ended (Console, Events, live
+ * updates); a call that wrote is answered by the page once its commit is durable, any other straight
+ * on the port, first.
  */
 async function previewCall(preview: number, previewPort: MessagePort, persona: PersonaName, request: PreviewCall): Promise<void> {
   const began = performance.now();
   post({ type: 'preview-began', preview, id: request.id, kind: request.kind, name: request.name });
-  // The input goes through wire JSON, as a call through the page does (encoded there, decoded here).
-  let wire: string | undefined;
-  let refused: CallOutcome | undefined;
-  try {
-    wire = request.input === undefined ? undefined : encodeJson(request.input);
-  } catch (error) {
-    refused = failure(400, 'operation_failed', describeError(error));
-  }
-  const done: CallDone = refused ? { outcome: refused, wrote: false } : await runCall(persona, request.kind, request.name, wire);
-  const { outcome, result, report, wrote } = done;
-  const error = outcome.error ? { code: outcome.error.code, message: outcome.error.message, errorId: outcome.error.errorId } : undefined;
-  if (!wrote) previewPort.postMessage(previewAnswer(request.id, { status: outcome.status, ...(result !== undefined ? { result: decodeJson(result) } : {}), ...(error ? { error } : {}) }));
+  const { outcome, result, report, wrote } = await runCall(persona, (app, auth) => app.callWire(auth, request.kind, request.name, request.body, request.live));
+  if (!wrote) previewPort.postMessage(previewAnswer(request.id, callAnswer(request.kind, outcome, result === undefined ? undefined : decodeJson(result))));
+  // A call that wrote is answered by the page: the result goes as wire JSON, which the page checks.
+  const relay = wrote ? callAnswer(request.kind, outcome, result) : undefined;
   post({
     type: 'preview-called',
     preview,
@@ -331,7 +325,7 @@ async function previewCall(preview: number, previewPort: MessagePort, persona: P
     durationMs: performance.now() - began,
     wrote: outcome.wrote,
     ...(report ? { report } : {}),
-    ...(wrote ? { relay: { ...(result !== undefined ? { result } : {}), ...(error ? { error } : {}) } } : {}),
+    ...(relay ? { relay } : {}),
   });
 }
 

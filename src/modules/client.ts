@@ -20,28 +20,38 @@ import {
   affects,
   decodeJson,
   encodeJson,
+  errorOfBody,
   hasRuntimeErrorShape,
   isRuntimeError,
   parseLiveEvent,
   runtimeErrorFromBody,
   tableSetFromHeader,
+  type CallAnswer,
   type TableSet,
 } from './wire';
 
 export { RuntimeError, isRuntimeError } from './wire';
 export type { PageAuth, RuntimeErrorShape, WorkspaceInfo, WorkspaceInvite } from './types';
-export type { TableSet } from './wire';
+export type { CallAnswer, TableSet } from './wire';
 
 /**
  * What the environment provides to reach the app's runtime. With `fetch` (a hosted page, a preview)
  * the client speaks the wire routes itself (`POST /_platform/v0/<kind>/<name>`), learns which tables
  * each query read and each mutation wrote, and holds the live-update stream (`GET /_platform/v0/live`).
- * A host with only `call` runs calls its own way: no dependency tracking (a mutation re-runs every
- * mounted query) and no live updates.
+ * A host with `fetch` may also have `send`, the same calls without HTTP. A host with only `call` runs
+ * calls its own way: no dependency tracking (a mutation re-runs every mounted query) and no live updates.
  */
 export interface ClientHost {
   /** The app's runtime over HTTP: a path under `/_platform/v0/` and its request init, like `globalThis.fetch`. */
   fetch?(path: string, init: RequestInit): Promise<Response>;
+  /**
+   * A query's or mutation's wire route without HTTP (a playground preview's port straight to the
+   * runtime worker): `body` is the route's request body (`{"input": …}` in wire JSON) and `live` the
+   * live connection it is sent under (the route's `x-platform-live` header); resolves with what the
+   * route's response would say. Resolves undefined when it cannot be sent so now: the call goes over
+   * `fetch` (a host with `send` has `fetch`).
+   */
+  send?(kind: 'query' | 'mutation', name: string, body: string, live: string | undefined): Promise<CallAnswer | undefined>;
   /** Resolves with the decoded result or rejects with something carrying `{ status, code, message, errorId }`. */
   call?(kind: 'query' | 'mutation', name: string, input: unknown): Promise<unknown>;
   /**
@@ -100,15 +110,38 @@ function toRuntimeError(reason: unknown): RuntimeError {
   return new RuntimeError({ status: 0, code: 'network_error', message, errorId: '' });
 }
 
-/** How a call ended, with what the runtime said it read or wrote (undefined: not known). */
-export type CallSettled = {
-  result?: unknown;
+/** How a call ended, with what the runtime said it read or wrote (undefined: not known): its answer, the error a RuntimeError. */
+export type CallSettled = Omit<CallAnswer, 'status' | 'error'> & {
   error?: RuntimeError;
-  read?: TableSet;
-  wrote?: TableSet;
   /** The live connection the call was sent under, if any. */
   connection?: string;
 };
+
+/** An answer as the client takes it, sent under `connection`. */
+function settledOf(answer: CallAnswer, connection: string | undefined): CallSettled {
+  const { status, error, ...known } = answer;
+  return { ...known, ...(connection ? { connection } : {}), ...(error ? { error: new RuntimeError({ status, ...error }) } : {}) };
+}
+
+/** A call over the host's `fetch`, to its wire route (`body`: its request body) under the live connection `connection`: the response as an answer. */
+async function wireAnswer(host: ClientHost, kind: 'query' | 'mutation', name: string, body: string, connection: string | undefined): Promise<CallAnswer> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (connection) headers[LIVE_CONNECTION_HEADER] = connection;
+  const response = await host.fetch!(`/_platform/v0/${kind}/${encodeURIComponent(name)}`, { method: 'POST', headers, body, credentials: 'same-origin' });
+  const { status } = response;
+  const read = tableSetFromHeader(response.headers.get(READ_HEADER));
+  const wrote = tableSetFromHeader(response.headers.get(WROTE_HEADER));
+  const known = { status, ...(read ? { read } : {}), ...(wrote ? { wrote } : {}) };
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = decodeJson(text);
+  } catch {
+    return { ...known, error: { code: 'invalid_response', message: `The runtime answered ${status} with a body that is not wire JSON.`, errorId: '' } };
+  }
+  if (!response.ok) return { ...known, error: errorOfBody(parsed) ?? { code: 'invalid_response', message: `The runtime answered ${status} without an error body.`, errorId: '' } };
+  return { ...known, result: (parsed as { result?: unknown } | null)?.result };
+}
 
 type MountedQuery = {
   namespace: string;
@@ -159,7 +192,10 @@ export class QueryClient {
     return this.#state;
   }
 
-  /** Runs a call over the host; never rejects (a failure is in `error`). */
+  /**
+   * Runs a call over the host, as its wire route (without HTTP where the host can `send`); never
+   * rejects (a failure is in `error`).
+   */
   async send(kind: 'query' | 'mutation', name: string, input: unknown): Promise<CallSettled> {
     const host = this.#host();
     if (host === undefined || (!host.fetch && !host.call)) {
@@ -181,28 +217,8 @@ export class QueryClient {
     }
     const connection = this.#connection;
     try {
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (connection) headers[LIVE_CONNECTION_HEADER] = connection;
-      const response = await host.fetch(`/_platform/v0/${kind}/${encodeURIComponent(name)}`, {
-        method: 'POST',
-        headers,
-        body: encodeJson(input === undefined ? {} : { input }),
-        credentials: 'same-origin',
-      });
-      const read = tableSetFromHeader(response.headers.get(READ_HEADER));
-      const wrote = tableSetFromHeader(response.headers.get(WROTE_HEADER));
-      const known = { ...(read ? { read } : {}), ...(wrote ? { wrote } : {}), ...(connection ? { connection } : {}) };
-      const text = await response.text();
-      let body: unknown;
-      try {
-        body = decodeJson(text);
-      } catch {
-        return { ...known, error: new RuntimeError({ status: response.status, code: 'invalid_response', message: `The runtime answered ${response.status} with a body that is not wire JSON.`, errorId: '' }) };
-      }
-      if (!response.ok) {
-        return { ...known, error: runtimeErrorFromBody(response.status, body) ?? new RuntimeError({ status: response.status, code: 'invalid_response', message: `The runtime answered ${response.status} without an error body.`, errorId: '' }) };
-      }
-      return { ...known, result: (body as { result?: unknown } | null)?.result };
+      const body = encodeJson(input === undefined ? {} : { input });
+      return settledOf((await host.send?.(kind, name, body, connection)) ?? (await wireAnswer(host, kind, name, body, connection)), connection);
     } catch (reason) {
       return { error: toRuntimeError(reason) };
     }

@@ -258,14 +258,20 @@ export function runtimeErrorBody(error: RuntimeErrorShape): RuntimeErrorBody {
   return { protocol: RUNTIME_PROTOCOL, error: { code: error.code, message: error.message, errorId: error.errorId } };
 }
 
-/** The `RuntimeError` for an HTTP status and a parsed body, or undefined when the body is not a runtime error body. */
-export function runtimeErrorFromBody(status: number, body: unknown): RuntimeError | undefined {
+/** The `{ code, message, errorId }` of a parsed runtime error body, or undefined when the body is not one. */
+export function errorOfBody(body: unknown): CallAnswer['error'] {
   if (typeof body !== 'object' || body === null) return undefined;
   const { protocol, error } = body as { protocol?: unknown; error?: unknown };
   if (protocol !== RUNTIME_PROTOCOL || typeof error !== 'object' || error === null) return undefined;
   const { code, message, errorId } = error as Record<string, unknown>;
   if (typeof code !== 'string' || typeof message !== 'string') return undefined;
-  return new RuntimeError({ status, code, message, errorId: typeof errorId === 'string' ? errorId : '' });
+  return { code, message, errorId: typeof errorId === 'string' ? errorId : '' };
+}
+
+/** The `RuntimeError` for an HTTP status and a parsed body, or undefined when the body is not a runtime error body. */
+export function runtimeErrorFromBody(status: number, body: unknown): RuntimeError | undefined {
+  const error = errorOfBody(body);
+  return error && new RuntimeError({ status, ...error });
 }
 
 // --- Live updates ------------------------------------------------------------------------------
@@ -287,6 +293,20 @@ export const WROTE_HEADER = 'x-platform-wrote';
 
 /** Tables a call read or wrote, and whether it read or wrote the object store. */
 export type TableSet = { tables: string[]; storage: boolean };
+
+/**
+ * A query's or mutation's answer as data: what its wire route's response says, the status, the result
+ * or the error (its body) and what the call read (a query, answered or failed) or wrote (a mutation
+ * that succeeded) (its headers). A host that runs calls without HTTP (a playground preview's port to
+ * the runtime worker) answers this.
+ */
+export type CallAnswer = {
+  status: number;
+  result?: unknown;
+  error?: { code: string; message: string; errorId: string };
+  read?: TableSet;
+  wrote?: TableSet;
+};
 
 /** A header item that cannot be a table name (table names match `^[A-Za-z][A-Za-z0-9_]*$`). */
 const STORE_ITEM = ':storage';

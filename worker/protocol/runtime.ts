@@ -13,8 +13,10 @@
  *   runtime channel, which only the page holds) and the other to the preview, whose queries and
  *   mutations then go straight to the worker. The worker runs them in turn with the page's requests
  *   and tells the page on the runtime channel when each begins and ends (`preview-began`,
- *   `preview-called`): the page's watchdog, Console, Events and live updates. A call that wrote is
- *   answered by the page, once its commit is durable (`relay`); any other is answered on the port.
+ *   `preview-called`): the page's watchdog, Console, Events and live updates. A call is the wire
+ *   route's request without HTTP (its body, its live connection) and its answer is the route's answer
+ *   as data (`CallAnswer`: result or error, what was read or written). A call that wrote is answered by
+ *   the page, once its commit is durable (`relay`); any other is answered on the port.
  *
  * The sandbox runs a stranger's code: the trusted side checks the shape of everything it receives
  * (`isRuntimeMessage`) and never evaluates it.
@@ -22,6 +24,7 @@
 import type { Manifest } from '../../src/core/manifest';
 import type { PersonaName } from '../../src/core/runtime/personas';
 import { isTestRunMessage, type TestRunMessage } from '../../src/core/host/test-run';
+import type { CallAnswer } from '../../src/modules/wire';
 
 /** The runtime error an answer carries (the runtime error body's `error`). */
 export interface RuntimeErrorInfo {
@@ -117,30 +120,44 @@ export type RuntimeRequest =
   /** The preview is gone: its port is closed. */
   | { type: 'preview-close'; preview: number };
 
-/** A preview → the worker, on its port: a query or mutation, `input` as the app gave it (structured clone). */
+/**
+ * A preview → the worker, on its port: a query or mutation as the platform/client module sends its
+ * wire route, without HTTP: `body` is the request body (`{"input": …}` in wire JSON) and `live` the
+ * live connection it is sent under (the header `x-platform-live`).
+ */
 export interface PreviewCall {
   type: 'call';
   id: number;
   kind: 'query' | 'mutation';
   name: string;
-  input?: unknown;
+  body: string;
+  live?: string;
 }
 
-/** The worker (or the page, for a call that wrote) → a preview: a call's answer, as the preview's bootstrap takes it. */
-export type PreviewAnswer =
-  | { type: 'result'; id: number; result: unknown }
-  | { type: 'error'; id: number; error: RuntimeErrorInfo & { status: number } };
+/** The worker (or the page, for a call that wrote or was interrupted) → a preview: a call's answer, as the wire route would give it. */
+export interface PreviewAnswer {
+  type: 'answer';
+  id: number;
+  answer: CallAnswer;
+}
 
-/** The answer a preview gets for a call's outcome (`result` decoded from wire JSON already). */
-export function previewAnswer(id: number, outcome: { status: number; result?: unknown; error?: RuntimeErrorInfo }): PreviewAnswer {
-  return outcome.error ? { type: 'error', id, error: { status: outcome.status, ...outcome.error } } : { type: 'result', id, result: outcome.result };
+/** The answer a preview gets (`result` decoded from wire JSON already). */
+export function previewAnswer(id: number, answer: CallAnswer): PreviewAnswer {
+  return { type: 'answer', id, answer };
 }
 
 /** True when a message on a preview's port is a call the worker runs (anything else is ignored). */
 export function isPreviewCall(value: unknown): value is PreviewCall {
   if (typeof value !== 'object' || value === null) return false;
   const m = value as Record<string, unknown>;
-  return m.type === 'call' && isId(m.id) && (m.kind === 'query' || m.kind === 'mutation') && isString(m.name) && m.name.length <= 1000;
+  return (
+    m.type === 'call' &&
+    isId(m.id) &&
+    (m.kind === 'query' || m.kind === 'mutation') &&
+    isText(m.name, 1000) &&
+    isString(m.body) &&
+    (m.live === undefined || isText(m.live, 1000))
+  );
 }
 
 export type RuntimeMessage =
@@ -181,7 +198,8 @@ export type RuntimeMessage =
       durationMs: number;
       wrote: Wrote;
       report?: string;
-      relay?: { result?: string; error?: RuntimeErrorInfo };
+      /** The answer, `result` as wire JSON. */
+      relay?: CallAnswer & { result?: string };
     };
 
 // ---- inspection (the data browser) ---------------------------------------------------------------
@@ -440,7 +458,13 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
         typeof m.durationMs === 'number' &&
         isWrote(m.wrote) &&
         (m.report === undefined || isString(m.report)) &&
-        (relay === undefined || (isRecord(relay) && (relay.result === undefined || isString(relay.result)) && (relay.error === undefined || isError(relay.error))))
+        (relay === undefined ||
+          (isRecord(relay) &&
+            relay.status === m.status &&
+            (relay.result === undefined || isString(relay.result)) &&
+            (relay.error === undefined || isError(relay.error)) &&
+            (relay.read === undefined || isWrote(relay.read)) &&
+            (relay.wrote === undefined || isWrote(relay.wrote))))
       );
     }
     default: {

@@ -5,7 +5,7 @@
  * `platform test` and by the control plane.
  */
 import type { Manifest } from '../manifest';
-import { encodeJson, decodeJson, runtimeErrorBody, LIVE_CONNECTION_HEADER, LIVE_PATH, READ_HEADER, WROTE_HEADER, tableSetHeader } from '../../modules/wire';
+import { encodeJson, decodeJson, runtimeErrorBody, LIVE_CONNECTION_HEADER, LIVE_PATH, READ_HEADER, WROTE_HEADER, tableSetHeader, type CallAnswer } from '../../modules/wire';
 import { systemClock, type RuntimeClock } from './clock';
 import { CursorSigner } from './cursor';
 import { CALL_REPORT_HEADER, encodeCallReport, thrownFrames, type ConsoleCapture } from './console-capture';
@@ -72,6 +72,32 @@ export type { CallOutcome, RuntimeErrorInfo } from './outcome';
 /** The schema identity of a manifest's database declaration (what the database's meta table records). */
 export function schemaIdentity(manifest: Manifest): string {
   return databaseIdentity(manifest.database ?? null);
+}
+
+const WIRE_BODY_REFUSED = 'The request body is not valid JSON of the form {"input": …}.';
+
+/** The input a wire call's request body carries (`{"input": …}` in wire JSON), or undefined when it is not of that form. */
+function wireInput(body: string): { input: unknown } | undefined {
+  try {
+    return { input: (decodeJson(body) as { input?: unknown } | null)?.input };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A call's outcome as its answer: the status, the result (`result`: as the transport carries it, the
+ * outcome's own by default) or the error (code, message and errorId; never the owner's report), what a
+ * query read (answered or failed) and what a mutation that succeeded wrote. The wire route answers it
+ * as its body and headers; a preview's port to the runtime worker as it is.
+ */
+export function callAnswer<R = unknown>(kind: Kind, outcome: CallOutcome, result: R = outcome.result as R): CallAnswer & { result?: R } {
+  const { status, error } = outcome;
+  return {
+    status,
+    ...(error ? { error: { code: error.code, message: error.message, errorId: error.errorId } } : result !== undefined ? { result } : {}),
+    ...(kind === 'query' ? { read: outcome.read ?? { tables: [], storage: false } } : error ? {} : { wrote: outcome.wrote }),
+  };
 }
 
 export class AppRuntime {
@@ -235,13 +261,30 @@ export class AppRuntime {
     }
   }
 
-  /** Runs a query or mutation with a decoded input, as `caller`. */
-  call(auth: Auth, kind: Kind, name: string, input: unknown): Promise<CallOutcome> {
+  /**
+   * Runs a query or mutation with a decoded input, as `caller`; sent under the live connection
+   * `liveConnection` (the caller's own), a query is held there as its wire route holds it.
+   */
+  call(auth: Auth, kind: Kind, name: string, input: unknown, liveConnection?: string | null): Promise<CallOutcome> {
     return this.#serialize(async () => {
-      if (!this.#console) return this.#call(auth, kind, name, input);
-      const { value, lines } = await this.#console.collect(() => this.#call(auth, kind, name, input));
+      if (!this.#console) return this.#call(auth, kind, name, input, liveConnection);
+      const { value, lines } = await this.#console.collect(() => this.#call(auth, kind, name, input, liveConnection));
       return lines.length ? { ...value, logs: lines } : value;
     });
+  }
+
+  /**
+   * Runs a query or mutation from its wire route's request body (`{"input": …}` in wire JSON), refused
+   * as that route refuses it (over requestBytes, not of that form), under the live connection
+   * `liveConnection`: the wire route's call without HTTP (a playground preview's port to its runtime).
+   * `callAnswer` makes the answer the route would give.
+   */
+  callWire(auth: Auth, kind: Kind, name: string, body: string, liveConnection?: string | null): Promise<CallOutcome> {
+    const size = body.length * 3 <= this.limits.requestBytes ? 0 : encoder.encode(body).byteLength;
+    if (size > this.limits.requestBytes) return Promise.resolve(this.#tooLarge(size));
+    const parsed = wireInput(body);
+    if (!parsed) return Promise.resolve(this.#failure('operation_failed', 400, WIRE_BODY_REFUSED));
+    return this.call(auth, kind, name, parsed.input, liveConnection);
   }
 
   /** Runs `work` between calls, with the app's database: nothing else reads or writes meanwhile (an owner's inspection). */
@@ -345,11 +388,14 @@ export class AppRuntime {
   /** The body of a request, refused before any handler when it is over requestBytes. */
   async #body(request: Request): Promise<Uint8Array | CallOutcome> {
     const declared = Number(request.headers.get('content-length') ?? NaN);
-    const tooLarge = (size: number) => this.#failure('request_too_large', 413, `The request body is ${size} bytes, over the requestBytes budget of ${this.limits.requestBytes}.`);
-    if (Number.isFinite(declared) && declared > this.limits.requestBytes) return tooLarge(declared);
+    if (Number.isFinite(declared) && declared > this.limits.requestBytes) return this.#tooLarge(declared);
     const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.byteLength > this.limits.requestBytes) return tooLarge(bytes.byteLength);
+    if (bytes.byteLength > this.limits.requestBytes) return this.#tooLarge(bytes.byteLength);
     return bytes;
+  }
+
+  #tooLarge(size: number): CallOutcome {
+    return this.#failure('request_too_large', 413, `The request body is ${size} bytes, over the requestBytes budget of ${this.limits.requestBytes}.`);
   }
 
   async #fetch(auth: Auth, request: Request): Promise<Response> {
@@ -364,21 +410,17 @@ export class AppRuntime {
       if (request.method !== 'POST') return errorResponse(this.#failure('not_found', 405, `Use POST for ${url.pathname}.`));
       const body = await this.#body(request);
       if (!(body instanceof Uint8Array)) return errorResponse(body);
-      let input: unknown;
-      try {
-        const parsed = decodeJson(new TextDecoder().decode(body)) as { input?: unknown };
-        input = parsed?.input;
-      } catch {
-        return errorResponse(this.#failure('operation_failed', 400, 'The request body is not valid JSON of the form {"input": …}.'));
-      }
+      const parsed = wireInput(new TextDecoder().decode(body));
+      if (!parsed) return errorResponse(this.#failure('operation_failed', 400, WIRE_BODY_REFUSED));
       const kind = wire[1] as Kind;
-      const outcome = await this.#call(auth, kind, decodeURIComponent(wire[2]!), input, request.headers.get(LIVE_CONNECTION_HEADER));
-      // What a query read (answered or failed) and what a mutation wrote: the client re-runs its queries by them.
+      const outcome = await this.#call(auth, kind, decodeURIComponent(wire[2]!), parsed.input, request.headers.get(LIVE_CONNECTION_HEADER));
+      // What a query read and a mutation wrote, in headers: the client re-runs its queries by them.
+      const answer = callAnswer(kind, outcome);
       const tables: Record<string, string> = {};
-      if (kind === 'query') tables[READ_HEADER] = tableSetHeader(outcome.read ?? { tables: [], storage: false });
-      else if (!outcome.error) tables[WROTE_HEADER] = tableSetHeader(outcome.wrote);
+      if (answer.read) tables[READ_HEADER] = tableSetHeader(answer.read);
+      if (answer.wrote) tables[WROTE_HEADER] = tableSetHeader(answer.wrote);
       if (outcome.error) return errorResponse({ ...outcome, headers: { ...outcome.headers, ...tables } });
-      return new Response(encodeJson({ result: outcome.result }), { status: 200, headers: { 'content-type': 'application/json', ...tables } });
+      return new Response(encodeJson({ result: answer.result }), { status: 200, headers: { 'content-type': 'application/json', ...tables } });
     }
     return this.#endpoint(auth, request, url);
   }

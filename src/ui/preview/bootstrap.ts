@@ -3,11 +3,13 @@
  * MessagePort from the playground and installs a fetch over it for the app's own routes (its /api
  * endpoints and the runtime's /_platform/v0/ wire routes, including the live-update stream), and the
  * platform/client host on that fetch: the client module speaks the wire itself, as on a hosted page.
- * Then it loads the client bundle from a blob: URL. The host's `call` goes straight to the runtime
- * worker over a second port the playground hands over (`runtime-port`), and through the playground's
- * port while there is none (a restart: `runtime-detach` says which calls sent to the lost worker the
- * playground answers itself; the others are sent again through it). It is plain JavaScript in a string: the iframe
- * gets it through srcdoc.
+ * Then it loads the client bundle from a blob: URL. The host's `send` takes the client module's
+ * queries and mutations straight to the runtime worker, over a second port the playground hands over
+ * (`runtime-port`): a wire route's request without HTTP (its body and live connection), answered with
+ * what the route's response says (worker/protocol/runtime.ts, `PreviewCall`). While there is no such
+ * port, `send` answers nothing and the client module uses the wire routes over `fetch`; so do calls
+ * sent to a worker that is gone before it began them (a restart: `runtime-detach` says which calls the
+ * playground answers itself). It is plain JavaScript in a string: the iframe gets it through srcdoc.
  */
 import { scriptHashSource } from '../csp';
 
@@ -33,20 +35,22 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     if (!waiter) return;
     pending.delete(data.id);
     if (data.type === 'error') waiter.reject(Object.assign(new Error(data.error.message), data.error));
-    else waiter.resolve(data.type === 'response' ? data : data.result);
+    else waiter.resolve(data.type === 'response' ? data : data.type === 'answer' ? data.answer : data.result);
   };
   globalThis[HOST] = {
     // The wire routes over the port (below): the same client code path as a hosted page.
     fetch: (path, init) => globalThis.fetch(path, init),
-    // A direct call, outside the client module (benchmarks): to the runtime worker, or through the playground.
-    call: (kind, name, input) => {
-      if (!direct) return request({ type: 'call', kind, name, input });
+    // The client module's queries and mutations, straight to the runtime worker; undefined: use fetch.
+    send: (kind, name, body, live) => {
+      if (!direct) return Promise.resolve(undefined);
+      const message = live ? { type: 'call', id: next++, kind, name, body, live } : { type: 'call', id: next++, kind, name, body };
       return new Promise((resolve, reject) => {
-        const message = { type: 'call', id: next++, kind, name, input };
+        pending.set(message.id, { resolve, reject, direct: true });
         direct.postMessage(message);
-        pending.set(message.id, { resolve, reject, message });
       });
     },
+    // A call through the playground, outside the client module.
+    call: (kind, name, input) => request({ type: 'call', kind, name, input }),
     // People are personas here: signing in or out is switching persona, which the playground explains.
     signIn: () => port && port.postMessage({ type: 'sign-in' }),
     signOut: () => { if (port) port.postMessage({ type: 'sign-out' }); },
@@ -154,17 +158,18 @@ export const PREVIEW_BOOTSTRAP = String.raw`
       if (data.type === 'runtime-port' && ports[0]) {
         direct = ports[0];
         direct.onmessage = (answer) => {
-          if (answer.data && (answer.data.type === 'result' || answer.data.type === 'error')) settle(answer.data);
+          if (answer.data && answer.data.type === 'answer') settle(answer.data);
         };
         return;
       }
       if (data.type === 'runtime-detach') {
+        // Calls the lost worker had not begun were not run: the client module sends them over fetch.
         direct = undefined;
         const ran = new Set(data.ran);
         for (const [id, waiter] of pending) {
-          if (!waiter.message || ran.has(id)) continue;
-          port.postMessage(waiter.message);
-          waiter.message = undefined;
+          if (!waiter.direct || ran.has(id)) continue;
+          pending.delete(id);
+          waiter.resolve(undefined);
         }
         return;
       }

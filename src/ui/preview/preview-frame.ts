@@ -1,9 +1,10 @@
 /**
  * A preview of the app as one persona: a sandboxed iframe (opaque origin, CSP without network) running
  * the client bundle. Its calls reach the runtime through this trusted side, which binds the persona:
- * code in the preview cannot choose whom it acts as. Its queries and mutations (`host.call`) go
- * straight to the runtime worker when the runtime offers it (`connectPreview`): over a port this side
- * made and tagged with the persona in the worker, so the preview still cannot choose whom it acts as.
+ * code in the preview cannot choose whom it acts as. The client module's queries and mutations (its
+ * host's `send`) go straight to the runtime worker when the runtime offers it (`connectPreview`): over
+ * a port this side made and tagged with the persona in the worker, so the preview still cannot choose
+ * whom it acts as.
  */
 import type { PersonaName } from '../../core/runtime/personas';
 import type { PreviewAnswer } from '../../../worker/protocol/runtime';

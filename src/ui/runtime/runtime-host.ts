@@ -34,8 +34,8 @@ import { CALL_REPORT_HEADER, decodeCallReport, type CallReport } from '../../cor
 import { operationOf, type PreviewLink } from '../preview/preview-frame';
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
 import type { CallOutcome } from '../../core/runtime/runtime';
-import { decodeJson, encodeJson, runtimeErrorBody, tableSetFromHeader, WROTE_HEADER } from '../../modules/wire';
-import { isRuntimeMessage, previewAnswer, type InspectAnswer, type InspectQuery, type InspectResult, type RuntimeErrorInfo, type RuntimeMessage, type RuntimeRequest, type StartTimings, type Wrote } from '../../../worker/protocol/runtime';
+import { decodeJson, encodeJson, runtimeErrorBody, tableSetFromHeader, WROTE_HEADER, type CallAnswer } from '../../modules/wire';
+import { isRuntimeMessage, previewAnswer, type InspectAnswer, type InspectQuery, type InspectResult, type RuntimeMessage, type RuntimeRequest, type StartTimings, type Wrote } from '../../../worker/protocol/runtime';
 import { bodyReceiver, type BodyIn } from '../../core/host/body-stream';
 import { describeError } from '../../core/host/describe';
 import { Watchdog } from '../../core/host/watchdog';
@@ -561,10 +561,10 @@ export class RuntimeHost {
     if (running) {
       this.#previewFlight = undefined;
       this.#watchdog.close(running);
-      const outcome = failure(status, code, message);
       const preview = this.#previews.get(running.preview);
       preview?.ran.delete(running.id);
-      preview?.link.answer(previewAnswer(running.id, outcome));
+      // As the wire route's failure through the page: no tables read or written.
+      preview?.link.answer(previewAnswer(running.id, { status, error: failure(status, code, message).error! }));
       preview?.link.onCall({ persona: running.persona, operation: running.operation, status, durationMs: performance.now() - running.began });
       const waiting = this.#inFlight;
       if (waiting) {
@@ -823,15 +823,15 @@ export class RuntimeHost {
       ended();
       return;
     }
-    let outcome: { status: number; result?: unknown; error?: RuntimeErrorInfo };
+    let answer: CallAnswer;
     try {
-      outcome = { status: message.status, ...(relay.result !== undefined ? { result: decodeJson(relay.result) } : {}), ...(relay.error ? { error: relay.error } : {}) };
+      answer = { ...relay, ...(relay.result !== undefined ? { result: decodeJson(relay.result) } : {}) };
     } catch {
-      outcome = failure(502, 'runtime_protocol_error', 'The runtime answered with a result that is not wire JSON.');
+      answer = { status: 502, error: failure(502, 'runtime_protocol_error', 'The runtime answered with a result that is not wire JSON.').error! };
     }
     void this.#afterDurable(() => {
       preview.ran.delete(message.id);
-      if (this.#previews.get(message.preview) === preview) preview.link.answer(previewAnswer(message.id, outcome));
+      if (this.#previews.get(message.preview) === preview) preview.link.answer(previewAnswer(message.id, answer));
       ended();
     });
   }
