@@ -28,7 +28,7 @@ function withTypeErrors(): Record<string, string> {
 describe('library files prepared by another session', () => {
   it('holds the TypeScript libs, the platform modules and both renderers’ types, bound', () => {
     for (const path of ['/lib.es5.d.ts', '/lib.dom.d.ts', '/node_modules/platform/server.ts', '/node_modules/preact/src/jsx.d.ts', '/node_modules/@types/react/index.d.ts']) {
-      expect(prepared.get(path)?.locals, path).toBeDefined();
+      expect((prepared.get(path) as { locals?: unknown } | undefined)?.locals, path).toBeDefined();
     }
   });
 
