@@ -8,34 +8,45 @@
 // snapshot, where TypeScript is loaded and its libraries are parsed and bound already (PLATFORM_CLI_SNAPSHOT=0
 // turns that off). This process only waits for it: it passes on SIGTERM and SIGHUP (Ctrl-C reaches the
 // child from the terminal itself), exits as the child did, and the child stops when this process is gone.
+// A Node that refuses the snapshot as it starts (exit status 14) runs the command here instead.
 import { spawn } from 'node:child_process';
 import { prebuiltEntry, snapshotArgs } from './prebuilt.mjs';
 
 const SNAPSHOT_COMMANDS = new Set(['check', 'build', 'test', 'dev', 'deploy']);
+/** Node's exit status for a start-up snapshot it could not load (ExitCode::kStartupSnapshotFailure). */
+const SNAPSHOT_REFUSED = 14;
 
 const root = new URL('../', import.meta.url);
 const args = process.argv.slice(2);
-let entry = process.env.PLATFORM_CLI_SOURCES === '1' ? undefined : prebuiltEntry(root);
+const entry = process.env.PLATFORM_CLI_SOURCES === '1' ? undefined : prebuiltEntry(root);
+
+async function runHere() {
+  let url = entry;
+  if (!url) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    url = new URL('src/cli/main.ts', root);
+  }
+  const { main } = await import(url.href);
+  process.exitCode = await main(args);
+}
+
 const fromSnapshot = entry && SNAPSHOT_COMMANDS.has(args[0]) && process.env.PLATFORM_CLI_SNAPSHOT !== '0' ? snapshotArgs(root) : undefined;
 if (fromSnapshot) {
   const child = spawn(process.execPath, [...fromSnapshot, ...args], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
   const pass = (signal) => child.kill(signal);
+  const ignore = () => {};
   process.on('SIGTERM', pass);
   process.on('SIGHUP', pass);
-  process.on('SIGINT', () => {});
+  process.on('SIGINT', ignore);
   child.once('exit', (code, signal) => {
-    if (signal) {
-      process.removeAllListeners(signal);
-      process.kill(process.pid, signal);
-    }
+    process.off('SIGTERM', pass);
+    process.off('SIGHUP', pass);
+    process.off('SIGINT', ignore);
+    if (code === SNAPSHOT_REFUSED) return void runHere();
+    if (signal) process.kill(process.pid, signal);
     process.exit(code ?? 1);
   });
 } else {
-  if (!entry) {
-    const { register } = await import('tsx/esm/api');
-    register();
-    entry = new URL('src/cli/main.ts', root);
-  }
-  const { main } = await import(entry.href);
-  process.exitCode = await main(args);
+  await runHere();
 }

@@ -1,7 +1,8 @@
 // Which entry `platform` runs: the prebuilt CLI (build/cli/, see scripts/build-cli.ts) while none of the
 // sources it was built from (build/cli/inputs.json) is newer than the build, else none (the sources);
 // and the start-up snapshot the prebuilt CLI can start from.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /** Checkout-relative: the start-up snapshot, what it was built by, and the script a process started from it runs. */
 export const SNAPSHOT_BLOB = 'build/cli/startup.blob';
@@ -26,16 +27,16 @@ export function snapshotTag() {
 
 /**
  * The arguments that start a process from the start-up snapshot (before the command's own), or undefined
- * where it cannot serve: not built, built by another Node, or V8 given options of its own through
+ * where it cannot serve: not built, not whole (its size is not the one recorded), built by another Node, or V8 given options of its own through
  * NODE_OPTIONS (a snapshot is refused by a V8 whose flags differ). Call it only with a current prebuiltEntry.
  */
 export function snapshotArgs(root) {
   try {
     if (process.env.NODE_OPTIONS) return undefined;
-    const { node } = JSON.parse(readFileSync(new URL(SNAPSHOT_INFO, root), 'utf8'));
+    const { node, bytes } = JSON.parse(readFileSync(new URL(SNAPSHOT_INFO, root), 'utf8'));
     const blob = new URL(SNAPSHOT_BLOB, root);
-    if (node !== snapshotTag() || !existsSync(blob)) return undefined;
-    return ['--snapshot-blob', blob.pathname, new URL(SNAPSHOT_LAUNCHER, root).pathname];
+    if (node !== snapshotTag() || statSync(blob).size !== bytes) return undefined;
+    return ['--snapshot-blob', fileURLToPath(blob), fileURLToPath(new URL(SNAPSHOT_LAUNCHER, root))];
   } catch {
     return undefined;
   }

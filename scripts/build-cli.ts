@@ -154,8 +154,8 @@ export async function buildCli(root: string = ROOT): Promise<CliInputs> {
 
 /**
  * The start-up snapshot (src/cli/snapshot.ts): TypeScript loaded and the library's files parsed and bound,
- * written as `startup.blob` with `startup.json` naming the Node it was built by (a blob runs only in that
- * Node; bin/platform.mjs uses it only there). A snapshot that cannot be built leaves none: the CLI then
+ * written as `startup.blob` with `startup.json` naming the Node it was built by and its size (a blob runs
+ * only in that Node, and whole; bin/platform.mjs uses it only then). A snapshot that cannot be built leaves none: the CLI then
  * starts the ordinary way, only slower. Returns the checkout files it bundled.
  */
 async function buildSnapshot(root: string): Promise<string[]> {
@@ -208,7 +208,7 @@ async function buildSnapshot(root: string): Promise<string[]> {
   try {
     await promisify(execFile)(process.execPath, ['--no-warnings', '--snapshot-blob', scratch, '--build-snapshot', join(root, SNAPSHOT_ENTRY)], { cwd: root });
     renameSync(scratch, blob);
-    writeAtomically(join(root, SNAPSHOT_INFO), `${JSON.stringify({ node: snapshotTag() })}\n`);
+    writeAtomically(join(root, SNAPSHOT_INFO), `${JSON.stringify({ node: snapshotTag(), bytes: statSync(blob).size })}\n`);
   } catch (error) {
     rmSync(scratch, { force: true });
     process.stderr.write(`The CLI's start-up snapshot was not built (the CLI starts without it, slower): ${(error as Error).message.split('\n')[0]}\n`);
