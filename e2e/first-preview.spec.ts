@@ -38,3 +38,18 @@ test('an edit with a type error is not run: the prebuilt first preview keeps ser
   await expect(preview(page).locator('body')).not.toBeEmpty();
   expect(await page.evaluate(() => performance.getEntriesByName('platform:prebuilt-preview').length)).toBe(1);
 });
+
+test('the start page loads a runtime sandbox ahead; the template opened takes it, and is stored before it is edited', async ({ page }) => {
+  const sandboxes = page.locator('iframe[title="Application runtime sandbox"]');
+  await page.goto('/');
+  // Loaded once the start page is idle, holding no app yet.
+  await expect(sandboxes).toHaveCount(1);
+  await page.locator('[data-template="todo"]').click();
+  await expect(page).toHaveURL(/#\/p\/p_/);
+  await expect(preview(page).getByRole('heading', { name: 'Todos' })).toBeVisible({ timeout: 60_000 });
+  // The app runs in the sandbox made ahead, and one more waits for the next restart: none left over.
+  await expect(sandboxes).toHaveCount(2);
+  const id = /#\/p\/(p_[\w-]+)/.exec(page.url())![1]!;
+  await page.goto('/#/');
+  await expect(page.locator(`a.project-link[href="#/p/${id}"]`)).toBeVisible();
+});

@@ -7,7 +7,7 @@
 import type { CompileMode, CompilerRequest, CompilerResponse, CompletionItem, TestBundle, TextEdit } from '../../worker/protocol/compiler';
 import type { Manifest } from '../core/manifest';
 import type { TestEvent } from '../core/testing/events';
-import { canonicalJson, sha256Hex } from '../core/hash';
+import { filesDigest } from './projects/known-good';
 
 /** A compile's outcome: the worker's `result` message without its envelope. */
 export type CompileResult = Omit<Extract<CompilerResponse, { type: 'result' }>, 'type' | 'id'>;
@@ -70,14 +70,32 @@ export interface CommandOutcome {
 }
 
 let templateArtifacts: Promise<Record<string, () => Promise<{ default: Record<string, string> }>>> | undefined;
+/** Each template's bundles as loaded (or being loaded), by digest: a chunk is fetched once. */
+const artifactBundles = new Map<string, Promise<Record<string, string> | undefined>>();
+
+/** The bundles built for files of this digest, if there are any (loaded once, on the first ask). */
+async function templateBundles(digest: string): Promise<Record<string, string> | undefined> {
+  templateArtifacts ??= import('virtual:template-artifacts').then((module) => module.default).catch(() => ({}));
+  let bundles = artifactBundles.get(digest);
+  if (!bundles) {
+    bundles = templateArtifacts.then((loaders) => loaders[digest]?.().then((module) => module.default)).catch(() => undefined);
+    artifactBundles.set(digest, bundles);
+  }
+  return bundles;
+}
+
+/**
+ * Fetches the prebuilt bundles of these templates' files ahead of need (they are small): the start
+ * page does it once idle, so opening a template waits for no chunk.
+ */
+export function prefetchPrebuilt(templates: Record<string, string>[]): void {
+  for (const files of templates) void templateBundles(filesDigest(files));
+}
 
 /** The prebuilt preview of these files if they are a bundled template's as shipped (type-checked clean at build time). */
 async function prebuiltPreview(files: Record<string, string | Uint8Array>): Promise<CompileResult | undefined> {
   if (Object.values(files).some((content) => typeof content !== 'string')) return undefined;
-  templateArtifacts ??= import('virtual:template-artifacts').then((module) => module.default).catch(() => ({}));
-  // The digest of the files as known-good.ts takes it.
-  const load = (await templateArtifacts)[sha256Hex(canonicalJson(files))];
-  const bundles = load ? await load().then((module) => module.default).catch(() => undefined) : undefined;
+  const bundles = await templateBundles(filesDigest(files as Record<string, string>));
   if (!bundles || !bundles['server/index.js'] || !bundles['client/app.js']) return undefined;
   performance.mark('platform:prebuilt-preview');
   const encoder = new TextEncoder();

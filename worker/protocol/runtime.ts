@@ -63,6 +63,11 @@ export interface StartTimings {
 }
 
 export type RuntimeRequest =
+  /**
+   * Before any app: sql.js's wasm, compiled now so that a later `start` only loads the server bundle
+   * (a sandbox loaded ahead of need). Ignored once the sandbox started an app or tests.
+   */
+  | { type: 'warm'; wasm: ArrayBuffer }
   | {
       type: 'start';
       id: number;

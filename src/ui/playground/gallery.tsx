@@ -3,12 +3,33 @@ import { useEffect, useState } from 'preact/hooks';
 import { openDuplicate, RenameForm } from '../projects/project-actions';
 import { deleteProject, listProjects, type ProjectSummary } from '../projects/store';
 import { TEMPLATES, type PlaygroundTemplate } from '../projects/templates';
+import { isTemplateFiles } from '../projects/known-good';
+import { prefetchPrebuilt } from '../compiler-client';
+import { prepareRuntime } from '../runtime/runtime-host';
+import { whenIdle } from '../idle';
+
+/**
+ * What opening a template needs, made while the start page is idle: each template's digest and its
+ * prebuilt bundles (small chunks), and a runtime sandbox with sql.js compiled that holds no app yet
+ * (the next project's runtime takes it). A click then waits for none of them.
+ */
+function prepareTemplateOpen(): void {
+  prefetchPrebuilt(TEMPLATES.map((template) => template.files));
+  isTemplateFiles({});
+  prepareRuntime();
+}
 
 export function Gallery({ onCreate }: { onCreate(template: PlaygroundTemplate): void }) {
   const [projects, setProjects] = useState<ProjectSummary[] | undefined>();
   const [confirming, setConfirming] = useState<string | undefined>();
   const [renaming, setRenaming] = useState<string | undefined>();
   useEffect(() => void listProjects().then(setProjects), []);
+  useEffect(() => {
+    performance.mark('platform:gallery-ready');
+    // After the page's load event: a frame made before it would hold the event back until the frame loaded.
+    if (document.readyState === 'complete') whenIdle(prepareTemplateOpen);
+    else addEventListener('load', () => whenIdle(prepareTemplateOpen), { once: true });
+  }, []);
 
   return (
     <div class="gallery">

@@ -9,6 +9,7 @@
  * (preview-channel.ts: the same sandboxed frame there, calling this tab's runtime).
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { whenIdle } from '../idle';
 import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
 import { PreviewFrame, type DownloadOffer, type PreviewEvents, type PreviewRuntime } from '../preview/preview-frame';
 import { previewTabHref, servePreviewTabs, type PreviewApp } from '../preview/preview-channel';
@@ -80,12 +81,6 @@ export interface OnePreviewProps {
   projectId?: string;
 }
 
-/** Runs `work` when the page is idle (at most a second later). */
-function idle(work: () => void): void {
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(work, { timeout: 1000 });
-  else setTimeout(work, 200);
-}
-
 export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, device = 'full', projectId }: OnePreviewProps) {
   const [crash, setCrash] = useState<ClientCrash | undefined>(undefined);
   const host = useRef<HTMLDivElement>(null);
@@ -130,7 +125,7 @@ export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, dev
         // Once this preview is up, the next one's document loads, out of its way.
         if (spare.current || !host.current) return;
         const container = host.current;
-        idle(() => {
+        whenIdle(() => {
           if (spare.current || !container.isConnected) return;
           spare.current = { frame: new PreviewFrame(container, persona, runtime, {}, { spare: true }), persona, runtime };
         });

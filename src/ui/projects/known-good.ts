@@ -12,9 +12,17 @@ import { TEMPLATES } from './templates';
 let store: UseStore | undefined;
 const db = () => (store ??= createStore('platform-playground-known-good', 'digests'));
 
+/** Digests already taken, by files object (a session's files are not changed in place: an edit makes new ones). */
+const digests = new WeakMap<Record<string, string>, string>();
+
 /** The content digest of a project's files. */
 export function filesDigest(files: Record<string, string>): string {
-  return sha256Hex(canonicalJson(files));
+  let digest = digests.get(files);
+  if (digest === undefined) {
+    digest = sha256Hex(canonicalJson(files));
+    digests.set(files, digest);
+  }
+  return digest;
 }
 
 let templateDigests: Set<string> | undefined;

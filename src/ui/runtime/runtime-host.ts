@@ -99,8 +99,17 @@ interface StartWaiter {
 
 interface Spare {
   frame: SandboxFrame;
+  /** Where its messages go: nowhere until a host takes it; `generation` -1 while spare. */
+  owner: SpareOwner;
+}
+
+interface SpareOwner {
   /** The generation whose runtime this sandbox became (-1 while spare). */
-  owner: { generation: number };
+  generation: number;
+  message?(data: unknown): void;
+  workerError?(message: string): void;
+  /** The worker failed before a host took the sandbox: it is not taken. */
+  failed?: boolean;
 }
 
 interface Running {
@@ -139,6 +148,54 @@ export function sqlWasm(): Promise<ArrayBuffer> {
     wasmBytes = undefined;
   });
   return wasmBytes;
+}
+
+/**
+ * A sandbox loaded ahead of need: its iframe and worker start, and once sql.js's wasm is here the
+ * worker compiles it (`warm`), while nothing waits; a start then only loads the app. It holds no app
+ * and is taken by one host, once (its worker refuses a second start).
+ */
+function loadSpare(container: HTMLElement): Spare {
+  const owner: SpareOwner = { generation: -1 };
+  const frame = new SandboxFrame({
+    container,
+    code: sandboxCode,
+    onMessage: (data) => owner.message?.(data),
+    onWorkerError: (message) => {
+      if (owner.workerError) owner.workerError(message);
+      else owner.failed = true;
+    },
+  });
+  frame.booted.catch(() => undefined);
+  void Promise.all([sqlWasm(), frame.booted])
+    .then(([wasm]) => {
+      const copy = wasm.slice(0);
+      frame.post({ type: 'warm', wasm: copy } satisfies RuntimeRequest, [copy]);
+    })
+    .catch(() => undefined);
+  return { frame, owner };
+}
+
+/** The sandbox prepared for the page's next project (prepareRuntime), until a host takes it. */
+let pageSpare: Spare | undefined;
+
+/**
+ * Gets the runtime ready before any project is open (the start page, once idle): sql.js's wasm
+ * fetched and a sandbox loaded with it compiled, which the next project's host takes as its first.
+ */
+export function prepareRuntime(): void {
+  sqlWasm().catch(() => undefined);
+  pageSpare ??= loadSpare(document.body);
+}
+
+/** The page's prepared sandbox, for a host whose sandboxes live in the page's body (once). */
+function takePageSpare(container: HTMLElement): Spare | undefined {
+  const spare = pageSpare;
+  if (!spare || container !== spare.frame.container) return undefined;
+  pageSpare = undefined;
+  if (!spare.owner.failed) return spare;
+  spare.frame.dispose();
+  return undefined;
 }
 
 const NO_WRITES: Wrote = { tables: [], storage: false };
@@ -479,6 +536,7 @@ export class RuntimeHost {
       if (generation !== this.#generation) return;
       this.#timings = { ...timings, frame: frameReady - began, overall: performance.now() - began };
       this.#phase = 'running';
+      performance.mark('platform:runtime-started', { detail: this.#timings });
       for (const [key, preview] of this.#previews) if (!preview.closed) this.#attach(key, preview);
       this.#pump();
       // The next (re)start takes a sandbox that has loaded already.
@@ -504,19 +562,15 @@ export class RuntimeHost {
    */
   #prepareSpare(): void {
     if (this.#spare || this.#phase === 'stopped') return;
-    const owner = { generation: -1 };
-    const frame = new SandboxFrame({
-      container: this.#container,
-      code: sandboxCode,
-      onMessage: (data) => {
-        if (owner.generation === this.#generation) this.#receive(data);
-      },
-      onWorkerError: (message) => {
-        if (owner.generation === this.#generation) this.#crashed(message);
-      },
-    });
-    frame.booted.catch(() => undefined);
-    this.#spare = { frame, owner };
+    const spare = takePageSpare(this.#container) ?? loadSpare(this.#container);
+    const { owner } = spare;
+    owner.message = (data) => {
+      if (owner.generation === this.#generation) this.#receive(data);
+    };
+    owner.workerError = (message) => {
+      if (owner.generation === this.#generation) this.#crashed(message);
+    };
+    this.#spare = spare;
   }
 
   #takeSpare(): Spare {

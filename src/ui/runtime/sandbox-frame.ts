@@ -61,6 +61,8 @@ export interface SandboxFrameOptions {
 /** One sandboxed iframe and its runtime worker. Single use: a restart makes a new one. */
 export class SandboxFrame {
   readonly #iframe: HTMLIFrameElement;
+  /** Where the iframe is. */
+  readonly container: HTMLElement;
   readonly #runtime = new MessageChannel();
   readonly #frame = new MessageChannel();
   #disposed = false;
@@ -78,6 +80,7 @@ export class SandboxFrame {
     iframe.style.display = 'none';
     iframe.srcdoc = sandboxDocument();
     this.#iframe = iframe;
+    this.container = options.container;
 
     this.#runtime.port1.onmessage = (event) => {
       if (!this.#disposed) options.onMessage(event.data);
