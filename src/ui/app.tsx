@@ -18,6 +18,7 @@ import { readShareLink, saveLinkedProject, shareFragment, type OpenedLink } from
 import { openDropped, openZipFile, type Opened as OpenedFiles } from './share/zip-files';
 import './workspace/workspace.css';
 import { useMediaQuery } from './playground/use-media-query';
+import { dropNewProjectSession, startNewProjectSession } from './playground/use-project-session';
 
 declare global {
   /** The compiler, for the end-to-end tests and the benchmarks. */
@@ -124,7 +125,15 @@ export function App() {
 
   const create = async (template: PlaygroundTemplate) => {
     const project = projectFrom(template);
-    await saveProject(project);
+    // Its first build and runtime start now, while it is stored and its workspace drawn.
+    startNewProjectSession(project, compiler);
+    try {
+      await saveProject(project);
+    } catch (error) {
+      dropNewProjectSession();
+      throw error;
+    }
+    performance.mark('platform:project-stored');
     location.hash = `#/p/${project.id}`;
   };
 

@@ -51,7 +51,9 @@ export function useOpenProject(id: string | undefined): OpenProject {
             project = (await loadProject(id)) ?? project;
             const state = await loadState(id);
             const pendingImport = await loadPendingImport(id);
-            if (live && turn === mine) setOpened({ kind: 'open', project, ...(state ? { state } : {}), ...(pendingImport !== undefined ? { pendingImport } : {}) });
+            if (!live || turn !== mine) return;
+            performance.mark('platform:project-opened');
+            setOpened({ kind: 'open', project, ...(state ? { state } : {}), ...(pendingImport !== undefined ? { pendingImport } : {}) });
           })(),
         onTakenOver: async (_by, forced) => {
           turn++;
