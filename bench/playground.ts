@@ -31,30 +31,68 @@ async function waitForReady(page: Page, after: number): Promise<number> {
   throw new Error('The preview did not become ready');
 }
 
-/** Cold: a fresh profile opens the playground and a template; warm: the same profile reloads the project. */
 /**
- * Where a cold first preview's time goes, ms from navigation start: the page's own script, the compiler
- * worker's script (TypeScript and its libs inside) fetched (esbuild's wasm is fetched by the worker, in its own timeline), the compiler ready, the
- * first build asked for and done, the preview painted.
+ * Where a cold first preview's time goes, ms from navigation start: the page's own script, the start
+ * page drawn (its template cards answer clicks), the click on the template (its event's time), the new
+ * project stored and opened, the first build asked for, the prebuilt bundles in hand, the runtime
+ * started on them, the build done (its previews may start), the preview painted; and the compiler
+ * worker's script fetched and the compiler ready (esbuild's wasm is fetched by the worker, in its own
+ * timeline), which a template's first preview does not wait for.
  */
-const WATERFALL = ['page DOMContentLoaded', 'compiler worker script fetched', 'compiler ready', 'first build started', 'first build done', 'first preview ready'] as const;
+const WATERFALL = [
+  'page DOMContentLoaded',
+  'gallery interactive',
+  'page load event',
+  'template clicked',
+  'project stored',
+  'project opened',
+  'first build started',
+  'prebuilt bundles in hand',
+  'runtime started',
+  'first build done',
+  'first preview ready',
+  'compiler worker script fetched',
+  'compiler ready',
+  'runtime start, ms',
+  'runtime start: sandbox ready, ms',
+  'runtime start: sql.js, ms',
+  'runtime start: server bundle, ms',
+  'runtime start: in the worker, ms',
+] as const;
 
 function waterfall(page: Page): Promise<Record<(typeof WATERFALL)[number], number>> {
   // No named functions inside: the page does not have tsx's __name helper.
   return page.evaluate(() => {
     const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
     const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+    // Each mark's first time (entries are in time order; the first of a name is kept).
+    const first: Record<string, number> = Object.fromEntries(performance.getEntriesByType('mark').reverse().map((e) => [e.name, e.startTime]));
+    const runtime = ((performance.getEntriesByName('platform:runtime-started')[0] as PerformanceMark | undefined)?.detail ?? {}) as Record<string, number | undefined>;
     return {
       'page DOMContentLoaded': navigation?.domContentLoadedEventEnd ?? NaN,
+      'page load event': navigation?.loadEventEnd ?? NaN,
+      'gallery interactive': first['platform:gallery-ready'] ?? NaN,
+      'template clicked': first['bench:click'] ?? NaN,
+      'project stored': first['platform:project-stored'] ?? NaN,
+      'project opened': first['platform:project-opened'] ?? NaN,
+      'first build started': first['platform:compile-start'] ?? NaN,
+      'prebuilt bundles in hand': first['platform:prebuilt-preview'] ?? NaN,
+      'runtime started': first['platform:runtime-started'] ?? NaN,
+      'first build done': first['platform:compile-done'] ?? NaN,
+      'first preview ready': first['platform:preview-ready'] ?? NaN,
       'compiler worker script fetched': resources.find((e) => /compiler\.worker-[^/]*\.js$/.test(e.name))?.responseEnd ?? NaN,
-      'compiler ready': performance.getEntriesByName('platform:compiler-ready')[0]?.startTime ?? NaN,
-      'first build started': performance.getEntriesByName('platform:compile-start')[0]?.startTime ?? NaN,
-      'first build done': performance.getEntriesByName('platform:compile-done')[0]?.startTime ?? NaN,
-      'first preview ready': performance.getEntriesByName('platform:preview-ready')[0]?.startTime ?? NaN,
+      'compiler ready': first['platform:compiler-ready'] ?? NaN,
+      // What the runtime's first start took: the sandbox ready, then in its worker sql.js, the server bundle, the database.
+      'runtime start, ms': runtime.overall ?? NaN,
+      'runtime start: sandbox ready, ms': runtime.frame ?? NaN,
+      'runtime start: sql.js, ms': runtime.sqljs ?? NaN,
+      'runtime start: server bundle, ms': runtime.server ?? NaN,
+      'runtime start: in the worker, ms': runtime.total ?? NaN,
     };
   });
 }
 
+/** Cold: a fresh profile opens the playground and a template; warm: the same profile reloads the project. */
 async function firstPreview(browser: Browser, url: string): Promise<{ cold: number[]; warm: number[]; steps: Record<string, number[]>; page: Page }> {
   const cold: number[] = [];
   const steps: Record<string, number[]> = Object.fromEntries(WATERFALL.map((name) => [name, []]));
@@ -64,6 +102,8 @@ async function firstPreview(browser: Browser, url: string): Promise<{ cold: numb
     const context = await browser.newContext();
     const current = await context.newPage();
     await current.goto(url);
+    // The click's own time, as the page's event has it (the automation clicks a while after the page answers).
+    await current.evaluate(() => addEventListener('click', (event) => performance.mark('bench:click', { startTime: event.timeStamp }), { capture: true, once: true }));
     await current.locator('[data-template="todo"]').click();
     cold.push(await waitForReady(current, 0));
     // The compiler may become ready after the first preview (a template's prebuilt bundles): wait for it too.
@@ -168,6 +208,7 @@ function initialJavaScript(): { raw: number; gzip: number; files: number } {
 
 export async function playgroundRows(browser: Browser, url: string): Promise<Row[]> {
   const { cold, warm, steps, page } = await firstPreview(browser, url);
+  const clickToPreview = cold.map((ready, i) => ready - steps['template clicked']![i]!);
   const edits = await editToPreview(page);
   const queries = await queryRoundTrips(page);
   await page.context().close();
@@ -175,6 +216,10 @@ export async function playgroundRows(browser: Browser, url: string): Promise<Row
   return [
     { name: `page load to first preview, cold profile, p50 of ${COLD_RUNS} (goal < 1000)`, value: median(cold), unit: 'ms' },
     { name: 'page load to first preview, cold profile, max', value: Math.max(...cold), unit: 'ms' },
+    // The goal's span holds the automation's own delay between the page answering and its click; these two leave it out.
+    { name: `navigation to gallery interactive, cold profile, p50 of ${COLD_RUNS}`, value: median(steps['gallery interactive']!), unit: 'ms' },
+    { name: `click to first preview, cold profile, p50 of ${COLD_RUNS}`, value: median(clickToPreview), unit: 'ms' },
+    { name: 'click to first preview, cold profile, max', value: Math.max(...clickToPreview), unit: 'ms' },
     ...WATERFALL.map((name) => ({ name: `  waterfall, cold: ${name}, at p50`, value: median(steps[name]!.filter((v) => !Number.isNaN(v))), unit: 'ms' as const })),
     { name: `page load to first preview, warm (reload of a clean project), p50 of ${COLD_RUNS} (goal < 1000)`, value: median(warm), unit: 'ms' },
     { name: 'edit to preview updated, from the start of its build, p50', value: median(edits.compile), unit: 'ms' },
