@@ -3,20 +3,25 @@ import { useEffect, useState } from 'preact/hooks';
 import { openDuplicate, RenameForm } from '../projects/project-actions';
 import { deleteProject, listProjects, type ProjectSummary } from '../projects/store';
 import { TEMPLATES, type PlaygroundTemplate } from '../projects/templates';
-import { isTemplateFiles } from '../projects/known-good';
+import { filesDigest, isTemplateFiles } from '../projects/known-good';
 import { prefetchPrebuilt } from '../compiler-client';
 import { prepareRuntime } from '../runtime/runtime-host';
-import { whenIdle } from '../idle';
+import { whenIdleInSteps } from '../idle';
 
 /**
  * What opening a template needs, made while the start page is idle: each template's digest and its
  * prebuilt bundles (small chunks), and a runtime sandbox with sql.js compiled that holds no app yet
- * (the next project's runtime takes it). A click then waits for none of them.
+ * (the next project's runtime takes it). A click then waits for none of them. Each step is small
+ * and runs in its own idle slice: a click (a person's, early) waits for one step at most.
  */
 function prepareTemplateOpen(): void {
-  prefetchPrebuilt(TEMPLATES.map((template) => template.files));
-  isTemplateFiles({});
-  prepareRuntime();
+  whenIdleInSteps([
+    // One template's digest per step (the digests are kept by files object: the later lookups reuse them).
+    ...TEMPLATES.map((template) => () => void filesDigest(template.files)),
+    () => void isTemplateFiles({}),
+    ...TEMPLATES.map((template) => () => prefetchPrebuilt([template.files])),
+    prepareRuntime,
+  ]);
 }
 
 export function Gallery({ onCreate }: { onCreate(template: PlaygroundTemplate): void }) {
@@ -27,8 +32,8 @@ export function Gallery({ onCreate }: { onCreate(template: PlaygroundTemplate): 
   useEffect(() => {
     performance.mark('platform:gallery-ready');
     // After the page's load event: a frame made before it would hold the event back until the frame loaded.
-    if (document.readyState === 'complete') whenIdle(prepareTemplateOpen);
-    else addEventListener('load', () => whenIdle(prepareTemplateOpen), { once: true });
+    if (document.readyState === 'complete') prepareTemplateOpen();
+    else addEventListener('load', prepareTemplateOpen, { once: true });
   }, []);
 
   return (
