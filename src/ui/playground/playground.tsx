@@ -35,6 +35,19 @@ function useOpened(open: boolean): boolean {
   return opened.current;
 }
 
+/**
+ * False in the first render, true one task after it was committed: what is drawn behind it waits
+ * for the first commit's effects (and the messages they send) and for the tasks already queued.
+ */
+function useAfterFirstCommit(): boolean {
+  const [after, setAfter] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setAfter(true));
+    return () => clearTimeout(timer);
+  }, []);
+  return after;
+}
+
 /** The manifest's `name`, if the manifest parses. */
 function manifestName(files: Record<string, string>): string | undefined {
   try {
@@ -123,6 +136,9 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const [reveal, setReveal] = useState<Span | undefined>();
   const [focusEditor, setFocusEditor] = useState<object | undefined>();
   const [showShortcuts, setShowShortcuts] = useState(false);
+  // The editor (CodeMirror: the workspace's longest piece of main-thread work) is built one task
+  // after the rest of the workspace: the preview pane's frames and the runtime's start go first.
+  const editorShown = useAfterFirstCommit();
 
   useEffect(() => {
     const off = tests.subscribe(() => rerender((n) => n + 1));
@@ -257,7 +273,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
               <div class="editor-column">
                 <Tabs tabs={current.openTabs.map((path) => ({ path }))} active={active} onSelect={(path) => session.openFile(path)} onClose={(path) => session.closeFile(path)} panelId="editor" />
                 <div id="editor" class="editor-host">
-                  {active && current.files[active] !== undefined ? (
+                  {!editorShown ? null : active && current.files[active] !== undefined ? (
                     <CodeEditor
                       path={active}
                       value={current.files[active]!}

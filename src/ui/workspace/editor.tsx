@@ -395,6 +395,8 @@ export function CodeEditor(props: CodeEditorProps) {
     view.current = editor;
     show(editor, props.path, props.value);
     editor.scrollDOM.addEventListener('scroll', viewMoved, { passive: true });
+    // For `npm run bench` (bench/playground.ts): when the editor was built, beside the preview's marks.
+    performance.mark('platform:editor-ready');
     // A page that goes away keeps where the cursor was (the host's store writes at once).
     window.addEventListener('pagehide', reportView);
     return () => {
