@@ -1,5 +1,5 @@
-/** Runs `work` when the page is idle (at most `timeout` ms later). */
-export function whenIdle(work: () => void, timeout = 1000): void {
+/** Runs `work` when the page is idle (at most `timeout` ms later), given the idle period's deadline if there is one. */
+export function whenIdle(work: (deadline?: IdleDeadline) => void, timeout = 1000): void {
   if (typeof requestIdleCallback === 'function') requestIdleCallback(work, { timeout });
   else setTimeout(work, 200);
 }
@@ -17,11 +17,7 @@ export function whenIdleInSteps(steps: readonly (() => void)[], timeout = 1000):
   const run = (deadline?: IdleDeadline) => {
     do steps[next++]!();
     while (next < steps.length && deadline && !deadline.didTimeout && deadline.timeRemaining() > SLICE_MS);
-    if (next < steps.length) schedule();
+    if (next < steps.length) whenIdle(run, timeout);
   };
-  const schedule = () => {
-    if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout });
-    else setTimeout(run, 50);
-  };
-  if (steps.length > 0) schedule();
+  if (steps.length > 0) whenIdle(run, timeout);
 }
