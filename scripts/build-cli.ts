@@ -13,13 +13,14 @@
  * never hidden behind a stale build.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { STARTUP_SNAPSHOT_KEY } from '../src/adapters/node/startup-snapshot';
 import { checkoutBanner, checkoutPaths } from '../src/adapters/webcontainer/toolchain-bundle';
-import { SNAPSHOT_BLOB, SNAPSHOT_INFO, SNAPSHOT_LAUNCHER, snapshotTag } from '../bin/prebuilt.mjs';
+import { SNAPSHOT_BLOB, SNAPSHOT_INFO, SNAPSHOT_LAUNCHER, snapshotArgs, snapshotTag } from '../bin/prebuilt.mjs';
 
 export const ROOT = join(import.meta.dirname, '..');
 /** Checkout-relative: the prebuilt CLI's folder, its entry and its list of inputs (read by bin/platform.mjs). */
@@ -160,7 +161,6 @@ export async function buildCli(root: string = ROOT): Promise<CliInputs> {
  */
 async function buildSnapshot(root: string): Promise<string[]> {
   const outdir = join(root, CLI_DIR);
-  rmSync(join(root, SNAPSHOT_INFO), { force: true });
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: [join(root, 'src/cli/snapshot.ts')],
@@ -189,7 +189,6 @@ async function buildSnapshot(root: string): Promise<string[]> {
   // script as a two-byte string, twice the snapshot's largest object. Escapes mean the same in comments,
   // strings, template literals, regular expressions and identifiers.
   const ascii = result.outputFiles[0]!.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  writeAtomically(join(root, SNAPSHOT_ENTRY), ascii);
   writeAtomically(
     join(root, SNAPSHOT_LAUNCHER),
     [
@@ -203,6 +202,11 @@ async function buildSnapshot(root: string): Promise<string[]> {
       '',
     ].join('\n'),
   );
+  const inputs = Object.keys(result.metafile.inputs);
+  // The same entry (TypeScript and the sources bundled in it unchanged) and a whole snapshot of this Node's: kept.
+  if (readText(join(root, SNAPSHOT_ENTRY)) === ascii && snapshotArgs(pathToFileURL(`${root}/`))) return inputs;
+  rmSync(join(root, SNAPSHOT_INFO), { force: true });
+  writeAtomically(join(root, SNAPSHOT_ENTRY), ascii);
   const blob = join(root, SNAPSHOT_BLOB);
   const scratch = `${blob}.${process.pid}.tmp`;
   try {
@@ -213,7 +217,15 @@ async function buildSnapshot(root: string): Promise<string[]> {
     rmSync(scratch, { force: true });
     process.stderr.write(`The CLI's start-up snapshot was not built (the CLI starts without it, slower): ${(error as Error).message.split('\n')[0]}\n`);
   }
-  return Object.keys(result.metafile.inputs);
+  return inputs;
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {

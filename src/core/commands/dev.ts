@@ -25,6 +25,8 @@ export const dev: CommandDefinition<LocalServerResult> = {
     const prepared = await prepareServer('dev', invocation, commandHost);
     if (!('local' in prepared)) return prepared;
     const { fs, local, root, emit } = prepared;
+    // Listened for from the start: a stop asked for while the first build runs ends the server as any other.
+    const stopped = local.stopped();
     let env = prepared.env;
     const server = await local.listen({ root, mode: 'dev', host: prepared.host, port: prepared.port, env: () => env, onCall: (call) => { if (call.error || call.logs.length) emit(devEvent('server.call', { mode: 'dev', call })); } });
     const runTests = commandHost.runTests;
@@ -63,7 +65,7 @@ export const dev: CommandDefinition<LocalServerResult> = {
       emit(devEvent('compile.diagnostic', { ...diagnostic('DG1604', `${MANIFEST_FILE} is a symbolic link: changes are seen under the file it points to, not under the manifest, so some are missed.`, { file: MANIFEST_FILE, hint: `Make ${MANIFEST_FILE} a regular file in the project directory.` }), generation: 0, diagnostics: [] }));
     }
     await session.start();
-    const reason = await local.stopped();
+    const reason = await stopped;
     if (typeof watcher !== 'string') watcher.close();
     await unpublishServer(prepared, 'dev');
     await session.close();

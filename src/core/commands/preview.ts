@@ -22,6 +22,8 @@ export const preview: CommandDefinition<LocalServerResult> = {
     const prepared = await prepareServer('preview', invocation, commandHost);
     if (!('local' in prepared)) return prepared;
     const { fs, local, root, emit } = prepared;
+    // Listened for from the start: a stop asked for while the artifact starts ends the server as any other.
+    const stopped = local.stopped();
     const verification = await verifyLatest(fs);
     // A stale build (DG1705) is still a verified artifact: it is what preview serves.
     const blocking = verification.diagnostics.filter((d) => d.code !== 'DG1705' && d.severity === 'error');
@@ -45,7 +47,7 @@ export const preview: CommandDefinition<LocalServerResult> = {
     }
     await publishServer(prepared, 'preview', server);
     emit(devEvent('preview.ready', { mode: 'preview', url: server.url, urls: [server.url], persona: await readPersona(fs), generation: 1, artifactId: id }));
-    const reason = await local.stopped();
+    const reason = await stopped;
     await unpublishServer(prepared, 'preview');
     await server.close();
     emit(devEvent('server.stopped', { mode: 'preview', reason }));
