@@ -108,28 +108,26 @@ function writeAtomically(path: string, text: string): void {
   renameSync(scratch, path);
 }
 
+/** What both bundles of the CLI share: Node 20, in memory, with the inputs listed, quiet. */
+function nodeBundle(root: string) {
+  return { absWorkingDir: root, bundle: true, write: false, platform: 'node', target: 'node20', metafile: true, logLevel: 'silent', legalComments: 'none' } as const;
+}
+
 /** Builds the CLI into `root/build/cli`; returns the list of inputs written to `inputs.json`. */
 export async function buildCli(root: string = ROOT): Promise<CliInputs> {
   const builtAt = Date.now();
   const outdir = join(root, CLI_DIR);
   const result = await esbuild.build({
-    absWorkingDir: root,
+    ...nodeBundle(root),
     entryPoints: [join(root, 'src/cli/main.ts')],
-    bundle: true,
     splitting: true,
-    write: false,
     outdir,
     entryNames: '[name]',
     chunkNames: '[name]-[hash]',
-    platform: 'node',
     format: 'esm',
-    target: 'node20',
     packages: 'external',
     banner: { js: checkoutBanner(`${CLI_DIR}/main.js`) },
     plugins: [lazyTypeScript(), checkoutPaths(root)],
-    metafile: true,
-    logLevel: 'silent',
-    legalComments: 'none',
   });
   mkdirSync(outdir, { recursive: true });
   // Chunks first (their names carry a hash, so a CLI already running keeps finding its own), then the entry, then the inputs.
@@ -162,14 +160,10 @@ export async function buildCli(root: string = ROOT): Promise<CliInputs> {
 async function buildSnapshot(root: string): Promise<string[]> {
   const outdir = join(root, CLI_DIR);
   const result = await esbuild.build({
-    absWorkingDir: root,
+    ...nodeBundle(root),
     entryPoints: [join(root, 'src/cli/snapshot.ts')],
-    bundle: true,
-    write: false,
     outfile: join(root, SNAPSHOT_ENTRY),
-    platform: 'node',
     format: 'cjs',
-    target: 'node20',
     // ESM builds first: jsonc-parser's UMD main requires its parts by computed paths a bundle cannot follow.
     mainFields: ['module', 'main'],
     banner: {
@@ -180,9 +174,6 @@ async function buildSnapshot(root: string): Promise<string[]> {
       ].join('\n'),
     },
     plugins: [checkoutPaths(root)],
-    metafile: true,
-    logLevel: 'silent',
-    legalComments: 'none',
   });
   mkdirSync(outdir, { recursive: true });
   // ASCII only: one character past Latin-1 (a → in a comment esbuild keeps) makes V8 hold the whole 10 MB
