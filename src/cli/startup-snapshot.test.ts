@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { prebuiltEntry, snapshotArgs } from '../../bin/prebuilt.mjs';
+import { prebuiltEntry, SNAPSHOT_BLOB, SNAPSHOT_INFO, snapshotArgs, snapshotTag } from '../../bin/prebuilt.mjs';
 import { baseApp, CLIENT } from '../core/analyze/__fixtures__/base-app';
 import { processesNaming } from '../control-plane/test-helpers';
 import { DevProcess } from './dev-process';
@@ -70,6 +70,22 @@ async function until(condition: () => boolean, what: string, limitMs = 30_000): 
 describe('the CLI started from its start-up snapshot', () => {
   it('is built for this Node by the test setup', () => {
     expect(snapshotArgs(new URL(`file://${ROOT}/`))).toBeDefined();
+  });
+
+  it('is used only whole and built by this Node', () => {
+    const root = project({});
+    mkdirSync(join(root, 'build/cli'), { recursive: true });
+    writeFileSync(join(root, SNAPSHOT_BLOB), new Uint8Array(1000));
+    const info = (node: string, bytes: number) => writeFileSync(join(root, SNAPSHOT_INFO), JSON.stringify({ node, bytes }));
+    const at = new URL(`file://${root}/`);
+    info(snapshotTag(), 1000);
+    expect(snapshotArgs(at)?.slice(0, 2)).toEqual(['--snapshot-blob', join(root, SNAPSHOT_BLOB)]);
+    info(snapshotTag(), 2000);
+    expect(snapshotArgs(at), 'a blob cut short').toBeUndefined();
+    info('v0.0.0 linux x64', 1000);
+    expect(snapshotArgs(at), 'another Node').toBeUndefined();
+    rmSync(join(root, SNAPSHOT_INFO));
+    expect(snapshotArgs(at), 'no record of what built it').toBeUndefined();
   });
 
   it('checks an app exactly as the CLI started without it: the same envelope, the same exit status', async () => {
