@@ -1,8 +1,9 @@
 /**
- * The `platform` CLI as a process: `--help` and `check` of the fixture app, the prebuilt CLI (built first,
- * from the current sources; `check` starts from its start-up snapshot) against the same check without the
- * snapshot and from the sources through tsx in the same run, and a bare `node -e 0`. And `platform test` of
- * each template.
+ * The `platform` CLI as a process: `--help` and `check` of the fixture app as installed (bin/platform, the
+ * shell launcher npm links; the prebuilt CLI, built first from the current sources; `check` starts from its
+ * start-up snapshot in one process), against the same check through the Node entry (bin/platform.mjs: a
+ * process that starts the snapshot's), without the snapshot, and from the sources through tsx, in the same
+ * run, and a bare `node -e 0`. And `platform test` of each template.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,8 @@ import { median, time, type Row } from './stats';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin/platform.mjs');
+/** The command as npm installs it (package.json's bin). */
+const INSTALLED = join(ROOT, 'bin/platform');
 const RUNS = 9;
 
 /** The prebuilt CLI went stale during a measurement (a source was edited): the figure is of the sources. */
@@ -23,10 +26,11 @@ function assertPrebuilt(what: string): void {
   if (!prebuiltEntry(pathToFileURL(`${ROOT}/`))) throw new Error(`A source of the CLI changed while ${what} was measured, so the sources ran instead of the prebuilt CLI; run the bench on a quiet checkout.`);
 }
 
-function wall(args: string[], env: Record<string, string> = {}): number {
+/** Wall time p50 of `node args…`, or of `file args…` when `file` is given. */
+function wall(args: string[], env: Record<string, string> = {}, file = process.execPath): number {
   const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) times.push(time(() => execFileSync(process.execPath, args, { env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } })));
-  if (env.PLATFORM_CLI_SOURCES !== '1') assertPrebuilt(args.slice(1).join(' '));
+  for (let i = 0; i < RUNS; i++) times.push(time(() => execFileSync(file, args, { env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } })));
+  if (env.PLATFORM_CLI_SOURCES !== '1') assertPrebuilt((file === process.execPath ? args.slice(1) : args).join(' '));
   return median(times);
 }
 
@@ -41,16 +45,18 @@ export async function cliRows(): Promise<Row[]> {
     }
     const sources = { PLATFORM_CLI_SOURCES: '1' };
     const bare = wall(['-e', '0']);
-    const help = wall([BIN, '--help']);
+    const help = wall(['--help'], {}, INSTALLED);
     const helpSources = wall([BIN, '--help'], sources);
-    const check = wall([BIN, 'check', '--json', work]);
+    const check = wall(['check', '--json', work], {}, INSTALLED);
+    const checkNodeEntry = wall([BIN, 'check', '--json', work]);
     const checkOrdinary = wall([BIN, 'check', '--json', work], { PLATFORM_CLI_SNAPSHOT: '0' });
     const checkSources = wall([BIN, 'check', '--json', work], sources);
     return [
       { name: 'baseline: `node -e 0` wall time p50', value: bare, unit: 'ms' },
-      { name: '`platform --help`, prebuilt, wall time p50 (goal < 150)', value: help, unit: 'ms' },
+      { name: '`platform --help` as installed (bin/platform), prebuilt, wall time p50 (goal < 150)', value: help, unit: 'ms' },
       { name: 'baseline: `platform --help` from the sources (tsx) p50', value: helpSources, unit: 'ms' },
-      { name: '`platform check --json` of the fixture app, prebuilt, from the start-up snapshot, wall time p50 (goal < 600)', value: check, unit: 'ms' },
+      { name: '`platform check --json` of the fixture app as installed (bin/platform), from the start-up snapshot, wall time p50 (goal < 600)', value: check, unit: 'ms' },
+      { name: 'the same check through the Node entry (`node bin/platform.mjs`: a second process, from the snapshot) p50', value: checkNodeEntry, unit: 'ms' },
       { name: 'baseline: the same check, prebuilt, started without the snapshot p50', value: checkOrdinary, unit: 'ms' },
       { name: 'baseline: the same check from the sources (tsx) p50', value: checkSources, unit: 'ms' },
       { name: 'CLI check / bare node start', value: check / bare, unit: 'x' },

@@ -4,9 +4,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** Checkout-relative: the start-up snapshot, what it was built by, and the script a process started from it runs. */
+/**
+ * Checkout-relative: the start-up snapshot, the record of what it is (read by bin/platform, a shell
+ * script, too: shell variable assignments), and the script a process started from it runs.
+ */
 export const SNAPSHOT_BLOB = 'build/cli/startup.blob';
-export const SNAPSHOT_INFO = 'build/cli/startup.json';
+export const SNAPSHOT_INFO = 'build/cli/startup.env';
 export const SNAPSHOT_LAUNCHER = 'build/cli/launch.cjs';
 
 /** The prebuilt entry's URL under the checkout `root` (a URL ending in /), or undefined when it is missing or stale. */
@@ -26,16 +29,38 @@ export function snapshotTag() {
 }
 
 /**
+ * The record of a snapshot blob of `bytes` built by this Node: its size, the Node's tag and the size of
+ * its executable (what bin/platform, a shell script, can compare without starting Node).
+ */
+export function snapshotInfo(bytes) {
+  return [
+    '# The CLI\'s start-up snapshot (scripts/build-cli.ts), read by bin/platform and bin/prebuilt.mjs.',
+    `SNAPSHOT_BYTES=${bytes}`,
+    `NODE_TAG='${snapshotTag()}'`,
+    `NODE_BYTES=${statSync(process.execPath).size}`,
+    '',
+  ].join('\n');
+}
+
+/** The values of a snapshot record (`NAME=value` lines, values optionally in single quotes). */
+function readSnapshotInfo(text) {
+  const values = new Map();
+  for (const [, name, quoted, plain] of text.matchAll(/^(\w+)=(?:'([^']*)'|(\S*))$/gm)) values.set(name, quoted ?? plain);
+  return values;
+}
+
+/**
  * The arguments that start a process from the start-up snapshot (before the command's own), or undefined
- * where it cannot serve: not built, not whole (its size is not the one recorded), built by another Node, or V8 given options of its own through
- * NODE_OPTIONS (a snapshot is refused by a V8 whose flags differ). Call it only with a current prebuiltEntry.
+ * where it cannot serve: not built, not whole (its size is not the one recorded), built by another Node, or V8
+ * given options of its own through NODE_OPTIONS (a snapshot is refused by a V8 whose flags differ). Call it
+ * only with a current prebuiltEntry.
  */
 export function snapshotArgs(root) {
   try {
     if (process.env.NODE_OPTIONS) return undefined;
-    const { node, bytes } = JSON.parse(readFileSync(new URL(SNAPSHOT_INFO, root), 'utf8'));
+    const info = readSnapshotInfo(readFileSync(new URL(SNAPSHOT_INFO, root), 'utf8'));
     const blob = new URL(SNAPSHOT_BLOB, root);
-    if (node !== snapshotTag() || statSync(blob).size !== bytes) return undefined;
+    if (info.get('NODE_TAG') !== snapshotTag() || statSync(blob).size !== Number(info.get('SNAPSHOT_BYTES'))) return undefined;
     return ['--snapshot-blob', fileURLToPath(blob), fileURLToPath(new URL(SNAPSHOT_LAUNCHER, root))];
   } catch {
     return undefined;

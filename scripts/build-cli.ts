@@ -14,13 +14,14 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
-import { STARTUP_SNAPSHOT_KEY } from '../src/adapters/node/startup-snapshot';
+import { RUNTIME_REQUIRE_KEY, STARTUP_SNAPSHOT_KEY } from '../src/adapters/node/startup-snapshot';
 import { checkoutBanner, checkoutPaths } from '../src/adapters/webcontainer/toolchain-bundle';
-import { SNAPSHOT_BLOB, SNAPSHOT_INFO, SNAPSHOT_LAUNCHER, snapshotArgs, snapshotTag } from '../bin/prebuilt.mjs';
+import { SNAPSHOT_BLOB, SNAPSHOT_INFO, SNAPSHOT_LAUNCHER, snapshotArgs, snapshotInfo } from '../bin/prebuilt.mjs';
 
 export const ROOT = join(import.meta.dirname, '..');
 /** Checkout-relative: the prebuilt CLI's folder, its entry and its list of inputs (read by bin/platform.mjs). */
@@ -152,10 +153,36 @@ export async function buildCli(root: string = ROOT): Promise<CliInputs> {
 }
 
 /**
- * The start-up snapshot (src/cli/snapshot.ts): TypeScript loaded and the library's files parsed and bound,
- * written as `startup.blob` with `startup.json` naming the Node it was built by and its size (a blob runs
- * only in that Node, and whole; bin/platform.mjs uses it only then). A snapshot that cannot be built leaves none: the CLI then
- * starts the ordinary way, only slower. Returns the checkout files it bundled.
+ * Packages the snapshot's bundle leaves out, required from the checkout when first used
+ * (RUNTIME_REQUIRE_KEY, set by src/cli/snapshot.ts as the process starts): esbuild finds its binary
+ * beside its own files and refuses to be bundled; workerd and miniflare too; the MCP SDK and the HTTP
+ * server hold handles a snapshot cannot keep. None is used while the snapshot is built.
+ */
+const REQUIRED_AT_RUN = /^(esbuild|fflate|miniflare|workerd|@modelcontextprotocol\/sdk|@hono\/node-server)(\/|$)/;
+
+function packagesRequiredAtRun(root: string): esbuild.Plugin {
+  const here = createRequire(join(root, 'package.json'));
+  return {
+    name: 'packages-required-at-run',
+    setup(build) {
+      build.onResolve({ filter: REQUIRED_AT_RUN }, (args) => ({ path: args.path, namespace: 'required-at-run' }));
+      // Each export a getter: the bundle's modules that import the package, some of them run as the
+      // snapshot is built, take its exports' names then and read them only when used.
+      build.onLoad({ filter: /.*/, namespace: 'required-at-run' }, (args) => {
+        const names = Object.keys(here(args.path) as object);
+        const load = `() => globalThis[Symbol.for(${JSON.stringify(RUNTIME_REQUIRE_KEY)})](${JSON.stringify(args.path)})`;
+        return { loader: 'js', contents: `const load = ${load};\nfor (const name of ${JSON.stringify(names)}) Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });\n` };
+      });
+    },
+  };
+}
+
+/**
+ * The start-up snapshot (src/cli/snapshot.ts): TypeScript loaded, the library's files parsed and bound, and
+ * the CLI for `check` and `build`, written as `startup.blob` with `startup.env` recording its size and the
+ * Node it was built by (a blob runs only in that Node, and whole; bin/platform and bin/platform.mjs use it
+ * only then). A snapshot that cannot be built leaves none: the CLI then starts the ordinary way, only
+ * slower. Returns the checkout files it bundled.
  */
 async function buildSnapshot(root: string): Promise<string[]> {
   const outdir = join(root, CLI_DIR);
@@ -173,7 +200,7 @@ async function buildSnapshot(root: string): Promise<string[]> {
         "const __checkoutUrl = (path) => require('node:url').pathToFileURL(require('node:path').join(__checkoutRoot, path)).href;",
       ].join('\n'),
     },
-    plugins: [checkoutPaths(root)],
+    plugins: [packagesRequiredAtRun(root), checkoutPaths(root)],
   });
   mkdirSync(outdir, { recursive: true });
   // ASCII only: one character past Latin-1 (a → in a comment esbuild keeps) makes V8 hold the whole 10 MB
@@ -183,9 +210,8 @@ async function buildSnapshot(root: string): Promise<string[]> {
   writeAtomically(
     join(root, SNAPSHOT_LAUNCHER),
     [
-      '// Started by bin/platform.mjs from the start-up snapshot (node --snapshot-blob startup.blob launch.cjs args…): runs the prebuilt CLI.',
-      '// The IPC channel to bin/platform.mjs holds nothing open; when that process is gone, this one stops as on SIGTERM.',
-      "if (process.channel) { process.channel.unref(); process.once('disconnect', () => process.kill(process.pid, 'SIGTERM')); }",
+      '// Run by a process started from the start-up snapshot (node --snapshot-blob startup.blob launch.cjs args…) for the',
+      '// commands the snapshot does not hold (src/cli/snapshot.ts): runs the prebuilt CLI.',
       "const { pathToFileURL } = require('node:url');",
       "import(pathToFileURL(require('node:path').join(__dirname, 'main.js')).href)",
       '  .then(({ main }) => main(process.argv.slice(2)))',
@@ -203,7 +229,7 @@ async function buildSnapshot(root: string): Promise<string[]> {
   try {
     await promisify(execFile)(process.execPath, ['--no-warnings', '--snapshot-blob', scratch, '--build-snapshot', join(root, SNAPSHOT_ENTRY)], { cwd: root });
     renameSync(scratch, blob);
-    writeAtomically(join(root, SNAPSHOT_INFO), `${JSON.stringify({ node: snapshotTag(), bytes: statSync(blob).size })}\n`);
+    writeAtomically(join(root, SNAPSHOT_INFO), snapshotInfo(statSync(blob).size));
   } catch (error) {
     rmSync(scratch, { force: true });
     process.stderr.write(`The CLI's start-up snapshot was not built (the CLI starts without it, slower): ${(error as Error).message.split('\n')[0]}\n`);

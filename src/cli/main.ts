@@ -56,7 +56,7 @@ function controlPlaneHost(io: CliIo): ControlPlaneHost {
   };
 }
 
-const processIo: CliIo = { cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr };
+const processIo = (): CliIo => ({ cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
 
 /** The Node host of the core's commands: the real file system, the compiler, workerd for tests, the control plane, the agent tool server. */
 export function nodeHost(io: CliIo): CommandHost {
@@ -89,7 +89,7 @@ export function nodeHost(io: CliIo): CommandHost {
 }
 
 /** Runs the CLI and returns its exit status. A crash is DG0000 on stderr, the one code outside an envelope. */
-export async function main(args: string[], io: CliIo = processIo): Promise<number> {
+export async function main(args: string[], io: CliIo = processIo()): Promise<number> {
   const { stdout, stderr } = io;
   try {
     const result = await runCommandLine(args, nodeHost(io));

@@ -2,22 +2,59 @@
  * The entry of the CLI's start-up snapshot (scripts/build-cli.ts bundles it into one script and runs
  * `node --build-snapshot` on it). Building it loads TypeScript and analyzes each template as `platform
  * check` would (prepareLibraryFiles), so the heap the snapshot keeps holds the library's files parsed and
- * bound, and TypeScript's checker and declaration emitter compiled. A process started from the snapshot
- * runs the script named first in its arguments (the prebuilt CLI's launcher) with the rest, as
- * `node script args` would.
+ * bound, and TypeScript's checker and declaration emitter compiled. It holds the CLI itself too, so
+ * `check` and `build` load no module as they start.
+ *
+ * A process started from the snapshot (`node --snapshot-blob startup.blob launch.cjs args…`, by bin/platform
+ * or bin/platform.mjs) runs `check` and `build` with the CLI bundled here, or the sources when one changed
+ * since the build; every other command through the launcher, the prebuilt CLI's modules (`launch.cjs`), as
+ * `node launch.cjs args…` would. Packages the bundle leaves out (those
+ * that spawn binaries or serve: esbuild, workerd, the MCP SDK; see scripts/build-cli.ts) are required
+ * from the checkout when first used, which for `check` and `build` is esbuild's alone.
  */
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startupSnapshot as v8Snapshot } from 'node:v8';
 import ts from 'typescript';
+import { prebuiltEntry } from '../../bin/prebuilt.mjs';
 import { prepareLibraryFiles } from '../adapters/node/prepare-library';
-import { STARTUP_SNAPSHOT_KEY, type StartupSnapshot } from '../adapters/node/startup-snapshot';
+import { RUNTIME_REQUIRE_KEY, STARTUP_SNAPSHOT_KEY, type StartupSnapshot } from '../adapters/node/startup-snapshot';
+import { main } from './main';
+
+/** The commands the bundled CLI runs: those that only read, type-check, bundle and write files. */
+const BUNDLED_COMMANDS = new Set(['check', 'build']);
+
+/** The checkout the snapshot was built in (the bundle's banner, scripts/build-cli.ts). */
+declare const __checkoutRoot: string;
 
 void prepareLibraryFiles().then((prepared) => {
-  (globalThis as Record<symbol, StartupSnapshot>)[Symbol.for(STARTUP_SNAPSHOT_KEY)] = { ts, prepared };
+  const global = globalThis as Record<symbol, unknown>;
+  global[Symbol.for(STARTUP_SNAPSHOT_KEY)] = { ts, prepared } satisfies StartupSnapshot;
   v8Snapshot.setDeserializeMainFunction(() => {
+    // The IPC channel to bin/platform.mjs holds nothing open; when that process is gone, this one stops as on SIGTERM.
+    if (process.channel) {
+      process.channel.unref();
+      process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+    }
     const script = resolve(process.argv[1]!);
     process.argv.splice(1, 1, script);
-    createRequire(script)(script);
+    const args = process.argv.slice(2);
+    if (!BUNDLED_COMMANDS.has(args[0]!)) return void createRequire(script)(script);
+    if (!prebuiltEntry(pathToFileURL(`${__checkoutRoot}/`))) {
+      // A source changed since the CLI was built (bin/platform starts this process without looking):
+      // the Node entry runs the sources.
+      const sources = spawnSync(process.execPath, [join(__checkoutRoot, 'bin/platform.mjs'), ...args], { stdio: 'inherit' });
+      return void (process.exitCode = sources.status ?? 1);
+    }
+    global[Symbol.for(RUNTIME_REQUIRE_KEY)] = createRequire(join(__checkoutRoot, 'package.json'));
+    main(args).then(
+      (code) => void (process.exitCode = code),
+      (error: unknown) => {
+        console.error(error);
+        process.exitCode = 1;
+      },
+    );
   });
 });

@@ -9,13 +9,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { prebuiltEntry, SNAPSHOT_BLOB, SNAPSHOT_INFO, snapshotArgs, snapshotTag } from '../../bin/prebuilt.mjs';
+import { prebuiltEntry, SNAPSHOT_BLOB, SNAPSHOT_INFO, snapshotArgs, snapshotInfo, snapshotTag } from '../../bin/prebuilt.mjs';
 import { baseApp, CLIENT } from '../core/analyze/__fixtures__/base-app';
 import { processesNaming } from '../control-plane/test-helpers';
 import { DevProcess } from './dev-process';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/platform.mjs');
+const SHELL_BIN = join(ROOT, 'bin/platform');
 const roots: string[] = [];
 
 afterAll(() => {
@@ -32,9 +33,11 @@ function project(files: Record<string, string | Uint8Array>): string {
   return root;
 }
 
-async function platform(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string }> {
+/** `platform` run through the Node entry (bin/platform.mjs), or as installed (bin/platform, the shell launcher). */
+async function platform(args: string[], env: Record<string, string> = {}, entry: 'node' | 'shell' = 'node'): Promise<{ code: number; stdout: string }> {
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } });
+    const [file, ...before] = entry === 'node' ? [process.execPath, BIN] : [SHELL_BIN];
+    const { stdout } = await promisify(execFile)(file!, [...before, ...args], { env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } });
     return { code: 0, stdout };
   } catch (error) {
     const e = error as { code: number; stdout: string };
@@ -76,13 +79,12 @@ describe('the CLI started from its start-up snapshot', () => {
     const root = project({});
     mkdirSync(join(root, 'build/cli'), { recursive: true });
     writeFileSync(join(root, SNAPSHOT_BLOB), new Uint8Array(1000));
-    const info = (node: string, bytes: number) => writeFileSync(join(root, SNAPSHOT_INFO), JSON.stringify({ node, bytes }));
     const at = new URL(`file://${root}/`);
-    info(snapshotTag(), 1000);
+    writeFileSync(join(root, SNAPSHOT_INFO), snapshotInfo(1000));
     expect(snapshotArgs(at)?.slice(0, 2)).toEqual(['--snapshot-blob', join(root, SNAPSHOT_BLOB)]);
-    info(snapshotTag(), 2000);
+    writeFileSync(join(root, SNAPSHOT_INFO), snapshotInfo(2000));
     expect(snapshotArgs(at), 'a blob cut short').toBeUndefined();
-    info('v0.0.0 linux x64', 1000);
+    writeFileSync(join(root, SNAPSHOT_INFO), snapshotInfo(1000).replace(snapshotTag(), 'v0.0.0 linux x64'));
     expect(snapshotArgs(at), 'another Node').toBeUndefined();
     rmSync(join(root, SNAPSHOT_INFO));
     expect(snapshotArgs(at), 'no record of what built it').toBeUndefined();
@@ -93,13 +95,33 @@ describe('the CLI started from its start-up snapshot', () => {
     broken['src/client/main.tsx'] = `${CLIENT}\nconst wrong: string = [1, 2].map((n) => n * 2);\nconst el: HTMLInputElement = document.createElement('div');\nvoid wrong; void el;\n`;
     for (const files of [baseApp(), broken]) {
       const root = project(files);
-      const [fromSnapshot, ordinary] = [await platform(['check', '--json', root]), await platform(['check', '--json', root], { PLATFORM_CLI_SNAPSHOT: '0' })];
-      expect(fromSnapshot).toEqual(ordinary);
+      const ordinary = await platform(['check', '--json', root], { PLATFORM_CLI_SNAPSHOT: '0' });
+      expect(await platform(['check', '--json', root]), 'through the Node entry').toEqual(ordinary);
+      expect(await platform(['check', '--json', root], {}, 'shell'), 'as installed').toEqual(ordinary);
     }
     const root = project(broken);
     const answer = await platform(['check', '--json', root]);
     expect(answer.code).toBe(1);
     expect(JSON.parse(answer.stdout).diagnostics.map((d: { code: string }) => d.code)).toEqual(['DG1205', 'DG1205']);
+  });
+
+  it('builds exactly as the CLI started without it, in one process started from the snapshot by bin/platform', async () => {
+    const [first, second] = [project(baseApp()), project(baseApp())];
+    const started = execFile(SHELL_BIN, ['build', '--json', first], { env: { ...process.env, PLATFORM_CLI_SOURCES: '' } });
+    const exited = new Promise<void>((done) => started.once('exit', () => done()));
+    // The launcher replaces itself with Node (exec): the process it started is Node from the snapshot.
+    let cmdline = '';
+    while (!cmdline.includes('--snapshot-blob') && alive(started.pid!)) {
+      cmdline = readFileSync(`/proc/${started.pid}/cmdline`, 'utf8').split('\0').join(' ');
+      await new Promise((wake) => setTimeout(wake, 2));
+    }
+    expect(cmdline).toContain(`--snapshot-blob ${join(ROOT, SNAPSHOT_BLOB)}`);
+    expect(childrenOf(started.pid!).filter((child) => child.cmdline.includes('platform.mjs'))).toEqual([]);
+    await exited;
+    const fromSnapshot = JSON.parse(readFileSync(join(first, '.platform/latest.json'), 'utf8')) as { artifact?: string };
+    await platform(['build', '--json', second], { PLATFORM_CLI_SNAPSHOT: '0' });
+    expect(fromSnapshot.artifact).toMatch(/^sha256:/);
+    expect(JSON.parse(readFileSync(join(second, '.platform/latest.json'), 'utf8')).artifact).toBe(fromSnapshot.artifact);
   });
 
   it('runs `platform dev` in a child from the snapshot, which ends with its engines when the parent is killed outright', async () => {

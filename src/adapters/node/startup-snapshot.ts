@@ -18,3 +18,9 @@ export interface StartupSnapshot {
 export function startupSnapshot(): StartupSnapshot | undefined {
   return (globalThis as Record<symbol, StartupSnapshot | undefined>)[Symbol.for(STARTUP_SNAPSHOT_KEY)];
 }
+
+/**
+ * The global holding the `require` a process started from the snapshot loads the packages the snapshot's
+ * bundle leaves out with (scripts/build-cli.ts): Node's, made for the checkout as the process starts.
+ */
+export const RUNTIME_REQUIRE_KEY = 'platform.cli.runtime-require';

@@ -1,0 +1,96 @@
+/**
+ * bin/platform, the command as installed on a system with a POSIX shell: it starts `check` and `build`
+ * from the start-up snapshot in its own process, and hands everything else, and a snapshot that cannot
+ * serve, to the Node entry. Run here in a checkout of its own with a stand-in `node` first on the PATH
+ * that prints what it was asked to run.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SNAPSHOT_BLOB, SNAPSHOT_INFO, SNAPSHOT_LAUNCHER } from '../../bin/prebuilt.mjs';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+describe('bin/platform', () => {
+  let root: string;
+  const node = () => join(root, 'node-bin/node');
+  const write = (path: string, text: string | Uint8Array) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  };
+  const record = (snapshotBytes: number, nodeBytes = statSync(node()).size) => write(SNAPSHOT_INFO, `# a record\nSNAPSHOT_BYTES=${snapshotBytes}\nNODE_TAG='v20.0.0 linux x64'\nNODE_BYTES=${nodeBytes}\n`);
+  const run = (args: string[], env: Record<string, string> = {}, bin = join(root, 'bin/platform')) =>
+    execFileSync(bin, args, { encoding: 'utf8', cwd: tmpdir(), env: { PATH: `${dirname(node())}:/usr/bin:/bin`, HOME: root, ...env } });
+  /** What the stand-in Node prints: each argument it was given, in brackets. */
+  const said = (args: string[]) => args.map((arg) => `[${arg}]`).join('');
+  const fromSnapshot = (...args: string[]) => said(['--snapshot-blob', join(root, SNAPSHOT_BLOB), join(root, SNAPSHOT_LAUNCHER), ...args]);
+  const throughNodeEntry = (...args: string[]) => said([join(root, 'bin/platform.mjs'), ...args]);
+
+  beforeAll(() => {
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'platform-launcher-')));
+    mkdirSync(join(root, 'bin'));
+    copyFileSync(join(ROOT, 'bin/platform'), join(root, 'bin/platform'));
+    chmodSync(join(root, 'bin/platform'), 0o755);
+    write('node-bin/node', '#!/bin/sh\nfor arg in "$@"; do printf "[%s]" "$arg"; done\n');
+    chmodSync(node(), 0o755);
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  beforeEach(() => {
+    write(SNAPSHOT_BLOB, new Uint8Array(1000));
+    record(1000);
+    // The Node was installed before the snapshot was built.
+    const before = new Date(Date.now() - 3_600_000);
+    utimesSync(node(), before, before);
+  });
+
+  it('starts check and build from the snapshot, in its own process', () => {
+    expect(run(['check', '--json', 'app'])).toBe(fromSnapshot('check', '--json', 'app'));
+    expect(run(['build', 'app'])).toBe(fromSnapshot('build', 'app'));
+  });
+
+  it('hands every other command to the Node entry', () => {
+    for (const command of ['test', 'dev', 'deploy', 'explain', '--help']) expect(run([command, 'app'])).toBe(throughNodeEntry(command, 'app'));
+    expect(run([])).toBe(throughNodeEntry());
+  });
+
+  it('keeps each argument whole', () => {
+    expect(run(['check', 'my  app', '--json', ''])).toBe(fromSnapshot('check', 'my  app', '--json', ''));
+    expect(run(['test', "it's", '*'])).toBe(throughNodeEntry('test', "it's", '*'));
+  });
+
+  it('hands check to the Node entry when the snapshot cannot serve', () => {
+    record(2000);
+    expect(run(['check', 'app']), 'a blob cut short').toBe(throughNodeEntry('check', 'app'));
+    record(1000, 12);
+    expect(run(['check', 'app']), 'built by another Node').toBe(throughNodeEntry('check', 'app'));
+    record(1000);
+    const after = new Date(Date.now() + 60_000);
+    utimesSync(node(), after, after);
+    expect(run(['check', 'app']), 'the Node replaced since').toBe(throughNodeEntry('check', 'app'));
+  });
+
+  it('hands check to the Node entry without a snapshot, saying nothing of it', () => {
+    rmSync(join(root, SNAPSHOT_BLOB));
+    const quiet = spawnSync(join(root, 'bin/platform'), ['check', 'app'], { encoding: 'utf8', env: { PATH: `${dirname(node())}:/usr/bin:/bin` } });
+    expect([quiet.stdout, quiet.stderr]).toEqual([throughNodeEntry('check', 'app'), '']);
+    rmSync(join(root, SNAPSHOT_INFO));
+    write(SNAPSHOT_BLOB, new Uint8Array(1000));
+    expect(run(['check', 'app'])).toBe(throughNodeEntry('check', 'app'));
+  });
+
+  it('leaves the snapshot out when told to, or when NODE_OPTIONS gives V8 options of its own', () => {
+    expect(run(['check', 'app'], { PLATFORM_CLI_SNAPSHOT: '0' })).toBe(throughNodeEntry('check', 'app'));
+    expect(run(['check', 'app'], { PLATFORM_CLI_SOURCES: '1' })).toBe(throughNodeEntry('check', 'app'));
+    expect(run(['check', 'app'], { NODE_OPTIONS: '--max-old-space-size=4096' })).toBe(throughNodeEntry('check', 'app'));
+  });
+
+  it('finds its checkout when run through a link, as npm installs it', () => {
+    mkdirSync(join(root, 'project/node_modules/.bin'), { recursive: true });
+    symlinkSync('../../../bin/platform', join(root, 'project/node_modules/.bin/platform'));
+    expect(run(['check', 'app'], {}, join(root, 'project/node_modules/.bin/platform'))).toBe(fromSnapshot('check', 'app'));
+    expect(run(['test', 'app'], {}, join(root, 'project/node_modules/.bin/platform'))).toBe(throughNodeEntry('test', 'app'));
+  });
+});
