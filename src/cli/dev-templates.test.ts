@@ -71,7 +71,7 @@ describe.each(templates)('platform dev on a copy of the %s template, in Chromium
       await page.locator('body[data-ping="pong from the edit, fixed"]').waitFor();
     } finally {
       await page.close();
-      expect(await dev.stop()).toBe(0);
+      expect(await dev.stop(), dev.stderr).toBe(0);
       rmSync(root, { recursive: true, force: true });
     }
   });
@@ -106,7 +106,7 @@ describe('platform dev runs the tests', () => {
       expect(finish).toMatchObject({ ok: false, diagnostics: expect.arrayContaining([expect.objectContaining({ code: 'DG1205', file: 'tests/todos.test.ts' }), expect.objectContaining({ code: 'DG1901' })]) });
       expect(dev.events.slice(from).some((event) => event.kind === 'compile.diagnostic')).toBe(false);
     } finally {
-      expect(await dev.stop()).toBe(0);
+      expect(await dev.stop(), dev.stderr).toBe(0);
       rmSync(root, { recursive: true, force: true });
     }
   });
