@@ -47,10 +47,9 @@ export function useOpenProject(id: string | undefined): OpenProject {
         onAcquired: () =>
           void (async () => {
             const mine = ++turn;
-            // Read again: another tab may have changed it while this one waited.
-            project = (await loadProject(id)) ?? project;
-            const state = await loadState(id);
-            const pendingImport = await loadPendingImport(id);
+            // Read again: another tab may have changed it while this one waited. The three reads at once.
+            const [again, state, pendingImport] = await Promise.all([loadProject(id), loadState(id), loadPendingImport(id)]);
+            project = again ?? project;
             if (!live || turn !== mine) return;
             performance.mark('platform:project-opened');
             setOpened({ kind: 'open', project, ...(state ? { state } : {}), ...(pendingImport !== undefined ? { pendingImport } : {}) });
