@@ -53,3 +53,23 @@ test('the start page loads a runtime sandbox ahead; the template opened takes it
   await page.goto('/#/');
   await expect(page.locator(`a.project-link[href="#/p/${id}"]`)).toBeVisible();
 });
+
+test('a template opens in stages: the preview first, in the frame loaded at the click; the file as text until the editor is built; then the compiler', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.locator('iframe[title="Application runtime sandbox"]')).toHaveCount(1);
+  // Nothing on the start page needs the compiler: its worker is not started there.
+  expect(await page.evaluate(() => performance.getEntriesByName('platform:compiler-ready').length)).toBe(0);
+  await page.locator('[data-template="todo"]').click();
+  await expect(preview(page).getByRole('heading', { name: 'Todos' })).toBeVisible({ timeout: 60_000 });
+  const order = await page.evaluate(() => ['platform:preview-ready', 'platform:editor-ready'].map((name) => performance.getEntriesByName(name)[0]?.startTime ?? Infinity));
+  await expect(page.locator('.cm-editor')).toBeVisible();
+  await expect(page.getByTestId('editor-placeholder')).toHaveCount(0);
+  // The editor was built after the first preview was up (or not yet when it was).
+  expect(order[0]).toBeLessThan(order[1]!);
+  // The frame loaded at the click became the preview: one preview frame, and one spare loaded once it was up.
+  await expect(page.locator('iframe.preview-frame')).toHaveCount(1);
+  await expect(page.locator('iframe.preview-frame-spare')).toHaveCount(1);
+  // The compiler starts once the preview is up, and checks the files then.
+  await expect(page.getByTestId('problem-count')).toHaveText('0');
+  await page.waitForFunction(() => performance.getEntriesByName('platform:compiler-ready').length > 0, undefined, { timeout: 60_000 });
+});

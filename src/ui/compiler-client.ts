@@ -2,7 +2,9 @@
 /**
  * The playground's side of the compiler worker: requests by id, with stale results dropped. A preview
  * of a bundled template's files as shipped is answered from the bundles made at build time
- * (`virtual:template-artifacts`), without waiting for the worker to start.
+ * (`virtual:template-artifacts`), without waiting for the worker to start. The worker starts on the
+ * first request that needs it, or when asked (`start`: the playground does once a project's first
+ * preview is up), so its start-up (about 1.5 s of a core) does not compete with that preview.
  */
 import type { CompileMode, CompilerRequest, CompilerResponse, CompletionItem, TestBundle, TextEdit } from '../../worker/protocol/compiler';
 import type { Manifest } from '../core/manifest';
@@ -112,72 +114,101 @@ interface Waiter {
 }
 
 export class CompilerClient {
-  readonly #worker: Worker;
+  /** Made on the first need (`start`): a template's first preview does not wait for it, and its start-up stays off that path. */
+  #worker: Worker | undefined;
+  /** Requests that wait for the worker without starting it (a check after a prebuilt preview). */
+  readonly #afterStart: CompilerRequest[] = [];
   readonly #waiting = new Map<number, Waiter>();
   readonly #commands = new Map<number, CommandOptions>();
   readonly #progressListeners = new Set<(progress: LoadProgress) => void>();
   #progress: LoadProgress = { loaded: 0, total: 0 };
   #nextId = 1;
-  /** Resolves when esbuild-wasm and TypeScript are loaded, with what each took. */
-  readonly ready: Promise<Startup>;
+  #resolveReady!: (startup: Startup) => void;
+  #rejectReady!: (error: Error) => void;
+  readonly #ready = new Promise<Startup>((resolve, reject) => {
+    this.#resolveReady = resolve;
+    this.#rejectReady = reject;
+  });
 
-  constructor() {
-    this.#worker = new Worker(new URL('../../worker/compiler.worker.ts', import.meta.url), { type: 'module', name: 'compiler' });
-    this.ready = new Promise((resolve, reject) => {
-      this.#worker.addEventListener('message', (event: MessageEvent<CompilerResponse>) => {
-        const message = event.data;
-        switch (message.type) {
-          case 'ready':
-            performance.mark('platform:compiler-ready');
-            resolve(message.startup);
-            break;
-          case 'startup-failed':
-            reject(new Error(message.message));
-            for (const waiter of this.#waiting.values()) waiter.reject(new Error(message.message));
-            this.#waiting.clear();
-            break;
-          case 'result':
-            this.#settle(message.id, (w) => w.resolve({ diagnostics: message.diagnostics, artifactId: message.artifactId, record: message.record, files: message.files, tests: message.tests, timings: message.timings }));
-            break;
-          case 'progress':
-            this.#progress = { loaded: message.loaded, total: message.total };
-            for (const listener of this.#progressListeners) listener(this.#progress);
-            break;
-          case 'superseded':
-            this.#settle(message.id, (w) => w.resolve(undefined));
-            break;
-          case 'failed':
-            this.#settle(message.id, (w) => w.reject(new Error(message.message)));
-            break;
-          case 'completions':
-            this.#settle(message.id, (w) => w.resolve({ items: message.items, from: message.from } satisfies Completions));
-            break;
-          case 'quickinfo': {
-            const { type: _type, id: _id, ...info } = message;
-            this.#settle(message.id, (w) => w.resolve(info satisfies QuickInfo));
-            break;
-          }
-          case 'format':
-            this.#settle(message.id, (w) => w.resolve(message.edits));
-            break;
-          case 'command-output':
-            this.#commands.get(message.id)?.onOutput(message.text);
-            break;
-          case 'command-tests':
-            void this.#runCommandTests(message);
-            break;
-          case 'command-result':
-            this.#commands.delete(message.id);
-            this.#settle(message.id, (w) => w.resolve({ output: message.output, exitCode: message.exitCode } satisfies CommandOutcome));
-            break;
-          default: {
-            const unknown: never = message;
-            throw new Error(`Unknown compiler message ${JSON.stringify(unknown)}`);
-          }
+  /** Resolves when esbuild-wasm and TypeScript are loaded, with what each took; asking starts the worker. */
+  get ready(): Promise<Startup> {
+    this.start();
+    return this.#ready;
+  }
+
+  /**
+   * Starts the worker (esbuild-wasm and TypeScript load in it, about 1.5 s of a core), once. Any
+   * request that needs it starts it; the playground starts it after a project's first preview.
+   */
+  start(): void {
+    if (this.#worker) return;
+    const worker = new Worker(new URL('../../worker/compiler.worker.ts', import.meta.url), { type: 'module', name: 'compiler' });
+    this.#worker = worker;
+    const [resolve, reject] = [this.#resolveReady, this.#rejectReady];
+    worker.addEventListener('message', (event: MessageEvent<CompilerResponse>) => {
+      const message = event.data;
+      switch (message.type) {
+        case 'ready':
+          performance.mark('platform:compiler-ready');
+          resolve(message.startup);
+          break;
+        case 'startup-failed':
+          reject(new Error(message.message));
+          for (const waiter of this.#waiting.values()) waiter.reject(new Error(message.message));
+          this.#waiting.clear();
+          break;
+        case 'result':
+          this.#settle(message.id, (w) => w.resolve({ diagnostics: message.diagnostics, artifactId: message.artifactId, record: message.record, files: message.files, tests: message.tests, timings: message.timings }));
+          break;
+        case 'progress':
+          this.#progress = { loaded: message.loaded, total: message.total };
+          for (const listener of this.#progressListeners) listener(this.#progress);
+          break;
+        case 'superseded':
+          this.#settle(message.id, (w) => w.resolve(undefined));
+          break;
+        case 'failed':
+          this.#settle(message.id, (w) => w.reject(new Error(message.message)));
+          break;
+        case 'completions':
+          this.#settle(message.id, (w) => w.resolve({ items: message.items, from: message.from } satisfies Completions));
+          break;
+        case 'quickinfo': {
+          const { type: _type, id: _id, ...info } = message;
+          this.#settle(message.id, (w) => w.resolve(info satisfies QuickInfo));
+          break;
         }
-      });
-      this.#worker.addEventListener('error', (event) => reject(new Error(event.message || 'The compiler worker failed to start')));
+        case 'format':
+          this.#settle(message.id, (w) => w.resolve(message.edits));
+          break;
+        case 'command-output':
+          this.#commands.get(message.id)?.onOutput(message.text);
+          break;
+        case 'command-tests':
+          void this.#runCommandTests(message);
+          break;
+        case 'command-result':
+          this.#commands.delete(message.id);
+          this.#settle(message.id, (w) => w.resolve({ output: message.output, exitCode: message.exitCode } satisfies CommandOutcome));
+          break;
+        default: {
+          const unknown: never = message;
+          throw new Error(`Unknown compiler message ${JSON.stringify(unknown)}`);
+        }
+      }
     });
+    worker.addEventListener('error', (event) => reject(new Error(event.message || 'The compiler worker failed to start')));
+    for (const request of this.#afterStart.splice(0)) worker.postMessage(request);
+  }
+
+  /** Sends a request to the worker, starting it; `whenStarted`: the request waits for someone else to start it. */
+  #post(request: CompilerRequest, whenStarted = false): void {
+    if (!this.#worker && whenStarted) {
+      this.#afterStart.push(request);
+      return;
+    }
+    this.start();
+    this.#worker!.postMessage(request);
   }
 
   /** Follows the compiler's start-up (the wasm download); called at once with the progress so far. */
@@ -204,7 +235,8 @@ export class CompilerClient {
     const request: CompilerRequest = { type: 'compile', id, files, mode, focus, ...(options.skipTypecheck ? { skipTypecheck: true } : {}) };
     return new Promise((resolve, reject) => {
       this.#waiting.set(id, { resolve: (result) => resolve(result as CompileResult | undefined), reject });
-      this.#worker.postMessage(request);
+      // A type check alone (the one after a prebuilt preview) is not urgent: it waits for the worker's start.
+      this.#post(request, mode === 'check');
     });
   }
 
@@ -217,7 +249,7 @@ export class CompilerClient {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.#settle(request.id, (w) => w.resolve(undefined));
-        this.#worker.postMessage({ type: 'cancel', id: request.id } satisfies CompilerRequest);
+        this.#post({ type: 'cancel', id: request.id } satisfies CompilerRequest);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiting.set(request.id, {
@@ -230,7 +262,7 @@ export class CompilerClient {
           reject(error);
         },
       });
-      this.#worker.postMessage(request);
+      this.#post(request);
     });
   }
 
@@ -265,14 +297,14 @@ export class CompilerClient {
           reject(error);
         },
       });
-      this.#worker.postMessage(request);
+      this.#post(request);
     });
   }
 
   /** Runs a command's tests where the page can (its sandboxes) and sends each event back to the worker. */
   async #runCommandTests({ id, type: _type, ...run }: Extract<CompilerResponse, { type: 'command-tests' }>): Promise<void> {
     const options = this.#commands.get(id);
-    const reply = (message: CompilerRequest) => this.#worker.postMessage(message);
+    const reply = (message: CompilerRequest) => this.#post(message);
     if (!options?.runTests) {
       reply({ type: 'command-tests-done', id, error: 'This page cannot run tests.' });
       return;
@@ -286,6 +318,6 @@ export class CompilerClient {
   }
 
   terminate(): void {
-    this.#worker.terminate();
+    this.#worker?.terminate();
   }
 }

@@ -4,6 +4,7 @@ import type { Diagnostic, Span } from '../../core/diagnostics';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { CompilerClient, LoadProgress } from '../compiler-client';
 import { CodeEditor } from '../workspace/editor';
+import { EditorPlaceholder } from '../workspace/editor-placeholder';
 import { DeletedNotice } from '../workspace/deleted-notice';
 import { FileTree } from '../workspace/file-tree';
 import { SplitPane } from '../workspace/split-pane';
@@ -18,7 +19,9 @@ import { EventsPanel, ProblemsPanel } from './panels';
 import { PersonaSwitcher, PreviewPane, type ClientCrash } from './preview-pane';
 import { ConsoleLog, consoleLevel, locateInBundle } from '../console/console-log';
 import { ConsolePanel } from '../console/console-panel';
-import { useProjectSession } from './use-project-session';
+import { takePreviewFrame, useProjectSession } from './use-project-session';
+import type { FirstPreview } from './first-preview';
+import { isTemplateFiles } from '../projects/known-good';
 import { useMediaQuery } from './use-media-query';
 import { ShortcutsDialog } from './shortcuts-dialog';
 import { loadLayout, saveLayout, secondPersona, type Layout, type PanelName } from './layout';
@@ -35,17 +38,35 @@ function useOpened(open: boolean): boolean {
   return opened.current;
 }
 
+/** How long the editor waits at most for the first preview the workspace's first commit started. */
+const EDITOR_WAIT_MS = 1000;
+
 /**
- * False in the first render, true one task after it was committed: what is drawn behind it waits
- * for the first commit's effects (and the messages they send) and for the tasks already queued.
+ * Whether the editor (CodeMirror: the workspace's longest piece of main-thread work, 60 to 130 ms)
+ * is built. When a preview is on its way as the workspace opens (`previewStarting`: the build was
+ * ready, or comes from a template's prebuilt bundles), the editor waits for that preview to be up (`firstPreview`, at most
+ * EDITOR_WAIT_MS): built before, it held the main thread while the preview frame's document loaded
+ * and its client's first frame was reported. Otherwise it is built one task after the first commit.
+ * The second value builds it at once (a person reaching for the file's text).
  */
-function useAfterFirstCommit(): boolean {
-  const [after, setAfter] = useState(false);
+function useEditorShown(firstPreview: FirstPreview, previewStarting: boolean): [boolean, () => void] {
+  const [shown, setShown] = useState(false);
   useEffect(() => {
-    const timer = setTimeout(() => setAfter(true));
-    return () => clearTimeout(timer);
+    let live = true;
+    const timers: ReturnType<typeof setTimeout>[] = [];
+    // One task later: the effects and messages already queued go first.
+    const show = () => live && timers.push(setTimeout(() => setShown(true)));
+    if (!previewStarting || firstPreview.opened) show();
+    else {
+      void firstPreview.shown.then(show);
+      timers.push(setTimeout(show, EDITOR_WAIT_MS));
+    }
+    return () => {
+      live = false;
+      timers.forEach(clearTimeout);
+    };
   }, []);
-  return after;
+  return [shown, () => setShown(true)];
 }
 
 /** The manifest's `name`, if the manifest parses. */
@@ -81,7 +102,8 @@ const DeployPanel = lazyComponent(() => import('../deploy/deploy-panel').then((m
 const TerminalPanel = lazyComponent(() => import('../terminal').then((m) => m.TerminalPanel), 'terminal');
 
 export function Playground({ project, state, pendingImport, compiler, theme }: { project: Project; state?: Uint8Array; pendingImport?: string; compiler: CompilerClient; theme: 'light' | 'dark' }) {
-  const { session, runtime } = useProjectSession(project, compiler, state, { ...(pendingImport !== undefined ? { pendingImport } : {}) });
+  const made = useProjectSession(project, compiler, state, { ...(pendingImport !== undefined ? { pendingImport } : {}) });
+  const { session, runtime, firstPreview } = made;
   // A rename in the header or the list: the share link and the bug report carry the new name.
   useEffect(() => session.retitle(project.title), [session, project.title]);
   const consoleLog = useMemo(() => new ConsoleLog(), [session]);
@@ -136,9 +158,10 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const [reveal, setReveal] = useState<Span | undefined>();
   const [focusEditor, setFocusEditor] = useState<object | undefined>();
   const [showShortcuts, setShowShortcuts] = useState(false);
-  // The editor (CodeMirror: the workspace's longest piece of main-thread work) is built one task
-  // after the rest of the workspace: the preview pane's frames and the runtime's start go first.
-  const editorShown = useAfterFirstCommit();
+  // The editor is built after the rest of the workspace: the preview (its frame, the runtime's answer, the client's first frame) goes first.
+  // A template's files as shipped build from the prebuilt bundles: its preview is on its way as the workspace opens.
+  const [previewStarting] = useState(() => session.state.generation !== undefined || isTemplateFiles(session.state.project.files));
+  const [editorShown, showEditor] = useEditorShown(firstPreview, previewStarting);
 
   useEffect(() => {
     const off = tests.subscribe(() => rerender((n) => n + 1));
@@ -273,7 +296,18 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
               <div class="editor-column">
                 <Tabs tabs={current.openTabs.map((path) => ({ path }))} active={active} onSelect={(path) => session.openFile(path)} onClose={(path) => session.closeFile(path)} panelId="editor" />
                 <div id="editor" class="editor-host">
-                  {!editorShown ? null : active && current.files[active] !== undefined ? (
+                  {!editorShown ? (
+                    active && current.files[active] !== undefined && (
+                      <EditorPlaceholder
+                        path={active}
+                        text={current.files[active]!}
+                        onActivate={() => {
+                          showEditor();
+                          setFocusEditor({});
+                        }}
+                      />
+                    )
+                  ) : active && current.files[active] !== undefined ? (
                     <CodeEditor
                       path={active}
                       value={current.files[active]!}
@@ -304,18 +338,23 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                 device={layout.device}
                 onDevice={(device) => setLayout({ device })}
                 projectId={current.id}
+                takeFrame={(persona, container) => takePreviewFrame(made, persona, container)}
                 {...(staleNote ? { staleNote } : {})}
                 events={{
                   onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, running.current?.clientMap, 'client') }),
                   onCall: (entry) => session.log('runtime.call', { ...entry, durationMs: Math.round(entry.durationMs * 10) / 10 }),
-                  onError: (message) => session.log('preview.error', { message }),
+                  onError: (message) => {
+                    firstPreview.open();
+                    session.log('preview.error', { message });
+                  },
                   onLoaded: () => {
+                    firstPreview.open();
                     // For `npm run bench` (bench/playground.ts): when each generation's preview is up.
                     performance.mark('platform:preview-ready', { detail: { generation: generation?.number } });
                     session.log('preview.ready', { generation: generation?.number });
                   },
                   onNotice: (message) => session.log('preview.notice', { message }),
-                  onUnresponsive: () => session.log('preview.unresponsive', { message: 'The preview stopped responding (a loop in client code?); it reloads with the next build.' }),
+                  onUnresponsive: () => (firstPreview.open(), session.log('preview.unresponsive', { message: 'The preview stopped responding (a loop in client code?); it reloads with the next build.' })),
                 }}
               />
             </SplitPane>

@@ -53,17 +53,23 @@ export interface PreviewPaneProps {
   onDevice?(device: Device): void;
   /** The open project: its previews can be opened in tabs of their own (none without). */
   projectId?: string;
+  /** A frame whose document loaded ahead, moved into `container` for the first preview as `persona`, if there is one. */
+  takeFrame?(persona: PersonaName, container: HTMLElement): PreviewFrame | undefined;
 }
 
-/** The stage's size as it changes (a ResizeObserver). */
-function useSize(element: { current: HTMLElement | null }): { width: number; height: number } {
+/**
+ * The stage's size as it changes (a ResizeObserver, whose first report comes before the first paint).
+ * `now`: read it in the first commit too (a device box is drawn from it); reading it forces the
+ * layout of the whole workspace in the middle of its first commit, so a full-size preview does not.
+ */
+function useSize(element: { current: HTMLElement | null }, now: boolean): { width: number; height: number } {
   const [size, setSize] = useState({ width: 0, height: 0 });
   useLayoutEffect(() => {
     const target = element.current;
     if (!target) return undefined;
     const observer = new ResizeObserver(() => setSize({ width: target.clientWidth, height: target.clientHeight }));
     observer.observe(target);
-    setSize({ width: target.clientWidth, height: target.clientHeight });
+    if (now) setSize({ width: target.clientWidth, height: target.clientHeight });
     return () => observer.disconnect();
   }, []);
   return size;
@@ -79,13 +85,14 @@ export interface OnePreviewProps {
   device?: Device;
   /** The project, for "Open in new tab" (no link without). */
   projectId?: string;
+  takeFrame?: PreviewPaneProps['takeFrame'];
 }
 
-export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, device = 'full', projectId }: OnePreviewProps) {
+export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, device = 'full', projectId, takeFrame }: OnePreviewProps) {
   const [crash, setCrash] = useState<ClientCrash | undefined>(undefined);
   const host = useRef<HTMLDivElement>(null);
   const stage = useRef<HTMLDivElement>(null);
-  const stageSize = useSize(stage);
+  const stageSize = useSize(stage, device !== 'full');
   const [stopped, setStopped] = useState<'unresponsive' | 'navigated' | undefined>(undefined);
   const [attempt, setAttempt] = useState(0);
   const [offer, setOffer] = useState<DownloadOffer | undefined>(undefined);
@@ -140,7 +147,10 @@ export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, dev
       frame.activate(handlers);
     } else {
       kept?.frame.destroy();
-      frame = new PreviewFrame(host.current!, persona, runtime, handlers);
+      // A frame loaded ahead (as the project was made) comes in with its document: the client starts at once.
+      const ahead = takeFrame?.(persona, host.current!);
+      if (ahead) ahead.activate(handlers);
+      frame = ahead ?? new PreviewFrame(host.current!, persona, runtime, handlers);
     }
     if (app) frame.load(app);
     return () => frame.destroy();
@@ -282,6 +292,7 @@ export function PreviewPane(props: PreviewPaneProps) {
           {...(props.projectId ? { projectId: props.projectId } : {})}
           {...(props.crashOf ? { crashOf: props.crashOf } : {})}
           {...(props.onOpen ? { onOpen: props.onOpen } : {})}
+          {...(props.takeFrame ? { takeFrame: props.takeFrame } : {})}
         />
       ))}
     </div>

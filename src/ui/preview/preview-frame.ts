@@ -248,6 +248,19 @@ export class PreviewFrame {
     container.appendChild(this.iframe);
   }
 
+  /** Whether a frame can move to another container with its document (`moveBefore`: nothing reloads). */
+  static get movable(): boolean {
+    return typeof (Element.prototype as Element & { moveBefore?: unknown }).moveBefore === 'function';
+  }
+
+  /** Moves the frame, its document loaded and kept, into `container` (false: it cannot move, see `movable`). */
+  moveTo(container: HTMLElement): boolean {
+    const move = (container as HTMLElement & { moveBefore?(node: Node, child: Node | null): void }).moveBefore;
+    if (typeof move !== 'function') return false;
+    move.call(container, this.iframe, null);
+    return true;
+  }
+
   /** A spare frame becomes the preview, with these events. */
   activate(events: PreviewEvents): void {
     this.#events = events;

@@ -54,6 +54,11 @@ export interface RuntimeHostOptions {
   startTimeoutMs?: number;
   /** A write is exported at most this long after its commit (0: right after its answer); 250 ms by default. */
   commitDelayMs?: number;
+  /**
+   * The sandbox kept for the next restart is loaded after a start once this has resolved (the
+   * playground: once the first preview is up, which it would slow down); right after a start without.
+   */
+  sparesAfter?: Promise<unknown>;
 }
 
 export interface HostedApp {
@@ -267,6 +272,7 @@ export class RuntimeHost {
   readonly #graceMs: number;
   readonly #startTimeoutMs: number;
   readonly #commitDelayMs: number;
+  readonly #sparesAfter: Promise<unknown>;
 
   #app: HostedApp | undefined;
   #phase: RuntimePhase = 'idle';
@@ -305,6 +311,7 @@ export class RuntimeHost {
     this.#graceMs = options.graceMs ?? 1_000;
     this.#startTimeoutMs = options.startTimeoutMs ?? 15_000;
     this.#commitDelayMs = options.commitDelayMs ?? 250;
+    this.#sparesAfter = options.sparesAfter ?? Promise.resolve();
     this.#watchdog = new Watchdog<number | PreviewFlight>(this.#deadlineMs + this.#graceMs, (item) => this.#stuck(item));
   }
 
@@ -540,7 +547,7 @@ export class RuntimeHost {
       for (const [key, preview] of this.#previews) if (!preview.closed) this.#attach(key, preview);
       this.#pump();
       // The next (re)start takes a sandbox that has loaded already.
-      setTimeout(() => this.#prepareSpare(), 0);
+      void this.#sparesAfter.then(() => setTimeout(() => this.#prepareSpare(), 0));
     } catch (error) {
       if (generation !== this.#generation) return;
       const message = describeError(error);
