@@ -6,7 +6,7 @@ export const SNAPSHOT_INFO: string;
 export const SNAPSHOT_LAUNCHER: string;
 /** The Node a snapshot blob belongs to: a blob starts only in the Node that built it. */
 export function snapshotTag(): string;
-/** The record (SNAPSHOT_INFO's text) of a snapshot blob of `bytes` built by this Node. */
-export function snapshotInfo(bytes: number): string;
+/** The record (SNAPSHOT_INFO's text) of a snapshot blob of `bytes` built by this Node with V8 options `flags`. */
+export function snapshotInfo(bytes: number, flags?: readonly string[]): string;
 /** The arguments that start a process from the start-up snapshot (before the command's own), or undefined where it cannot serve. */
 export function snapshotArgs(root: URL): string[] | undefined;

@@ -29,15 +29,17 @@ export function snapshotTag() {
 }
 
 /**
- * The record of a snapshot blob of `bytes` built by this Node: its size, the Node's tag and the size of
- * its executable (what bin/platform, a shell script, can compare without starting Node).
+ * The record of a snapshot blob of `bytes` built by this Node with V8 options `flags`: its size, the
+ * Node's tag and the size of its executable (what bin/platform, a shell script, can compare without
+ * starting Node), and the options a process must start with to use it.
  */
-export function snapshotInfo(bytes) {
+export function snapshotInfo(bytes, flags = []) {
   return [
     '# The CLI\'s start-up snapshot (scripts/build-cli.ts), read by bin/platform and bin/prebuilt.mjs.',
     `SNAPSHOT_BYTES=${bytes}`,
-    `NODE_TAG='${snapshotTag()}'`,
-    `NODE_BYTES=${statSync(process.execPath).size}`,
+    `SNAPSHOT_NODE_TAG='${snapshotTag()}'`,
+    `SNAPSHOT_NODE_BYTES=${statSync(process.execPath).size}`,
+    `SNAPSHOT_V8_FLAGS='${flags.join(' ')}'`,
     '',
   ].join('\n');
 }
@@ -60,8 +62,9 @@ export function snapshotArgs(root) {
     if (process.env.NODE_OPTIONS) return undefined;
     const info = readSnapshotInfo(readFileSync(new URL(SNAPSHOT_INFO, root), 'utf8'));
     const blob = new URL(SNAPSHOT_BLOB, root);
-    if (info.get('NODE_TAG') !== snapshotTag() || statSync(blob).size !== Number(info.get('SNAPSHOT_BYTES'))) return undefined;
-    return ['--snapshot-blob', fileURLToPath(blob), fileURLToPath(new URL(SNAPSHOT_LAUNCHER, root))];
+    if (info.get('SNAPSHOT_NODE_TAG') !== snapshotTag() || statSync(blob).size !== Number(info.get('SNAPSHOT_BYTES'))) return undefined;
+    const flags = (info.get('SNAPSHOT_V8_FLAGS') ?? '').split(' ').filter(Boolean);
+    return [...flags, '--snapshot-blob', fileURLToPath(blob), fileURLToPath(new URL(SNAPSHOT_LAUNCHER, root))];
   } catch {
     return undefined;
   }

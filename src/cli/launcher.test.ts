@@ -20,7 +20,8 @@ describe('bin/platform', () => {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);
   };
-  const record = (snapshotBytes: number, nodeBytes = statSync(node()).size) => write(SNAPSHOT_INFO, `# a record\nSNAPSHOT_BYTES=${snapshotBytes}\nNODE_TAG='v20.0.0 linux x64'\nNODE_BYTES=${nodeBytes}\n`);
+  const record = (snapshotBytes: number, nodeBytes = statSync(node()).size, flags = '') =>
+    write(SNAPSHOT_INFO, `# a record\nSNAPSHOT_BYTES=${snapshotBytes}\nSNAPSHOT_NODE_TAG='v20.0.0 linux x64'\nSNAPSHOT_NODE_BYTES=${nodeBytes}\nSNAPSHOT_V8_FLAGS='${flags}'\n`);
   const run = (args: string[], env: Record<string, string> = {}, bin = join(root, 'bin/platform')) =>
     execFileSync(bin, args, { encoding: 'utf8', cwd: tmpdir(), env: { PATH: `${dirname(node())}:/usr/bin:/bin`, HOME: root, ...env } });
   /** What the stand-in Node prints: each argument it was given, in brackets. */
@@ -49,6 +50,13 @@ describe('bin/platform', () => {
   it('starts check and build from the snapshot, in its own process', () => {
     expect(run(['check', '--json', 'app'])).toBe(fromSnapshot('check', '--json', 'app'));
     expect(run(['build', 'app'])).toBe(fromSnapshot('build', 'app'));
+  });
+
+  it('gives V8 the options the snapshot was built with, and no others', () => {
+    record(1000, undefined, '--initial-heap-size=256 --max-lazy');
+    expect(run(['check', 'app'])).toBe(said(['--initial-heap-size=256', '--max-lazy', '--snapshot-blob', join(root, SNAPSHOT_BLOB), join(root, SNAPSHOT_LAUNCHER), 'check', 'app']));
+    record(1000);
+    expect(run(['check', 'app'], { SNAPSHOT_V8_FLAGS: '--stress-snapshot' }), 'not from the environment').toBe(fromSnapshot('check', 'app'));
   });
 
   it('hands every other command to the Node entry', () => {

@@ -80,8 +80,8 @@ describe('the CLI started from its start-up snapshot', () => {
     mkdirSync(join(root, 'build/cli'), { recursive: true });
     writeFileSync(join(root, SNAPSHOT_BLOB), new Uint8Array(1000));
     const at = new URL(`file://${root}/`);
-    writeFileSync(join(root, SNAPSHOT_INFO), snapshotInfo(1000));
-    expect(snapshotArgs(at)?.slice(0, 2)).toEqual(['--snapshot-blob', join(root, SNAPSHOT_BLOB)]);
+    writeFileSync(join(root, SNAPSHOT_INFO), snapshotInfo(1000, ['--initial-heap-size=256']));
+    expect(snapshotArgs(at)?.slice(0, 3), 'with the V8 options it was built with').toEqual(['--initial-heap-size=256', '--snapshot-blob', join(root, SNAPSHOT_BLOB)]);
     writeFileSync(join(root, SNAPSHOT_INFO), snapshotInfo(2000));
     expect(snapshotArgs(at), 'a blob cut short').toBeUndefined();
     writeFileSync(join(root, SNAPSHOT_INFO), snapshotInfo(1000).replace(snapshotTag(), 'v0.0.0 linux x64'));
