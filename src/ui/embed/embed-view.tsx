@@ -7,7 +7,7 @@ import { useMemo } from 'preact/hooks';
 import { problemsOf } from '../diagnostic-list';
 import type { CompilerClient } from '../compiler-client';
 import { PersonaSwitcher, PreviewPane } from '../playground/preview-pane';
-import { useProjectSession } from '../playground/use-project-session';
+import { takePreviewFrame, useProjectSession } from '../playground/use-project-session';
 import { isTemplateFiles } from '../projects/known-good';
 import type { Project } from '../projects/store';
 import { MemoryProjectStore } from '../session/project-store';
@@ -38,7 +38,8 @@ export interface EmbedViewProps {
 export function EmbedView({ project, state, pendingImport, persist, mode, compiler, theme, openHref }: EmbedViewProps) {
   // A scratch project is kept in the page only: its store is memory.
   const store = useMemo(() => (persist ? undefined : new MemoryProjectStore(isTemplateFiles)), [project.id]);
-  const { session, runtime, firstPreview } = useProjectSession(project, compiler, state, { ...(store ? { store } : {}), ...(pendingImport !== undefined ? { pendingImport } : {}) });
+  const made = useProjectSession(project, compiler, state, { ...(store ? { store } : {}), ...(pendingImport !== undefined ? { pendingImport } : {}) });
+  const { session, runtime, firstPreview } = made;
   const { project: current, compile, generation, diagnostics } = session.state;
   const files = Object.keys(current.files).sort();
   const active = current.activeFile && current.files[current.activeFile] !== undefined ? current.activeFile : files.includes('src/client/main.tsx') ? 'src/client/main.tsx' : files[0];
@@ -77,7 +78,7 @@ export function EmbedView({ project, state, pendingImport, persist, mode, compil
           )}
         </div>
         <div class="embed-preview">
-          <PreviewPane generation={generation} personas={[current.persona]} runtime={runtime} events={{ onLoaded: () => firstPreview.open(), onError: (message) => (firstPreview.open(), session.log('preview.error', { message })) }} />
+          <PreviewPane generation={generation} personas={[current.persona]} runtime={runtime} takeFrame={(persona, container) => takePreviewFrame(made, persona, container)} events={{ onLoaded: () => firstPreview.open(), onError: (message) => (firstPreview.open(), session.log('preview.error', { message })) }} />
         </div>
       </div>
     </div>

@@ -23,7 +23,7 @@ interface Made {
   runtime: RuntimeHost;
   /** Opened by the view when the first preview is up: the spare sandbox and the compiler's start wait for it. */
   firstPreview: FirstPreview;
-  /** The preview frame loaded as a new project was made, until the pane takes it (takePreviewFrame). */
+  /** The first preview's frame, loaded as the session was made, until the pane takes it (takePreviewFrame). */
   parkedFrame?: PreviewFrame | undefined;
 }
 
@@ -32,8 +32,9 @@ let parking: HTMLElement | undefined;
 
 /**
  * A hidden preview frame for this runtime whose document loads now, while the project is stored and
- * its workspace drawn; the pane moves it in with its document (`moveBefore`) and starts the client
- * there at once. None where a frame cannot move without reloading.
+ * opened (a session started at a click) or while the runtime starts; the pane moves it in with its
+ * document (`moveBefore`) and starts the client there at once. None where a frame cannot move without
+ * reloading.
  */
 function parkedPreviewFrame(persona: PersonaName, runtime: RuntimeHost): PreviewFrame | undefined {
   if (!PreviewFrame.movable) return undefined;
@@ -58,7 +59,8 @@ function makeSession(project: Project, compiler: CompilerClient, state: Uint8Arr
   void firstPreview.shown.then(off);
   // The compiler worker (about 1.5 s of a core) starts after the first preview, unless a build needs it before.
   void firstPreview.shown.then(() => whenIdle(() => compiler.start()));
-  return { session, runtime, firstPreview };
+  // The first preview's frame loads its document now, beside the runtime's start.
+  return { session, runtime, firstPreview, parkedFrame: parkedPreviewFrame(project.persona, runtime) };
 }
 
 function end({ session, runtime, firstPreview, parkedFrame }: Made): void {
@@ -79,9 +81,7 @@ let early: { id: string; made: Made } | undefined;
  */
 export function startNewProjectSession(project: Project, compiler: CompilerClient): void {
   dropNewProjectSession();
-  const made = makeSession(project, compiler, undefined, {});
-  made.parkedFrame = parkedPreviewFrame(project.persona, made.runtime);
-  early = { id: project.id, made };
+  early = { id: project.id, made: makeSession(project, compiler, undefined, {}) };
 }
 
 /** Ends a session started for a new project that will not be opened here (storing it failed). */
