@@ -35,9 +35,10 @@ async function waitForReady(page: Page, after: number): Promise<number> {
  * Where a cold first preview's time goes, ms from navigation start: the page's own script, the start
  * page drawn (its template cards answer clicks), the click on the template (its event's time), the new
  * project stored and opened, the first build asked for, the prebuilt bundles in hand, the runtime
- * started on them, the build done (its previews may start), the preview painted; and the compiler
- * worker's script fetched and the compiler ready (esbuild's wasm is fetched by the worker, in its own
- * timeline), which a template's first preview does not wait for.
+ * started on them, the build done (its previews may start), the preview painted, the editor built (after
+ * the preview: it waits for it); and the compiler worker's script fetched and the compiler ready
+ * (esbuild's wasm is fetched by the worker, in its own timeline), which a template's first preview does
+ * not wait for: the worker starts once that preview is up.
  */
 const WATERFALL = [
   'page DOMContentLoaded',
@@ -51,6 +52,7 @@ const WATERFALL = [
   'runtime started',
   'first build done',
   'first preview ready',
+  'editor built',
   'compiler worker script fetched',
   'compiler ready',
   'runtime start, ms',
@@ -80,6 +82,7 @@ function waterfall(page: Page): Promise<Record<(typeof WATERFALL)[number], numbe
       'runtime started': first['platform:runtime-started'] ?? NaN,
       'first build done': first['platform:compile-done'] ?? NaN,
       'first preview ready': first['platform:preview-ready'] ?? NaN,
+      'editor built': first['platform:editor-ready'] ?? NaN,
       'compiler worker script fetched': resources.find((e) => /compiler\.worker-[^/]*\.js$/.test(e.name))?.responseEnd ?? NaN,
       'compiler ready': first['platform:compiler-ready'] ?? NaN,
       // What the runtime's first start took: the sandbox ready, then in its worker sql.js, the server bundle, the database.
