@@ -301,6 +301,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                       <EditorPlaceholder
                         path={active}
                         text={current.files[active]!}
+                        view={session.views[active]}
                         onActivate={() => {
                           showEditor();
                           setFocusEditor({});
