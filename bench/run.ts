@@ -6,7 +6,7 @@
 import { MemoryFileSystem } from '../src/core/fs';
 import { checkManifest, validateManifestText } from '../src/core/manifest';
 import { FULL_MANIFEST } from '../src/core/manifest/__fixtures__/cases';
-import { browserCompilerRows, openPlayground } from './browser';
+import { browserCompilerRows, openPlayground, workerWarmUpRows } from './browser';
 import { playgroundRows } from './playground';
 import { compilerRows, stopCompilers } from './compiler';
 import { benchProjects } from './projects';
@@ -74,6 +74,7 @@ if (playground) {
       'Compiler worker start-up in Chromium',
       Object.entries(playground.startup).map(([name, value]) => ({ name: `worker start-up: ${name}`, value, unit: 'ms' as const })),
     );
+    printTable('Compiler worker in Chromium: its warm-up (before the projects)', await workerWarmUpRows(playground.page, projects.at(-1)!));
     for (const project of projects) printTable(`Compiler worker in Chromium: ${project.name}`, await browserCompilerRows(playground.page, project));
     printTable('Playground in Chromium: first preview, edits, queries, page weight', await playgroundRows(playground.browser, playground.url));
   } finally {
