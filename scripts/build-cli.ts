@@ -162,11 +162,12 @@ const SNAPSHOT_V8_FLAGS = ['--initial-heap-size=256'];
 
 /**
  * Packages the snapshot's bundle leaves out, required from the checkout when first used
- * (RUNTIME_REQUIRE_KEY, set by src/cli/snapshot.ts as the process starts): esbuild finds its binary
- * beside its own files and refuses to be bundled; workerd and miniflare too; the MCP SDK and the HTTP
- * server hold handles a snapshot cannot keep. None is used while the snapshot is built.
+ * (RUNTIME_REQUIRE_KEY, set by src/cli/snapshot.ts as the process starts): esbuild and workerd find
+ * their binaries beside their own files (esbuild refuses to be bundled); fflate makes a TextDecoder as
+ * it loads, the MCP SDK and the HTTP server hold native objects too, which a snapshot cannot keep
+ * (`node --build-snapshot` stops on them). None is used while the snapshot is built.
  */
-const REQUIRED_AT_RUN = /^(esbuild|fflate|miniflare|workerd|@modelcontextprotocol\/sdk|@hono\/node-server)(\/|$)/;
+const REQUIRED_AT_RUN = /^(esbuild|fflate|workerd|@modelcontextprotocol\/sdk|@hono\/node-server)(\/|$)/;
 
 function packagesRequiredAtRun(root: string): esbuild.Plugin {
   const here = createRequire(join(root, 'package.json'));

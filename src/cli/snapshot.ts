@@ -8,9 +8,8 @@
  * A process started from the snapshot (`node --snapshot-blob startup.blob launch.cjs args…`, by bin/platform
  * or bin/platform.mjs) runs `check` and `build` with the CLI bundled here, or the sources when one changed
  * since the build; every other command through the launcher, the prebuilt CLI's modules (`launch.cjs`), as
- * `node launch.cjs args…` would. Packages the bundle leaves out (those
- * that spawn binaries or serve: esbuild, workerd, the MCP SDK; see scripts/build-cli.ts) are required
- * from the checkout when first used, which for `check` and `build` is esbuild's alone.
+ * `node launch.cjs args…` would. Packages the bundle leaves out (esbuild, fflate, workerd, the MCP SDK, the
+ * HTTP server; see scripts/build-cli.ts) are required from the checkout when first used.
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
