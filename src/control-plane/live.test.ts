@@ -188,6 +188,37 @@ describe('live updates of a hosted app', () => {
     other.stream!.close();
   }, 60_000);
 
+  it("the page's document makes its visitor a guest: its first calls, sent at once, are that guest's, and its live stream refreshes its queries", async () => {
+    // A browser loads the document, then its scripts send their first calls together (the queries, the
+    // live stream, the auth state): each with the cookie the document set. Minted by those calls
+    // instead, each made a guest of its own, and the stream belonged to another guest than the queries.
+    const document = await hostedRequest(origin, '/', { method: 'GET' });
+    expect([document.status, String(document.headers['content-type'])]).toEqual([200, expect.stringMatching(/^text\/html/)]);
+    const cookie = cookieOf(document);
+    expect(cookie).toMatch(/^__platform_guest=/);
+    expect(String(document.headers['set-cookie'])).toMatch(/HttpOnly/);
+    const again = await hostedRequest(origin, '/', { method: 'GET', headers: { cookie: cookie! } });
+    expect(again.headers['set-cookie'], 'a guest already is one').toBeUndefined();
+
+    // The slots of the test before come back once the engine sees its connections go.
+    let stream!: Stream;
+    expect(
+      await eventually(async () => {
+        stream = await openStream(origin, cookie);
+        return stream.status === 200;
+      }),
+    ).toBe(true);
+    expect(stream.headers['set-cookie']).toBeUndefined();
+    const open = await stream.next();
+    if (open?.kind !== 'open') throw new Error(`expected the open event, got ${JSON.stringify(open)}`);
+    const held = await hostedRequest(origin, '/_platform/v0/query/notes.list', { method: 'POST', body: '{"input":{}}', headers: { cookie: cookie!, [LIVE_CONNECTION_HEADER]: open.connection } });
+    expect([held.status, held.headers[READ_HEADER], held.headers['set-cookie']]).toEqual([200, 'notes', undefined]);
+    const writer = await Visitor.arrive(origin);
+    await writer.send('mutation', 'notes.add', { text: 'seen by the page' });
+    expect(await stream.next()).toMatchObject({ kind: 'invalidate', queries: ['notes.list'], tables: ['notes'] });
+    stream.close();
+  }, 60_000);
+
   it('closed connections free their slots for other visitors', async () => {
     const visitors = [await Visitor.arrive(origin), await Visitor.arrive(origin)];
     // The slots come back once the engine sees the connections go (through the control plane's proxy):

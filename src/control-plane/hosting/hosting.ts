@@ -288,7 +288,21 @@ export class Hosting {
         return { auth: this.#guest(target.appId, target.environment, visitor.guestId), ...(visitor.setCookie ? { setCookie: visitor.setCookie } : {}) };
       });
     }
-    return isRuntimePath(url.pathname) ? this.#runtime(request, target, record, artifactId, incoming) : this.#asset(request, record, url.pathname);
+    if (isRuntimePath(url.pathname)) return this.#runtime(request, target, record, artifactId, incoming);
+    return this.#withGuestCookie(request, target, this.#asset(request, record, url.pathname));
+  }
+
+  /**
+   * The page's document makes its visitor a guest (a guest cookie when it has none and is not signed in
+   * to the app): its scripts' first calls, sent at once (the queries, the live stream, the auth state),
+   * then carry the one cookie. Minted by those calls instead, each made a guest of its own, and a page's
+   * live stream could belong to another guest than its queries, which it then never refreshed.
+   */
+  #withGuestCookie(request: Request, target: HostedTarget, response: Response): Response {
+    if (!(response.headers.get('content-type') ?? '').startsWith('text/html') || this.#options.appAuth?.user(request, target)) return response;
+    const visitor = this.#visitor(request, target);
+    if (visitor.setCookie) response.headers.append('set-cookie', visitor.setCookie);
+    return response;
   }
 
   async #runtime(request: Request, target: HostedTarget, record: ArtifactRecord, artifactId: string, incoming: IncomingMessage | undefined): Promise<Response> {
