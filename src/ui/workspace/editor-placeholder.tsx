@@ -5,13 +5,15 @@
  * the keyboard's focus) asks for the editor at once.
  */
 import { useLayoutEffect, useRef } from 'preact/hooks';
+import { EDITOR_FONT_FAMILY, EDITOR_FONT_PX, EDITOR_LINE_HEIGHT } from './editor-metrics';
 import type { FileView } from './file-views';
 
 /** Lines drawn: more than any editor pane shows before it scrolls. */
 const LINES = 200;
-/** The editor's line height (13 px at 1.55, editor.tsx's theme) and its content's top padding (CodeMirror's). */
-const LINE_PX = 13 * 1.55;
+/** The editor's line height, and its content's top padding (CodeMirror's). */
+const LINE_PX = EDITOR_FONT_PX * EDITOR_LINE_HEIGHT;
 const PADDING_PX = 4;
+const FONT = `${EDITOR_FONT_PX}px/${EDITOR_LINE_HEIGHT} ${EDITOR_FONT_FAMILY}`;
 
 export function EditorPlaceholder({ path, text, view, onActivate }: { path: string; text: string; view?: FileView | undefined; onActivate(): void }) {
   const host = useRef<HTMLDivElement>(null);
@@ -25,7 +27,7 @@ export function EditorPlaceholder({ path, text, view, onActivate }: { path: stri
     host.current.scrollLeft = view.left;
   }, []);
   return (
-    <div class="ws-editor editor-placeholder" ref={host} data-testid="editor-placeholder" data-path={path} tabIndex={0} aria-label={`${path} (the editor is loading)`} onPointerDown={onActivate} onFocus={onActivate}>
+    <div class="ws-editor editor-placeholder" ref={host} data-testid="editor-placeholder" data-path={path} tabIndex={0} aria-label={`${path} (the editor is loading)`} style={{ font: FONT }} onPointerDown={onActivate} onFocus={onActivate}>
       <pre class="editor-placeholder-gutter" aria-hidden="true">
         {lines.map((_, i) => i + 1).join('\n')}
       </pre>

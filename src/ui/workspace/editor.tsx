@@ -47,6 +47,7 @@ import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { Diagnostic, Span } from '../../core/diagnostics';
 import { hasTypeScriptFeatures, typescriptFeatures, type LanguageServices } from './language';
 import type { FileView, FileViews } from './file-views';
+import { EDITOR_FONT_FAMILY, EDITOR_FONT_PX, EDITOR_LINE_HEIGHT } from './editor-metrics';
 import { formatCommand, shortcutKeymap } from './shortcuts';
 
 export type EditorTheme = 'light' | 'dark';
@@ -163,8 +164,8 @@ function toLintDiagnostics(doc: Text, diagnostics: readonly Diagnostic[]): LintD
 
 /** Light: CodeMirror's default highlighting on the workspace's colours. Dark: One Dark on the same. */
 const baseTheme = EditorView.theme({
-  '&': { height: '100%', fontSize: '13px', backgroundColor: 'var(--ws-editor-bg)', color: 'var(--ws-text)' },
-  '.cm-scroller': { fontFamily: "ui-monospace, 'SF Mono', Menlo, Consolas, monospace", lineHeight: '1.55' },
+  '&': { height: '100%', fontSize: `${EDITOR_FONT_PX}px`, backgroundColor: 'var(--ws-editor-bg)', color: 'var(--ws-text)' },
+  '.cm-scroller': { fontFamily: EDITOR_FONT_FAMILY, lineHeight: String(EDITOR_LINE_HEIGHT) },
   '.cm-gutters': { backgroundColor: 'var(--ws-editor-bg)', color: 'var(--ws-muted)', borderRight: '1px solid var(--ws-border)' },
   '&.cm-focused': { outline: 'none' },
   '.cm-tooltip': { maxWidth: '560px' },
