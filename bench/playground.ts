@@ -3,6 +3,7 @@
  * the first preview painted (cold: a fresh profile with no HTTP cache; warm: a reload), edit to preview
  * updated, a query's round trip from the preview, and the JavaScript the page loads before anything is
  * clicked. The playground marks `platform:compile-start` and `platform:preview-ready` (performance marks).
+ * Every template's client and server edits, with where their time goes, are in edits.ts (a table of their own).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,8 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from '@playwright/test';
 import { build } from 'esbuild';
 import { AdaptiveQuietWindow } from '../src/core/build/quiet-window';
-import { median, percentile, type Row } from './stats';
+import { templateEditRows } from './edits';
+import { median, percentile, printTable, type Row } from './stats';
 
 const ROOT = join(import.meta.dirname, '..');
 const COLD_RUNS = 5;
@@ -220,6 +222,8 @@ export async function playgroundRows(browser: Browser, url: string): Promise<Row
   const clickToPreview = cold.map((ready, i) => ready - steps['template clicked']![i]!);
   const edits = await editToPreview(page);
   const queries = await queryRoundTrips(page);
+  // Every template's client and server edits, in the same page (its compiler worker warm from the edits above).
+  printTable('Playground in Chromium: edit to preview updated, every template, a client and a server edit', await templateEditRows(page));
   await page.context().close();
   const js = initialJavaScript();
   return [
