@@ -120,7 +120,8 @@ export async function buildCli(root: string = ROOT): Promise<CliInputs> {
   const outdir = join(root, CLI_DIR);
   const result = await esbuild.build({
     ...nodeBundle(root),
-    entryPoints: [join(root, 'src/cli/main.ts')],
+    // The CLI, and the bundle thread `platform dev` starts (src/adapters/node/thread-bundler.ts finds it beside its chunk).
+    entryPoints: [join(root, 'src/cli/main.ts'), join(root, 'src/adapters/node/bundle-thread.ts')],
     splitting: true,
     outdir,
     entryNames: '[name]',
@@ -128,6 +129,8 @@ export async function buildCli(root: string = ROOT): Promise<CliInputs> {
     format: 'esm',
     packages: 'external',
     banner: { js: checkoutBanner(`${CLI_DIR}/main.js`) },
+    // What tells the prebuilt modules from the sources run through tsx (src/adapters/node/thread-bundler.ts).
+    define: { 'import.meta.prebuiltCli': 'true' },
     plugins: [lazyTypeScript(), checkoutPaths(root)],
   });
   mkdirSync(outdir, { recursive: true });

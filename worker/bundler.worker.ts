@@ -9,7 +9,7 @@ import * as esbuild from 'esbuild-wasm';
 import embedded from 'virtual:platform-library/modules';
 import { Bundler } from '../src/core/build/bundle';
 import { embeddedLibrary } from '../src/core/build/library';
-import { MemoryFileSystem } from '../src/core/fs';
+import { answerBundle } from '../src/core/build/remote-bundler';
 import type { BundlerRequest, BundlerResponse } from './protocol/bundler';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -32,15 +32,12 @@ self.onmessage = (event: MessageEvent<BundlerRequest>) => {
     );
     return;
   }
-  void bundle(request);
-};
-
-async function bundle(request: Extract<BundlerRequest, { type: 'bundle' }>): Promise<void> {
-  try {
-    if (!bundler) throw new Error('The bundler was asked to bundle before it was given esbuild.');
-    const result = await (await bundler).bundle({ ...request.project, fs: new MemoryFileSystem(Object.fromEntries(request.files)) }, request.targets);
-    post({ type: 'bundled', id: request.id, result });
-  } catch (error) {
-    post({ type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) });
+  if (!bundler) {
+    post({ type: 'failed', id: request.id, message: 'The bundler was asked to bundle before it was given esbuild.' });
+    return;
   }
-}
+  // The project's files come with the request: the playground holds them in memory.
+  void answerBundle(bundler, request, () => {
+    throw new Error('The bundler worker bundles projects held in memory.');
+  }).then(post);
+};

@@ -11,6 +11,7 @@ import { compileProject, type Compiler } from '../src/core/build/build';
 import { ALL_TARGETS, type BuildTarget, type BundleResult, type ProjectBundler } from '../src/core/build/bundle';
 import type { Project } from '../src/core/analyze/project';
 import { embeddedLibrary } from '../src/core/build/library';
+import { RemoteBundler } from '../src/core/build/remote-bundler';
 import { toVirtual, TypeCheckSession } from '../src/core/build/typecheck';
 import { MemoryFileSystem } from '../src/core/fs';
 import type { BundlerRequest, BundlerResponse } from './protocol/bundler';
@@ -62,8 +63,13 @@ async function loadEsbuildWasm(): Promise<WebAssembly.Module> {
 class WorkerBundler implements ProjectBundler {
   readonly offThread = true;
   readonly #worker = new Worker(new URL('./bundler.worker.ts', import.meta.url), { type: 'module', name: 'bundler' });
-  readonly #pending = new Map<number, { resolve(result: BundleResult): void; reject(error: Error): void }>();
-  #next = 1;
+  readonly #remote = new RemoteBundler(
+    (request) => this.#post(request),
+    ({ fs }) => {
+      if (!(fs instanceof MemoryFileSystem)) throw new Error('The bundler worker bundles projects held in memory.');
+      return { files: fs.entries() };
+    },
+  );
   readonly ready: Promise<void>;
 
   constructor(wasmModule: Promise<WebAssembly.Module>) {
@@ -73,16 +79,12 @@ class WorkerBundler implements ProjectBundler {
       const message = event.data;
       if (message.type === 'ready') return started.resolve();
       if (message.type === 'startup-failed') return started.reject(new Error(`The bundler could not start: ${message.message}`));
-      const pending = this.#pending.get(message.id);
-      this.#pending.delete(message.id);
-      if (message.type === 'bundled') pending?.resolve(message.result);
-      else pending?.reject(new Error(message.message));
+      this.#remote.answer(message);
     };
     this.#worker.onerror = (event) => {
       const error = new Error(`The bundler failed: ${event.message}`);
       started.reject(error);
-      for (const pending of this.#pending.values()) pending.reject(error);
-      this.#pending.clear();
+      this.#remote.fail(error);
     };
     void wasmModule.then((module) => this.#post({ type: 'init', wasmModule: module }), (error: unknown) => started.reject(error instanceof Error ? error : new Error(String(error))));
   }
@@ -92,16 +94,11 @@ class WorkerBundler implements ProjectBundler {
   }
 
   bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS): Promise<BundleResult> {
-    const { fs, ...rest } = project;
-    if (!(fs instanceof MemoryFileSystem)) return Promise.reject(new Error('The bundler worker bundles projects held in memory.'));
-    const id = this.#next++;
-    return new Promise<BundleResult>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      this.#post({ type: 'bundle', id, files: fs.entries(), project: rest, targets });
-    });
+    return this.#remote.bundle(project, targets);
   }
 
   async dispose(): Promise<void> {
+    await this.#remote.dispose();
     this.#worker.terminate();
   }
 }

@@ -3,6 +3,7 @@ import { cpSync, existsSync, lstatSync, mkdirSync, realpathSync, rmSync } from '
 import { stillRunning } from '../workerd/workerd-engine';
 import { join, relative, resolve, sep } from 'node:path';
 import type { LocalHost } from '../../core/local/host';
+import { ThreadBundler } from './thread-bundler';
 import { TreeWatcher } from './tree-watcher';
 
 /** Whether a process is running (not gone, not a zombie): workerd-engine's check, for discovery records. */
@@ -27,6 +28,7 @@ export function nodeLocalHost(cwd: string): LocalHost {
     // workerd, esbuild and the engine load only when a server starts.
     listen: async (options) => (await import('./local-server')).NodeLocalServer.listen(options),
     resolve: (directory) => resolve(cwd, directory),
+    bundler: (compiler) => new ThreadBundler(compiler),
     watch(root, onChange) {
       try {
         return new TreeWatcher(root, onChange);

@@ -30,6 +30,12 @@ export interface AnalyzeOptions {
   zones?: readonly Zone[];
   /** Runs before the type check when nothing so far is an error, with the analysis as it stands (a host bundles meanwhile). */
   beforeTypecheck?: (analysis: Analysis) => Promise<void>;
+  /**
+   * Awaited between the server zone's check and the others' (the client's, against the contract just
+   * emitted): a host whose bundle is being made on another thread takes its answer here, so what it
+   * starts with the bundle (dev's engine for a new server side) starts before the client is checked.
+   */
+  betweenZones?: () => Promise<void>;
 }
 
 export interface AnalysisTimings {
@@ -146,6 +152,7 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
       timings.focusCheck = now() - checking;
     }
     checkNow(serverOnly);
+    await options.betweenZones?.();
     for (const [path, text] of declarations) {
       const target = `${SERVER_DECLARATIONS_ROOT}/${path}`;
       generated.set(target, text);

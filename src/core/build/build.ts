@@ -75,7 +75,9 @@ export async function compileProject(fs: WritableFileSystem, compiler: Compiler,
           if (!bundler.offThread) await early;
         }
       : undefined;
-  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: options.typecheck === false ? false : compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now, zones: options.zones, ...(beforeTypecheck ? { beforeTypecheck } : {}) });
+  // A bundle made on another thread for `onBundled`: its answer is let in between the server's check and the client's.
+  const betweenZones = onBundled && bundler?.offThread ? () => new Promise<void>((resume) => setTimeout(resume, 0)) : undefined;
+  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: options.typecheck === false ? false : compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now, zones: options.zones, ...(beforeTypecheck ? { beforeTypecheck } : {}), ...(betweenZones ? { betweenZones } : {}) });
   const diagnostics = [...analysis.diagnostics];
   if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) return { analysis, diagnostics, bundleTime: 0 };
   const bundling = now();

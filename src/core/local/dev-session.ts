@@ -13,7 +13,7 @@ import type { WritableFileSystem } from '../fs';
 import { canonicalJson } from '../hash';
 import { MANIFEST_FILE } from '../manifest';
 import { devEvent, type CompilePhases, type DevEvent } from './events';
-import type { Generation, LocalHost, LocalServer } from './host';
+import type { DevBundler, Generation, LocalHost, LocalServer } from './host';
 import type { PreparedTests } from '../testing/prepare';
 import { finishEvent, type TestEvent } from '../testing/events';
 
@@ -54,6 +54,7 @@ type Compiled = { ok: true; generation: Generation; warnings: Diagnostic[]; phas
 export class DevSession {
   readonly #options: DevSessionOptions;
   readonly #compiler: Compiler;
+  readonly #bundler: DevBundler;
   #generation = 0;
   #serving: Generation | undefined;
   #changed = new Set<string>();
@@ -69,7 +70,8 @@ export class DevSession {
   constructor(options: DevSessionOptions) {
     this.#options = options;
     // One bundler for the whole session: esbuild re-parses only what changed.
-    this.#compiler = { ...options.compiler, now: options.compiler.now ?? (() => options.host.now()), bundler: new Bundler(options.compiler.esbuild, options.compiler.library) };
+    this.#bundler = options.host.bundler?.(options.compiler) ?? new Bundler(options.compiler.esbuild, options.compiler.library);
+    this.#compiler = { ...options.compiler, now: options.compiler.now ?? (() => options.host.now()), bundler: this.#bundler };
   }
 
   get ready(): boolean {
@@ -223,6 +225,8 @@ export class DevSession {
       this.#ready = true;
       emit(devEvent('compile.ready', { generation, durationMs: Math.round(host.now() - started), phases, restarted: false, diagnostics: compiled.warnings }));
       await this.#options.onReady(generation);
+      // The first generation serves: rebuilds may now bundle beside the type check, once the bundler has moved.
+      void this.#bundler.moveOffThread?.();
       this.#scheduleTests(generation);
       return;
     }
@@ -288,6 +292,6 @@ export class DevSession {
     clearTimeout(this.#timer);
     this.#cancelTests();
     await this.#running?.catch(() => undefined);
-    await this.#compiler.bundler?.dispose();
+    await this.#bundler.dispose();
   }
 }

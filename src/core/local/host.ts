@@ -1,4 +1,6 @@
 /** What a host (the Node CLI) gives `platform dev` and `preview`: a server on loopback, a file watcher, processes. */
+import type { Compiler } from '../build/build';
+import type { ProjectBundler } from '../build/bundle';
 import type { Manifest } from '../manifest';
 import type { CallRecord } from '../deploy/protocol';
 import type { ProcessAlive } from './discovery';
@@ -48,6 +50,12 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
+/** The dev loop's bundler: one that can move its work off the command's thread once the first generation serves. */
+export interface DevBundler extends ProjectBundler {
+  /** Starts bundling elsewhere (Node: a worker thread), warmed on the last project bundled; the dev loop does not wait for it. */
+  moveOffThread?(): Promise<void>;
+}
+
 /** Paths that changed under the project, project-relative POSIX. */
 export type ChangeListener = (paths: string[]) => void;
 
@@ -60,6 +68,8 @@ export interface LocalHost {
   listen(options: LocalServerOptions): Promise<LocalServer>;
   /** Watches the project's files (not `.platform/`, `node_modules/`, `.git/`); a string says why it cannot. */
   watch(root: string, onChange: ChangeListener): { close(): void } | string;
+  /** The dev loop's bundler; without it, one on this thread (made by the dev session). */
+  bundler?(compiler: Pick<Compiler, 'esbuild' | 'library'>): DevBundler;
   /** The absolute path of a project directory named on the command line. */
   resolve(directory: string): string;
   /** Resolves when the process is asked to stop (Ctrl-C, SIGTERM). */
