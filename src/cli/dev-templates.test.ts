@@ -15,6 +15,33 @@ const TEMPLATES = join(import.meta.dirname, '../../templates');
 const templates = readdirSync(TEMPLATES, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
 let browser: Browser;
 
+/** The processes below `pid` (Linux /proc), with their command lines. */
+function descendants(pid: number): string[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const parent = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: string[] = [];
+  const walk = (at: number) => {
+    for (const child of children.get(at) ?? []) {
+      try {
+        out.push(readFileSync(`/proc/${child}/cmdline`, 'utf8').replaceAll('\0', ' '));
+      } catch {
+        continue;
+      }
+      walk(child);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
 beforeAll(async () => {
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
 });
@@ -36,6 +63,9 @@ describe.each(templates)('platform dev on a copy of the %s template, in Chromium
       await expect(page.locator('#__platform_persona').textContent()).resolves.toContain('you are alice');
       // The files are quiet: the template's tests run on the generation that serves, and pass.
       expect(await dev.kind('test.run.finish')).toMatchObject({ ok: true, failed: 0, generation: 1 });
+      // Rebuilds are bundled on a thread of their own once the first generation serves (its own esbuild
+      // beside the command's): the process that runs the command started from the CLI's snapshot.
+      await expect.poll(() => descendants(dev.child.pid!).filter((line) => line.includes('esbuild') && line.includes('--service')).length, { timeout: 10_000 }).toBe(2);
 
       // Server: a new query; the runtime restarts on the new server bundle.
       const server = join(root, 'src/server/index.ts');

@@ -5,7 +5,7 @@
  * never executed.
  */
 import * as esbuild from 'esbuild';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { Bundler } from '../../core/build/bundle';
 import { answerBundle, type BundleRequest } from '../../core/build/remote-bundler';
 import { nodeLibrary } from './library';
@@ -13,14 +13,6 @@ import { NodeFileSystem } from './node-file-system';
 
 const port = parentPort;
 if (!port) throw new Error('bundle-thread.ts runs as a worker thread.');
-// Node 20 gives a worker of a process started from a start-up snapshot (`platform dev` is) no working
-// directory counter: its process.cwd() throws. The parent's, passed along, stands in for it.
-try {
-  process.cwd();
-} catch {
-  const cwd = (workerData as { cwd: string }).cwd;
-  process.cwd = () => cwd;
-}
 const bundler = new Bundler(esbuild, nodeLibrary());
 port.on('message', (request: BundleRequest) => {
   void answerBundle(bundler, request, (root) => new NodeFileSystem(root)).then((answer) => port.postMessage(answer));

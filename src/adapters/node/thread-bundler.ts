@@ -6,7 +6,7 @@
  * it, so on this one the bundle had to be made before the check, not beside it. A thread that fails
  * hands the work back to this thread.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Project } from '../../core/analyze/project';
 import { ALL_TARGETS, Bundler, type BuildTarget, type BundleResult, type ProjectBundler } from '../../core/build/bundle';
 import type { Compiler } from '../../core/build/build';
@@ -65,7 +65,11 @@ export class ThreadBundler implements ProjectBundler {
   async moveOffThread(): Promise<void> {
     const last = this.#last;
     if (this.#thread || this.#closed || !this.#script || !last || !(last.project.fs instanceof NodeFileSystem)) return;
-    const worker = new Worker(this.#script, { name: 'platform bundler', workerData: { cwd: process.cwd() } });
+    // Loaded here, not with this module: the CLI's start-up snapshot loads this module, and Node 20
+    // cannot keep the shared working-directory counter that worker_threads makes as it loads (a worker
+    // of a process started from a snapshot that holds it fails as it starts: its process.cwd() throws).
+    const { Worker } = await import('node:worker_threads');
+    const worker = new Worker(this.#script, { name: 'platform bundler' });
     const root = last.project.fs.root;
     const remote = new RemoteBundler(
       (request) => worker.postMessage(request),
