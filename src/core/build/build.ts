@@ -62,12 +62,14 @@ export async function compileProject(fs: WritableFileSystem, compiler: Compiler,
   // the types are checked; on it (esbuild's plugin reads here) it is done first, so that `onBundled`
   // can start what it starts while the check runs.
   let early: Promise<{ bundle: BundleResult; time: number }> | undefined;
+  /** The compile has given its outcome: a bundle answered later (off this thread, after a failed check) starts nothing. */
+  let answered = false;
   const beforeTypecheck =
     bundler && (onBundled || bundler.offThread)
       ? async (partial: Analysis) => {
           const bundling = now();
           early = bundler.bundle(partial.project!, targets).then((bundle) => {
-            if (onBundled && !hasErrors(bundle.diagnostics)) onBundled({ manifest: partial.manifest!, files: bundle.files });
+            if (onBundled && !answered && !hasErrors(bundle.diagnostics)) onBundled({ manifest: partial.manifest!, files: bundle.files });
             return { bundle, time: now() - bundling };
           });
           // A build whose analysis or check fails does not wait for it, nor leave it unhandled.
@@ -79,7 +81,10 @@ export async function compileProject(fs: WritableFileSystem, compiler: Compiler,
   const betweenZones = onBundled && bundler?.offThread ? () => new Promise<void>((resume) => setTimeout(resume, 0)) : undefined;
   const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: options.typecheck === false ? false : compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now, zones: options.zones, ...(beforeTypecheck ? { beforeTypecheck } : {}), ...(betweenZones ? { betweenZones } : {}) });
   const diagnostics = [...analysis.diagnostics];
-  if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) return { analysis, diagnostics, bundleTime: 0 };
+  if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) {
+    answered = true;
+    return { analysis, diagnostics, bundleTime: 0 };
+  }
   const bundling = now();
   const made = early ? await early : undefined;
   const bundle = made?.bundle ?? (bundler ? await bundler.bundle(analysis.project, targets) : await bundleProject(compiler.esbuild, compiler.library, analysis.project, targets));

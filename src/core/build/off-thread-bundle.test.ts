@@ -67,4 +67,25 @@ describe('a bundler off the compiling thread', () => {
     expect(log).toContain('bundle asked');
     await bundler.dispose();
   });
+
+  it('a bundle that answers after a failed check starts nothing (onBundled is not called once the compile has answered)', async () => {
+    const log: string[] = [];
+    const bundler = new NotingBundler(log);
+    const slow: ProjectBundler = {
+      offThread: true,
+      bundle: async (project, targets) => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return bundler.bundle(project, targets);
+      },
+      dispose: () => bundler.dispose(),
+    };
+    const files = { ...baseApp(), 'src/server/index.ts': `${baseApp()['src/server/index.ts']}\nexport const broken: number = 'text';\n` };
+    const started: unknown[] = [];
+    const outcome = await compileProject(new MemoryFileSystem(files), { esbuild, library, typecheck: new TypeCheckSession(library), bundler: slow }, { targets: ['client', 'server'], onBundled: (bundled) => started.push(bundled) });
+    expect(outcome.diagnostics.some((d) => d.code === 'DG1205')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(log).toContain('bundle answered');
+    expect(started).toEqual([]);
+    await bundler.dispose();
+  });
 });
