@@ -1,0 +1,107 @@
+/**
+ * The dev loop's timing of rebuilds, with the real compiler over files in memory and a server that
+ * records what it is given: the first change after quiet files is built at once but announced only once
+ * the quiet window has passed; a change inside the window supersedes that build without a word (no
+ * generation spent, no diagnostic for a half-saved state) and the next build takes both changes.
+ */
+import * as esbuild from 'esbuild';
+import { afterEach, describe, expect, it } from 'vitest';
+import { nodeLibrary } from '../../adapters/node/library';
+import { baseApp, CLIENT, SHARED } from '../analyze/__fixtures__/base-app';
+import { TypeCheckSession } from '../build/typecheck';
+import { MemoryFileSystem } from '../fs';
+import { DevSession, QUIET_WINDOW_MS } from './dev-session';
+import type { DevEvent } from './events';
+import type { Generation, LocalHost, LocalServer } from './host';
+
+const library = nodeLibrary();
+const sessions: DevSession[] = [];
+
+afterEach(async () => {
+  for (const session of sessions.splice(0)) await session.close();
+});
+
+function devSession(files: Record<string, string> = baseApp()) {
+  const fs = new MemoryFileSystem(files);
+  const events: Array<DevEvent & { at: number }> = [];
+  const served: Generation[] = [];
+  const typecheck = new TypeCheckSession(library);
+  const checks: number[] = [];
+  const check = typecheck.check.bind(typecheck);
+  typecheck.check = (paths) => {
+    checks.push(performance.now());
+    return check(paths);
+  };
+  const server: LocalServer = {
+    url: 'http://127.0.0.1:1/',
+    adminSecret: 'secret',
+    promote: async (generation) => {
+      served.push(generation);
+      return { ok: true, restarted: false };
+    },
+    close: async () => undefined,
+  };
+  const host = { now: () => performance.now() } as LocalHost;
+  const session = new DevSession({ fs, compiler: { esbuild, library, typecheck }, host, server, root: '/app', emit: (event) => events.push({ ...event, at: performance.now() }), onReady: async () => undefined });
+  sessions.push(session);
+  const next = async (kind: string, from: number) => {
+    for (let i = 0; i < 1000; i++) {
+      const found = events.slice(from).find((event) => event.kind === kind);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error(`no ${kind}: ${JSON.stringify(events)}`);
+  };
+  return { fs, events, served, checks, session, next };
+}
+
+const text = (generation: Generation, path: string) => new TextDecoder().decode(generation.files.get(path));
+
+describe('DevSession: when a rebuild starts and when it is announced', () => {
+  it('builds a single save at once, and announces it once the files have been quiet for the window', async () => {
+    const { fs, events, checks, session, next } = devSession();
+    await session.start();
+    expect(events.filter((e) => e.kind === 'compile.ready')).toHaveLength(1);
+    const from = events.length;
+    const checked = checks.length;
+    const saved = performance.now();
+    await fs.writeFile('src/shared/text.ts', `${SHARED}export const edited = 1;\n`);
+    session.changed(['src/shared/text.ts']);
+    const start = await next('compile.start', from);
+    const ready = await next('compile.ready', from);
+    expect(start).toMatchObject({ generation: 2, changed: ['src/shared/text.ts'] });
+    expect(ready).toMatchObject({ generation: 2 });
+    // Announced after the window, though its type check began before it.
+    expect(start.at - saved).toBeGreaterThanOrEqual(QUIET_WINDOW_MS - 1);
+    expect(checks[checked]! - saved).toBeLessThan(start.at - saved);
+  });
+
+  it('a change inside the window supersedes the build in flight: one announced build takes both files, and the half-saved state says nothing', async () => {
+    const { fs, events, served, session, next } = devSession();
+    await session.start();
+    const from = events.length;
+    // The client imports a function that only the second file of the save adds: built alone, the first file fails to check.
+    await fs.writeFile('src/client/main.tsx', CLIENT.replace("import { clean } from '../shared/text';", "import { clean, shout } from '../shared/text';").replace('clean(title)', 'shout(clean(title))'));
+    session.changed(['src/client/main.tsx']);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await fs.writeFile('src/shared/text.ts', `${SHARED}export function shout(text: string): string {\n  return text.toUpperCase();\n}\n`);
+    session.changed(['src/shared/text.ts']);
+    const ready = await next('compile.ready', from);
+    const after = events.slice(from);
+    expect(after.filter((e) => e.kind === 'compile.diagnostic')).toEqual([]);
+    expect(after.filter((e) => e.kind === 'compile.start')).toEqual([expect.objectContaining({ generation: 2, changed: ['src/client/main.tsx', 'src/shared/text.ts'] })]);
+    expect(ready).toMatchObject({ generation: 2 });
+    expect(text(served.at(-1)!, 'client/app.js')).toContain('toUpperCase');
+  });
+
+  it('a broken save after quiet files is still its own failed rebuild (DG1602), announced first', async () => {
+    const { fs, events, session, next } = devSession();
+    await session.start();
+    const from = events.length;
+    await fs.writeFile('src/shared/text.ts', `${SHARED}export const broken: number = 'text';\n`);
+    session.changed(['src/shared/text.ts']);
+    const failed = await next('compile.diagnostic', from);
+    expect(failed).toMatchObject({ code: 'DG1602', generation: 2 });
+    expect(events.slice(from).map((e) => e.kind)).toEqual(['compile.start', 'compile.diagnostic']);
+  });
+});
