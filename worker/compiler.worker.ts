@@ -12,6 +12,7 @@ import { ALL_TARGETS, type BuildTarget, type BundleResult, type ProjectBundler }
 import type { Project } from '../src/core/analyze/project';
 import { embeddedLibrary } from '../src/core/build/library';
 import { RemoteBundler } from '../src/core/build/remote-bundler';
+import { ClientReuse } from '../src/core/build/client-reuse';
 import { toVirtual, TypeCheckSession } from '../src/core/build/typecheck';
 import { MemoryFileSystem } from '../src/core/fs';
 import type { BundlerRequest, BundlerResponse } from './protocol/bundler';
@@ -142,6 +143,12 @@ function remember(analysis: Analysis): void {
   sessionFiles = new Map([...analysis.sources, ...analysis.generated]);
 }
 
+/**
+ * The last successful preview build's client outputs: a preview build after an edit that can only
+ * change the server bundles the server alone and keeps them (src/core/build/client-reuse.ts).
+ */
+const clientReuse = new ClientReuse();
+
 async function run(request: CompileRequest): Promise<void> {
   const started = performance.now();
   try {
@@ -160,11 +167,13 @@ async function run(request: CompileRequest): Promise<void> {
       post({ type: 'result', id: request.id, diagnostics: prepared.diagnostics, ...(files ? { files } : {}), tests: prepared.tests, timings: { analyze: 0, focusCheck: 0, typecheck: 0, bundle: 0, total: performance.now() - started } });
       return;
     }
-    const outcome = await compileProject(fs, host, { focus: request.focus, targets: request.mode === 'preview' ? ['client', 'server'] : undefined, typecheck: !request.skipTypecheck });
+    const options = { focus: request.focus, typecheck: !request.skipTypecheck };
+    const preview = request.mode === 'preview' ? await clientReuse.compile(request.files, (targets) => compileProject(new MemoryFileSystem(request.files), host, { ...options, targets })) : undefined;
+    const outcome = preview?.outcome ?? (await compileProject(fs, host, options));
     remember(outcome.analysis);
     const files = outcome.files ? Object.fromEntries(outcome.files) : undefined;
     post(
-      { type: 'result', id: request.id, diagnostics: outcome.diagnostics, artifactId: outcome.id, ...(outcome.record ? { record: outcome.record } : {}), files, timings: { ...outcome.analysis.timings, bundle: outcome.bundleTime, total: performance.now() - started } },
+      { type: 'result', id: request.id, diagnostics: outcome.diagnostics, artifactId: outcome.id, ...(outcome.record ? { record: outcome.record } : {}), ...(preview?.reused ? { clientKept: true as const } : {}), files, timings: { ...outcome.analysis.timings, bundle: outcome.bundleTime, total: performance.now() - started } },
       files ? Object.values(files).map((bytes) => bytes.buffer as ArrayBuffer) : [],
     );
   } catch (error) {

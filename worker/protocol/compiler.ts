@@ -96,6 +96,8 @@ export type CompilerResponse =
       record?: ArtifactRecord;
       files?: Record<string, Uint8Array>;
       tests?: TestBundle[];
+      /** For `preview`: the client's outputs are the previous build's, kept (only server files changed since). */
+      clientKept?: true;
       timings: CompileTimings;
     }
   /** Start-up progress: bytes of esbuild's wasm received (`total` 0 when the size is unknown). */

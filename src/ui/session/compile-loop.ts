@@ -147,7 +147,7 @@ export class CompileLoop {
       return;
     }
     await this.#parts.started();
-    ctx.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...(trusted ? { typecheck: 'after' } : {}) });
+    ctx.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...(trusted ? { typecheck: 'after' } : {}), ...(result.clientKept ? { client: 'kept' } : {}) });
     ctx.update({ compile: 'ready', diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
     if (trusted) void this.#checkAfter(files, generation);
     else this.#rememberGood(files, generation);
