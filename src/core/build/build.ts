@@ -5,7 +5,7 @@ import { hasErrors, type Diagnostic } from '../diagnostics';
 import type { WritableFileSystem } from '../fs';
 import ts from 'typescript';
 import { hashSources, makeArtifact, verifyLatest, writeArtifact, type ArtifactRecord } from './artifact';
-import { ALL_TARGETS, bundleProject, type BuildTarget, type BundleResult, type ProjectBundler } from './bundle';
+import { ALL_TARGETS, bundleProject, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler } from './bundle';
 import type { Manifest } from '../manifest';
 import type { EsbuildApi } from './esbuild-types';
 import { withFrameworkClient } from './framework';
@@ -43,6 +43,11 @@ export interface CompileOptions {
   targets?: readonly BuildTarget[];
   /** False to bundle without type-checking (the host knows the files check cleanly); true by default. */
   typecheck?: boolean;
+  /**
+   * How the bundler bundles (`preview`: the playground's preview only; never with every target, which
+   * makes an artifact). Only a long-lived bundler is given it.
+   */
+  bundle?: BundleOptions;
   /** The zones whose files are type-checked (all three by default). */
   zones?: readonly Zone[];
   /**
@@ -57,6 +62,8 @@ export async function compileProject(fs: WritableFileSystem, compiler: Compiler,
   const now = compiler.now ?? (() => 0);
   const targets = options.targets ?? ALL_TARGETS;
   const { bundler } = compiler;
+  // An artifact is made from every target: never from a preview's bundles.
+  const bundleOptions = options.bundle?.preview && ALL_TARGETS.every((t) => targets.includes(t)) ? undefined : options.bundle;
   const { onBundled } = options;
   // With a long-lived bundler the bundle is made before the type check: off this thread it runs while
   // the types are checked; on it (esbuild's plugin reads here) it is done first, so that `onBundled`
@@ -68,7 +75,7 @@ export async function compileProject(fs: WritableFileSystem, compiler: Compiler,
     bundler && (onBundled || bundler.offThread)
       ? async (partial: Analysis) => {
           const bundling = now();
-          early = bundler.bundle(partial.project!, targets).then((bundle) => {
+          early = bundler.bundle(partial.project!, targets, bundleOptions).then((bundle) => {
             if (onBundled && !answered && !hasErrors(bundle.diagnostics)) onBundled({ manifest: partial.manifest!, files: bundle.files });
             return { bundle, time: now() - bundling };
           });
@@ -87,7 +94,7 @@ export async function compileProject(fs: WritableFileSystem, compiler: Compiler,
   }
   const bundling = now();
   const made = early ? await early : undefined;
-  const bundle = made?.bundle ?? (bundler ? await bundler.bundle(analysis.project, targets) : await bundleProject(compiler.esbuild, compiler.library, analysis.project, targets));
+  const bundle = made?.bundle ?? (bundler ? await bundler.bundle(analysis.project, targets, bundleOptions) : await bundleProject(compiler.esbuild, compiler.library, analysis.project, targets));
   const bundleTime = made?.time ?? now() - bundling;
   diagnostics.push(...bundle.diagnostics);
   // A framework project initialised by `platform init` serves its framework's build output as the client.

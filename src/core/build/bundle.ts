@@ -5,7 +5,7 @@
  */
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import type { FileSystem } from '../fs';
-import { normalizeProjectPath } from '../fs';
+import { MemoryFileSystem, normalizeProjectPath } from '../fs';
 import { resolveRelative } from '../analyze/resolve';
 import { assetKind, DEFAULT_RENDERER, isNodeBuiltin, packageName, PLATFORM_MODULES, RENDERERS, type Renderer } from '../analyze/packages';
 import { listFiles, type Project } from '../analyze/project';
@@ -34,6 +34,35 @@ export interface BundleResult {
 
 export type BuildTarget = 'client' | 'server' | 'test';
 export const ALL_TARGETS: readonly BuildTarget[] = ['client', 'server', 'test'];
+
+/** How a bundle is made, besides its targets. */
+export interface BundleOptions {
+  /**
+   * A bundle for the playground's preview only, never for an artifact: a React app's client takes
+   * React from a vendor script the Bundler builds once and puts before the app's bundle in the same
+   * `client/app.js` (see `previewVendor`), so an edit does not link and print React DOM again. Its
+   * bytes differ from an artifact's; the server and a Preact client are as in an artifact.
+   */
+  preview?: boolean;
+}
+
+/**
+ * The preview's vendor script sets this global to the renderer's entrypoints (specifier → the module
+ * object `require` gives); the app's bundle takes them from it through CommonJS shims.
+ */
+export const PREVIEW_VENDOR_GLOBAL = '__platformPreviewVendor';
+/** Where the shims live in the `lib` namespace (so the app's share of the client leaves them out, as it leaves the renderer out). */
+const VENDOR_SHIM_ROOT = `${PLATFORM_MODULES_ROOT}/.platform-preview-vendor`;
+
+/** The renderers whose preview client takes them from a vendor script: React, whose packages are CommonJS (Preact is small and ES modules). */
+function vendoredEntrypoints(renderer: Renderer): readonly string[] | undefined {
+  return renderer === 'react' ? RENDERERS.react.entrypoints : undefined;
+}
+
+/** The shim of one vendored entrypoint: a CommonJS module whose exports are the module object the vendor script required. */
+function vendorShims(entrypoints: readonly string[]): Map<string, { path: string; contents: string }> {
+  return new Map(entrypoints.map((specifier) => [specifier, { path: `${VENDOR_SHIM_ROOT}/${specifier}.js`, contents: `module.exports = globalThis[${JSON.stringify(PREVIEW_VENDOR_GLOBAL)}][${JSON.stringify(specifier)}];\n` }]));
+}
 
 function loaderFor(path: string): 'ts' | 'tsx' | 'js' | 'jsx' | 'json' | 'css' | 'file' | 'text' {
   if (path.endsWith('.tsx')) return 'tsx';
@@ -85,13 +114,21 @@ interface PluginState {
   builtinsFromDependencies: Array<{ specifier: string; importer: string }>;
 }
 
-function platformPlugin(library: Library, target: BuildTarget, state: PluginState): Plugin {
+/**
+ * `shims`: the renderer's entrypoints that resolve to CommonJS shims over the preview's vendor script
+ * (a preview's React client), in place of the renderer's own files.
+ */
+function platformPlugin(library: Library, target: BuildTarget, state: PluginState, shims?: ReadonlyMap<string, { path: string; contents: string }>): Plugin {
+  const shimContents = new Map([...(shims?.values() ?? [])].map((shim) => [shim.path, shim.contents]));
   return {
     name: 'platform',
     setup(build) {
       build.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind === 'entry-point') return { path: args.path, namespace: 'app' };
         const specifier = args.path;
+        // Where the app's bundle would take the renderer from the Library (below), a shim stands in.
+        const shim = shims?.get(args.namespace === 'lib' ? selectedSpecifier(state.renderer, specifier) : specifier);
+        if (shim && (args.namespace === 'lib' || target === 'client')) return { path: shim.path, namespace: 'lib' };
         if (args.namespace === 'lib') {
           // The renderers' own files require each other (react-dom requires react and scheduler).
           const path = !specifier.startsWith('.') && !specifier.startsWith('platform/') ? libraryPackageFile(library, selectedSpecifier(state.renderer, specifier)) : undefined;
@@ -126,7 +163,7 @@ function platformPlugin(library: Library, target: BuildTarget, state: PluginStat
         return { contents, loader: loaderFor(args.path) };
       });
       build.onLoad({ filter: /.*/, namespace: 'lib' }, (args) => {
-        const contents = library.files.get(args.path);
+        const contents = shimContents.get(args.path) ?? library.files.get(args.path);
         if (contents === undefined) return { errors: [{ text: `The platform library has no ${args.path}` }] };
         return { contents, loader: loaderFor(args.path) };
       });
@@ -198,7 +235,7 @@ function buildOptions(target: BuildTarget, entryPoints: Array<{ in: string; out:
 
 /** What bundles a project for a compile: a `Bundler` here, or one in another worker. */
 export interface ProjectBundler {
-  bundle(project: Project, targets?: readonly BuildTarget[]): Promise<BundleResult>;
+  bundle(project: Project, targets?: readonly BuildTarget[], options?: BundleOptions): Promise<BundleResult>;
   dispose(): Promise<void>;
   /**
    * It bundles off this thread: a compile starts it before the type check and waits for it after, so
@@ -208,41 +245,79 @@ export interface ProjectBundler {
   readonly offThread?: boolean;
 }
 
+/** The preview's vendor script of a renderer: minified, a classic script (an IIFE) that sets PREVIEW_VENDOR_GLOBAL. */
+export interface PreviewVendor {
+  code: string;
+  /** Its line breaks: the app's source map is shifted down by as many lines. */
+  lines: number;
+}
+
+type ClientContext = BuildContext<BuildOptions & { write: false; metafile: true }>;
+
 /**
  * Bundles projects with one esbuild context per target, kept between builds: a rebuild re-reads every
  * file through the plugin but re-parses only what changed. The playground's compiler worker keeps one;
- * the CLI makes one per command.
+ * the CLI makes one per command. A preview's React client has a context of its own (its renderer
+ * comes from the vendor script), so previews and artifacts built in turn each stay incremental.
  */
 export class Bundler implements ProjectBundler {
   readonly #esbuild: EsbuildApi;
   readonly #library: Library;
-  readonly #contexts = new Map<BuildTarget, { key: string; context: Promise<BuildContext<BuildOptions & { write: false; metafile: true }>>; state: PluginState }>();
+  readonly #contexts = new Map<string, { key: string; context: Promise<ClientContext>; state: PluginState }>();
+  readonly #vendors = new Map<Renderer, Promise<PreviewVendor>>();
 
   constructor(esbuild: EsbuildApi, library: Library) {
     this.#esbuild = esbuild;
     this.#library = library;
   }
 
-  async #context(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, fs: FileSystem, renderer: Renderer) {
+  async #context(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, fs: FileSystem, renderer: Renderer, vendored: readonly string[] | undefined) {
     const key = JSON.stringify([entryPoints, renderer]);
-    let entry = this.#contexts.get(target);
+    const slot = vendored ? `${target}:preview` : target;
+    let entry = this.#contexts.get(slot);
     if (entry && entry.key !== key) {
       void (await entry.context).dispose();
       entry = undefined;
     }
     if (!entry) {
       const state: PluginState = { fs, renderer, builtinsFromDependencies: [] };
-      entry = { key, state, context: this.#esbuild.context(buildOptions(target, entryPoints, renderer, platformPlugin(this.#library, target, state))) };
-      this.#contexts.set(target, entry);
+      const plugin = platformPlugin(this.#library, target, state, vendored && vendorShims(vendored));
+      entry = { key, state, context: this.#esbuild.context(buildOptions(target, entryPoints, renderer, plugin)) };
+      this.#contexts.set(slot, entry);
     }
     entry.state.fs = fs;
     entry.state.builtinsFromDependencies = [];
     return entry;
   }
 
+  /**
+   * The vendor script of a renderer, built once per Bundler (its Library is fixed, so once per renderer
+   * and library version): the renderer's entrypoints required from the Library, with the client's
+   * options (minified, production React), as a script that sets PREVIEW_VENDOR_GLOBAL.
+   */
+  previewVendor(renderer: Renderer): Promise<PreviewVendor> | undefined {
+    const entrypoints = vendoredEntrypoints(renderer);
+    if (!entrypoints) return undefined;
+    let vendor = this.#vendors.get(renderer);
+    if (!vendor) {
+      const entry = 'vendor.js';
+      const source = `globalThis[${JSON.stringify(PREVIEW_VENDOR_GLOBAL)}] = {\n${entrypoints.map((e) => `  ${JSON.stringify(e)}: require(${JSON.stringify(e)}),`).join('\n')}\n};\n`;
+      const state: PluginState = { fs: new MemoryFileSystem({ [entry]: source }), renderer, builtinsFromDependencies: [] };
+      const options = buildOptions('client', [{ in: entry, out: 'vendor' }], renderer, platformPlugin(this.#library, 'client', state));
+      vendor = this.#esbuild.build({ ...options, format: 'iife', sourcemap: false, metafile: false } as typeof options).then((result) => {
+        const code = new TextDecoder().decode(result.outputFiles.find((o) => o.path.endsWith('.js'))!.contents);
+        return { code, lines: code.split('\n').length - 1 };
+      });
+      vendor.catch(() => this.#vendors.delete(renderer));
+      this.#vendors.set(renderer, vendor);
+    }
+    return vendor;
+  }
+
   /** Bundles the given targets of a project (all three for an artifact; client and server for a preview). */
-  async bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS): Promise<BundleResult> {
+  async bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS, options: BundleOptions = {}): Promise<BundleResult> {
     const { fs } = project;
+    const renderer = project.renderer ?? DEFAULT_RENDERER;
     const files = new Map<string, Uint8Array>();
     const diagnostics: Diagnostic[] = [];
     let clientMeta: Metafile | undefined;
@@ -251,9 +326,12 @@ export class Bundler implements ProjectBundler {
       server: [{ in: project.serverEntry, out: 'index' }],
       test: project.testFiles.map((f) => ({ in: f, out: stem(f.slice('tests/'.length)) })),
     };
-    const run = async (target: BuildTarget) => {
+    // A preview's React client: its bundle without React, the vendor script (built once) put before it.
+    const vendor = options.preview && targets.includes('client') ? this.previewVendor(renderer) : undefined;
+    const run = async (target: BuildTarget, preview = vendor !== undefined) => {
       if (entries[target].length === 0) return;
-      const { context, state } = await this.#context(target, entries[target], fs, project.renderer ?? DEFAULT_RENDERER);
+      const vendored = preview && target === 'client' ? vendoredEntrypoints(renderer) : undefined;
+      const { context, state } = await this.#context(target, entries[target], fs, renderer, vendored);
       try {
         const result = await (await context).rebuild();
         for (const output of result.outputFiles ?? []) files.set(output.path.slice('/out/'.length), output.contents);
@@ -271,14 +349,47 @@ export class Bundler implements ProjectBundler {
         }
       }
     };
-    await Promise.all(targets.map(run));
-    return finish(project, files, diagnostics, clientMeta);
+    await Promise.all(targets.map((target) => run(target)));
+    if (!vendor || !files.has('client/app.js')) return finish(project, files, diagnostics, clientMeta);
+    withVendor(files, await vendor);
+    if (!nearLimits(project, files, clientMeta)) return finish(project, files, diagnostics, clientMeta);
+    // Near a limit the preview's figures (a few hundred bytes off an artifact's) could decide otherwise
+    // than the artifact's: the diagnostics and sizes come from the client bundled as for an artifact.
+    const preview = new Map([...files].filter(([path]) => path.startsWith('client/')));
+    for (const path of preview.keys()) files.delete(path);
+    clientMeta = undefined;
+    await run('client', false);
+    const result = await finish(project, files, diagnostics, clientMeta);
+    for (const path of [...result.files.keys()]) if (path.startsWith('client/') && path !== 'client/index.html') result.files.delete(path);
+    for (const [path, bytes] of preview) if (path !== 'client/index.html') result.files.set(path, bytes);
+    return result;
   }
 
   async dispose(): Promise<void> {
     const contexts = [...this.#contexts.values()];
     this.#contexts.clear();
     await Promise.all(contexts.map(async (entry) => (await entry.context).dispose()));
+  }
+}
+
+/**
+ * `client/app.js` becomes the vendor script and then the app's bundle, one file as before; its source
+ * map's mappings move down by the vendor's lines (a `;` per line), so the app's lines map as they did.
+ */
+function withVendor(files: Map<string, Uint8Array>, vendor: PreviewVendor): void {
+  const app = files.get('client/app.js')!;
+  const prefix = vendor.code.endsWith('\n') ? vendor.code : `${vendor.code}\n`;
+  const lines = vendor.lines + (prefix === vendor.code ? 0 : 1);
+  const head = encoder.encode(prefix);
+  const joined = new Uint8Array(head.byteLength + app.byteLength);
+  joined.set(head);
+  joined.set(app, head.byteLength);
+  files.set('client/app.js', joined);
+  const mapBytes = files.get('client/app.js.map');
+  if (mapBytes) {
+    const map = JSON.parse(new TextDecoder().decode(mapBytes)) as { mappings: string };
+    map.mappings = ';'.repeat(lines) + map.mappings;
+    files.set('client/app.js.map', encoder.encode(JSON.stringify(map)));
   }
 }
 
@@ -290,6 +401,28 @@ export async function bundleProject(esbuild: EsbuildApi, library: Library, proje
   } finally {
     await bundler.dispose();
   }
+}
+
+/** The app's own share of the client: the bytes of every input the platform did not supply (`lib:`: its modules and the renderer). */
+function appShareOf(clientMeta: Metafile | undefined): number {
+  let bytes = 0;
+  for (const [input, info] of Object.entries(clientMeta?.outputs['out/client/app.js']?.inputs ?? {})) if (!input.startsWith('lib:')) bytes += info.bytesInOutput;
+  return bytes;
+}
+
+/**
+ * How close a preview's client figures may come to a limit (the budget, the module limit, the app's
+ * share advisory) and still be taken for an artifact's: 5% of the limit. They differ by the vendor
+ * script's wrapper and the shims (about 300 bytes for todo-react) and by the minifier's names in the
+ * app's own code (15 bytes there), far less than that.
+ */
+const PREVIEW_MARGIN = 0.05;
+
+function nearLimits(project: Project, files: ReadonlyMap<string, Uint8Array>, clientMeta: Metafile | undefined): boolean {
+  const js = files.get('client/app.js')?.byteLength ?? 0;
+  const clientBytes = js + (files.get('client/app.css')?.byteLength ?? 0);
+  const near = (value: number, limit: number) => Math.abs(value - limit) <= limit * PREVIEW_MARGIN;
+  return near(clientBytes, project.manifest.budgets?.clientBundleBytes ?? CLIENT_BUNDLE_DEFAULT) || near(js, MODULE_LIMIT) || near(appShareOf(clientMeta), APP_SHARE_ADVISORY);
 }
 
 /** Public files, the generated document, and the size and renderer checks over what esbuild produced. */
@@ -325,13 +458,12 @@ async function finish(project: Project, files: Map<string, Uint8Array>, diagnost
   }
 
   const clientBytes = (clientJs?.byteLength ?? 0) + (clientCss?.byteLength ?? 0);
-  let appShareBytes = 0;
+  const appShareBytes = appShareOf(clientMeta);
   const output = clientMeta?.outputs['out/client/app.js'];
   if (output) {
     const selected = project.renderer ?? DEFAULT_RENDERER;
     const copies: string[] = [];
-    for (const [input, info] of Object.entries(output.inputs)) {
-      if (!input.startsWith('lib:')) appShareBytes += info.bytesInOutput;
+    for (const input of Object.keys(output.inputs)) {
       // The platform supplies the renderers (from lib:); one from the app's node_modules is a copy.
       const match = /^app:node_modules\/(preact|react|react-dom)\//.exec(input);
       if (match && !copies.includes(match[1]!)) copies.push(match[1]!);

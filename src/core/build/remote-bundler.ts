@@ -6,13 +6,13 @@
  */
 import type { Project } from '../analyze/project';
 import { MemoryFileSystem, type FileSystem } from '../fs';
-import { ALL_TARGETS, type BuildTarget, type BundleResult, type Bundler, type ProjectBundler } from './bundle';
+import { ALL_TARGETS, type BuildTarget, type BundleOptions, type BundleResult, type Bundler, type ProjectBundler } from './bundle';
 
 /** How the bundling thread reads the project: its files, sent along (a project held in memory), or a directory it reads itself. */
 export type BundleSource = { files: Array<[string, string | Uint8Array]> } | { root: string };
 
 /** Structured-clone-safe, tagged by `type`. */
-export type BundleRequest = { type: 'bundle'; id: number; source: BundleSource; project: Omit<Project, 'fs'>; targets: readonly BuildTarget[] };
+export type BundleRequest = { type: 'bundle'; id: number; source: BundleSource; project: Omit<Project, 'fs'>; targets: readonly BuildTarget[]; options?: BundleOptions };
 export type BundleAnswer = { type: 'bundled'; id: number; result: BundleResult } | { type: 'failed'; id: number; message: string };
 
 /** The asking side: requests numbered, answers matched to them. */
@@ -45,7 +45,7 @@ export class RemoteBundler implements ProjectBundler {
     this.#pending.clear();
   }
 
-  bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS): Promise<BundleResult> {
+  bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS, options?: BundleOptions): Promise<BundleResult> {
     if (this.#failed) return Promise.reject(this.#failed);
     let source: BundleSource;
     try {
@@ -57,7 +57,7 @@ export class RemoteBundler implements ProjectBundler {
     const id = this.#next++;
     return new Promise<BundleResult>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#post({ type: 'bundle', id, source, project: rest, targets });
+      this.#post({ type: 'bundle', id, source, project: rest, targets, ...(options ? { options } : {}) });
     });
   }
 
@@ -74,7 +74,7 @@ export class RemoteBundler implements ProjectBundler {
 export async function answerBundle(bundler: Bundler | Promise<Bundler>, request: BundleRequest, directory: (root: string) => FileSystem): Promise<BundleAnswer> {
   try {
     const fs = 'files' in request.source ? new MemoryFileSystem(Object.fromEntries(request.source.files)) : directory(request.source.root);
-    const result = await (await bundler).bundle({ ...request.project, fs }, request.targets);
+    const result = await (await bundler).bundle({ ...request.project, fs }, request.targets, request.options);
     return { type: 'bundled', id: request.id, result };
   } catch (error) {
     return { type: 'failed', id: request.id, message: error instanceof Error ? error.message : String(error) };
