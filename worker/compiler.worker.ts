@@ -8,7 +8,7 @@ import wasmURL from 'esbuild-wasm/esbuild.wasm?url';
 import embedded from 'virtual:platform-library';
 import { analyzeProject } from '../src/core/analyze/analyze';
 import { compileProject, type Compiler } from '../src/core/build/build';
-import { ALL_TARGETS, type BuildTarget, type BundleResult, type ProjectBundler } from '../src/core/build/bundle';
+import { ALL_TARGETS, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler } from '../src/core/build/bundle';
 import type { Project } from '../src/core/analyze/project';
 import { embeddedLibrary } from '../src/core/build/library';
 import { RemoteBundler } from '../src/core/build/remote-bundler';
@@ -94,8 +94,8 @@ class WorkerBundler implements ProjectBundler {
     this.#worker.postMessage(request);
   }
 
-  bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS): Promise<BundleResult> {
-    return this.#remote.bundle(project, targets);
+  bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS, options?: BundleOptions): Promise<BundleResult> {
+    return this.#remote.bundle(project, targets, options);
   }
 
   async dispose(): Promise<void> {
@@ -168,7 +168,7 @@ async function run(request: CompileRequest): Promise<void> {
       return;
     }
     const options = { focus: request.focus, typecheck: !request.skipTypecheck };
-    const preview = request.mode === 'preview' ? await clientReuse.compile(request.files, (targets) => compileProject(new MemoryFileSystem(request.files), host, { ...options, targets })) : undefined;
+    const preview = request.mode === 'preview' ? await clientReuse.compile(request.files, (targets) => compileProject(new MemoryFileSystem(request.files), host, { ...options, targets, bundle: { preview: true } })) : undefined;
     const outcome = preview?.outcome ?? (await compileProject(fs, host, options));
     remember(outcome.analysis);
     const files = outcome.files ? Object.fromEntries(outcome.files) : undefined;
