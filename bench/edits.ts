@@ -345,13 +345,13 @@ function rowsOf(template: string, kind: 'client' | 'server', what: string, sampl
 }
 
 /**
- * Every template's client and server edits, on `page` (the playground open, the compiler worker ready).
- * Leaves the page on the last template's project.
+ * Every template's client and server edits (or only those of the templates named), on `page` (the
+ * playground open, the compiler worker ready). Leaves the page on the last template's project.
  */
-export async function templateEditRows(page: Page): Promise<Row[]> {
+export async function templateEditRows(page: Page, only?: readonly string[]): Promise<Row[]> {
   const origin = await page.evaluate(() => performance.timeOrigin);
   const rows: Row[] = [];
-  for (const template of TEMPLATES) {
+  for (const template of TEMPLATES.filter((t) => !only || only.includes(t.id))) {
     await openTemplate(page, template);
     for (const [kind, edit] of [['client', clientEdit(template.heading)], ['server', template.server]] as const) {
       await openFile(page, edit.file);
