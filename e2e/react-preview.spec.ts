@@ -1,0 +1,29 @@
+/**
+ * The preview's React client after an edit: React from the bundler worker's vendor script, the app's
+ * bundle after it in the same client/app.js (src/core/build/bundle.ts, `preview`). The edit shows, the
+ * app still works through React and platform/client, and React is the one the vendor script set up.
+ */
+import { expect, test } from '@playwright/test';
+import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
+
+test('a client edit in the React template reaches the preview, which still renders and adds a todo', async ({ page }, testInfo) => {
+  await openTemplate(page, 'todo-react');
+  await expect(preview(page).getByRole('heading', { name: 'Todos' })).toBeVisible();
+  await afterRebuild(page, () => replaceFile(page, 'main.tsx', (text) => text.replace('<h1>Todos</h1>', '<h1>Todos, edited</h1>')));
+  await expect(preview(page).getByRole('heading', { name: 'Todos, edited' })).toBeVisible();
+  // The preview's client is the vendor script then the app: React came from the vendor's global.
+  await expect.poll(() => preview(page).locator('#app').evaluate(() => typeof (globalThis as Record<string, unknown>).__platformPreviewVendor)).toBe('object');
+  await expect.poll(() => preview(page).locator('#app').evaluate((el) => Object.keys(el).some((key) => key.startsWith('__reactContainer')))).toBe(true);
+  await expect(preview(page).getByText('0 left')).toBeVisible();
+  await preview(page).getByLabel('New todo').fill('milk');
+  await preview(page).getByRole('button', { name: 'Add' }).click();
+  await expect(preview(page).getByText('milk')).toBeVisible();
+  await expect(preview(page).getByText('1 left')).toBeVisible();
+  // A second edit: the vendor script is reused, the preview updates again.
+  await afterRebuild(page, () => replaceFile(page, 'main.tsx', (text) => text.replace('<h1>Todos, edited</h1>', '<h1>Todos, edited twice</h1>')));
+  await expect(preview(page).getByRole('heading', { name: 'Todos, edited twice' })).toBeVisible();
+  await expect(preview(page).getByText('milk')).toBeVisible();
+  const shot = await page.screenshot();
+  await testInfo.attach('react preview after an edit', { body: shot, contentType: 'image/png' });
+  if (process.env.REACT_PREVIEW_SCREENSHOT) await page.screenshot({ path: process.env.REACT_PREVIEW_SCREENSHOT });
+});
