@@ -172,8 +172,16 @@ export class DevSession {
     }
   }
 
-  /** The files have been quiet for the window: the tentative build in flight is announced, or the next build starts. */
+  /**
+   * The window has passed since the last change seen. A change may still wait to be seen behind a long
+   * turn (a type check holds the thread): the decision is taken a turn later, after those are in.
+   */
   #quiet(): void {
+    this.#timer = setTimeout(() => this.#quietNow(), 0);
+  }
+
+  /** The files have been quiet for the window: the tentative build in flight is announced, or the next build starts. */
+  #quietNow(): void {
     const build = this.#tentative;
     if (build && !build.outcome && !this.#changed.size) {
       build.outcome = 'announced';
