@@ -58,9 +58,10 @@ const edit = (files: Record<string, string>, path: string, change: (text: string
   return { ...files, [path]: changed };
 };
 
-async function preview(reuse: ClientReuse, files: Record<string, string>): Promise<{ outcome: BuildOutcome; reused: boolean; targets: BuildTarget[][]; reason?: string }> {
+/** A preview build through `reuse`; `previewMode`: the bundler's preview mode, as the playground's worker asks for. */
+async function preview(reuse: ClientReuse, files: Record<string, string>, previewMode = false): Promise<{ outcome: BuildOutcome; reused: boolean; targets: BuildTarget[][]; reason?: string }> {
   const before = bundler.asked.length;
-  const { outcome, reused, decision } = await reuse.compile(files, (targets) => compileProject(new MemoryFileSystem(files), { esbuild, library, typecheck, bundler }, { targets }));
+  const { outcome, reused, decision } = await reuse.compile(files, (targets) => compileProject(new MemoryFileSystem(files), { esbuild, library, typecheck, bundler }, { targets, ...(previewMode ? { bundle: { preview: true } } : {}) }));
   return { outcome, reused, targets: bundler.asked.slice(before), ...(decision.reuse ? {} : { reason: decision.reason }) };
 }
 
@@ -163,11 +164,11 @@ describe('the client of a preview build kept after a server-only edit', () => {
     expect(next.outcome.diagnostics.some((d) => d.severity === 'error' && d.file === 'src/client/main.tsx')).toBe(true);
   });
 
-  it('keeps the client of a React app after a server edit', async () => {
+  it('keeps the client of a React app after a server edit (the bundler in preview mode, as the playground asks)', async () => {
     const reuse = new ClientReuse();
     const files = template('todo-react');
-    const first = await preview(reuse, files);
-    const next = await preview(reuse, edit(files, 'src/server/index.ts', (t) => t.replace('({ id: row.id, title: row.title', '({ id: row.id, title: `${row.title} v7`')));
+    const first = await preview(reuse, files, true);
+    const next = await preview(reuse, edit(files, 'src/server/index.ts', (t) => t.replace('({ id: row.id, title: row.title', '({ id: row.id, title: `${row.title} v7`')), true);
     expect(next.targets).toEqual([['server']]);
     expect(text(next.outcome, 'client/app.js')).toBe(text(first.outcome, 'client/app.js'));
     expect(text(next.outcome, 'server/index.js')).toContain(' v7');
