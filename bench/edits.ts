@@ -64,27 +64,24 @@ const fieldEdit = (query: string, before: string, field: string, after: string, 
   shows: (n) => `${value} v${n}`,
 });
 
+/** The todo app (Preact or React): a todo added through its form, and its list query's title edited. */
+function todoTemplate(id: 'todo' | 'todo-react'): Template {
+  return {
+    id,
+    heading: 'Todos',
+    async seed(app) {
+      await app.getByLabel('New todo').fill('Water the plants');
+      await app.getByRole('button', { name: 'Add' }).click();
+      await app.getByText('Water the plants').waitFor();
+    },
+    server: fieldEdit('todos.list', '({ id: row.id, title: ', 'title', ', done: row.done', 'Water the plants'),
+  };
+}
+
 const TEMPLATES: Template[] = [
-  {
-    id: 'todo',
-    heading: 'Todos',
-    async seed(app) {
-      await app.getByLabel('New todo').fill('Water the plants');
-      await app.getByRole('button', { name: 'Add' }).click();
-      await app.getByText('Water the plants').waitFor();
-    },
-    server: fieldEdit('todos.list', '({ id: row.id, title: ', 'title', ', done: row.done', 'Water the plants'),
-  },
-  {
-    id: 'todo-react',
-    heading: 'Todos',
-    async seed(app) {
-      await app.getByLabel('New todo').fill('Water the plants');
-      await app.getByRole('button', { name: 'Add' }).click();
-      await app.getByText('Water the plants').waitFor();
-    },
-    server: fieldEdit('todos.list', '({ id: row.id, title: ', 'title', ', done: row.done', 'Water the plants'),
-  },
+  todoTemplate('todo'),
+  // The same app with React as its renderer.
+  todoTemplate('todo-react'),
   {
     id: 'files',
     heading: 'Files',
