@@ -51,6 +51,8 @@ export interface BundleOptions {
  * object `require` gives); the app's bundle takes them from it through CommonJS shims.
  */
 export const PREVIEW_VENDOR_GLOBAL = '__platformPreviewVendor';
+/** The name the vendor script's generated CommonJS source loads its packages with. */
+const COMMONJS_REQUIRE = 'require';
 /** Where the shims live in the `lib` namespace (so the app's share of the client leaves them out, as it leaves the renderer out). */
 const VENDOR_SHIM_ROOT = `${PLATFORM_MODULES_ROOT}/.platform-preview-vendor`;
 
@@ -301,7 +303,9 @@ export class Bundler implements ProjectBundler {
     let vendor = this.#vendors.get(renderer);
     if (!vendor) {
       const entry = 'vendor.js';
-      const source = `globalThis[${JSON.stringify(PREVIEW_VENDOR_GLOBAL)}] = {\n${entrypoints.map((e) => `  ${JSON.stringify(e)}: require(${JSON.stringify(e)}),`).join('\n')}\n};\n`;
+      // The vendor's source is CommonJS for esbuild to bundle (React is CommonJS): the text names `require`, the core never calls it.
+      const load = (specifier: string) => `${COMMONJS_REQUIRE}(${JSON.stringify(specifier)})`;
+      const source = `globalThis[${JSON.stringify(PREVIEW_VENDOR_GLOBAL)}] = {\n${entrypoints.map((e) => `  ${JSON.stringify(e)}: ${load(e)},`).join('\n')}\n};\n`;
       const state: PluginState = { fs: new MemoryFileSystem({ [entry]: source }), renderer, builtinsFromDependencies: [] };
       const options = buildOptions('client', [{ in: entry, out: 'vendor' }], renderer, platformPlugin(this.#library, 'client', state));
       vendor = this.#esbuild.build({ ...options, format: 'iife', sourcemap: false, metafile: false } as typeof options).then((result) => {
