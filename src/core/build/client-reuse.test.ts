@@ -4,11 +4,10 @@
  * file set changed, or when the previous build failed. Over the real compiler (native esbuild, a
  * kept Bundler as the playground's worker has) and the todo templates' files.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import * as esbuild from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
+import { templateFiles } from '../../control-plane/fixtures';
 import type { Project } from '../analyze/project';
 import { MemoryFileSystem } from '../fs';
 import { compileProject, type BuildOutcome } from './build';
@@ -35,19 +34,7 @@ class CountingBundler implements ProjectBundler {
 const bundler = new CountingBundler();
 afterAll(() => bundler.dispose());
 
-function template(name: string): Record<string, string> {
-  const root = join(import.meta.dirname, '../../../templates', name);
-  const files: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir)) {
-      const path = join(dir, entry);
-      if (statSync(path).isDirectory()) walk(path);
-      else files[relative(root, path).split('\\').join('/')] = readFileSync(path, 'utf8');
-    }
-  };
-  walk(root);
-  return files;
-}
+const template = templateFiles;
 
 /** `files` with `path`'s text passed through `change`. */
 const edit = (files: Record<string, string>, path: string, change: (text: string) => string): Record<string, string> => {
