@@ -168,7 +168,7 @@ async function run(request: CompileRequest): Promise<void> {
       return;
     }
     const options = { focus: request.focus, typecheck: !request.skipTypecheck };
-    const preview = request.mode === 'preview' ? await clientReuse.compile(request.files, (targets) => compileProject(new MemoryFileSystem(request.files), host, { ...options, targets, bundle: { preview: true } })) : undefined;
+    const preview = request.mode === 'preview' ? await clientReuse.compile(request.files, (targets) => compileProject(fs, host, { ...options, targets, bundle: { preview: true } })) : undefined;
     const outcome = preview?.outcome ?? (await compileProject(fs, host, options));
     remember(outcome.analysis);
     const files = outcome.files ? Object.fromEntries(outcome.files) : undefined;
