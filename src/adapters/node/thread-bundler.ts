@@ -8,7 +8,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { Project } from '../../core/analyze/project';
-import { ALL_TARGETS, Bundler, type BuildTarget, type BundleResult, type ProjectBundler } from '../../core/build/bundle';
+import { ALL_TARGETS, Bundler, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler } from '../../core/build/bundle';
 import type { Compiler } from '../../core/build/build';
 import { RemoteBundler, type BundleAnswer } from '../../core/build/remote-bundler';
 import { NodeFileSystem } from './node-file-system';
@@ -44,18 +44,18 @@ export class ThreadBundler implements ProjectBundler {
     return this.#warm;
   }
 
-  async bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS): Promise<BundleResult> {
+  async bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS, options?: BundleOptions): Promise<BundleResult> {
     this.#last = { project, targets };
     if (this.#warm && this.#thread) {
       try {
-        return await this.#thread.remote.bundle(project, targets);
+        return await this.#thread.remote.bundle(project, targets, options);
       } catch (error) {
         // A thread that stopped answering: this thread bundles again, and the thread is ended.
         if (!this.#closed) this.#stopThread();
         else throw error;
       }
     }
-    return this.#here.bundle(project, targets);
+    return this.#here.bundle(project, targets, options);
   }
 
   /**
@@ -69,6 +69,8 @@ export class ThreadBundler implements ProjectBundler {
     // cannot keep the shared working-directory counter that worker_threads makes as it loads (a worker
     // of a process started from a snapshot that holds it fails as it starts: its process.cwd() throws).
     const { Worker } = await import('node:worker_threads');
+    // Closed, or moved by another call, while the module loaded.
+    if (this.#thread || this.#closed) return;
     const worker = new Worker(this.#script, { name: 'platform bundler' });
     const root = last.project.fs.root;
     const remote = new RemoteBundler(
