@@ -10,16 +10,18 @@
  *
  * What is timed, per edit, from the moment the change is dispatched (the page's clock):
  * - the preview updated: the first `platform:preview-ready` mark after the edit (the new client's module
- *   has run in the frame: its first render is done, a query's answer may not be);
- * - the change seen: the edit's text in the new preview frame's DOM. A MutationObserver is put in the
+ *   has run in the frame: its first render is done, a query's answer may not be; or, after a server
+ *   edit, the page was kept and its queries were sent again to the new server);
+ * - the change seen: the edit's text in the preview frame's DOM. A MutationObserver is put in the
  *   preview pane's spare frame (`iframe.preview-frame-spare`, the document the next build's client
- *   starts in) before the edit and notes when the text appears, on the frame's clock turned into the
- *   page's (both `performance.timeOrigin + now()`). The goal rows take the later of the two: a server
- *   edit's change shows once the query's answer has rendered, after the mark.
+ *   starts in) and in the frame showing now (which a server edit keeps) before the edit and notes when
+ *   the text appears, on the frame's clock turned into the page's (both `performance.timeOrigin +
+ *   now()`). The goal rows take the later of the two: a server edit's change shows once the query's
+ *   answer has rendered, after the mark.
  * Where the time goes: the quiet window (edit to `platform:compile-start`), the build (to
  * `platform:compile-done`; its detail is the worker's own timings), the runtime's restart on the new
  * server bundle (to `platform:runtime-started`, server edits only: a client edit keeps the runtime), the
- * preview reloaded (to `platform:preview-ready`), and the change seen after that.
+ * preview reloaded or refreshed (to `platform:preview-ready`), and the change seen after that.
  */
 import type { Page } from '@playwright/test';
 import { AdaptiveQuietWindow } from '../src/core/build/quiet-window';
@@ -120,6 +122,8 @@ const TEMPLATES: Template[] = [
 /** One edit's times, ms after the edit (the page's clock); undefined where the step did not happen. */
 interface Sample {
   ready: number;
+  /** Whether the preview kept its page (a server edit: its queries ran again on the new server) instead of loading again. */
+  kept: boolean;
   seen: number | undefined;
   /** Whether `seen` was noted by the observer in the frame (else: an upper bound, read after the mark). */
   observed: boolean;
@@ -154,14 +158,19 @@ async function waitForReady(page: Page, after: number): Promise<number> {
 }
 
 /**
- * Puts an observer in the spare preview frame that notes (in `globalThis.__benchSeen`, epoch ms) when
- * `text` first appears in its document. False when there is no spare frame loaded.
+ * Puts an observer in the preview frames that may show the change (the spare, where a new client starts,
+ * and the one showing now, which a server edit keeps) that notes (in `globalThis.__benchSeen`, epoch ms)
+ * when `text` first appears in its document. False when there is no spare frame loaded.
  */
-async function watchSpare(page: Page, text: string): Promise<boolean> {
+async function watchFrames(page: Page, text: string): Promise<boolean> {
   const spare = page.locator('iframe.preview-frame-spare');
   for (let i = 0; i < 100 && (await spare.count()) === 0; i++) await page.waitForTimeout(20);
-  if ((await spare.count()) !== 1) return false;
-  const frame = await (await spare.elementHandle())?.contentFrame();
+  const watched = await watchFrame(page, 'iframe.preview-frame', text);
+  return (await spare.count()) === 1 && (await watchFrame(page, 'iframe.preview-frame-spare', text)) && watched;
+}
+
+async function watchFrame(page: Page, selector: string, text: string): Promise<boolean> {
+  const frame = await (await page.locator(selector).first().elementHandle())?.contentFrame();
   if (!frame) return false;
   // The srcdoc's document (the bootstrap's), not the initial about:blank one.
   await frame.waitForFunction(() => document.readyState === 'complete' && document.getElementById('app') !== null, undefined, { timeout: 5_000 });
@@ -252,7 +261,7 @@ async function openFile(page: Page, name: string): Promise<void> {
 async function timedEdit(page: Page, edit: Edit, n: number, origin: number): Promise<Sample> {
   await page.waitForTimeout(new AdaptiveQuietWindow().burstMs + 50);
   const expected = edit.shows(n);
-  const watching = await watchSpare(page, expected);
+  const watching = await watchFrames(page, expected);
   const edited = await page.locator('.cm-content').evaluate(
     (el, { before, after, insert }) => {
       const view = (el as unknown as { cmTile: { root: { view: { state: { doc: { toString(): string } }; dispatch(spec: unknown): void } } } }).cmTile.root.view;
@@ -268,10 +277,11 @@ async function timedEdit(page: Page, edit: Edit, n: number, origin: number): Pro
   );
   const ready = await waitForReady(page, edited);
   const seen = await seenAt(page, expected, origin);
-  const sample: Sample = { ready: ready - edited, seen: seen.at - edited, observed: watching && seen.observed };
+  const sample: Sample = { ready: ready - edited, kept: false, seen: seen.at - edited, observed: watching && seen.observed };
   const call = edit.query === undefined ? undefined : seen.calls.find((c) => c.name === edit.query && !c.fellBack);
   if (call) sample.query = { ...call, sent: call.sent - edited, ...(call.answered !== undefined ? { answered: call.answered - edited } : {}) };
   const after = (await marks(page, edited)).filter((m) => m.at <= ready);
+  sample.kept = (after.find((m) => m.name === 'platform:preview-ready' && m.at === ready)?.detail as { page?: string } | undefined)?.page === 'kept';
   const start = after.filter((m) => m.name === 'platform:compile-start').at(-1);
   if (start) {
     sample.compileStart = start.at - edited;
@@ -323,7 +333,7 @@ function rowsOf(template: string, kind: 'client' | 'server', what: string, sampl
       { name: `  ${label}, at p50: runtime restart (compile-done to runtime-started)`, value: p50(samples.map((s) => (s.runtimeStarted ?? NaN) - (s.compileDone ?? NaN))), unit: 'ms' },
       { name: `  ${label}, at p50:   of it the runtime's start (sandbox ${Math.round(p50(samples.map((s) => s.runtime?.frame)))}, server bundle ${Math.round(p50(samples.map((s) => s.runtime?.server)))}, in the worker ${Math.round(p50(samples.map((s) => s.runtime?.total)))})`, value: p50(samples.map((s) => s.runtime?.overall)), unit: 'ms' },
       { name: `  ${label}, at p50:   of it the flush of committed state before the start`, value: p50(samples.map((s) => (s.runtimeStarted ?? NaN) - (s.compileDone ?? NaN) - (s.runtime?.overall ?? NaN))), unit: 'ms' },
-      { name: `  ${label}, at p50: preview reload (runtime-started to preview-ready)`, value: p50(samples.map((s) => s.ready - (s.runtimeStarted ?? NaN))), unit: 'ms' },
+      { name: `  ${label}, at p50: preview reload or refresh (runtime-started to preview-ready; ${samples.filter((s) => s.kept).length} of ${samples.length} kept the page and ran its queries again)`, value: p50(samples.map((s) => s.ready - (s.runtimeStarted ?? NaN))), unit: 'ms' },
     );
   } else {
     rows.push({ name: `  ${label}, at p50: preview reload (compile-done to preview-ready)`, value: p50(samples.map((s) => s.ready - (s.compileDone ?? NaN))), unit: 'ms' });

@@ -61,6 +61,13 @@ export interface ClientHost {
    */
   signIn?(returnPath: string): void;
   signOut?(): void | Promise<void>;
+  /**
+   * Where the environment can say that the app's server code was replaced under the page (a
+   * playground preview after an edit that changed the server alone): the client module registers
+   * `listener`, which re-runs every mounted query on the new server and answers false when the page
+   * holds answers it cannot refresh (a plain `query()` ran), so the environment reloads the page.
+   */
+  onServerReplaced?(listener: () => boolean): void;
 }
 
 const HOST_KEY = Symbol.for('platform.client.host');
@@ -93,6 +100,7 @@ function sameOriginHost(): ClientHost | undefined {
  */
 export function installClientHost(host: ClientHost): () => void {
   (globalThis as HostSlot)[HOST_KEY] = host;
+  host.onServerReplaced?.(() => pageClient.serverReplaced());
   pageClient.hostChanged();
   return () => {
     if (currentHost() !== host) return;
@@ -177,6 +185,8 @@ export class QueryClient {
   #attempt = 0;
   /** Bumped on every stop: a connection attempt of an older round ends quietly. */
   #round = 0;
+  /** A query ran once (`query()`): its answer is held where this client cannot run it again. */
+  #answeredOutside = false;
 
   constructor(host: () => ClientHost | undefined) {
     this.#host = host;
@@ -250,6 +260,27 @@ export class QueryClient {
       active = false;
       this.#unmount(entry);
     };
+  }
+
+  /** Runs a query once: its answer goes where this client cannot refresh it (see `serverReplaced`). */
+  async query(name: string, input: unknown): Promise<unknown> {
+    this.#answeredOutside = true;
+    const settled = await this.send('query', name, input);
+    if (settled.error) throw settled.error;
+    return settled.result;
+  }
+
+  /**
+   * The app's server code was replaced under the page (the data kept): every mounted query runs again
+   * at once, and the live connection starts again on the new server. False, doing nothing, when a
+   * query ran once: its answer may be on screen, and only loading the page again refreshes it.
+   * (A mutation's answer is what happened, which a new server does not change.)
+   */
+  serverReplaced(): boolean {
+    if (this.#answeredOutside) return false;
+    this.hostChanged();
+    this.refresh();
+    return true;
   }
 
   /** Runs a mutation; after it commits, the mounted queries that read what it wrote re-run. */
@@ -420,6 +451,8 @@ export class QueryClient {
 
 /** This page's client (the hooks and plain calls below). */
 const pageClient = new QueryClient(currentHost);
+// An environment that installed its host before the app's code ran (a preview's bootstrap) hears from this client.
+(globalThis as HostSlot)[HOST_KEY]?.onServerReplaced?.(() => pageClient.serverReplaced());
 
 function namespaceOf(name: string): string {
   const dot = name.indexOf('.');
@@ -502,9 +535,7 @@ export function useMutation<N extends MutationNames>(name: N): (input: MutationI
  * const todos = await query('todos.list', {});
  */
 export async function query<N extends QueryNames>(name: N, input: QueryInput<N>): Promise<QueryResult<N>> {
-  const settled = await pageClient.send('query', name, input);
-  if (settled.error) throw settled.error;
-  return settled.result as QueryResult<N>;
+  return (await pageClient.query(name, input)) as QueryResult<N>;
 }
 
 /**

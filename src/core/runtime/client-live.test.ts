@@ -171,6 +171,54 @@ describe('QueryClient: what re-runs after a write', () => {
   });
 });
 
+describe('QueryClient: the server replaced under the page', () => {
+  const upper = defineServer({
+    queries: { ...definition.queries, 'notes.list': query({ input: {}, handler: async (ctx) => (await ctx.db.table('notes').all()).map((n) => n.text.toUpperCase()) }) },
+    mutations: definition.mutations,
+  });
+
+  /** A page whose host reaches whichever runtime `to` holds now (a restart keeps the data: both share one driver). */
+  function replaceable() {
+    const driver = factory();
+    const first = new AppRuntime({ manifest: MANIFEST, definition, driver, clock: testClock(), limits: { liveConnections: 2 } });
+    const to = { runtime: first };
+    const auth = personaAuth(MANIFEST.name, 'alice', 'session-alice');
+    const client = new QueryClient(() => ({ fetch: (path, init) => to.runtime.fetch(auth, new Request(new URL(path, 'http://app.test'), init)) }));
+    clients.push(client);
+    const next = () => (to.runtime = new AppRuntime({ manifest: MANIFEST, definition: upper, driver, clock: testClock(), limits: { liveConnections: 2 } }));
+    return { client, first, next };
+  }
+
+  it('re-runs every mounted query on the new server at once, and holds its live connection there', async () => {
+    const { client, first, next } = replaceable();
+    const notes = watch(client, 'notes.list');
+    await vi.waitFor(() => expect([client.liveState, notes.last?.connection]).toEqual(['open', client.liveConnection]));
+    await client.mutation('notes.add', { text: 'milk' });
+    await vi.waitFor(() => expect(notes.data).toEqual(['milk']));
+
+    const second = next();
+    expect(client.serverReplaced()).toBe(true);
+    await vi.waitFor(() => expect(notes.data).toEqual(['MILK']));
+    // The connection is the new server's, and the query is held there: another page's write reaches it.
+    await vi.waitFor(() => expect([second.liveConnections, notes.last?.connection]).toEqual([1, client.liveConnection]));
+    const bob = page(second, 'bob');
+    await bob.mutation('notes.add', { text: 'eggs' });
+    await vi.waitFor(() => expect(notes.data).toEqual(['MILK', 'EGGS']));
+    expect(first.liveConnections).toBe(0);
+  });
+
+  it('answers false and re-runs nothing once a query ran outside the mounted ones (its answer may be on screen)', async () => {
+    const { client, next } = replaceable();
+    const notes = watch(client, 'notes.list');
+    await vi.waitFor(() => expect(notes.last?.connection).toBe(client.liveConnection));
+    expect(await client.query('notes.list', {})).toEqual([]);
+    const starts = notes.starts;
+    next();
+    expect(client.serverReplaced()).toBe(false);
+    expect(notes.starts).toBe(starts);
+  });
+});
+
 interface PortPage {
   client: QueryClient;
   /** Wire routes the client fetched (the live stream is not counted). */

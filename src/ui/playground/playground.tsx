@@ -354,6 +354,10 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                     performance.mark('platform:preview-ready', { detail: { generation: generation?.number } });
                     session.log('preview.ready', { generation: generation?.number });
                   },
+                  onRefreshed: () => {
+                    performance.mark('platform:preview-ready', { detail: { generation: generation?.number, page: 'kept' } });
+                    session.log('preview.ready', { generation: generation?.number, page: 'kept' });
+                  },
                   onNotice: (message) => session.log('preview.notice', { message }),
                   onUnresponsive: () => (firstPreview.open(), session.log('preview.unresponsive', { message: 'The preview stopped responding (a loop in client code?); it reloads with the next build.' })),
                 }}

@@ -18,6 +18,7 @@ import { locationText } from '../console/console-panel';
 import { DEVICES, type Device } from './layout';
 import { DEVICE_SIZES, deviceBox } from '../preview/device';
 import type { Generation } from './project-session';
+import { clientPage } from '../session/session-state';
 
 /** A client crash as the overlay shows it: the error and, when it maps to the app's files, where. */
 export interface ClientCrash {
@@ -29,10 +30,10 @@ export interface ClientCrash {
 export function previewAppOf(generation: Generation): PreviewApp {
   return {
     number: generation.number,
+    client: generation.client,
     code: generation.clientCode,
     ...(generation.clientCss !== undefined ? { css: generation.clientCss } : {}),
-    title: generation.manifest.app?.title ?? generation.manifest.name,
-    lang: generation.manifest.app?.language ?? 'en',
+    ...clientPage(generation),
     publicFiles: generation.publicFiles,
   };
 }
@@ -99,6 +100,8 @@ export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, dev
   /** A frame whose document has loaded, hidden, kept for the next build (or reload) of this persona on this runtime. */
   const spare = useRef<{ frame: PreviewFrame; persona: PersonaName; runtime: PreviewRuntime } | undefined>(undefined);
   useEffect(() => () => spare.current?.frame.destroy(), []);
+  /** The frame showing the app, and the build it shows now (a later one than it loaded when only the server changed since). */
+  const shown = useRef<{ frame: PreviewFrame; number: number | undefined } | undefined>(undefined);
   // A layout effect: the new build's frame starts as this render commits, not a frame later (an
   // effect waits for the next paint).
   useLayoutEffect(() => {
@@ -153,11 +156,27 @@ export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, dev
       frame = ahead ?? new PreviewFrame(host.current!, persona, runtime, handlers);
     }
     if (app) frame.load(app);
-    return () => frame.destroy();
-    // A new frame per build, and per reload: the client starts fresh (the runtime and its data stay).
-  }, [persona, app?.number, runtime, stopped, attempt]);
+    const mine = { frame, number: app?.number };
+    shown.current = mine;
+    return () => {
+      if (shown.current === mine) shown.current = undefined;
+      frame.destroy();
+    };
+    // A new frame per client build, and per reload: the client starts fresh (the runtime and its data stay).
+  }, [persona, app?.client, runtime, stopped, attempt]);
+  // A build that changed the server alone: the page stays and runs its queries again on the new server,
+  // unless it cannot (preview-frame.ts, serverReplaced): then it loads again.
+  useEffect(() => {
+    const now = shown.current;
+    if (!app || !now || now.number === app.number) return;
+    now.number = app.number;
+    void now.frame.serverReplaced().then((ok) => {
+      if (ok) events.onRefreshed?.();
+      else if (shown.current === now) setAttempt((n) => n + 1);
+    });
+  }, [app?.number]);
   useEffect(() => setStopped(undefined), [app?.number]);
-  useEffect(() => setCrash(undefined), [app?.number, attempt, persona]);
+  useEffect(() => setCrash(undefined), [app?.client, attempt, persona]);
   const reload = () => {
     setStopped(undefined);
     setOffer(undefined);

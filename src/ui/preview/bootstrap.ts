@@ -9,7 +9,11 @@
  * what the route's response says (worker/protocol/runtime.ts, `PreviewCall`). While there is no such
  * port, `send` answers nothing and the client module uses the wire routes over `fetch`; so do calls
  * sent to a worker that is gone before it began them (a restart: `runtime-detach` says which calls the
- * playground answers itself). It is plain JavaScript in a string: the iframe gets it through srcdoc.
+ * playground answers itself). After an edit that changed the server alone, the playground asks
+ * (`server-replaced`) whether the page showed the new server without loading again: the client module
+ * ran its queries again, and nothing on the page came from elsewhere (an endpoint's answer, a call
+ * outside the client module); otherwise the playground loads it again. It is plain JavaScript in a
+ * string: the iframe gets it through srcdoc.
  */
 import { scriptHashSource } from '../csp';
 
@@ -20,6 +24,11 @@ export const PREVIEW_BOOTSTRAP = String.raw`
   // script (by hash) and blob: modules run, so a nested srcdoc's inline script does not run.
   for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceTransport', 'RTCSctpTransport']) delete globalThis[name];
   const HOST = Symbol.for('platform.client.host');
+  // After a server-only edit the playground asks whether the page can show the new server without
+  // loading again: only when the client module can run its queries again and nothing the page holds
+  // came from elsewhere (an endpoint's answer, a call outside the client module).
+  let serverReplaced;
+  let heldOutside = false;
   const pending = new Map();
   let port;
   // The port straight to the runtime worker (its other end tagged there with this preview's persona).
@@ -50,10 +59,15 @@ export const PREVIEW_BOOTSTRAP = String.raw`
       });
     },
     // A call through the playground, outside the client module.
-    call: (kind, name, input) => request({ type: 'call', kind, name, input }),
+    call: (kind, name, input) => {
+      if (kind !== 'mutation') heldOutside = true;
+      return request({ type: 'call', kind, name, input });
+    },
     // People are personas here: signing in or out is switching persona, which the playground explains.
     signIn: () => port && port.postMessage({ type: 'sign-in' }),
     signOut: () => { if (port) port.postMessage({ type: 'sign-out' }); },
+    // The client module's word on a server replaced under the page: true when it ran its queries again.
+    onServerReplaced: (listener) => { serverReplaced = listener; },
   };
   // The app's public/ files: path → { url (blob:), type }.
   const assets = new Map();
@@ -66,6 +80,7 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     if (url.origin !== 'http://app.local') return nativeFetch(req);
     const asset = (req.method === 'GET' || req.method === 'HEAD') && assets.get(url.pathname);
     if (asset) return new Response(req.method === 'HEAD' ? null : asset.blob, { status: 200, headers: { 'content-type': asset.type } });
+    if (!url.pathname.startsWith('/_platform/') && !url.pathname.startsWith('/__platform/')) heldOutside = true;
     const body = req.method === 'GET' || req.method === 'HEAD' ? null : await req.arrayBuffer();
     const head = await request({ type: 'fetch', method: req.method, path: url.pathname + url.search, headers: [...req.headers], body }, body ? [body] : []);
     // The body arrives in chunks as the runtime sends them (a stream() keeps flowing).
@@ -161,6 +176,15 @@ export const PREVIEW_BOOTSTRAP = String.raw`
           if (answer.data && answer.data.type === 'answer') settle(answer.data);
         };
         return;
+      }
+      if (data.type === 'server-replaced') {
+        let ok = false;
+        try {
+          ok = !heldOutside && typeof serverReplaced === 'function' && serverReplaced() === true;
+        } catch (error) {
+          report(error);
+        }
+        return port.postMessage({ type: 'server-replaced', id: data.id, ok });
       }
       if (data.type === 'runtime-detach') {
         // Calls the lost worker had not begun were not run: the client module sends them over fetch.

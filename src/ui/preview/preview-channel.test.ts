@@ -9,7 +9,7 @@ import type { PreviewRuntime } from './preview-frame';
 import { PreviewTabClient, previewTabHref, previewTabRoute, servePreviewTabs, type PreviewApp } from './preview-channel';
 import { deviceBox } from './device';
 
-const APP: PreviewApp = { number: 1, code: 'console.log(1)', title: 'Todos', lang: 'en', publicFiles: { 'logo.svg': '<svg/>' } };
+const APP: PreviewApp = { number: 1, client: 1, code: 'console.log(1)', title: 'Todos', lang: 'en', publicFiles: { 'logo.svg': '<svg/>' } };
 
 /** What the runtime was asked, and a body that never ends until it is cancelled. */
 function memoryRuntime() {

@@ -15,6 +15,11 @@ import { operationOf, type PreviewEvents, type PreviewLoad, type PreviewRuntime 
 export interface PreviewApp extends PreviewLoad {
   /** The build it comes from: a new number loads the preview again. */
   number: number;
+  /**
+   * The build whose client it shows (the same as an earlier `number` when only the server changed
+   * since): the playground's own previews keep their page then (preview-pane.tsx).
+   */
+  client: number;
 }
 
 type CallOutcome = Awaited<ReturnType<PreviewRuntime['call']>>;

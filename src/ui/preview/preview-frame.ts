@@ -55,6 +55,8 @@ export interface PreviewEvents {
   /** Client code wrote with `console`: the level, the line, and the stack where it was written. */
   onConsole?(line: { persona: PersonaName; level: string; message: string; stack: string }): void;
   onLoaded?(): void;
+  /** The preview showed a server replaced under it without loading again: it ran its queries again (`serverReplaced`). */
+  onRefreshed?(): void;
   /** The preview stopped answering its heartbeat (a loop in client code). */
   onUnresponsive?(): void;
   /** Something the person should know that is not an error (a download made, a link not followed). */
@@ -132,6 +134,8 @@ async function personActingSoonIn(frame: HTMLIFrameElement): Promise<boolean> {
 }
 
 const HEARTBEAT_MS = 1000;
+/** How long a preview has to answer that it showed a replaced server (`serverReplaced`). */
+const SERVER_REPLACED_WAIT_MS = 1000;
 
 interface Asset {
   text: string;
@@ -212,6 +216,12 @@ export class PreviewFrame {
   #assets: Record<string, Asset> = {};
   /** Ends the preview's direct path to the runtime worker. */
   #disconnect: (() => void) | undefined;
+  /** The app's code has run (`loaded`), and whether its client has thrown since. */
+  #loaded = false;
+  #errored = false;
+  /** `serverReplaced` asks waiting for the preview's answer, by id. */
+  readonly #asks = new Map<number, (ok: boolean) => void>();
+  #nextAsk = 1;
 
   /**
    * Makes the frame and loads its document at once, before the app is known: `spare` keeps it hidden
@@ -292,6 +302,28 @@ export class PreviewFrame {
     });
   }
 
+  /**
+   * The app's server code was replaced under this preview (the client the same, the data kept): true
+   * when the preview ran its queries again on the new server, so it shows what the new server answers
+   * without loading again. False when it cannot say so: the app has not loaded or its client threw,
+   * it does not use the client module's queries, something it shows came from elsewhere (an
+   * endpoint, a one-off `query()`), or it did not answer within a second. Then the caller loads it again.
+   */
+  serverReplaced(): Promise<boolean> {
+    if (!this.#loaded || this.#errored) return Promise.resolve(false);
+    const id = this.#nextAsk++;
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => settle(false), SERVER_REPLACED_WAIT_MS);
+      const settle = (ok: boolean) => {
+        clearTimeout(timer);
+        this.#asks.delete(id);
+        resolve(ok);
+      };
+      this.#asks.set(id, settle);
+      this.#port.postMessage({ type: 'server-replaced', id });
+    });
+  }
+
   #startHeartbeat(): void {
     clearInterval(this.#heartbeat);
     this.#lastPong = Date.now();
@@ -312,9 +344,14 @@ export class PreviewFrame {
         this.#lastPong = Date.now();
         return;
       case 'loaded':
+        this.#loaded = true;
         this.#events.onLoaded?.();
         return;
+      case 'server-replaced':
+        this.#asks.get(id)?.(message.ok === true);
+        return;
       case 'client-error':
+        this.#errored = true;
         this.#events.onError?.(String(message.message), typeof message.stack === 'string' ? message.stack : '');
         return;
       case 'console':
@@ -423,6 +460,7 @@ export class PreviewFrame {
   }
 
   destroy(): void {
+    for (const settle of [...this.#asks.values()]) settle(false);
     this.#disconnect?.();
     this.#disconnect = undefined;
     for (const reader of this.#bodies.values()) void reader.cancel();

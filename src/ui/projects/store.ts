@@ -227,7 +227,7 @@ const lastGoodKey = (id: string) => `lastgood:${id}`;
  * fails (a type error left in the files) previews this one, marked as such, instead of nothing.
  */
 export interface LastGoodBuild {
-  generation: Omit<Generation, 'number'>;
+  generation: Omit<Generation, 'number' | 'client'>;
   /** Milliseconds since the epoch. */
   savedAt: number;
 }

@@ -85,6 +85,26 @@ describe('the compile loop', () => {
     expect(runtime.starts[1]!.state).toEqual(new Uint8Array([7]));
   });
 
+  it("a server-only change keeps the client's number (the previews keep their pages); a client change or a reload of the previews gives a new one", async () => {
+    const { session } = open();
+    await until(session, built);
+    session.edit(SERVER, 'export const server = 2;');
+    const server = await until(session, (s) => s.generation?.number === 2 && s.compile === 'ready');
+    expect(server.generation!.client).toBe(1);
+    session.edit(CLIENT, 'export const client = 2;');
+    const client = await until(session, (s) => s.generation?.number === 3 && s.compile === 'ready');
+    expect(client.generation!.client).toBe(3);
+    session.reloadPreviews();
+    expect(session.state.generation).toMatchObject({ number: 4, client: 4 });
+    session.edit(SERVER, 'export const server = 3;');
+    const again = await until(session, (s) => s.generation?.number === 5 && s.compile === 'ready');
+    expect(again.generation!.client).toBe(4);
+    // A new title is a new page around the same code: a new client.
+    session.edit('app.manifest.json', JSON.stringify({ ...JSON.parse(session.state.project.files['app.manifest.json']!), app: { title: 'Renamed' } }));
+    const titled = await until(session, (s) => s.generation?.number === 6 && s.compile === 'ready');
+    expect(titled.generation!.client).toBe(6);
+  });
+
   it('a failed rebuild keeps the last good generation serving, DG1602 before the real error, and the next good build takes over', async () => {
     const { session } = open();
     await until(session, built);

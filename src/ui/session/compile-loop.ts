@@ -7,11 +7,12 @@
  */
 import { AdaptiveQuietWindow } from '../../core/build/quiet-window';
 import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
+import { canonicalJson } from '../../core/hash';
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import { SCHEMA_CHANGE_REFUSED } from '../../core/runtime/tables/schema-change';
 import type { CompileResult } from '../compiler-client';
 import type { ProjectStore } from './project-store';
-import type { Generation, SessionCompiler, SessionContext, SessionRuntime } from './session-state';
+import { clientPage, type Generation, type SessionCompiler, type SessionContext, type SessionRuntime } from './session-state';
 
 const decoder = new TextDecoder();
 
@@ -60,7 +61,10 @@ export class CompileLoop {
   /** The same generation again under a new number: the previews reload and show the data as it is now. */
   reloadPreviews(): void {
     const generation = this.#ctx.state.generation;
-    if (generation) this.#ctx.update({ generation: { ...generation, number: ++this.#generations } });
+    if (generation) {
+      const number = ++this.#generations;
+      this.#ctx.update({ generation: { ...generation, number, client: number } });
+    }
   }
 
   dispose(): void {
@@ -157,8 +161,10 @@ export class CompileLoop {
     const out = result.files!;
     const text = (path: string): string | undefined => (out[path] ? decoder.decode(out[path]) : undefined);
     const [clientCss, clientMap, serverMap] = [text('client/app.css'), text('client/app.js.map'), text('server/index.js.map')];
-    return {
-      number: ++this.#generations,
+    const number = ++this.#generations;
+    const generation: Generation = {
+      number,
+      client: number,
       manifest: JSON.parse(files[MANIFEST_FILE] ?? '{}') as Manifest,
       serverCode: decoder.decode(out['server/index.js']),
       clientCode: decoder.decode(out['client/app.js']),
@@ -167,6 +173,8 @@ export class CompileLoop {
       ...(serverMap !== undefined ? { serverMap } : {}),
       publicFiles: Object.fromEntries(Object.entries(files).filter(([path]) => path.startsWith('public/')).map(([path, body]) => [path.slice('public/'.length), body])),
     };
+    const previous = this.#ctx.state.generation;
+    return previous && sameClient(previous, generation) ? { ...generation, client: previous.client } : generation;
   }
 
   /**
@@ -179,7 +187,8 @@ export class CompileLoop {
     const { runtime, store } = this.#parts;
     const kept = await store.loadLastGood();
     if (!kept || files !== ctx.state.project.files || ctx.state.generation) return false;
-    const generation: Generation = { ...kept.generation, number: ++this.#generations };
+    const number = ++this.#generations;
+    const generation: Generation = { ...kept.generation, number, client: number };
     try {
       await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: runtime.committedState ?? this.#parts.committed() });
     } catch (error) {
@@ -209,9 +218,14 @@ export class CompileLoop {
   #rememberGood(files: Record<string, string> | undefined, generation: Generation): void {
     const { store } = this.#parts;
     if (files && !this.#ctx.state.diagnostics.some((d) => d.severity === 'error')) void store.rememberGood(files);
-    const { number: _number, ...build } = generation;
+    const { number: _number, client: _client, ...build } = generation;
     void store.saveLastGood({ generation: build, savedAt: Date.now() });
   }
+}
+
+/** Whether two generations show the same client: what a preview loads is the same (see previewAppOf). */
+export function sameClient(a: Generation, b: Generation): boolean {
+  return a.clientCode === b.clientCode && a.clientCss === b.clientCss && canonicalJson(a.publicFiles) === canonicalJson(b.publicFiles) && canonicalJson(clientPage(a)) === canonicalJson(clientPage(b));
 }
 
 const isBuilt = (result: CompileResult): boolean => !!(result.files?.['server/index.js'] && result.files['client/app.js']);

@@ -12,6 +12,12 @@ import type { InspectAnswer, InspectQuery } from '../../../worker/protocol/runti
 /** A build that compiled: what the runtime and the previews run. */
 export interface Generation {
   number: number;
+  /**
+   * The generation whose client this one shows: its own number, or the one before's when the client
+   * (its code, styles, public files, title and language) is the same, so that only the server changed:
+   * the previews keep their pages and run their queries again (preview-pane.tsx).
+   */
+  client: number;
   manifest: Manifest;
   serverCode: string;
   clientCode: string;
@@ -79,3 +85,8 @@ export interface SessionRuntime {
 
 /** The compiler the session builds with (CompilerClient implements it). */
 export type SessionCompiler = Pick<CompilerClient, 'compile'>;
+
+/** The page around a generation's client: its title and language, from the manifest. */
+export function clientPage(generation: Pick<Generation, 'manifest'>): { title: string; lang: string } {
+  return { title: generation.manifest.app?.title ?? generation.manifest.name, lang: generation.manifest.app?.language ?? 'en' };
+}
