@@ -11,6 +11,7 @@ import { assetKind, DEFAULT_RENDERER, isNodeBuiltin, packageName, PLATFORM_MODUL
 import { listFiles, type Project } from '../analyze/project';
 import type { BuildContext, BuildOptions, EsbuildApi, Message, Metafile, Plugin } from './esbuild-types';
 import { PLATFORM_MODULES_ROOT, type Library } from './library';
+import { PREVIEW_VENDOR_END, PREVIEW_VENDOR_START } from './preview-vendor';
 import { resolvePackage } from './resolve-package';
 
 export const KIB = 1024;
@@ -309,7 +310,9 @@ export class Bundler implements ProjectBundler {
       const state: PluginState = { fs: new MemoryFileSystem({ [entry]: source }), renderer, builtinsFromDependencies: [] };
       const options = buildOptions('client', [{ in: entry, out: 'vendor' }], renderer, platformPlugin(this.#library, 'client', state));
       vendor = this.#esbuild.build({ ...options, format: 'iife', sourcemap: false, metafile: false } as typeof options).then((result) => {
-        const code = new TextDecoder().decode(result.outputFiles.find((o) => o.path.endsWith('.js'))!.contents);
+        const built = new TextDecoder().decode(result.outputFiles.find((o) => o.path.endsWith('.js'))!.contents);
+        // Marked, so that a preview frame loaded ahead can run it before the next build is known (preview-vendor.ts).
+        const code = `${PREVIEW_VENDOR_START}\n${built.endsWith('\n') ? built : `${built}\n`}${PREVIEW_VENDOR_END}\n`;
         return { code, lines: code.split('\n').length - 1 };
       });
       vendor.catch(() => this.#vendors.delete(renderer));

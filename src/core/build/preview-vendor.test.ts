@@ -15,6 +15,7 @@ import type { Project } from '../analyze/project';
 import { MemoryFileSystem } from '../fs';
 import { compileProject } from './build';
 import { Bundler, bundleProject, PREVIEW_VENDOR_GLOBAL, type BundleResult } from './bundle';
+import { afterPreviewVendor, PREVIEW_VENDOR_END, PREVIEW_VENDOR_START, previewVendorOf } from './preview-vendor';
 import { TypeCheckSession } from './typecheck';
 
 const library = nodeLibrary();
@@ -89,8 +90,8 @@ describe('the preview client of a React app', () => {
     expect(preview.files.get('server/index.js')).toEqual(full.files.get('server/index.js'));
 
     const code = text(preview, 'client/app.js');
-    expect(code.startsWith(`(()=>{`)).toBe(true);
-    const app = code.slice(code.indexOf('\n', code.indexOf(PREVIEW_VENDOR_GLOBAL)) + 1);
+    expect(code.startsWith(`${PREVIEW_VENDOR_START}\n(()=>{`)).toBe(true);
+    const app = code.slice(previewVendorOf(code)!.length);
     // React's code is in the vendor script once, not in the app's part: the app has the shims.
     const marker = 'react.transitional.element';
     const count = (bundle: string) => bundle.split(marker).length - 1;
@@ -108,6 +109,27 @@ describe('the preview client of a React app', () => {
     expect({ ...fromPreview, vendored: null }).toEqual(fromArtifact);
     expect(fromArtifact.element).toMatchObject({ props: { name: 'ada' } });
     expect((fromArtifact.reactKeys as string[]).length).toBeGreaterThan(20);
+  });
+
+  it('runs the same in two parts, the vendor script first (a frame loaded ahead) and then the app in its own lines', async () => {
+    const project = await projectOf(probeApp());
+    const full = await bundleProject(esbuild, library, project, ['client']);
+    expect(previewVendorOf(text(full, 'client/app.js'))).toBeUndefined();
+    const code = text(await bundler().bundle(project, ['client'], { preview: true }), 'client/app.js');
+    const vendor = previewVendorOf(code)!;
+    expect(vendor.endsWith(`\n${PREVIEW_VENDOR_END}\n`)).toBe(true);
+    expect(vendor).toContain(PREVIEW_VENDOR_GLOBAL);
+    expect(vendor).not.toContain('probe-marker');
+    const rest = afterPreviewVendor(code, vendor);
+    // The app's code keeps its lines and columns: the shifted source map still fits it.
+    const lineOf = (source: string) => source.slice(0, source.indexOf('probe-marker')).split('\n').length;
+    expect(lineOf(rest)).toBe(lineOf(code));
+    expect(rest.split('\n').at(lineOf(code) - 1)).toBe(code.split('\n').at(lineOf(code) - 1));
+    const context: Record<string, unknown> = { console, setTimeout, clearTimeout, queueMicrotask, MessageChannel };
+    context.globalThis = context;
+    runInNewContext(vendor, context);
+    runInNewContext(rest, context);
+    expect(JSON.parse(JSON.stringify(context.probe))).toEqual(runProbe(code));
   });
 
   it('maps the app lines through the shifted source map as the artifact client maps them', async () => {

@@ -137,7 +137,10 @@ export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, dev
         const container = host.current;
         whenIdle(() => {
           if (spare.current || !container.isConnected) return;
-          spare.current = { frame: new PreviewFrame(container, persona, runtime, {}, { spare: true }), persona, runtime };
+          const next = new PreviewFrame(container, persona, runtime, {}, { spare: true });
+          // A React app's vendor script runs there now, out of the next build's way.
+          if (app) next.preload(app.code);
+          spare.current = { frame: next, persona, runtime };
         });
       },
     };

@@ -160,7 +160,15 @@ export const PREVIEW_BOOTSTRAP = String.raw`
       return original.apply(this, args);
     };
   }
+  // A vendor script (React) the playground runs here before the app is known: the app's code comes
+  // later without it (afterPrelude).
+  let prelude;
   addEventListener('message', async (event) => {
+    if (event.data && event.data.type === 'prelude' && !prelude && !port && event.source === parent) {
+      const url = URL.createObjectURL(new Blob([String(event.data.code)], { type: 'text/javascript' }));
+      prelude = import(url).then(() => undefined, (error) => error || new Error('The preview vendor script failed.'));
+      return;
+    }
     // Only the playground (the parent) starts the app: another frame (a preview beside this one) that
     // posts an init first is ignored.
     if (!event.data || event.data.type !== 'init' || port || event.source !== parent) return;
@@ -217,6 +225,10 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     }
     try {
       scan(document.documentElement);
+      if (event.data.afterPrelude) {
+        const failed = await prelude;
+        if (!prelude || failed) throw failed || new Error('The preview vendor script was not run.');
+      }
       await import(URL.createObjectURL(new Blob([event.data.code], { type: 'text/javascript' })));
       port.postMessage({ type: 'loaded' });
     } catch (error) {

@@ -10,6 +10,7 @@ import type { PersonaName } from '../../core/runtime/personas';
 import type { PreviewAnswer } from '../../../worker/protocol/runtime';
 import { downloadBytes } from '../download';
 import { LIVE_PATH } from '../../modules/wire';
+import { afterPreviewVendor, previewVendorOf } from '../../core/build/preview-vendor';
 import { previewDocument } from './bootstrap';
 
 /** What a preview needs from the runtime (RuntimeHost implements it). */
@@ -216,6 +217,8 @@ export class PreviewFrame {
   #assets: Record<string, Asset> = {};
   /** Ends the preview's direct path to the runtime worker. */
   #disconnect: (() => void) | undefined;
+  /** The vendor script run in the frame ahead of its app (preload), sent or to be sent once the document loads. */
+  #prelude: string | undefined;
   /** The app's code has run (`loaded`), and whether its client has thrown since. */
   #loaded = false;
   #errored = false;
@@ -252,6 +255,7 @@ export class PreviewFrame {
         return;
       }
       this.#documentLoaded = true;
+      this.#sendPrelude();
       this.#start();
     };
     this.iframe.srcdoc = previewDocument();
@@ -278,6 +282,22 @@ export class PreviewFrame {
     this.iframe.hidden = false;
   }
 
+  /**
+   * Runs the vendor script at the start of `code` (a React app's preview client, see previewVendorOf)
+   * in this frame now, before its app is known: a spare frame loaded after a build whose client had
+   * one. The next client that starts with the same script then runs only its app's part. Nothing for
+   * code without one, or once the app is loading.
+   */
+  preload(code: string): void {
+    if (this.#prelude !== undefined || this.#app) return;
+    this.#prelude = previewVendorOf(code);
+    if (this.#documentLoaded) this.#sendPrelude();
+  }
+
+  #sendPrelude(): void {
+    if (this.#prelude !== undefined && !this.#app) this.iframe.contentWindow?.postMessage({ type: 'prelude', code: this.#prelude }, '*');
+  }
+
   /** Starts the client bundle (once per frame): at once when the document has loaded, else when it does. */
   load(app: PreviewLoad): void {
     if (this.#app) return;
@@ -291,7 +311,10 @@ export class PreviewFrame {
     const port = this.#pending;
     if (!app || !port || !this.#documentLoaded) return;
     this.#pending = undefined;
-    this.iframe.contentWindow?.postMessage({ type: 'init', code: app.code, css: app.css, title: app.title, lang: app.lang, assets: this.#assets }, '*', [port]);
+    // The vendor script ran ahead in this frame: the app's part only.
+    const prelude = this.#prelude !== undefined && app.code.startsWith(this.#prelude) ? this.#prelude : undefined;
+    const code = prelude !== undefined ? afterPreviewVendor(app.code, prelude) : app.code;
+    this.iframe.contentWindow?.postMessage({ type: 'init', code, afterPrelude: prelude !== undefined, css: app.css, title: app.title, lang: app.lang, assets: this.#assets }, '*', [port]);
     this.#startHeartbeat();
     // Its calls go straight to the runtime worker; the ports come over this frame's own port.
     this.#disconnect = this.#runtime.connectPreview?.(this.persona, {
