@@ -168,8 +168,9 @@ export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, dev
     // A new frame per client build, and per reload: the client starts fresh (the runtime and its data stay).
   }, [persona, app?.client, runtime, stopped, attempt]);
   // A build that changed the server alone: the page stays and runs its queries again on the new server,
-  // unless it cannot (preview-frame.ts, serverReplaced): then it loads again.
-  useEffect(() => {
+  // unless it cannot (preview-frame.ts, serverReplaced): then it loads again. Asked as the render
+  // commits (a layout effect), not after the next paint.
+  useLayoutEffect(() => {
     const now = shown.current;
     if (!app || !now || now.number === app.number) return;
     now.number = app.number;
