@@ -1,6 +1,6 @@
 /**
  * A server-only edit: the compiler worker bundles the server alone and keeps the previous build's
- * client (src/core/build/client-reuse.ts), and the preview shows the new server's answers without
+ * client (src/core/build/bundle-reuse.ts), and the preview shows the new server's answers without
  * loading its page again: its mounted queries run again (platform/client `serverReplaced`). A page
  * that holds an answer its queries cannot refresh (a one-off `query()`) loads again instead. A client
  * edit after it is bundled and shown as before.

@@ -12,7 +12,7 @@ import { ALL_TARGETS, type BuildTarget, type BundleOptions, type BundleResult, t
 import type { Project } from '../src/core/analyze/project';
 import { embeddedLibrary } from '../src/core/build/library';
 import { RemoteBundler } from '../src/core/build/remote-bundler';
-import { ClientReuse } from '../src/core/build/client-reuse';
+import { BundleReuse } from '../src/core/build/bundle-reuse';
 import { toVirtual, TypeCheckSession } from '../src/core/build/typecheck';
 import { MemoryFileSystem } from '../src/core/fs';
 import type { BundlerRequest, BundlerResponse } from './protocol/bundler';
@@ -145,9 +145,9 @@ function remember(analysis: Analysis): void {
 
 /**
  * The last successful preview build's client outputs: a preview build after an edit that can only
- * change the server bundles the server alone and keeps them (src/core/build/client-reuse.ts).
+ * change the server bundles the server alone and keeps them (src/core/build/bundle-reuse.ts).
  */
-const clientReuse = new ClientReuse();
+const bundleReuse = new BundleReuse();
 
 async function run(request: CompileRequest): Promise<void> {
   const started = performance.now();
@@ -168,7 +168,7 @@ async function run(request: CompileRequest): Promise<void> {
       return;
     }
     const options = { focus: request.focus, typecheck: !request.skipTypecheck };
-    const preview = request.mode === 'preview' ? await clientReuse.compile(request.files, (targets) => compileProject(fs, host, { ...options, targets, bundle: { preview: true } })) : undefined;
+    const preview = request.mode === 'preview' ? await bundleReuse.compile(request.files, (targets) => compileProject(fs, host, { ...options, targets, bundle: { preview: true } })) : undefined;
     const outcome = preview?.outcome ?? (await compileProject(fs, host, options));
     remember(outcome.analysis);
     const files = outcome.files ? Object.fromEntries(outcome.files) : undefined;

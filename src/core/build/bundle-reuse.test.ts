@@ -1,5 +1,5 @@
 /**
- * The preview build's client kept after a server-only edit (ClientReuse): the client is not bundled
+ * The preview build's client kept after a server-only edit (BundleReuse): the client is not bundled
  * again when only server files changed, and is when a shared file, a package, the manifest or the
  * file set changed, or when the previous build failed. Over the real compiler (native esbuild, a
  * kept Bundler as the playground's worker has) and the todo templates' files.
@@ -12,7 +12,7 @@ import type { Project } from '../analyze/project';
 import { MemoryFileSystem } from '../fs';
 import { compileProject, type BuildOutcome } from './build';
 import { Bundler, type BuildTarget, type BundleResult, type ProjectBundler } from './bundle';
-import { ClientReuse } from './client-reuse';
+import { BundleReuse } from './bundle-reuse';
 import { TypeCheckSession } from './typecheck';
 
 const library = nodeLibrary();
@@ -46,7 +46,7 @@ const edit = (files: Record<string, string>, path: string, change: (text: string
 };
 
 /** A preview build through `reuse`; `previewMode`: the bundler's preview mode, as the playground's worker asks for. */
-async function preview(reuse: ClientReuse, files: Record<string, string>, previewMode = false): Promise<{ outcome: BuildOutcome; reused: boolean; targets: BuildTarget[][]; reason?: string }> {
+async function preview(reuse: BundleReuse, files: Record<string, string>, previewMode = false): Promise<{ outcome: BuildOutcome; reused: boolean; targets: BuildTarget[][]; reason?: string }> {
   const before = bundler.asked.length;
   const { outcome, reused, decision } = await reuse.compile(files, (targets) => compileProject(new MemoryFileSystem(files), { esbuild, library, typecheck, bundler }, { targets, ...(previewMode ? { bundle: { preview: true } } : {}) }));
   return { outcome, reused, targets: bundler.asked.slice(before), ...(decision.reuse ? {} : { reason: decision.reason }) };
@@ -59,7 +59,7 @@ const serverEdit = (files: Record<string, string>, n: number) => edit(files, 'sr
 
 describe('the client of a preview build kept after a server-only edit', () => {
   it('bundles the server alone and serves the previous client, byte for byte, with the new server', async () => {
-    const reuse = new ClientReuse();
+    const reuse = new BundleReuse();
     const files = template('todo');
     const first = await preview(reuse, files);
     expect(first.outcome.files?.has('client/app.js')).toBe(true);
@@ -70,8 +70,8 @@ describe('the client of a preview build kept after a server-only edit', () => {
     expect(second.targets).toEqual([['server']]);
     expect(text(second.outcome, 'server/index.js')).toContain(' v1');
     expect(text(second.outcome, 'server/index.js')).not.toBe(text(first.outcome, 'server/index.js'));
-    // Exactly what a full build of the edited files gives the client (a fresh ClientReuse bundles it).
-    const full = await preview(new ClientReuse(), edited);
+    // Exactly what a full build of the edited files gives the client (a fresh BundleReuse bundles it).
+    const full = await preview(new BundleReuse(), edited);
     expect(full.targets).toEqual([['client', 'server']]);
     for (const path of ['client/app.js', 'client/app.js.map', 'client/app.css', 'client/index.html']) {
       expect(second.outcome.files?.has(path), path).toBe(true);
@@ -85,7 +85,7 @@ describe('the client of a preview build kept after a server-only edit', () => {
   });
 
   it('bundles the client again after an edit to a shared file (imported by both zones)', async () => {
-    const reuse = new ClientReuse();
+    const reuse = new BundleReuse();
     const files = template('todo');
     await preview(reuse, files);
     const shared = await preview(reuse, edit(files, 'src/shared/todo.ts', (t) => t.replace('MAX_TITLE = 200', 'MAX_TITLE = 150')));
@@ -111,7 +111,7 @@ describe('the client of a preview build kept after a server-only edit', () => {
       ['a new server file', { ...serverEdit(files, 3), 'src/server/extra.ts': 'export const x = 1;\n' }, /added, removed or renamed/],
     ];
     for (const [what, changed, reason] of cases) {
-      const reuse = new ClientReuse();
+      const reuse = new BundleReuse();
       await preview(reuse, files);
       const next = await preview(reuse, changed);
       expect(next.reused, what).toBe(false);
@@ -121,7 +121,7 @@ describe('the client of a preview build kept after a server-only edit', () => {
   });
 
   it('bundles the client again when the previous build failed, and a type error still refuses the build', async () => {
-    const reuse = new ClientReuse();
+    const reuse = new BundleReuse();
     const files = template('todo');
     // The first build has a type error in a server file: nothing is kept from it.
     const broken = edit(files, 'src/server/index.ts', (t) => `${t}\nexport const wrong: number = 'text';\n`);
@@ -141,7 +141,7 @@ describe('the client of a preview build kept after a server-only edit', () => {
   });
 
   it('still type-checks the client against the new contract: a server edit that breaks it is refused', async () => {
-    const reuse = new ClientReuse();
+    const reuse = new BundleReuse();
     const files = template('todo');
     await preview(reuse, files);
     // The list query's rows lose their title, which the client reads: a type error in the client.
@@ -152,7 +152,7 @@ describe('the client of a preview build kept after a server-only edit', () => {
   });
 
   it('keeps the client of a React app after a server edit (the bundler in preview mode, as the playground asks)', async () => {
-    const reuse = new ClientReuse();
+    const reuse = new BundleReuse();
     const files = template('todo-react');
     const first = await preview(reuse, files, true);
     const next = await preview(reuse, edit(files, 'src/server/index.ts', (t) => t.replace('({ id: row.id, title: row.title', '({ id: row.id, title: `${row.title} v7`')), true);

@@ -62,7 +62,7 @@ function fromClientBundle(d: Diagnostic): boolean {
 const sameSet = (a: ReadonlySet<string>, b: readonly string[]): boolean => a.size === new Set(b).size && b.every((path) => a.has(path));
 
 /** The previous successful preview build's client outputs, and when they may serve the next build. */
-export class ClientReuse {
+export class BundleReuse {
   #kept: KeptBuild | undefined;
 
   /** Whether the next preview build of `files` may keep the previous client outputs, and if not, why. */
