@@ -144,8 +144,9 @@ function remember(analysis: Analysis): void {
 }
 
 /**
- * The last successful preview build's client outputs: a preview build after an edit that can only
- * change the server bundles the server alone and keeps them (src/core/build/bundle-reuse.ts).
+ * The last successful preview build's outputs: a preview build after an edit that can only change the
+ * server bundles the server alone and keeps the client's, one that can only change the client bundles
+ * the client alone and keeps the server's (src/core/build/bundle-reuse.ts).
  */
 const bundleReuse = new BundleReuse();
 
@@ -173,7 +174,7 @@ async function run(request: CompileRequest): Promise<void> {
     remember(outcome.analysis);
     const files = outcome.files ? Object.fromEntries(outcome.files) : undefined;
     post(
-      { type: 'result', id: request.id, diagnostics: outcome.diagnostics, artifactId: outcome.id, ...(outcome.record ? { record: outcome.record } : {}), ...(preview?.reused ? { clientKept: true as const } : {}), files, timings: { ...outcome.analysis.timings, bundle: outcome.bundleTime, total: performance.now() - started } },
+      { type: 'result', id: request.id, diagnostics: outcome.diagnostics, artifactId: outcome.id, ...(outcome.record ? { record: outcome.record } : {}), ...(preview?.kept ? { kept: preview.kept } : {}), files, timings: { ...outcome.analysis.timings, bundle: outcome.bundleTime, total: performance.now() - started } },
       files ? Object.values(files).map((bytes) => bytes.buffer as ArrayBuffer) : [],
     );
   } catch (error) {

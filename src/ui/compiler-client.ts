@@ -158,7 +158,7 @@ export class CompilerClient {
           this.#waiting.clear();
           break;
         case 'result':
-          this.#settle(message.id, (w) => w.resolve({ diagnostics: message.diagnostics, artifactId: message.artifactId, record: message.record, files: message.files, tests: message.tests, ...(message.clientKept ? { clientKept: true } : {}), timings: message.timings }));
+          this.#settle(message.id, (w) => w.resolve({ diagnostics: message.diagnostics, artifactId: message.artifactId, record: message.record, files: message.files, tests: message.tests, ...(message.kept ? { kept: message.kept } : {}), timings: message.timings }));
           break;
         case 'progress':
           this.#progress = { loaded: message.loaded, total: message.total };

@@ -1,5 +1,6 @@
 /** Messages between the playground and the compiler worker. Structured-clone-safe; tagged by `type`. */
 import type { ArtifactRecord } from '../../src/core/build/artifact';
+import type { KeptTarget } from '../../src/core/build/bundle-reuse';
 import type { Diagnostic } from '../../src/core/diagnostics';
 import type { Manifest } from '../../src/core/manifest';
 import type { TestEvent } from '../../src/core/testing/events';
@@ -96,8 +97,11 @@ export type CompilerResponse =
       record?: ArtifactRecord;
       files?: Record<string, Uint8Array>;
       tests?: TestBundle[];
-      /** For `preview`: the client's outputs are the previous build's, kept (only server files changed since). */
-      clientKept?: true;
+      /**
+       * For `preview`: this target's outputs are the previous build's, kept (only the other target's
+       * files changed since): `client` after a server-only edit, `server` after a client-only one.
+       */
+      kept?: KeptTarget;
       timings: CompileTimings;
     }
   /** Start-up progress: bytes of esbuild's wasm received (`total` 0 when the size is unknown). */

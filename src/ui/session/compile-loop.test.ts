@@ -85,6 +85,33 @@ describe('the compile loop', () => {
     expect(runtime.starts[1]!.state).toEqual(new Uint8Array([7]));
   });
 
+  it('a build that kept a target says which in compile.ready: server=kept keeps the runtime (the same server code), client=kept restarts it', async () => {
+    /** Says its result kept `kept` (as the worker's BundleReuse does; the fixture's bundles are the same either way). */
+    class KeepingCompiler extends MemoryCompiler {
+      kept: 'client' | 'server' | undefined;
+      override async compile(...args: Parameters<MemoryCompiler['compile']>) {
+        const result = await super.compile(...args);
+        return result?.files && this.kept ? { ...result, kept: this.kept } : result;
+      }
+    }
+    const compiler = new KeepingCompiler();
+    const { session, runtime } = open({ compiler });
+    await until(session, built);
+    compiler.kept = 'server';
+    session.edit(CLIENT, 'export const client = 2;');
+    await until(session, (s) => s.generation?.number === 2 && s.compile === 'ready');
+    expect(runtime.starts).toHaveLength(1);
+    expect(session.state.events.at(-1)).toMatchObject({ kind: 'compile.ready', runtime: 'kept', server: 'kept' });
+    expect(session.state.events.at(-1)).not.toHaveProperty('client');
+    compiler.kept = 'client';
+    session.edit(SERVER, 'export const server = 2;');
+    await until(session, (s) => s.generation?.number === 3 && s.compile === 'ready');
+    expect(runtime.starts).toHaveLength(2);
+    expect(session.state.events.at(-1)).toMatchObject({ kind: 'compile.ready', client: 'kept' });
+    expect(session.state.events.at(-1)).not.toHaveProperty('server');
+    expect(session.state.events.at(-1)).not.toHaveProperty('runtime');
+  });
+
   it("a server-only change keeps the client's number (the previews keep their pages); a client change or a reload of the previews gives a new one", async () => {
     const { session } = open();
     await until(session, built);

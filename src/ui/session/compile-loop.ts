@@ -118,11 +118,12 @@ export class CompileLoop {
     }
     const generation = this.#generationOf(files, result);
     // A client-only edit leaves the server and the manifest as they were: the running runtime (and its
-    // uncommitted-to-disk state) serves the new client as it is; only the previews reload.
+    // uncommitted-to-disk state) serves the new client as it is; only the previews reload. (The worker
+    // keeps the server's outputs after such an edit, `server=kept`: the same bytes, so the same code.)
     const previous = ctx.state.generation;
     const sameServer = previous !== undefined && previous.serverCode === generation.serverCode && JSON.stringify(previous.manifest) === JSON.stringify(generation.manifest) && runtime.phase === 'running';
     if (sameServer) {
-      ctx.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), runtime: 'kept' });
+      ctx.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...keptOf(result), runtime: 'kept' });
       ctx.update({ compile: 'ready', diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
       this.#rememberGood(files, generation);
       return;
@@ -151,7 +152,7 @@ export class CompileLoop {
       return;
     }
     await this.#parts.started();
-    ctx.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...(trusted ? { typecheck: 'after' } : {}), ...(result.clientKept ? { client: 'kept' } : {}) });
+    ctx.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...(trusted ? { typecheck: 'after' } : {}), ...keptOf(result) });
     ctx.update({ compile: 'ready', diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
     if (trusted) void this.#checkAfter(files, generation);
     else this.#rememberGood(files, generation);
@@ -227,6 +228,9 @@ export class CompileLoop {
 export function sameClient(a: Generation, b: Generation): boolean {
   return a.clientCode === b.clientCode && a.clientCss === b.clientCss && canonicalJson(a.publicFiles) === canonicalJson(b.publicFiles) && canonicalJson(clientPage(a)) === canonicalJson(clientPage(b));
 }
+
+/** The event's word for a target the worker kept from the build before (`client=kept` or `server=kept`). */
+const keptOf = (result: CompileResult): Record<string, 'kept'> => (result.kept ? { [result.kept]: 'kept' } : {});
 
 const isBuilt = (result: CompileResult): boolean => !!(result.files?.['server/index.js'] && result.files['client/app.js']);
 
