@@ -7,10 +7,10 @@
 import * as esbuild from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
-import { baseApp, CLIENT, SHARED } from '../analyze/__fixtures__/base-app';
+import { baseApp, CLIENT, SERVER, SHARED } from '../analyze/__fixtures__/base-app';
 import { TypeCheckSession } from '../build/typecheck';
 import { MemoryFileSystem } from '../fs';
-import { DevSession, QUIET_WINDOW_MS } from './dev-session';
+import { DevSession, FIRST_CHANGE_MS, QUIET_WINDOW_MS } from './dev-session';
 import type { DevEvent } from './events';
 import type { Generation, LocalHost, LocalServer } from './host';
 
@@ -21,8 +21,18 @@ afterEach(async () => {
   for (const session of sessions.splice(0)) await session.close();
 });
 
-function devSession(files: Record<string, string> = baseApp()) {
+function devSession(files: Record<string, string> = baseApp(), options: { writeMs?: number } = {}) {
   const fs = new MemoryFileSystem(files);
+  // The generated files (.platform/) written as slowly as asked, the order of their writes recorded.
+  const writes: Array<{ path: string; text: string; at: number }> = [];
+  const write = fs.writeFile.bind(fs);
+  fs.writeFile = async (path, data) => {
+    if (path.startsWith('.platform/')) {
+      await new Promise((resolve) => setTimeout(resolve, options.writeMs ?? 0));
+      writes.push({ path, text: String(data), at: performance.now() });
+    }
+    return write(path, data);
+  };
   const events: Array<DevEvent & { at: number }> = [];
   const served: Generation[] = [];
   const typecheck = new TypeCheckSession(library);
@@ -31,6 +41,13 @@ function devSession(files: Record<string, string> = baseApp()) {
   typecheck.check = (paths) => {
     checks.push(performance.now());
     return check(paths);
+  };
+  // When a build's type check begins (its files handed to the session).
+  const syncs: number[] = [];
+  const sync = typecheck.sync.bind(typecheck);
+  typecheck.sync = (files) => {
+    syncs.push(performance.now());
+    sync(files);
   };
   const server: LocalServer = {
     url: 'http://127.0.0.1:1/',
@@ -52,7 +69,7 @@ function devSession(files: Record<string, string> = baseApp()) {
     }
     throw new Error(`no ${kind}: ${JSON.stringify(events)}`);
   };
-  return { fs, events, served, checks, session, next };
+  return { fs, events, served, checks, syncs, writes, session, next };
 }
 
 const text = (generation: Generation, path: string) => new TextDecoder().decode(generation.files.get(path));
@@ -103,5 +120,30 @@ describe('DevSession: when a rebuild starts and when it is announced', () => {
     const failed = await next('compile.diagnostic', from);
     expect(failed).toMatchObject({ code: 'DG1602', generation: 2 });
     expect(events.slice(from).map((e) => e.kind)).toEqual(['compile.start', 'compile.diagnostic']);
+  });
+
+  it('a save that comes while the last build writes its generated files is built at once, and the files are written in the order they were made', async () => {
+    const { fs, events, syncs, writes, session, next } = devSession(baseApp(), { writeMs: 60 });
+    await session.start();
+    const addQuery = (name: string) => SERVER.replace('queries: {', `queries: {\n    '${name}': query({ input: {}, handler: async () => 1 }),`);
+    // A new query changes the contract: its build writes the generated types again, slowly.
+    let from = events.length;
+    await fs.writeFile('src/server/index.ts', addQuery('extra.one'));
+    session.changed(['src/server/index.ts']);
+    await next('compile.ready', from);
+    // The next save, right after compile.ready, while those files are still being written.
+    from = events.length;
+    const synced = syncs.length;
+    const saved = performance.now();
+    await fs.writeFile('src/server/index.ts', addQuery('extra.two'));
+    session.changed(['src/server/index.ts']);
+    await next('compile.ready', from);
+    // Its type check began before the quiet window had passed, not once the writes were done.
+    expect(syncs[synced]! - saved).toBeLessThan(QUIET_WINDOW_MS);
+    expect(syncs[synced]! - saved).toBeGreaterThanOrEqual(FIRST_CHANGE_MS - 0.5);
+    await session.close();
+    const contract = writes.filter((w) => w.path === '.platform/types/app.d.ts');
+    expect(contract.map((w) => /extra\.two/.test(w.text))).toEqual([...contract.slice(0, -1).map(() => false), true]);
+    expect(contract.at(-2)!.text).toContain('extra.one');
   });
 });

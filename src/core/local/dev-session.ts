@@ -220,12 +220,20 @@ export class DevSession {
   #generated: ReadonlyMap<string, string> | undefined;
   /** What was last written to each generated file. */
   readonly #written = new Map<string, string>();
+  /** The generated files being written, one build's after another's. */
+  #writing: Promise<void> = Promise.resolve();
 
   async #rebuild(changed: string[], tentative?: Tentative): Promise<void> {
     try {
       await this.#build(changed, tentative);
     } finally {
-      await this.#writeGenerated();
+      // Written after the session's turn, not in it: a save that comes meanwhile (the next edit, right
+      // after compile.ready) starts its build at once instead of waiting for the quiet window. Nothing the
+      // next build reads is among them (the analysis never reads .platform/).
+      const generated = this.#generated;
+      this.#generated = undefined;
+      // A file whose write fails is written again after the next build (it is not recorded as written).
+      if (generated) this.#writing = this.#writing.then(() => this.#writeGenerated(generated)).catch(() => undefined);
     }
   }
 
@@ -233,10 +241,8 @@ export class DevSession {
    * Writes the generated files that changed, for the person's editor. After the generation serves, not
    * before: what serves never reads them (the compiler has them in memory).
    */
-  async #writeGenerated(): Promise<void> {
-    const generated = this.#generated;
-    this.#generated = undefined;
-    for (const [path, text] of generated ?? []) {
+  async #writeGenerated(generated: ReadonlyMap<string, string>): Promise<void> {
+    for (const [path, text] of generated) {
       if (this.#written.get(path) === text) continue;
       await this.#options.fs.writeFile(path, text);
       this.#written.set(path, text);
@@ -389,6 +395,7 @@ export class DevSession {
     }
     this.#cancelTests();
     await this.#running?.catch(() => undefined);
+    await this.#writing;
     await this.#bundler.dispose();
   }
 }
