@@ -56,6 +56,23 @@ export async function readPackageJson(project: Project): Promise<PackageJson | u
 }
 
 
+/**
+ * The trees parsed last from each file system, by path, with the text each was parsed from: a project
+ * analysed again through the same file system (`platform dev`'s rebuilds) parses only the files whose
+ * text changed. Held weakly: a file system that is gone takes its trees with it.
+ */
+const parsedBy = new WeakMap<object, Map<string, { text: string; source: ts.SourceFile }>>();
+
+function parseOnce(fs: object, path: string, text: string): ts.SourceFile {
+  let parsed = parsedBy.get(fs);
+  if (!parsed) parsedBy.set(fs, (parsed = new Map()));
+  const kept = parsed.get(path);
+  if (kept?.text === text) return kept.source;
+  const source = parse(path, text);
+  parsed.set(path, { text, source });
+  return source;
+}
+
 export async function buildModuleGraph(project: Project, packageJson?: PackageJson): Promise<ModuleGraph> {
   const graph: ModuleGraph = { zones: { client: [], server: [], test: [] }, sources: new Map(), edges: new Map(), packages: [], assets: [], renderer: DEFAULT_RENDERER, diagnostics: [] };
   /** The client zone's renderer imports, in walk order (the client entrypoint's first). */
@@ -88,7 +105,7 @@ export async function buildModuleGraph(project: Project, packageJson?: PackageJs
       if (!source) {
         const text = await project.fs.readText(file);
         if (text === undefined) continue;
-        source = parse(file, text);
+        source = parseOnce(project.fs, file, text);
         graph.sources.set(file, source);
         lines.set(file, new LineIndex(text));
       }
