@@ -257,9 +257,10 @@ document.body.appendChild(nested);
 });
 
 /**
- * Client code that posts `init` (the playground's start message, with code and a port of its own) to
- * every other frame of the page, again and again: among them the frame kept loaded, hidden, for the
- * next build's preview (preview-pane.tsx). Only the playground may start a preview.
+ * Client code that posts `prelude` and `init` (the playground's messages that run code in a frame, the
+ * second with a port of its own) to every other frame of the page, again and again: among them the
+ * frame kept loaded, hidden, for the next build's preview (preview-pane.tsx). Only the playground may
+ * run code in a preview.
  */
 const HIJACK = `import { render } from 'preact';
 
@@ -271,6 +272,8 @@ setInterval(() => {
     if (target === window) continue;
     const channel = new MessageChannel();
     try {
+      // The prelude: what the playground has the kept frame run ahead (a React app's vendor script).
+      target.postMessage({ type: 'prelude', code }, '*');
       target.postMessage({ type: 'init', code, title: 'hijacked', lang: 'en', assets: {} }, '*', [channel.port2]);
       posts++;
     } catch {
