@@ -11,7 +11,7 @@ import { assetKind, DEFAULT_RENDERER, isNodeBuiltin, packageName, PLATFORM_MODUL
 import { listFiles, type Project } from '../analyze/project';
 import type { BuildContext, BuildOptions, EsbuildApi, Message, Metafile, Plugin } from './esbuild-types';
 import { PLATFORM_MODULES_ROOT, type Library } from './library';
-import { PREVIEW_VENDOR_END, PREVIEW_VENDOR_START } from './preview-vendor';
+import { lineBreaks, PREVIEW_VENDOR_END, PREVIEW_VENDOR_START } from './preview-vendor';
 import { resolvePackage } from './resolve-package';
 
 export const KIB = 1024;
@@ -250,6 +250,7 @@ export interface ProjectBundler {
 
 /** The preview's vendor script of a renderer: minified, a classic script (an IIFE) that sets PREVIEW_VENDOR_GLOBAL. */
 export interface PreviewVendor {
+  /** Its marks included, and its last line break. */
   code: string;
   /** Its line breaks: the app's source map is shifted down by as many lines. */
   lines: number;
@@ -313,7 +314,7 @@ export class Bundler implements ProjectBundler {
         const built = new TextDecoder().decode(result.outputFiles.find((o) => o.path.endsWith('.js'))!.contents);
         // Marked, so that a preview frame loaded ahead can run it before the next build is known (preview-vendor.ts).
         const code = `${PREVIEW_VENDOR_START}\n${built.endsWith('\n') ? built : `${built}\n`}${PREVIEW_VENDOR_END}\n`;
-        return { code, lines: code.split('\n').length - 1 };
+        return { code, lines: lineBreaks(code) };
       });
       vendor.catch(() => this.#vendors.delete(renderer));
       this.#vendors.set(renderer, vendor);
@@ -385,9 +386,8 @@ export class Bundler implements ProjectBundler {
  */
 function withVendor(files: Map<string, Uint8Array>, vendor: PreviewVendor): void {
   const app = files.get('client/app.js')!;
-  const prefix = vendor.code.endsWith('\n') ? vendor.code : `${vendor.code}\n`;
-  const lines = vendor.lines + (prefix === vendor.code ? 0 : 1);
-  const head = encoder.encode(prefix);
+  // The script ends with a line break (after its end mark): the app's bundle starts on a line of its own.
+  const head = encoder.encode(vendor.code);
   const joined = new Uint8Array(head.byteLength + app.byteLength);
   joined.set(head);
   joined.set(app, head.byteLength);
@@ -395,7 +395,7 @@ function withVendor(files: Map<string, Uint8Array>, vendor: PreviewVendor): void
   const mapBytes = files.get('client/app.js.map');
   if (mapBytes) {
     const map = JSON.parse(new TextDecoder().decode(mapBytes)) as { mappings: string };
-    map.mappings = ';'.repeat(lines) + map.mappings;
+    map.mappings = ';'.repeat(vendor.lines) + map.mappings;
     files.set('client/app.js.map', encoder.encode(JSON.stringify(map)));
   }
 }

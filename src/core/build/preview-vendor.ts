@@ -21,7 +21,12 @@ export function previewVendorOf(code: string): string | undefined {
  * vendor's lines left blank, so the app's code keeps its lines and its source map still fits.
  */
 export function afterPreviewVendor(code: string, vendor: string): string {
-  let lines = 0;
-  for (let at = vendor.indexOf('\n'); at >= 0; at = vendor.indexOf('\n', at + 1)) lines++;
-  return '\n'.repeat(lines) + code.slice(vendor.length);
+  return '\n'.repeat(lineBreaks(vendor)) + code.slice(vendor.length);
+}
+
+/** How many line breaks `text` has: the lines the app's code (and its source map) is moved down by the vendor script. */
+export function lineBreaks(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) count++;
+  return count;
 }
