@@ -9,6 +9,7 @@ import { loadPackageFiles } from '../build/package-types';
 import { APP_TYPES_FILE, generateAppTypes, generateUntypedDeclarations, SERVER_DECLARATIONS_ROOT, UNTYPED_FILE } from './app-types';
 import { attribute, contractBreakers, locationKey } from './attribution';
 import { brokenResults, type BrokenResult } from './broken-results';
+import { contractParts, contractUse, contractView, type ContractParts } from './contract-view';
 import { checkDependencies } from './dependencies';
 import { buildModuleGraph, readPackageJson, type ModuleGraph } from './graph';
 import { parse } from './imports';
@@ -61,6 +62,7 @@ export interface Analysis {
 }
 
 const SOURCE = /\.(tsx?|jsx?|mjs|cjs|json)$/;
+const SCRIPT = /\.(tsx?|jsx?|mjs|cjs)$/;
 /** Declared packages the type checker never takes from node_modules (DG1210 says why). */
 const RENDERER_PACKAGES = Object.values(RENDERERS).flatMap((r) => r.packages);
 const PLATFORM_SUPPLIED = ['platform', ...RENDERER_PACKAGES];
@@ -123,7 +125,12 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     // server's emitted declarations are in the key of client and test files only.
     const zonesOf = new Map<string, Zone[]>();
     for (const zone of ZONES) for (const path of graph.zones[zone]) zonesOf.set(path, [...(zonesOf.get(path) ?? []), zone]);
-    const environment = sha256Hex(canonicalJson([session.packagesVersion, graph.renderer, [...files].filter(([path]) => !zonesOf.has(path) && !isDeclaration(path)).sort(byPath)]));
+    const outside = [...files].filter(([path]) => !zonesOf.has(path) && !isDeclaration(path)).sort(byPath);
+    const environment = sha256Hex(canonicalJson([session.packagesVersion, graph.renderer, outside]));
+    // The same without the generated app types: a view of the contract stands for them (contract-view.ts).
+    const environmentBesideContract = sha256Hex(canonicalJson([session.packagesVersion, graph.renderer, outside.filter(([path]) => path !== APP_TYPES_FILE)]));
+    // A script no zone reaches that names a platform module (or anything "platform") could see the whole contract: then no views.
+    const viewable = !outside.some(([path, text]) => !path.startsWith('.platform/') && SCRIPT.test(path) && text.includes('platform'));
     // Each text is digested once per analysis, not once per file that imports it.
     const digests = new Map<string, string | null>();
     const digestOf = (file: string) => {
@@ -131,15 +138,34 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
       return digests.get(file)!;
     };
     let contractDigest: string | null = null;
-    const keyOf = (path: string) => {
+    let parts: ContractParts | undefined;
+    /**
+     * A file's key, and for a client or test file whose imports name operations only as contract-view.ts
+     * reads them, a second key with the view of the contract it observes in place of the whole contract.
+     */
+    const keysOf = (path: string): { key: string; view?: string } => {
       const closure = new Set([path]);
       for (const file of closure) for (const next of graph.edges.get(file) ?? []) closure.add(next);
-      const contract = zonesOf.get(path)!.some((zone) => zone !== 'server') ? contractDigest : null;
-      return sha256Hex(canonicalJson([environment, contract, [...closure].sort().map((file) => [file, digestOf(file)])]));
+      const texts = [...closure].sort().map((file) => [file, digestOf(file)]);
+      const seesContract = zonesOf.get(path)!.some((zone) => zone !== 'server');
+      const key = sha256Hex(canonicalJson([environment, seesContract ? contractDigest : null, texts]));
+      if (!seesContract || !parts) return { key };
+      const ops = new Set<string>();
+      for (const file of closure) {
+        const source = graph.sources.get(file);
+        const use = source ? contractUse(source) : SCRIPT.test(file) ? 'wide' : new Set<string>();
+        if (use === 'wide') return { key };
+        for (const op of use) ops.add(op);
+      }
+      return { key, view: sha256Hex(canonicalJson([environmentBesideContract, contractView(parts, ops), texts])) };
     };
     const found = new Map<string, Diagnostic[]>();
     const checkNow = (paths: readonly string[]) => {
-      for (const path of paths) if (!found.has(path)) found.set(path, session.checkCached(path, keyOf(path)));
+      for (const path of paths) {
+        if (found.has(path)) continue;
+        const { key, view } = keysOf(path);
+        found.set(path, session.checkCached(path, key, view));
+      }
     };
     // The contract is typed from the server zone's declarations, emitted again only when the server
     // zone or the generated table types changed.
@@ -160,6 +186,10 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     }
     session.sync(files);
     contractDigest = sha256Hex(canonicalJson([...files].filter(([path]) => isDeclaration(path)).sort(byPath)));
+    if (viewable) {
+      const withoutOperations = generateAppTypes(manifest, { ...server.table, queries: [], mutations: [] }, project.serverEntry);
+      parts = contractParts(withoutOperations, declarations, `${project.serverEntry.replace(/\.(tsx?|jsx?|mjs)$/, '')}.d.ts`, server.table);
+    }
     if (focus !== undefined && !found.has(focus)) {
       checkNow([focus]);
       timings.focusCheck = now() - checking;

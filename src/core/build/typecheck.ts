@@ -77,7 +77,7 @@ export class TypeCheckSession {
   /** The last declarations emitted, the texts they were emitted from, and each file's declaration errors. */
   #declarations: { key: string; files: Map<string, string>; diagnostics: Map<string, readonly ts.Diagnostic[]> } | undefined;
   /** Each file's last diagnostics, with the key (a digest of everything they depend on) they were found under. */
-  readonly #checked = new Map<string, { key: string; diagnostics: Diagnostic[] }>();
+  readonly #checked = new Map<string, { key: string; view?: string; diagnostics: Diagnostic[] }>();
   readonly #library: Library;
 
   /**
@@ -191,12 +191,20 @@ export class TypeCheckSession {
    * of everything they depend on (the file, what it can import, the declarations in scope, the packages).
    * A type checker is made anew for every program, so re-checking a file the edit cannot affect costs as
    * much as the first time; this is what makes a one-file edit cost one file.
+   *
+   * `view`: the same digest with only the part of the contract the file can observe in place of the
+   * whole (contract-view.ts). Diagnostics found without errors stand while it is unchanged, whatever
+   * else of the contract changed: a file that had errors is checked again, since their messages may
+   * name the contract's other operations.
    */
-  checkCached(path: string, key: string): Diagnostic[] {
+  checkCached(path: string, key: string, view?: string): Diagnostic[] {
     const kept = this.#checked.get(path);
-    if (kept?.key === key) return kept.diagnostics;
+    if (kept && (kept.key === key || (view !== undefined && kept.view === view && kept.diagnostics.length === 0))) {
+      if (kept.key !== key) this.#checked.set(path, { key, view, diagnostics: kept.diagnostics });
+      return kept.diagnostics;
+    }
     const diagnostics = this.check([path]);
-    this.#checked.set(path, { key, diagnostics });
+    this.#checked.set(path, { key, view, diagnostics });
     return diagnostics;
   }
 
