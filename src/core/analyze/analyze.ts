@@ -63,6 +63,8 @@ export interface Analysis {
 
 const SOURCE = /\.(tsx?|jsx?|mjs|cjs|json)$/;
 const SCRIPT = /\.(tsx?|jsx?|mjs|cjs)$/;
+/** A module specifier of a platform module, or of a path into `.platform/`. */
+const NAMES_PLATFORM = /['"](?:platform(?:\/[^'"\n]*)?|[^'"\n]*\.platform\/[^'"\n]*)['"]/;
 /** Declared packages the type checker never takes from node_modules (DG1210 says why). */
 const RENDERER_PACKAGES = Object.values(RENDERERS).flatMap((r) => r.packages);
 const PLATFORM_SUPPLIED = ['platform', ...RENDERER_PACKAGES];
@@ -108,7 +110,8 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     const session = options.typecheck;
     // The app's own packages are typed from its node_modules; the platform supplies its modules and the renderer.
     const declared = Object.keys(packageJson?.dependencies ?? {});
-    session.syncPackages(await loadPackageFiles(fs, declared, { cache: session.packageCache, exclude: PLATFORM_SUPPLIED }));
+    const packageFiles = await loadPackageFiles(fs, declared, { cache: session.packageCache, exclude: PLATFORM_SUPPLIED });
+    session.syncPackages(packageFiles);
     session.setRenderer(graph.renderer);
     const files = new Map(sources);
     for (const [path, text] of generated) files.set(path, text);
@@ -130,7 +133,8 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     // The same without the generated app types: a view of the contract stands for them (contract-view.ts).
     const environmentBesideContract = sha256Hex(canonicalJson([session.packagesVersion, graph.renderer, outside.filter(([path]) => path !== APP_TYPES_FILE)]));
     // A script no zone reaches that names a platform module (or anything "platform") could see the whole contract: then no views.
-    const viewable = !outside.some(([path, text]) => !path.startsWith('.platform/') && SCRIPT.test(path) && text.includes('platform'));
+    // So could an installed package whose declarations import a platform module.
+    const viewable = !outside.some(([path, text]) => !path.startsWith('.platform/') && SCRIPT.test(path) && text.includes('platform')) && ![...packageFiles.texts].some(([path, text]) => !path.endsWith('.json') && NAMES_PLATFORM.test(text));
     // Each text is digested once per analysis, not once per file that imports it.
     const digests = new Map<string, string | null>();
     const digestOf = (file: string) => {

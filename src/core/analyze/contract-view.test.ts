@@ -51,8 +51,17 @@ describe('what a client file observes of the contract, read from its syntax', ()
     ['a dynamic import of a computed path', "const where = './x';\nexport const x = import(where);"],
     ['an augmentation', "declare module 'platform/types' {\n  interface Register { extra: 1 }\n}\nexport {};"],
     ['a reference to a generated file', '/// <reference path="../../.platform/types/app.d.ts" />\nexport {};'],
+    ['a platform module named in a string', "const which = 'platform/client';\nexport { which };"],
   ])('the whole contract for %s', (_, text) => {
     expect(use(text)).toBe('wide');
+  });
+
+  it.each([
+    ['a require', "const { useQuery } = require('platform/client');\nuseQuery('a.b', {});"],
+    ['JSDoc that imports a type', "/** @import { QueryNames } from 'platform/types' */\n/** @type {QueryNames} */\nexport const name = 'a.b';"],
+    ['a require of a computed path', 'const where = "./x";\nexport const x = require(where);'],
+  ])('the whole contract for JavaScript with %s', (_, text) => {
+    expect(use(text, 'src/client/helper.js')).toBe('wide');
   });
 
   it('knows every export of platform/client and platform/types', () => {
@@ -170,6 +179,28 @@ describe('a warm session keeps client files checked while the contract changes w
     const missing = await analyze();
     expect(missing.map((d) => [d.file, d.message.slice(0, 6)])).toEqual([['src/client/labels.ts', 'TS2741']]);
     expect(checked).toEqual(expect.arrayContaining(['src/client/labels.ts', 'src/client/main.tsx']));
+  });
+
+  it('checks the client again when an installed package is typed against the contract', async () => {
+    const template = nodeTemplates().find((t) => t.id === 'todo')!;
+    const files = stringFiles(template.files);
+    const withPackage = {
+      ...files,
+      'package.json': JSON.stringify({ name: 'todo', private: true, dependencies: { 'query-labels': '1.0.0' } }),
+      'node_modules/query-labels/package.json': JSON.stringify({ name: 'query-labels', version: '1.0.0', type: 'module', main: 'index.js', types: 'index.d.ts' }),
+      'node_modules/query-labels/index.js': 'export const labels = {};\n',
+      'node_modules/query-labels/index.d.ts': "import type { useQuery } from 'platform/client';\nexport declare const labels: Record<Parameters<typeof useQuery>[0], string>;\n",
+    };
+    const fs = new MemoryFileSystem(withPackage);
+    const { session, checked } = recording();
+    fs.write('src/client/main.tsx', `import type { labels } from 'query-labels';\nexport const mine: typeof labels = { 'todos.list': 'All', 'todos.remaining': 'Left' };\n${files['src/client/main.tsx']}`);
+    expect((await analyzeProject(fs, { library, typecheck: session, zones: ['client', 'server'] })).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    checked.length = 0;
+    // Every query is a key of the package's type: the client's object now lacks the new one.
+    fs.write('src/server/index.ts', addQuery(files['src/server/index.ts']!, 1, '1'));
+    const found = (await analyzeProject(fs, { library, typecheck: session, zones: ['client', 'server'] })).diagnostics.filter((d) => d.severity === 'error');
+    expect(found.map((d) => [d.file, d.message.slice(0, 6)])).toEqual([['src/client/main.tsx', 'TS2741']]);
+    expect(checked).toContain('src/client/main.tsx');
   });
 
   it('checks the client again when a script outside every zone names the platform', async () => {

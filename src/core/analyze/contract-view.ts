@@ -10,7 +10,9 @@
  *
  * Anything this reading cannot account for makes the file see the whole contract ('wide'): a
  * per-operation function named without a literal, passed around or given type arguments; an export it
- * does not know; a namespace or default import; any other platform module; a path into `.platform/`.
+ * does not know; a namespace or default import; any other platform module, or one named anywhere but an
+ * import declaration (a re-export, a require, an import type, an augmentation); a path into `.platform/`;
+ * a module named by a computed value; JSDoc in JavaScript that mentions the platform.
  */
 import ts from 'typescript';
 import { canonicalJson, sha256Hex } from '../hash';
@@ -105,12 +107,17 @@ export function contractUse(source: ts.SourceFile): ContractUse {
 
 function readUse(source: ts.SourceFile): ContractUse {
   if ([...source.referencedFiles, ...source.typeReferenceDirectives].some((reference) => PLATFORM_SPECIFIER.test(reference.fileName))) return 'wide';
+  // JavaScript is typed by its JSDoc too (`@type {import('platform/client')…}`, `@import`), which the walk below does not visit.
+  if (isJavaScript(source) && /\/\*\*[\s\S]*?platform[\s\S]*?\*\//.test(source.text)) return 'wide';
   /** Local name → the export it binds. */
   const imported = new Map<string, { module: ReadModule; name: string }>();
   const bindings = new Set<ts.Node>();
+  /** The module specifiers read here; any other string that names a platform module (a require, an import type, an augmentation) is wide. */
+  const read = new Set<ts.Node>();
   for (const statement of source.statements) {
     if (ts.isImportDeclaration(statement)) {
       if (!ts.isStringLiteral(statement.moduleSpecifier) || !PLATFORM_SPECIFIER.test(statement.moduleSpecifier.text)) continue;
+      read.add(statement.moduleSpecifier);
       const module = statement.moduleSpecifier.text;
       if (module !== 'platform/client' && module !== 'platform/types') return 'wide';
       const clause = statement.importClause;
@@ -125,13 +132,10 @@ function readUse(source: ts.SourceFile): ContractUse {
   const ops = new Set<string>();
   /** True when the node makes the file wide (ends the walk). */
   const visit = (node: ts.Node): boolean => {
-    if ((ts.isExportDeclaration(node) || ts.isImportEqualsDeclaration(node)) && PLATFORM_SPECIFIER.test(moduleText(node) ?? '')) return true;
-    if (ts.isModuleDeclaration(node) && ts.isStringLiteral(node.name) && PLATFORM_SPECIFIER.test(node.name.text)) return true;
-    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      const argument = node.arguments[0];
-      if (!argument || !ts.isStringLiteralLike(argument) || PLATFORM_SPECIFIER.test(argument.text)) return true;
-    }
-    if (ts.isImportTypeNode(node) && (!ts.isLiteralTypeNode(node.argument) || !ts.isStringLiteral(node.argument.literal) || PLATFORM_SPECIFIER.test(node.argument.literal.text))) return true;
+    if (ts.isStringLiteralLike(node) && PLATFORM_SPECIFIER.test(node.text) && !read.has(node)) return true;
+    // A module named by a computed value could be any.
+    if (ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require')) && !(node.arguments[0] && ts.isStringLiteralLike(node.arguments[0]))) return true;
+    if (ts.isImportTypeNode(node) && !(ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal))) return true;
     if (ts.isIdentifier(node) && !bindings.has(node) && imported.has(node.text) && isReference(node)) {
       const origin = imported.get(node.text)!;
       const group = origin.module === 'platform/client' ? PER_OPERATION[origin.name] : undefined;
@@ -149,9 +153,8 @@ function readUse(source: ts.SourceFile): ContractUse {
   return ts.forEachChild(source, visit) ? 'wide' : ops;
 }
 
-function moduleText(node: ts.ExportDeclaration | ts.ImportEqualsDeclaration): string | undefined {
-  if (ts.isExportDeclaration(node)) return node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier) ? node.moduleSpecifier.text : undefined;
-  return ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression) ? node.moduleReference.expression.text : undefined;
+function isJavaScript(source: ts.SourceFile): boolean {
+  return /\.[cm]?jsx?$/.test(source.fileName);
 }
 
 /** Whether an identifier refers to a binding (not a property's or an attribute's name). */
