@@ -205,13 +205,18 @@ describe('a warm session keeps client files checked while the contract changes w
 
   it('checks the client again when a script outside every zone names the platform', async () => {
     const template = nodeTemplates().find((t) => t.id === 'todo')!;
-    const files = { ...stringFiles(template.files), 'src/globals.d.ts': "type AllQueries = import('platform/types').QueryNames;\n" };
+    const files: Record<string, string> = {
+      ...stringFiles(template.files),
+      'src/globals.d.ts': "declare const queryLabels: Record<import('platform/types').QueryNames, string>;\n",
+    };
+    files['src/client/main.tsx'] = `export const mine: typeof queryLabels = { 'todos.list': 'All', 'todos.remaining': 'Left' };\n${files['src/client/main.tsx']}`;
     const fs = new MemoryFileSystem(files);
     const { session, checked } = recording();
-    await analyzeProject(fs, { library, typecheck: session, zones: ['client', 'server'] });
+    expect((await analyzeProject(fs, { library, typecheck: session, zones: ['client', 'server'] })).diagnostics).toEqual([]);
     checked.length = 0;
     fs.write('src/server/index.ts', addQuery(files['src/server/index.ts']!, 1, '1'));
-    expect((await analyzeProject(fs, { library, typecheck: session, zones: ['client', 'server'] })).diagnostics).toEqual([]);
+    const found = (await analyzeProject(fs, { library, typecheck: session, zones: ['client', 'server'] })).diagnostics;
+    expect(found.map((d) => [d.file, d.message.slice(0, 6)])).toEqual([['src/client/main.tsx', 'TS2741']]);
     expect(checked).toContain('src/client/main.tsx');
   });
 });
