@@ -47,42 +47,71 @@ test('with liveConnections, a mutation in one preview re-renders the other, re-r
   await testInfo.attach('live', { body: await page.screenshot(), contentType: 'image/png' });
 });
 
-/** What a preview frame sent of its queries and mutations: through the playground's page, or on its direct port to the runtime worker. */
-type Sent = { relayed: { type: string; what: string }[]; direct: { name: string; live: string | null }[] };
+/**
+ * What a preview frame sent of its queries and mutations: through the playground's page, or on its
+ * direct port to the runtime worker. `late`: the counting began after the app had rendered, so calls
+ * before it may be missing (Playwright runs its init script late in a frame's document at times: in a
+ * frame loaded hidden ahead of its use, always after the bootstrap).
+ */
+type Sent = { relayed: { type: string; what: string }[]; direct: { name: string; live: string | null }[]; late: boolean };
 
 /**
  * Counts, in every preview frame from its first script on, the queries and mutations it posts: on the
- * port the playground gave it at init (relayed by the page: a wire route's `fetch`, or a `call`) and on
- * any other port (the direct port to the runtime worker).
+ * port the playground gave it (relayed by the page: a wire route's `fetch`, or a `call`) and on any
+ * other port (the direct port to the runtime worker). The page's port is told apart when the counts are
+ * read, as the port that also carries the page's other messages (`fetch`, `pong`, `loaded`): the init
+ * script may run after the playground handed it over.
  */
 async function countCalls(page: Page) {
   await page.addInitScript(() => {
     if (window === window.top) return;
-    const sent: Sent = { relayed: [], direct: [] };
-    (globalThis as unknown as { __sent: Sent }).__sent = sent;
-    let pagePort: MessagePort | undefined;
+    type Posted = { port: MessagePort; type: string; name?: string; path?: string; live?: string };
+    const posted: Posted[] = [];
+    const pagePorts = new Set<MessagePort>();
+    const late = Boolean(document.getElementById('app')?.firstChild);
     addEventListener('message', (event) => {
-      if ((event.data as { type?: string } | null)?.type === 'init' && event.ports[0]) pagePort = event.ports[0];
+      if ((event.data as { type?: string } | null)?.type === 'init' && event.ports[0]) pagePorts.add(event.ports[0]);
     }, true);
     const post = MessagePort.prototype.postMessage;
     MessagePort.prototype.postMessage = function (this: MessagePort, message: unknown, ...rest: unknown[]) {
-      const m = (message ?? {}) as { type?: string; name?: string; path?: string; live?: string };
-      const wire = m.type === 'fetch' && /^\/_platform\/v0\/(query|mutation)\//.test(String(m.path));
-      if (this === pagePort && (m.type === 'call' || wire)) sent.relayed.push({ type: m.type!, what: String(m.name ?? m.path) });
-      else if (this !== pagePort && m.type === 'call') sent.direct.push({ name: String(m.name), live: m.live ?? null });
+      const m = (message ?? {}) as Omit<Posted, 'port'>;
+      if (m.type !== 'call') pagePorts.add(this);
+      posted.push({ port: this, type: String(m.type), name: m.name, path: m.path, live: m.live });
       return (post as (...args: unknown[]) => void).call(this, message, ...rest);
     } as typeof post;
+    (globalThis as unknown as { __sent: () => Sent }).__sent = () => {
+      const wire = (m: Posted) => m.type === 'fetch' && /^\/_platform\/v0\/(query|mutation)\//.test(String(m.path));
+      return {
+        relayed: posted.filter((m) => pagePorts.has(m.port) && (m.type === 'call' || wire(m))).map((m) => ({ type: m.type, what: String(m.name ?? m.path) })),
+        direct: posted.filter((m) => !pagePorts.has(m.port) && m.type === 'call').map((m) => ({ name: String(m.name), live: m.live ?? null })),
+        late,
+      };
+    };
   });
-  return async (index: number): Promise<Sent> => {
-    const frame = await (await page.locator('iframe.preview-frame').nth(index).elementHandle())!.contentFrame();
-    return frame!.evaluate(() => structuredClone((globalThis as unknown as { __sent: Sent }).__sent));
-  };
+  return async (index: number): Promise<Sent> => (await previewFrame(page, index)).evaluate(() => (globalThis as unknown as { __sent: () => Sent }).__sent());
+}
+
+async function previewFrame(page: Page, index: number) {
+  return (await (await page.locator('iframe.preview-frame').nth(index).elementHandle())!.contentFrame())!;
+}
+
+/** Loads a preview again (its toolbar's Reload) while its calls were not counted from its start (`Sent.late`), waiting each time for the new document. */
+async function countedFromTheStart(page: Page, sentBy: (index: number) => Promise<Sent>, index: number, persona: string) {
+  for (let attempt = 1; (await sentBy(index)).late; attempt++) {
+    if (attempt > 3) throw new Error(`The ${persona} preview's calls were not counted from its start in ${attempt - 1} loads.`);
+    await (await previewFrame(page, index)).evaluate(() => Object.assign(globalThis, { __replaced: true }));
+    await page.getByRole('button', { name: `Reload the preview as ${persona}` }).click();
+    await expect.poll(async () => (await previewFrame(page, index)).evaluate(() => !('__replaced' in globalThis) && '__sent' in globalThis).catch(() => false)).toBe(true);
+    await expect(preview(page, index).getByLabel('New card')).toBeVisible();
+  }
 }
 
 test("the template's queries and mutations go straight to the runtime worker, under each preview's live connection: nothing is relayed by the page, and live updates reach the other persona", async ({ page }) => {
   const sentBy = await countCalls(page);
   await openTemplate(page, 'team-board');
   await split(page);
+  await countedFromTheStart(page, sentBy, 0, 'alice');
+  await countedFromTheStart(page, sentBy, 1, 'bob');
   await expect(calls(page, 'alice live connection → 200')).not.toHaveCount(0);
   await expect(calls(page, 'bob live connection → 200')).not.toHaveCount(0);
   // Bob's cards query has run under his live connection, over his port (the runtime holds it there).
