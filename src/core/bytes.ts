@@ -1,5 +1,13 @@
 /** Byte helpers the core and its hosts share. */
 
+/** Whether two files' contents are the same: equal texts, or equal bytes (a text never equals bytes). */
+export function sameContent(a: string | Uint8Array, b: string | Uint8Array): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** The chunks of a stream, read in order, as one array of their total length. */
 export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
   let length = 0;

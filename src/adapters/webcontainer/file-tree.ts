@@ -3,6 +3,7 @@
  * what to write and remove to bring a mounted project up to date. Pure: no WebContainer needed.
  */
 import type { DirectoryNode, FileNode, FileSystemTree } from '@webcontainer/api';
+import { sameContent } from '../../core/bytes';
 
 export type ProjectFiles = Readonly<Record<string, string | Uint8Array>>;
 
@@ -63,13 +64,6 @@ export interface SyncPlan {
   remove: string[];
 }
 
-function same(a: string | Uint8Array, b: string | Uint8Array): boolean {
-  if (typeof a === 'string' || typeof b === 'string') return a === b;
-  if (a.byteLength !== b.byteLength) return false;
-  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /**
  * What brings a container's copy of the project from `mounted` to `next`. A command runs over the files
  * as they are now, so the terminal syncs before each one; `mount` alone would leave deleted files behind.
@@ -79,7 +73,7 @@ export function planSync(mounted: ProjectFiles, next: ProjectFiles): SyncPlan {
   for (const [path, contents] of Object.entries(next)) {
     segmentsOf(path);
     const before = mounted[path];
-    if (before === undefined || !same(before, contents)) write[path] = contents;
+    if (before === undefined || !sameContent(before, contents)) write[path] = contents;
   }
   const remove = Object.keys(mounted).filter((path) => next[path] === undefined).sort();
   return { write, remove };

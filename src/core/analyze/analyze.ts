@@ -6,7 +6,7 @@ import { checkManifest, MANIFEST_FILE, type Manifest } from '../manifest';
 import { suppliedVersion, type Library } from '../build/library';
 import type { TypeCheckSession } from '../build/typecheck';
 import { loadPackageFiles } from '../build/package-types';
-import { APP_TYPES_FILE, generateAppTypes, generateUntypedDeclarations, SERVER_DECLARATIONS_ROOT, UNTYPED_FILE } from './app-types';
+import { APP_TYPES_FILE, entryModule, generateAppTypes, generateUntypedDeclarations, SERVER_DECLARATIONS_ROOT, UNTYPED_FILE } from './app-types';
 import { attribute, contractBreakers, locationKey } from './attribution';
 import { brokenResults, type BrokenResult } from './broken-results';
 import { contractParts, contractUse, contractView, type ContractParts } from './contract-view';
@@ -65,6 +65,8 @@ const SOURCE = /\.(tsx?|jsx?|mjs|cjs|json)$/;
 const SCRIPT = /\.(tsx?|jsx?|mjs|cjs)$/;
 /** A module specifier of a platform module, or of a path into `.platform/`. */
 const NAMES_PLATFORM = /['"](?:platform(?:\/[^'"\n]*)?|[^'"\n]*\.platform\/[^'"\n]*)['"]/;
+/** Whether a session's installed packages' declarations name a platform module, at its packages' version. */
+const packagesNamingPlatform = new WeakMap<TypeCheckSession, { version: number; names: boolean }>();
 /** Declared packages the type checker never takes from node_modules (DG1210 says why). */
 const RENDERER_PACKAGES = Object.values(RENDERERS).flatMap((r) => r.packages);
 const PLATFORM_SUPPLIED = ['platform', ...RENDERER_PACKAGES];
@@ -133,8 +135,11 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     // The same without the generated app types: a view of the contract stands for them (contract-view.ts).
     const environmentBesideContract = sha256Hex(canonicalJson([session.packagesVersion, graph.renderer, outside.filter(([path]) => path !== APP_TYPES_FILE)]));
     // A script no zone reaches that names a platform module (or anything "platform") could see the whole contract: then no views.
-    // So could an installed package whose declarations import a platform module.
-    const viewable = !outside.some(([path, text]) => !path.startsWith('.platform/') && SCRIPT.test(path) && text.includes('platform')) && ![...packageFiles.texts].some(([path, text]) => !path.endsWith('.json') && NAMES_PLATFORM.test(text));
+    // So could an installed package whose declarations import a platform module (read again only when the packages change).
+    const known = packagesNamingPlatform.get(session);
+    const packagesName = known?.version === session.packagesVersion ? known.names : [...packageFiles.texts].some(([path, text]) => !path.endsWith('.json') && NAMES_PLATFORM.test(text));
+    packagesNamingPlatform.set(session, { version: session.packagesVersion, names: packagesName });
+    const viewable = !packagesName && !outside.some(([path, text]) => !path.startsWith('.platform/') && SCRIPT.test(path) && text.includes('platform'));
     // Each text is digested once per analysis, not once per file that imports it.
     const digests = new Map<string, string | null>();
     const digestOf = (file: string) => {
@@ -192,7 +197,7 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     contractDigest = sha256Hex(canonicalJson([...files].filter(([path]) => isDeclaration(path)).sort(byPath)));
     if (viewable) {
       const withoutOperations = generateAppTypes(manifest, { ...server.table, queries: [], mutations: [] }, project.serverEntry);
-      parts = contractParts(withoutOperations, declarations, `${project.serverEntry.replace(/\.(tsx?|jsx?|mjs)$/, '')}.d.ts`, server.table);
+      parts = contractParts(withoutOperations, declarations, `${entryModule(project.serverEntry)}.d.ts`, server.table);
     }
     if (focus !== undefined && !found.has(focus)) {
       checkNow([focus]);

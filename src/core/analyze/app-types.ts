@@ -78,7 +78,7 @@ export function generateAppTypes(manifest: Manifest, table: OperationTable, serv
     .map(([name, t]) => `      ${name}: ${tableTypes(t, table.policies[name] === 'ownedTable')};`)
     .join('\n');
   const policies = Object.entries(table.policies).map(([name, kind]) => `${name}: ${JSON.stringify(kind)}`);
-  const module = serverEntry.replace(/\.(tsx?|jsx?|mjs)$/, '');
+  const module = entryModule(serverEntry);
   const from = contract === 'static' ? `./server/${module}` : `../../${module}`;
   const server = `typeof import(${JSON.stringify(from)}).default`;
   const names = (group: 'queries' | 'mutations') =>
@@ -103,6 +103,11 @@ ${tables}
   }
 }
 `;
+}
+
+/** The server entry's module path, without its extension (`src/server/index`): its declarations are `<it>.d.ts` under SERVER_DECLARATIONS_ROOT. */
+export function entryModule(serverEntry: string): string {
+  return serverEntry.replace(/\.(tsx?|jsx?|mjs)$/, '');
 }
 
 /** Ambient declarations that type acknowledged untyped dependencies as any. */

@@ -208,7 +208,7 @@ export function contractParts(appTypesWithoutOperations: string, declarations: R
     rest.set(entryDeclaration, cut + text.slice(at));
   }
   const registered = new Set([...table.queries.map((o) => `queries ${o.name}`), ...table.mutations.map((o) => `mutations ${o.name}`)]);
-  const base = sha256Hex(canonicalJson([appTypesWithoutOperations, [...rest].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))]));
+  const base = sha256Hex(canonicalJson([appTypesWithoutOperations, Object.fromEntries(rest)]));
   return { base, entry: (op) => [entries.get(op) ?? null, registered.has(op)] };
 }
 

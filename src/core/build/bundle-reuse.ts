@@ -27,6 +27,7 @@
  * change, but for the renderer, which the client's imports select; if they do, the build is made again
  * in full). The type check is not affected: every zone is checked as before.
  */
+import { sameContent } from '../bytes';
 import { hasErrors, type Diagnostic } from '../diagnostics';
 import type { ModuleGraph } from '../analyze/graph';
 import type { Renderer } from '../analyze/packages';
@@ -70,13 +71,6 @@ export type ReuseDecision = { keep: KeptTarget; changed: string[] } | { keep?: u
 const EITHER_INPUTS = /^(app\.manifest\.json|package\.json|package-lock\.json|tsconfig\.json|node_modules\/|\.platform\/|public\/)/;
 
 const FRAMEWORK_RECORD = '.platform/framework.json';
-
-function sameContent(a: FileContent, b: FileContent): boolean {
-  if (typeof a === 'string' || typeof b === 'string') return a === b;
-  if (a.byteLength !== b.byteLength) return false;
-  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /** Whether a diagnostic came from bundling `target` (carried with its outputs when they are kept). */
 function fromBundleOf(target: KeptTarget, d: Diagnostic): boolean {
