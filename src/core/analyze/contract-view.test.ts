@@ -2,6 +2,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { nodeTemplates } from '../../adapters/node/templates';
+import { templateFiles } from '../../control-plane/fixtures';
 import { TypeCheckSession } from '../build/typecheck';
 import { MemoryFileSystem } from '../fs';
 import { analyzeProject } from './analyze';
@@ -88,8 +89,7 @@ describe('what a client file observes of the contract, read from its syntax', ()
       ...free('platform/types').map((name, i) => `export type T${i} = types.${name}${['Row', 'Insert'].includes(name) ? "<'todos'>" : name === 'InputOf' ? "<{ a: 'string' }>" : ''};`),
     ].join('\n');
     const printed = async (server: string) => {
-      const template = nodeTemplates().find((t) => t.id === 'todo')!;
-      const files = { ...stringFiles(template.files), 'src/server/index.ts': server, 'src/probe.ts': probe };
+      const files = { ...templateFiles('todo'), 'src/server/index.ts': server, 'src/probe.ts': probe };
       const session = new TypeCheckSession(library);
       await analyzeProject(new MemoryFileSystem(files), { library, typecheck: session, zones: ['server'] });
       const program = session.service.getProgram()!;
@@ -105,10 +105,6 @@ describe('what a client file observes of the contract, read from its syntax', ()
   });
 });
 
-function stringFiles(files: Record<string, string | Uint8Array>): Record<string, string> {
-  return Object.fromEntries(Object.entries(files).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-}
-
 describe('a warm session keeps client files checked while the contract changes where they do not look', () => {
   /** A session that records which files it type-checks. */
   function recording() {
@@ -120,9 +116,9 @@ describe('a warm session keeps client files checked while the contract changes w
   }
   const addQuery = (server: string, n: number, result: string) => server.replace('queries: {', `queries: {\n    'extra.q${n}': query({ input: {}, handler: async () => ${result} }),`);
 
-  for (const template of nodeTemplates()) {
-    it(`${template.id}: a new operation, a change to it, and its removal check the client no more, and find what a fresh session finds`, async () => {
-      const files = stringFiles(template.files);
+  for (const { id } of nodeTemplates()) {
+    it(`${id}: a new operation, a change to it, and its removal check the client no more, and find what a fresh session finds`, async () => {
+      const files = templateFiles(id);
       const fs = new MemoryFileSystem(files);
       const { session, checked } = recording();
       const clientFiles = Object.keys(files).filter((path) => path.startsWith('src/client/') && /\.tsx?$/.test(path));
@@ -147,8 +143,7 @@ describe('a warm session keeps client files checked while the contract changes w
   }
 
   it('checks the client again when an operation it calls changes, and when it names the contract as a whole', async () => {
-    const template = nodeTemplates().find((t) => t.id === 'todo')!;
-    const files = stringFiles(template.files);
+    const files = templateFiles('todo');
     const fs = new MemoryFileSystem(files);
     const { session, checked } = recording();
     const analyze = async () => {
@@ -182,8 +177,7 @@ describe('a warm session keeps client files checked while the contract changes w
   });
 
   it('checks the client again when an installed package is typed against the contract', async () => {
-    const template = nodeTemplates().find((t) => t.id === 'todo')!;
-    const files = stringFiles(template.files);
+    const files = templateFiles('todo');
     const withPackage = {
       ...files,
       'package.json': JSON.stringify({ name: 'todo', private: true, dependencies: { 'query-labels': '1.0.0' } }),
@@ -204,9 +198,8 @@ describe('a warm session keeps client files checked while the contract changes w
   });
 
   it('checks the client again when a script outside every zone names the platform', async () => {
-    const template = nodeTemplates().find((t) => t.id === 'todo')!;
     const files: Record<string, string> = {
-      ...stringFiles(template.files),
+      ...templateFiles('todo'),
       'src/globals.d.ts': "declare const queryLabels: Record<import('platform/types').QueryNames, string>;\n",
     };
     files['src/client/main.tsx'] = `export const mine: typeof queryLabels = { 'todos.list': 'All', 'todos.remaining': 'Left' };\n${files['src/client/main.tsx']}`;
