@@ -49,7 +49,9 @@ export function templateArtifactsPlugin(root: string): Plugin {
     resolveId: (source) => (source === TEMPLATE_ARTIFACTS_ID || source.startsWith(`${TEMPLATE_ARTIFACTS_ID}/`) ? `\0${source}` : undefined),
     async load(id) {
       if (id === `\0${TEMPLATE_ARTIFACTS_ID}`) {
-        this.addWatchFile(join(root, 'templates'));
+        // Each template's files, not their folder: Vite's dev server takes a watched path for an import of
+        // this module, and a folder does not resolve (its error overlay covered the gallery in `npm start`).
+        for (const template of nodeTemplates(join(root, 'templates'))) for (const path of Object.keys(template.files)) this.addWatchFile(join(root, 'templates', template.id, path));
         const loaders = Object.keys(await artifacts()).map((digest) => `${JSON.stringify(digest)}: () => import(${JSON.stringify(`${TEMPLATE_ARTIFACTS_ID}/${digest}`)})`);
         return `export default {\n${loaders.join(',\n')}\n};`;
       }
