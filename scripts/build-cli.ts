@@ -266,5 +266,8 @@ if (process.argv[1] && import.meta.filename === process.argv[1]) {
 
 /** The unit and end-to-end test setups (vitest.config.ts, playwright.config.ts): the CLI the tests spawn is the current sources, prebuilt. */
 export default async function setup(): Promise<void> {
+  // PLATFORM_TEST_PREBUILD=0 leaves build/cli/ as it is (several test runs at once in one checkout):
+  // the launcher then runs the sources themselves wherever one is newer than that build.
+  if (process.env.PLATFORM_TEST_PREBUILD === '0') return;
   await buildCli();
 }
