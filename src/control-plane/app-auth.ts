@@ -111,21 +111,31 @@ export function cookieValue(request: Request, name: string): string | undefined 
 
 /**
  * Where a sign-in returns to: a path of the app's own origin, or `/`. Anything that could leave the
- * origin (`//host`, `/\host`, a scheme, control characters, backslashes) or loop back into signing
- * in is replaced by `/`: there is no open redirect.
+ * origin (`//host`, `/\\host`, a scheme, control characters, backslashes) or loop back into signing
+ * in is replaced by `/`: there is no open redirect. Dot segments are resolved and repeated slashes
+ * collapsed before the checks, so what comes back always starts with exactly one `/` (`/.//evil` is
+ * `/evil`, a path here); the checks then apply to the very string returned.
  */
 export function safeReturnPath(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > 2048) return '/';
-  if (!value.startsWith('/') || value.startsWith('//') || /[\\\u0000-\u001f\u007f]/.test(value)) return '/';
+  // eslint-disable-next-line no-control-regex
+  if (!value.startsWith('/') || /[\\\u0000-\u001f\u007f]/.test(value)) return '/';
   const base = 'http://return.invalid';
-  let url: URL;
   try {
-    url = new URL(value, base);
+    const url = new URL(value, base);
+    if (url.origin !== base) return '/';
+    const path = url.pathname.replace(/\/{2,}/g, '/');
+    // The sign-in routes, however spelled (an app's router may decode `%5F` or `%2F`), never return into themselves.
+    if (new URL(decodeURIComponent(path).replace(/[\\/]+/g, '/'), base).pathname.startsWith('/__platform/auth/')) return '/';
+    const result = `${path}${url.search}${url.hash}`;
+    // What the browser will resolve is checked once more: one leading slash, and it stays on the origin.
+    // eslint-disable-next-line no-control-regex
+    if (!/^\/(?![/\\])/.test(result) || /[\\\u0000-\u0020\u007f]/.test(result) || new URL(result, base).origin !== base) return '/';
+    return result;
   } catch {
+    // Not a URL, or a path whose escapes do not decode (`/%E0%A4%A`).
     return '/';
   }
-  if (url.origin !== base || url.pathname.startsWith('/__platform/auth/')) return '/';
-  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 /**
