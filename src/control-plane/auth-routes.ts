@@ -12,10 +12,13 @@ import { accountRoutes, formOf, fromOwnPage } from './account-routes';
 import { Accounts } from './accounts';
 import { AppAuth } from './app-auth';
 import { appSignInRoutes } from './app-sign-in-routes';
+import { browserKeyRoutes, type SpendDevice } from './browser-key-routes';
+import { revokeBrowserKey } from './browser-keys';
 import { approvalPage } from './device-page';
 import { resultPage } from './pages';
 import { interactive, on, signedIn, type ControlEnv } from './middleware';
-import { clientAddress } from './rate-limit';
+import { ensureDeviceSources, evictDevice, PENDING_DEVICES_PER_SOURCE, roomForDevice } from './device-codes';
+import { clientAddress, clientSource } from './rate-limit';
 import { hashToken, sameSecret } from './secrets';
 
 const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
@@ -30,8 +33,6 @@ function userCode(): string {
 
 /** Wrong operator secrets a device code takes before it is refused for good (the terminal that asked runs `auth login` again). */
 export const WRONG_SECRETS_PER_CODE = 5;
-/** Pending device codes kept at once, whoever asked: past it, new ones wait. */
-export const MAX_PENDING_DEVICES = 200;
 /** How long an expired device code is kept, so a terminal still polling learns it expired; then it is purged. */
 export const EXPIRED_DEVICE_GRACE_MS = 600_000;
 
@@ -52,18 +53,24 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
   // Signing in to hosted apps goes through this origin (app-auth.ts keeps nothing in memory: any instance will do).
   appSignInRoutes(app, ctx, accounts, new AppAuth(ctx));
 
+  ensureDeviceSources(ctx.records);
   on(app, ROUTES.startDevice, (c) => {
     const now = ctx.now();
-    const limited = ctx.deviceRequests.take(clientAddress(c.env), now);
-    const pending = Number(ctx.records.get("SELECT count(*) AS n FROM devices WHERE state = 'pending' AND expiresAt >= ?", [now])?.n ?? 0);
-    if (limited || pending >= MAX_PENDING_DEVICES) {
-      const retryAt = limited?.retryAt ?? Number(ctx.records.get("SELECT min(expiresAt) AS t FROM devices WHERE state = 'pending' AND expiresAt >= ?", [now])?.t ?? now + 1000);
+    // Counted by network (a /24 or /64), not by address: the cap on waiting codes is shared fairly (device-codes.ts).
+    const source = clientSource(clientAddress(c.env));
+    const limited = ctx.deviceRequests.take(source, now);
+    const room = limited ? undefined : roomForDevice(ctx, source, now);
+    const full = room && 'retryAt' in room ? room : undefined;
+    if (limited || full) {
+      const retryAt = limited?.retryAt ?? full!.retryAt;
       return refuse(
         429,
         'rate_limited',
         limited
-          ? `At most ${ctx.deviceRequests.limit} sign-ins a minute may be started from one address; the next is allowed at ${iso(retryAt)}.`
-          : `${MAX_PENDING_DEVICES} sign-ins are waiting for approval; the next is allowed at ${iso(retryAt)}.`,
+          ? `At most ${ctx.deviceRequests.limit} sign-ins a minute may be started from one network; the next is allowed at ${iso(retryAt)}.`
+          : full!.reason === 'source'
+            ? `${PENDING_DEVICES_PER_SOURCE} sign-ins from this network are waiting for approval; the next is allowed at ${iso(retryAt)}.`
+            : `Every sign-in slot is taken; the next is allowed at ${iso(retryAt)}.`,
         { resetAt: iso(retryAt) },
         { 'retry-after': String(Math.max(1, Math.ceil((retryAt - now) / 1000))) },
       );
@@ -73,7 +80,10 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     const deviceCode = randomBytes(32).toString('base64url');
     let code = userCode();
     while (ctx.records.get('SELECT 1 FROM devices WHERE userCode = ?', [code])) code = userCode();
-    ctx.records.run('INSERT INTO devices (deviceHash, userCode, createdAt, expiresAt, state) VALUES (?, ?, ?, ?, ?)', [hashToken(deviceCode), code, now, now + ctx.deviceTtlMs, 'pending']);
+    ctx.records.transaction(() => {
+      if (room && 'evict' in room && room.evict) evictDevice(ctx, room.evict, now);
+      ctx.records.run('INSERT INTO devices (deviceHash, userCode, createdAt, expiresAt, state, source) VALUES (?, ?, ?, ?, ?, ?)', [hashToken(deviceCode), code, now, now + ctx.deviceTtlMs, 'pending', source]);
+    });
     const origin = ctx.publicOrigin;
     return answer(200, {
       deviceCode,
@@ -85,10 +95,9 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     });
   });
 
-  on(app, ROUTES.pollDevice, async (c) => {
-    const body = await json(c.req.raw);
-    if (!body || typeof body.deviceCode !== 'string') return refuse(400, 'invalid_request', 'Send {"deviceCode": …}.');
-    const device = ctx.records.get('SELECT * FROM devices WHERE deviceHash = ?', [hashToken(body.deviceCode)]);
+  /** An approved device code becomes a session, once: the session's token, or the refusal while it cannot. */
+  const spendDevice: SpendDevice = (deviceCode) => {
+    const device = ctx.records.get('SELECT * FROM devices WHERE deviceHash = ?', [hashToken(deviceCode)]);
     if (!device || device.state === 'used') return refuse(400, 'invalid_request', 'The device code is unknown or was already used.');
     if (device.state === 'denied') return refuse(400, 'access_denied', 'The sign-in was denied on the approval page.');
     if (device.state === 'pending') {
@@ -102,8 +111,18 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
       ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['used', device.deviceHash!]);
       ctx.records.run('INSERT INTO sessions (tokenHash, builderId, createdAt) VALUES (?, ?, ?)', [hashToken(session), builder.id!, now]);
     });
-    return answer(200, { token: session, builder: { id: builder.id, name: builder.name }, expiresAt: iso(now + ctx.sessionTtlMs) });
+    return { session, builder: { id: String(builder.id), name: String(builder.name) }, expiresAt: now + ctx.sessionTtlMs };
+  };
+
+  on(app, ROUTES.pollDevice, async (c) => {
+    const body = await json(c.req.raw);
+    if (!body || typeof body.deviceCode !== 'string') return refuse(400, 'invalid_request', 'Send {"deviceCode": …}.');
+    const spent = spendDevice(body.deviceCode);
+    if (spent instanceof Response) return spent;
+    return answer(200, { token: spent.session, builder: spent.builder, expiresAt: iso(spent.expiresAt) });
   });
+  // The playground's sign-ins: the same exchange, bound to a key the page cannot export.
+  browserKeyRoutes(app, ctx, spendDevice);
 
   app.get('/device', (c) => approvalPage(c.req.query('code') ?? '', accounts.session(c.req.raw), ctx.publicOrigin));
 
@@ -161,6 +180,7 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
   on(app, ROUTES.logout, who, (c) => {
     const caller = c.get('caller');
     if (caller.kind === 'session') ctx.records.run('UPDATE sessions SET revokedAt = ? WHERE tokenHash = ?', [ctx.now(), caller.tokenHash]);
+    if (caller.browserKey) revokeBrowserKey(ctx, caller.browserKey);
     return answer(200, { revoked: caller.kind === 'session' });
   });
 

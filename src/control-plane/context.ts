@@ -24,7 +24,12 @@ export interface Caller {
   builderId: string;
   builderName: string;
   kind: 'session' | 'service-token';
+  /** The hash of the session or service token the caller is signed in with. */
   tokenHash: string;
+  /** When that credential expires (ms). */
+  expiresAt: number;
+  /** The playground key the request was signed with (browser-keys.ts), when it was. */
+  browserKey?: string;
 }
 
 export interface Context {
@@ -34,6 +39,8 @@ export interface Context {
   secrets: Secrets;
   now(): number;
   quotas: Quotas;
+  /** The playgrounds' origins: allowed by CORS, and the only ones a playground key is bound to (browser-keys.ts). */
+  playgroundOrigins: readonly string[];
   /** The origin the control plane is reached at (see ControlPlaneOptions.publicOrigin). */
   publicOrigin: string;
   deviceTtlMs: number;
@@ -79,9 +86,14 @@ export function authenticate(ctx: Context, request: Request): Caller | Response 
   const header = request.headers.get('authorization') ?? '';
   const token = /^Bearer (\S+)$/.exec(header)?.[1];
   if (!token) return refuse(401, 'unauthorized', 'A builder credential is required (Authorization: Bearer …).');
-  const hash = hashToken(token);
+  const kind = token.startsWith('xbs_') ? 'session' : token.startsWith('xst_') ? 'service-token' : undefined;
+  return kind ? credentialCaller(ctx, kind, hashToken(token)) : refuse(401, 'unauthorized', 'The credential is unknown, revoked or signed out.');
+}
+
+/** The builder a credential (by its kind and hash) belongs to while it lives, or the 401 answer. */
+export function credentialCaller(ctx: Context, kind: Caller['kind'], hash: string): Caller | Response {
   const now = ctx.now();
-  const expired = (kind: Caller['kind'], createdAt: number, ttl: number) => {
+  const expired = (createdAt: number, ttl: number) => {
     if (now < createdAt + ttl) return undefined;
     const at = iso(createdAt + ttl);
     const message =
@@ -90,17 +102,17 @@ export function authenticate(ctx: Context, request: Request): Caller | Response 
         : `The service token expired at ${at} (tokens live ${Math.round(ttl / 86_400_000)} days); create a new one.`;
     return refuse(401, 'credential_expired', message, { credential: kind, resetAt: at });
   };
-  if (token.startsWith('xbs_')) {
+  if (kind === 'session') {
     const row = ctx.records.get('SELECT s.builderId, s.createdAt, b.name FROM sessions s JOIN builders b ON b.id = s.builderId WHERE s.tokenHash = ? AND s.revokedAt IS NULL', [hash]);
-    if (row) return expired('session', Number(row.createdAt), ctx.sessionTtlMs) ?? { builderId: String(row.builderId), builderName: String(row.name), kind: 'session', tokenHash: hash };
-  } else if (token.startsWith('xst_')) {
+    if (row) return expired(Number(row.createdAt), ctx.sessionTtlMs) ?? { builderId: String(row.builderId), builderName: String(row.name), kind: 'session', tokenHash: hash, expiresAt: Number(row.createdAt) + ctx.sessionTtlMs };
+  } else {
     const row = ctx.records.get('SELECT t.id, t.builderId, t.createdAt, t.lastUsedAt, b.name FROM service_tokens t JOIN builders b ON b.id = t.builderId WHERE t.tokenHash = ? AND t.revokedAt IS NULL', [hash]);
     if (row) {
-      const refusal = expired('service-token', Number(row.createdAt), ctx.serviceTokenTtlMs);
+      const refusal = expired(Number(row.createdAt), ctx.serviceTokenTtlMs);
       if (refusal) return refusal;
       // Last use is recorded at most once a minute: every record change is a write to disk.
       if (row.lastUsedAt === null || now - Number(row.lastUsedAt) > 60_000) ctx.records.run('UPDATE service_tokens SET lastUsedAt = ? WHERE id = ?', [now, row.id!]);
-      return { builderId: String(row.builderId), builderName: String(row.name), kind: 'service-token', tokenHash: hash };
+      return { builderId: String(row.builderId), builderName: String(row.name), kind: 'service-token', tokenHash: hash, expiresAt: Number(row.createdAt) + ctx.serviceTokenTtlMs };
     }
   }
   return refuse(401, 'unauthorized', 'The credential is unknown, revoked or signed out.');

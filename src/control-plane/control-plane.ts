@@ -101,7 +101,9 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   // What hosted requests serve, read from the records once and kept until any record changes.
   const serving = new ServingCache((appId: string, environment: Environment) => readServing(records, appId, environment));
   serving.watch(records);
+  const corsOrigins = options.corsOrigins ?? PLAYGROUND_ORIGINS;
   const context: Context = {
+    playgroundOrigins: corsOrigins,
     records,
     artifacts,
     secrets,
@@ -149,11 +151,13 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     if (target) return context.hosting.serve(c.req.raw, target, incomingOf(c.env));
     await next();
   });
-  const corsOrigins = options.corsOrigins ?? PLAYGROUND_ORIGINS;
+  // Exactly the configured playgrounds, never `*` nor the request's own Origin echoed; no credentials
+  // (the API sets no cookie: a playground signs its requests, browser-keys.ts).
   app.use(
     '/v0/*',
     cors({
       origin: corsOrigins,
+      credentials: false,
       allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
       allowHeaders: ['authorization', 'content-type'],
       maxAge: 600,

@@ -2,6 +2,7 @@
 import type { Context as HonoContext, Handler, Hono, MiddlewareHandler } from 'hono';
 import type { Route } from '../core/deploy/routes';
 import { authenticate, ownedApp, refuse, type Caller, type Context } from './context';
+import { isSigned, signedCaller } from './browser-keys';
 import type { Row } from './records';
 
 /** What the middleware leaves for the handlers: the caller, and the app the path names. */
@@ -13,10 +14,10 @@ export function on(app: Hono<ControlEnv>, route: Route<string, unknown, unknown>
   app.on(route.method, route.path, ...(handlers as [Handler<ControlEnv>]));
 }
 
-/** A builder credential (session or service token) is required; 401 otherwise. */
+/** A builder credential is required (a bearer session or service token, or a playground's signed request); 401 otherwise. */
 export function signedIn(ctx: Context): MiddlewareHandler<ControlEnv> {
   return async (c, next) => {
-    const caller = authenticate(ctx, c.req.raw);
+    const caller = isSigned(c.req.raw) ? signedCaller(ctx, c.req.raw) : authenticate(ctx, c.req.raw);
     if (caller instanceof Response) return caller;
     c.set('caller', caller);
     await next();

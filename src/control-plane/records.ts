@@ -14,6 +14,9 @@ CREATE TABLE IF NOT EXISTS builders (id TEXT PRIMARY KEY, name TEXT NOT NULL UNI
 CREATE TABLE IF NOT EXISTS sessions (tokenHash TEXT PRIMARY KEY, builderId TEXT NOT NULL, createdAt INTEGER NOT NULL, revokedAt INTEGER);
 CREATE TABLE IF NOT EXISTS devices (deviceHash TEXT PRIMARY KEY, userCode TEXT NOT NULL UNIQUE, createdAt INTEGER NOT NULL, expiresAt INTEGER NOT NULL, state TEXT NOT NULL, builderId TEXT);
 CREATE TABLE IF NOT EXISTS service_tokens (id TEXT PRIMARY KEY, tokenHash TEXT NOT NULL UNIQUE, builderId TEXT NOT NULL, name TEXT NOT NULL, createdAt INTEGER NOT NULL, lastUsedAt INTEGER, revokedAt INTEGER);
+-- Playgrounds' keys (browser-keys.ts): a P-256 public key bound to a session or service token (by its
+-- hash) and to the playground origin that bound it; the private key never leaves that page.
+CREATE TABLE IF NOT EXISTS browser_keys (keyId TEXT PRIMARY KEY, publicKey TEXT NOT NULL, origin TEXT NOT NULL, kind TEXT NOT NULL, credentialHash TEXT NOT NULL, builderId TEXT NOT NULL, createdAt INTEGER NOT NULL, revokedAt INTEGER);
 CREATE TABLE IF NOT EXISTS apps (id TEXT PRIMARY KEY, name TEXT NOT NULL, ownerId TEXT NOT NULL, state TEXT NOT NULL, createdAt INTEGER NOT NULL, deletedAt INTEGER, teardown TEXT);
 CREATE TABLE IF NOT EXISTS deployments (id TEXT PRIMARY KEY, appId TEXT NOT NULL, builderId TEXT NOT NULL, environment TEXT NOT NULL, artifactId TEXT NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, createdAt INTEGER NOT NULL, receiptId TEXT UNIQUE, errorCode TEXT, errorMessage TEXT);
 CREATE INDEX IF NOT EXISTS deployments_by_app ON deployments (appId, createdAt);

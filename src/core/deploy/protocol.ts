@@ -16,6 +16,8 @@ export const CONTROL_ERROR_CODES = [
   'invalid_request',
   'unauthorized',
   'credential_expired',
+  /** A playground's signed request from an origin its key was not bound to (or no playground's). */
+  'foreign_origin',
   'interactive_required',
   'not_owner',
   'app_not_found',

@@ -8,6 +8,7 @@ import { encodeBase64 } from './base64';
 import { isDomain, type DomainInfo } from './domains';
 import { isTunnelInfo, isTunnelRequest, type TunnelInfo, type TunnelRequest } from './tunnel';
 import type { Environment } from './ids';
+import type { ProofPublicKey } from './proof';
 import {
   isApp,
   isBuilder,
@@ -79,6 +80,19 @@ export interface Activated {
   url: string;
 }
 
+/** What binding a playground's key answers: the key's id (not a secret: useless without the key), who it signs in as, until when. */
+export interface BrowserKeyAnswer {
+  keyId: string;
+  builder: BuilderInfo;
+  credential: { kind: 'session' | 'service-token' };
+  expiresAt: string;
+}
+
+function isBrowserKeyAnswer(b: Record<string, unknown>): boolean {
+  const credential = b.credential as { kind?: unknown } | null;
+  return typeof b.keyId === 'string' && isBuilder(b.builder) && typeof credential === 'object' && credential !== null && (credential.kind === 'session' || credential.kind === 'service-token') && typeof b.expiresAt === 'string' && !('token' in b);
+}
+
 const activated = (b: Record<string, unknown>) => isDeployment(b.deployment) && typeof b.url === 'string';
 const anApp = (b: Record<string, unknown>) => isApp(b.app);
 
@@ -87,6 +101,12 @@ export const ROUTES = {
   startDevice: route<Record<string, never>, DeviceAuthorization>()('POST', '/v0/auth/device', isDeviceAuthorization),
   pollDevice: route<{ deviceCode: string }, { token: string; builder: BuilderInfo; expiresAt?: string }>()('POST', '/v0/auth/device/token', (b) => typeof b.token === 'string' && isBuilder(b.builder)),
   whoami: route<undefined, { builder: BuilderInfo; credential: { kind: 'session' | 'service-token' } }>()('GET', '/v0/auth/whoami', (b) => isBuilder(b.builder) && typeof b.credential === 'object' && b.credential !== null),
+  /**
+   * The playground's sign-ins (proof.ts): a device code, or a pasted token sent once as its bearer,
+   * bound to a key the page cannot export and to the page's origin. No answer carries a secret.
+   */
+  bindDevice: route<{ deviceCode: string; publicKey: ProofPublicKey }, BrowserKeyAnswer>()('POST', '/v0/auth/browser/device', (b) => isBrowserKeyAnswer(b)),
+  bindToken: route<{ publicKey: ProofPublicKey }, BrowserKeyAnswer>()('POST', '/v0/auth/browser/token', (b) => isBrowserKeyAnswer(b)),
   logout: route<undefined, { revoked: boolean }>()('POST', '/v0/auth/logout', (b) => typeof b.revoked === 'boolean'),
   createToken: route<{ name: string }, { token: ServiceTokenInfo; secret: string }>()('POST', '/v0/tokens', (b) => isServiceToken(b.token) && typeof b.secret === 'string'),
   listTokens: route<undefined, { tokens: ServiceTokenInfo[] }>()('GET', '/v0/tokens', (b) => Array.isArray(b.tokens) && b.tokens.every(isServiceToken)),
