@@ -2,7 +2,8 @@
  * The trusted entry of `platform test`'s workerd engine: runs one test file with the host kernel's
  * engine side (src/core/host/test-run.ts) inside a Durable Object (`TestStore`), each test on a database
  * emptied before it and a fresh copy of the server module (the engine holds several, `app-0.js` …),
- * streaming `TestRunMessage` lines back; each test waits for the host to acknowledge its 'start' line.
+ * streaming `TestRunMessage` lines back; each test waits for the host to acknowledge its 'start' line, each
+ * call its 'call' and 'called' lines (the host ends the engine when a handler spins past its deadline).
  * Test and app code get no `process`, no Node built-ins, no code from strings and no network.
  */
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
@@ -61,6 +62,9 @@ export class TestStore {
         moduleUrl: () => url,
         ...(request.only !== undefined ? { only: request.only } : {}),
         skip: request.skip,
+        handlerDeadlineMs: request.handlerDeadlineMs,
+        ...(request.overdue ? { overdue: request.overdue } : {}),
+        acknowledged: () => new Promise<void>((resolve) => (this.#acknowledge = resolve)),
         async importTests() {
           await import(relative(request.testModule));
         },
@@ -72,7 +76,7 @@ export class TestStore {
           // A fresh, empty database and a copy of the server module no earlier test has touched.
           await this.#storage.deleteAll();
           const server = (await import(relative(serverCopyName(copies++)))) as { default: unknown };
-          return new AppRuntime({ manifest: request.manifest, definition: server.default, driver: new DurableObjectSqlDriver(this.#storage) });
+          return new AppRuntime({ manifest: request.manifest, definition: server.default, driver: new DurableObjectSqlDriver(this.#storage), limits: { handlerDeadlineMs: request.handlerDeadlineMs } });
         },
         sessionId: hexId,
         now: () => performance.now(),

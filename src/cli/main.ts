@@ -71,9 +71,11 @@ export function nodeHost(io: CliIo): CommandHost {
     runTests: (prepared, options) => ({
       async *[Symbol.asyncIterator]() {
         const { runTestsInWorkerd } = await import('../adapters/workerd/test-host');
-        // PLATFORM_TEST_TIMEOUT_MS shortens the 20-second limit for the platform's own tests of it.
+        // PLATFORM_TEST_TIMEOUT_MS shortens the 20-second limit, PLATFORM_HANDLER_DEADLINE_MS the handler
+        // deadline, for the platform's own tests of them.
         const timeoutMs = Number(process.env.PLATFORM_TEST_TIMEOUT_MS) || undefined;
-        yield* runTestsInWorkerd(prepared, { ...options, timeoutMs });
+        const handlerDeadlineMs = Number(process.env.PLATFORM_HANDLER_DEADLINE_MS) || undefined;
+        yield* runTestsInWorkerd(prepared, { ...options, timeoutMs, handlerDeadlineMs });
       },
     }),
     templates: async () => (await import('../adapters/node/templates')).nodeTemplates(),

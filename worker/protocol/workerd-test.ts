@@ -1,6 +1,7 @@
 /**
  * Messages between `platform test` (Node) and its workerd test engine: `POST /run`, answered by a stream of
- * NDJSON lines; the host answers each 'start' line with `POST /ack`, and only then does that test run.
+ * NDJSON lines; the host answers each 'start', 'call' and 'called' line with `POST /ack`, and only then
+ * does that test, or that call's handler, run (or the test go on after the call).
  */
 import type { Manifest } from '../../src/core/manifest';
 
@@ -15,6 +16,10 @@ export interface TestRunRequest {
   serverCopies: number;
   skip: string[];
   only?: string;
+  /** The handler deadline, as dev and hosting hold calls to it (limits.ts, or the platform's own tests' override). */
+  handlerDeadlineMs: number;
+  /** Calls an earlier engine was ended in past the deadline, by test and index: answered 504 without their handler. */
+  overdue?: Record<string, number[]>;
 }
 
 /** The answer's lines: the kernel's test messages (src/core/host/test-run.ts), one JSON object a line. */

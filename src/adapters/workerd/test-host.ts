@@ -3,7 +3,9 @@
  * workerd-engine.ts, the launcher hosted apps use) with no Node, no network and a heap limit, so a test
  * file from a stranger cannot reach the builder's files, processes or network. A test that does not
  * finish in time is stopped by ending its engine (the only way to stop `while (true) {}`), reported as
- * DG1906, and the file's remaining tests go on in a fresh engine.
+ * DG1906, and the file's remaining tests go on in a fresh engine. A call whose handler runs past the
+ * handler deadline is stopped the same way and answered 504 `handler_deadline_exceeded`, as dev and
+ * hosting answer it: the test runs again in a fresh engine with that call so answered (restarts.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +15,8 @@ import { describeError } from '../../core/host/describe';
 import { Inbox } from '../../core/host/inbox';
 import { followAttempt, isTestRunMessage, type AttemptEnd, type AttemptInbox } from '../../core/host/test-run';
 import type { PreparedTests } from '../../core/testing/prepare';
-import { runFileToEnd } from '../../core/testing/restarts';
+import { runFileToEnd, type OverdueCalls } from '../../core/testing/restarts';
+import { limitsOf } from '../../core/runtime/limits';
 import { TEST_TIMEOUT_MS } from '../../core/testing/run-file';
 import { ACK_PATH, serverCopyName, type TestRunRequest } from '../../../worker/protocol/workerd-test';
 import { bundleWorkerEntry, endEnginesOnSignal, WorkerdEngine } from './workerd-engine';
@@ -28,12 +31,15 @@ const MAX_COPIES = 200;
 export interface WorkerdTestOptions {
   only?: string;
   timeoutMs?: number;
+  /** The handler deadline; by default the manifest's limits' (limits.ts), as dev and hosting apply it. */
+  handlerDeadlineMs?: number;
 }
 
 export async function* runTestsInWorkerd(prepared: PreparedTests, options: WorkerdTestOptions = {}): AsyncGenerator<TestEvent> {
   if (!prepared.server || !prepared.manifest) return;
   const manifest = prepared.manifest;
   const timeoutMs = options.timeoutMs ?? TEST_TIMEOUT_MS;
+  const handlerDeadlineMs = limitsOf(manifest, options.handlerDeadlineMs ? { handlerDeadlineMs: options.handlerDeadlineMs } : {}).handlerDeadlineMs;
   const dir = mkdtempSync(join(tmpdir(), 'platform-test-'));
   const undo = endEnginesOnSignal(() => rmSync(dir, { recursive: true, force: true }));
   try {
@@ -49,12 +55,12 @@ export async function* runTestsInWorkerd(prepared: PreparedTests, options: Worke
       writeFileSync(testPath, test.code);
       const copies = Math.min(MAX_COPIES, Math.max(1, (test.code.match(/\btest\(/g) ?? []).length));
       const modules = [{ name: 'entry.js', path: entryPath }, { name: testModule, path: testPath }, ...Array.from({ length: copies }, (_, i) => ({ name: serverCopyName(i), path: serverPath }))];
-      const request = (skip: string[]): TestRunRequest => ({ file: test.file, manifest, testModule, testMap: test.map, serverCopies: copies, skip, ...(options.only !== undefined ? { only: options.only } : {}) });
-      yield* runFileToEnd(test, timeoutMs, async function* (skip) {
+      const request = (skip: string[], overdue: OverdueCalls): TestRunRequest => ({ file: test.file, manifest, testModule, testMap: test.map, serverCopies: copies, skip, handlerDeadlineMs, overdue, ...(options.only !== undefined ? { only: options.only } : {}) });
+      yield* runFileToEnd(test, timeoutMs, async function* (skip, overdue) {
         // An engine that used every copy of the server module hands the remaining tests to a fresh one.
         const ran: string[] = [];
         for (;;) {
-          const outcome = yield* runEngine(join(dir, `engine-${++engines}`), modules, request([...skip, ...ran]), timeoutMs);
+          const outcome = yield* runEngine(join(dir, `engine-${++engines}`), modules, request([...skip, ...ran], overdue), timeoutMs);
           ran.push(...outcome.ran);
           if (!outcome.exhausted) return { ...outcome, ran };
         }
@@ -81,13 +87,16 @@ async function* runEngine(dir: string, modules: Array<{ name: string; path: stri
   }
   const port = engine.port;
   void readLines(engine, request, inbox);
+  // Everything before this line has arrived: the test, or the call, may run (an engine ended meanwhile is noticed on the stream).
+  const acknowledge = () => void fetch(`http://127.0.0.1:${port}${ACK_PATH}`, { method: 'POST' }).catch(() => undefined);
   try {
     return yield* followAttempt(inbox, {
       file: request.file,
       timeoutMs,
       graceMs: GRACE_MS,
-      // Everything before this line has arrived: the test may run (an engine ended meanwhile is noticed on the stream).
-      onStart: () => void fetch(`http://127.0.0.1:${port}${ACK_PATH}`, { method: 'POST' }).catch(() => undefined),
+      deadlineMs: request.handlerDeadlineMs,
+      onStart: acknowledge,
+      onCall: acknowledge,
     });
   } finally {
     await engine.kill();

@@ -44,6 +44,16 @@ describe('followAttempt: the host side of a test file run', () => {
     expect(end).toEqual({ ran: ['one'], stopped: { name: 'spins', moduleUrl: 'blob:tests', location: 'blob:tests:3:1' } });
   });
 
+  it('ends the attempt in a call past the handler deadline plus the grace, naming the test and the call; a call that ended is not held', async () => {
+    const inbox: AttemptInbox = new Inbox();
+    const acknowledged: string[] = [];
+    for (const message of [start('one'), { type: 'call', index: 0 }, { type: 'called', index: 0 }, { type: 'call', index: 1 }] as const) inbox.push(message);
+    const run = followAttempt(inbox, { file: 'tests/a.test.ts', timeoutMs: 60_000, graceMs: 5, deadlineMs: 20, onCall: (message) => acknowledged.push(`${message.type} ${message.index}`) });
+    const next = await run.next();
+    expect(next).toEqual({ done: true, value: { ran: [], overdue: { name: 'one', moduleUrl: 'blob:tests', call: 1, deadlineMs: 20 } } });
+    expect(acknowledged).toEqual(['call 0', 'called 0', 'call 1']);
+  });
+
   it('reports a file that never finishes loading as DG1903', async () => {
     const { events, end } = await follow(new Inbox());
     expect(events).toHaveLength(1);

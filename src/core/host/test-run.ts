@@ -35,13 +35,19 @@ export type TestRunMessage =
    * the host says whose, by the test that started last. Cut per test as a call's lines are (LOG_LIMITS).
    */
   | { type: 'log'; level: LogLevel; message: string; location?: { file: string; span: Span } }
+  /**
+   * A call of the running test begins running its handler, or has ended (an engine whose host can end it:
+   * the engine waits for the host's acknowledgement of each). `index` numbers the test's calls from 0.
+   */
+  | { type: 'call'; index: number }
+  | { type: 'called'; index: number }
   /** The engine cannot make another fresh runtime (workerd: every copy of the server module is used): the tests not yet run need a fresh engine. */
   | { type: 'exhausted' }
   /** The runner itself failed (not a test: a test's failure is an event). */
   | { type: 'failed'; error: string }
   | { type: 'done' };
 
-const MESSAGE_TYPES = new Set(['start', 'event', 'log', 'exhausted', 'failed', 'done']);
+const MESSAGE_TYPES = new Set(['start', 'event', 'log', 'call', 'called', 'exhausted', 'failed', 'done']);
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isOptional = (value: unknown, check: (v: unknown) => boolean) => value === undefined || check(value);
@@ -62,8 +68,23 @@ function isTestEvent(value: unknown): value is TestEvent {
     isString(e.code) &&
     isString(e.message) &&
     (e.severity === 'error' || e.severity === 'warning' || e.severity === 'info') &&
-    ['file', 'hint', 'matcher', 'expected', 'actual', 'failure'].every((key) => isOptional(e[key], isString)) &&
-    isOptional(e.span, isSpan)
+    ['file', 'hint', 'matcher', 'expected', 'actual'].every((key) => isOptional(e[key], isString)) &&
+    isOptional(e.span, isSpan) &&
+    isFailure(e.failure)
+  );
+}
+
+/** The failure a fail event carries whole: Diagnostic-shaped, with the failure's own `kind`. */
+function isFailure(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const f = value as Record<string, unknown>;
+  return (
+    isString(f.code) &&
+    isString(f.message) &&
+    (f.severity === 'error' || f.severity === 'warning' || f.severity === 'info') &&
+    (f.kind === 'assertion' || f.kind === 'error' || f.kind === 'timeout' || f.kind === 'load') &&
+    ['file', 'hint', 'matcher', 'expected', 'actual', 'test'].every((key) => isOptional(f[key], isString)) &&
+    isOptional(f.span, isSpan)
   );
 }
 
@@ -83,6 +104,9 @@ export function isTestRunMessage(value: unknown): value is TestRunMessage {
     }
     case 'failed':
       return isString(message.error);
+    case 'call':
+    case 'called':
+      return Number.isInteger(message.index) && (message.index as number) >= 0;
     default:
       return true;
   }
@@ -99,6 +123,12 @@ export interface EngineTestRun extends TestFileRun {
   moduleUrl(): string;
   /** The server bundle as its frames name it, with its map: where a handler a test called wrote a line. */
   serverModule?: LoadedModule;
+  /**
+   * Waits for the host to acknowledge the last line posted (an engine whose host may end it: what the
+   * engine had not sent when it was ended would be lost). With it, each call is announced (`call`,
+   * `called`) and goes on once the host has the line, so the host can hold the call to its deadline.
+   */
+  acknowledged?(): Promise<void>;
   /**
    * The engine's console, captured (installed on its console): what the file writes while loading and
    * each test writes, its handlers included, is posted as `log` lines. Without it nothing is posted.
@@ -131,7 +161,17 @@ export async function runTestsInEngine(run: EngineTestRun, post: (message: TestR
   };
   try {
     collect();
-    const events = runTestFile(run, {
+    // Each call announced and acknowledged, when the host can stop a handler past its deadline.
+    const acknowledged = run.acknowledged?.bind(run);
+    const watched: TestFileRun = acknowledged
+      ? Object.assign(Object.create(run) as TestFileRun, {
+          watchCall(event: 'begin' | 'end', index: number) {
+            post({ type: event === 'begin' ? 'call' : 'called', index });
+            return acknowledged();
+          },
+        })
+      : run;
+    const events = runTestFile(watched, {
       ...(run.only !== undefined ? { only: run.only } : {}),
       skip: new Set(run.skip),
       // The host times each test from its 'start' message and ends the engine past the limit.
@@ -161,7 +201,9 @@ export type AttemptItem =
   /** The run was cancelled from outside (the user stopped it). */
   | { type: 'cancelled' }
   /** Pushed by `followAttempt`'s own watchdog: nothing came for a test's limit plus the grace. */
-  | { type: 'silent' };
+  | { type: 'silent' }
+  /** Pushed by `followAttempt`'s handler watchdog: the call `index` did not end within the deadline plus the grace. */
+  | { type: 'overdue'; index: number };
 
 export type AttemptInbox = Inbox<AttemptItem>;
 
@@ -172,6 +214,15 @@ export interface FollowOptions {
   graceMs: number;
   /** A test started (the workerd host acknowledges it, the UI shows it). */
   onStart?(message: Extract<TestRunMessage, { type: 'start' }>): void;
+  /**
+   * The handler deadline (limits.ts, as dev and hosting hold calls to it): a call that began and has not
+   * ended after this plus `graceMs` is a handler that does not yield. The attempt ends there (its engine is
+   * ended, as hosting's watchdog ends an app's) and says which call, for the test to run again with that
+   * call answered 504 `handler_deadline_exceeded` (restarts.ts).
+   */
+  deadlineMs?: number;
+  /** A call began or ended (the workerd host acknowledges it). */
+  onCall?(message: Extract<TestRunMessage, { type: 'call' | 'called' }>): void;
   /** A line written with `console` by `test` (the test that started last, or `(loading the file)`), cut to LOG_LIMITS, and where in the test file, if there. */
   onLog?(test: string, line: LogLine, location?: { file: string; span: Span }): void;
 }
@@ -188,6 +239,8 @@ export async function* followAttempt(inbox: AttemptInbox, options: FollowOptions
   let current: Attempt['stopped'];
   let started = false;
   const silence = new Watchdog<'run'>(options.timeoutMs + options.graceMs, () => inbox.push({ type: 'silent' }));
+  const { deadlineMs } = options;
+  const handlers = deadlineMs === undefined ? undefined : new Watchdog<number>(deadlineMs + options.graceMs, (index) => inbox.push({ type: 'overdue', index }));
   const crashed = (message: string): TestEvent =>
     failEvent(current?.name ?? '(the test runtime)', 0, { ...diagnostic('DG1902', `The test runtime failed: ${message}`, { file: options.file }), kind: 'error' });
   // Lines kept of the running test (the engine cuts them; a forged flood is cut here too).
@@ -203,6 +256,7 @@ export async function* followAttempt(inbox: AttemptInbox, options: FollowOptions
         case 'start':
           started = true;
           logged = 0;
+          handlers?.clear();
           current = { name: item.name, moduleUrl: item.moduleUrl, ...(item.location ? { location: item.location } : {}) };
           options.onStart?.(item);
           break;
@@ -226,11 +280,23 @@ export async function* followAttempt(inbox: AttemptInbox, options: FollowOptions
           }
           ran.push(event.name);
           current = undefined;
+          handlers?.clear();
           started = true;
           logged = 0;
           yield event.kind === 'test.case.pass' ? { ...event, file: options.file } : event;
           break;
         }
+        case 'call':
+          if (current) handlers?.open(item.index);
+          options.onCall?.(item);
+          break;
+        case 'called':
+          handlers?.close(item.index);
+          options.onCall?.(item);
+          break;
+        case 'overdue':
+          if (current && deadlineMs !== undefined) return { ran, overdue: { ...current, call: item.index, deadlineMs } };
+          break;
         case 'done':
         case 'cancelled':
           return { ran };
@@ -266,5 +332,6 @@ export async function* followAttempt(inbox: AttemptInbox, options: FollowOptions
     }
   } finally {
     silence.clear();
+    handlers?.clear();
   }
 }

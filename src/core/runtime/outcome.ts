@@ -29,3 +29,17 @@ export interface CallOutcome {
 export function failedCall(status: number, code: string, message: string, clock: RuntimeClock = systemClock, headers?: Record<string, string>): CallOutcome {
   return { status, error: { code, message, errorId: `err_${randomId(clock)}` }, ...(headers ? { headers } : {}), wrote: { tables: [], storage: false } };
 }
+
+/** What a call's answer says when its handler ran past the deadline, in every host's words. */
+export function deadlineMessage(deadlineMs: number): string {
+  return `The handler did not finish within its deadline of ${deadlineMs} ms.`;
+}
+
+/**
+ * 504 `handler_deadline_exceeded`: the answer of a call whose handler ran past its deadline, whether the
+ * runtime's timer caught it (a handler that waits) or the host's watchdog ended the engine (a handler
+ * that spins): hosting's and dev's app engines and `platform test`'s engines answer it alike.
+ */
+export function deadlineExceeded(deadlineMs: number, clock: RuntimeClock = systemClock): CallOutcome {
+  return failedCall(504, 'handler_deadline_exceeded', deadlineMessage(deadlineMs), clock);
+}

@@ -13,7 +13,7 @@ import { fault, isRuntimeFault, type FaultCode } from './faults';
 import { validateInput } from './input';
 import { limitsOf, Meter, type Limits } from './limits';
 import { LiveUpdates } from './live';
-import { failedCall, type CallOutcome, type RuntimeErrorInfo } from './outcome';
+import { deadlineMessage, failedCall, type CallOutcome, type RuntimeErrorInfo } from './outcome';
 import type { Auth } from './personas';
 import { Router } from './router';
 import { ScopedDriver } from './scoped-driver';
@@ -252,7 +252,7 @@ export class AppRuntime {
   async #withDeadline<T>(work: () => Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(fault('handler_deadline_exceeded', `The handler did not finish within its deadline of ${this.limits.handlerDeadlineMs} ms.`, 504)), this.limits.handlerDeadlineMs);
+      timer = setTimeout(() => reject(fault('handler_deadline_exceeded', deadlineMessage(this.limits.handlerDeadlineMs), 504)), this.limits.handlerDeadlineMs);
     });
     try {
       return await Promise.race([work(), deadline]);

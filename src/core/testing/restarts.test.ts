@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { failEvent, passEvent, type TestEvent } from './events';
-import { runFileToEnd, type Attempt } from './restarts';
+import { runFileToEnd, type Attempt, type OverdueCalls } from './restarts';
 import { diagnostic } from '../diagnostics';
 
 const TEST = { file: 'tests/a.test.ts', map: JSON.stringify({ version: 3, sources: [], names: [], mappings: '' }) };
@@ -45,5 +45,38 @@ describe('runFileToEnd', () => {
     expect(events.map((e) => ('name' in e ? `${e.kind} ${e.name}` : e.kind))).toEqual(['test.case.pass one', 'test.case.fail two', 'test.case.pass three']);
     expect(events[1]).toMatchObject({ code: 'DG1902' });
     expect(attempts).toEqual([[], ['one', 'two']]);
+  });
+
+  it('runs a test ended in a call past the handler deadline again, that call answered 504, and stops it as DG1906 once such calls spend its limit', async () => {
+    // 'two' makes calls 0 and 1 spin; the deadline (300 ms) fits three times in the test's limit (1000 ms).
+    const attempts: Array<{ skip: string[]; overdue: OverdueCalls }> = [];
+    const spinning = (spins: number) =>
+      async function* (skip: string[], overdue: OverdueCalls): AsyncGenerator<TestEvent, Attempt> {
+        attempts.push({ skip, overdue: JSON.parse(JSON.stringify(overdue)) as OverdueCalls });
+        const ran: string[] = [];
+        for (const name of NAMES.filter((n) => !skip.includes(n))) {
+          if (name === 'two') {
+            const answered = overdue.two?.length ?? 0;
+            if (answered < spins) return { ran, overdue: { name, moduleUrl: 'mem:tests', call: answered, deadlineMs: 300 } };
+          }
+          ran.push(name);
+          yield passEvent(name, TEST.file, 1);
+        }
+        return { ran };
+      };
+    const events = await collect(runFileToEnd(TEST, 1000, spinning(2)));
+    expect(events.map((e) => ('name' in e ? `${e.kind} ${e.name}` : e.kind))).toEqual(['test.case.pass one', 'test.case.pass two', 'test.case.pass three']);
+    expect(attempts).toEqual([
+      { skip: [], overdue: {} },
+      { skip: ['one'], overdue: { two: [0] } },
+      { skip: ['one'], overdue: { two: [0, 1] } },
+    ]);
+
+    attempts.length = 0;
+    const stopped = await collect(runFileToEnd(TEST, 1000, spinning(10)));
+    expect(stopped.map((e) => ('name' in e ? `${e.kind} ${e.name}` : e.kind))).toEqual(['test.case.pass one', 'test.case.fail two', 'test.case.pass three']);
+    expect(stopped[1]).toMatchObject({ code: 'DG1906' });
+    // The fourth overdue call brings the test to 1200 ms, past its 1000: stopped, and 'three' runs in the last attempt.
+    expect(attempts.map((a) => a.overdue.two ?? [])).toEqual([[], [0], [0, 1], [0, 1, 2], [0, 1, 2, 3]]);
   });
 });

@@ -5,8 +5,9 @@
  * DG1906 (over the time limit). Host-agnostic: the host imports modules and makes runtimes.
  */
 import { diagnostic } from '../diagnostics';
-import { decodeJson, encodeJson, hasRuntimeErrorShape } from '../../modules/wire';
-import type { AppRuntime } from '../runtime/runtime';
+import { encodeJson, hasRuntimeErrorShape } from '../../modules/wire';
+import { errorResponse, type AppRuntime } from '../runtime/runtime';
+import { deadlineExceeded, type CallOutcome } from '../runtime/outcome';
 import { isPersona, personaAuth, type PersonaName } from '../runtime/personas';
 import { failEvent, passEvent, type TestEvent, type TestFailure } from './events';
 import { locate, type LoadedModule } from './locate';
@@ -29,6 +30,20 @@ export interface TestFileRun {
   /** Random bytes for session ids. */
   sessionId(): string;
   now(): number;
+  /**
+   * For a host that stops a handler spinning past its deadline by ending the engine (workerd): each call
+   * (query, mutation or endpoint request) of a test is announced as its handler begins and as it ends,
+   * by its index in the test, and goes on once the host has the announcement.
+   */
+  watchCall?(event: 'begin' | 'end', index: number): Promise<void>;
+  /**
+   * Calls, by test and index in the test, an earlier engine was ended in past the deadline: the test runs
+   * again from its start on fresh state, and each of these calls is answered 504
+   * `handler_deadline_exceeded` as the host answered it then, its handler not run (nothing it did was kept).
+   */
+  overdue?: Readonly<Record<string, readonly number[]>>;
+  /** The handler deadline the runtime holds calls to (for an overdue call's answer). */
+  handlerDeadlineMs?: number;
 }
 
 interface Registered {
@@ -86,21 +101,45 @@ export async function* runTestFile(run: TestFileRun, options: RunFileOptions = {
     if (!runtime) throw new Error('Calls can be made only while a test runs.');
     return runtime;
   };
+  // The running test's calls, numbered as the test makes them and run one at a time (as the runtime runs
+  // them), so that a host watching them knows which handler is running.
+  let test: Registered | undefined;
+  let calls = 0;
+  let queue: Promise<unknown> = Promise.resolve();
+  const watched = <T>(overdueAnswer: (outcome: CallOutcome) => T, work: (runtime: AppRuntime) => Promise<T>): Promise<T> => {
+    const runtime = current();
+    const index = calls++;
+    const name = test?.name;
+    const turn = queue.then(async () => {
+      if (name !== undefined && run.overdue?.[name]?.includes(index)) return overdueAnswer(deadlineExceeded(run.handlerDeadlineMs ?? runtime.limits.handlerDeadlineMs));
+      await run.watchCall?.('begin', index);
+      try {
+        return await work(runtime);
+      } finally {
+        await run.watchCall?.('end', index);
+      }
+    });
+    queue = turn.catch(() => undefined);
+    return turn;
+  };
   const slot = globalThis as { [HOST_KEY]?: unknown };
   slot[HOST_KEY] = {
     register(name: string, fn: () => unknown, location?: string) {
       registered.push({ name, fn, ...(location ? { location } : {}) });
     },
     async call(persona: unknown, kind: 'query' | 'mutation', name: string, input: unknown) {
-      // Inputs and results cross the wire codec, as they do between a client and the runtime.
-      const wired = (decodeJson(encodeJson({ input })) as { input?: unknown }).input;
-      const outcome = await current().call(auth(persona), kind, name, wired);
+      // The body a client sends (modules/client.ts), through the wire route's own checks (requestBytes,
+      // the form) as dev and hosting apply them to a request: the results cross the wire codec as well.
+      const body = encodeJson(input === undefined ? {} : { input });
+      const caller = auth(persona);
+      const outcome = await watched((answer) => answer, (runtime) => runtime.callWire(caller, kind, name, body));
       // An Error, so its stack leads back to the test's call.
       if (outcome.error) throw Object.assign(new Error(outcome.error.message), { status: outcome.status, code: outcome.error.code, errorId: outcome.error.errorId });
       return outcome.result;
     },
     async fetch(persona: unknown, request: Request) {
-      return current().fetch(auth(persona), request);
+      const caller = auth(persona);
+      return watched(errorResponse, (runtime) => runtime.fetch(caller, request));
     },
     setEnv(values: Record<string, string>) {
       current().setEnv(values);
@@ -115,10 +154,13 @@ export async function* runTestFile(run: TestFileRun, options: RunFileOptions = {
       yield failEvent('(loading the file)', 0, { ...failure, ...diagnostic('DG1903', `${run.file} threw while loading: ${error instanceof Error ? error.message : String(error)}`, { file: failure.file, span: failure.span }), kind: 'load' });
       return;
     }
-    for (const test of registered) {
+    for (const registration of registered) {
+      test = registration;
       if ((options.only !== undefined && test.name !== options.only) || options.skip?.has(test.name)) continue;
       options.onStart?.(test.name, test.location);
       sessions.clear();
+      calls = 0;
+      queue = Promise.resolve();
       runtime = await run.newRuntime();
       const started = run.now();
       let timer: ReturnType<typeof setTimeout> | undefined;
