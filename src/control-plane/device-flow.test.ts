@@ -1,14 +1,18 @@
 /** Sign-in under attack: device-code floods, a stranger's wrong secrets, a forged Host, and credentials past their lifetime (server and CLI). */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../adapters/node/credentials';
 import { main } from '../cli/main';
-import { EXPIRED_DEVICE_GRACE_MS, MAX_PENDING_DEVICES, WRONG_SECRETS_PER_CODE } from './auth-routes';
+import { EXPIRED_DEVICE_GRACE_MS, WRONG_SECRETS_PER_CODE } from './auth-routes';
+import { MAX_PENDING_DEVICES, PENDING_DEVICES_PER_SOURCE } from './device-codes';
+import { compiler } from './fixtures';
 import { createControlPlane, SERVICE_TOKEN_TTL_MS, SESSION_TTL_MS, type ControlPlane } from './control-plane';
 import { startControlPlane } from './main';
-import { approve, BASE, call, signIn } from './test-helpers';
+import { clientSource } from './rate-limit';
+import { approve, approveOverHttp, BASE, call, platformOverLoopback, signIn } from './test-helpers';
 
 let work: string;
 let plane: ControlPlane;
@@ -16,6 +20,7 @@ let clock = Date.UTC(2026, 5, 1);
 const json = async (response: Promise<Response>) => (await response).json() as Promise<Record<string, any>>;
 const startDevice = () => json(call(plane, 'POST', '/v0/auth/device', { body: {} }));
 const poll = (deviceCode: string) => json(call(plane, 'POST', '/v0/auth/device/token', { body: { deviceCode } }));
+const poll2 = (target: ControlPlane, deviceCode: string) => json(call(target, 'POST', '/v0/auth/device/token', { body: { deviceCode } }));
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'platform-device-'));
@@ -65,6 +70,122 @@ describe('device codes', () => {
     expect((await poll(old.deviceCode)).error.code).toBe('invalid_request');
     expect(MAX_PENDING_DEVICES).toBeLessThanOrEqual(1000);
   });
+});
+
+/** A device-code request to `target` in process, as if its socket came from `address`. */
+async function startFrom(target: ControlPlane, address: string): Promise<{ status: number; body: Record<string, any> }> {
+  const request = new Request(`${BASE}/v0/auth/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const response = await target.app.request(request, undefined, { incoming: { socket: { remoteAddress: address } } } as never);
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+/** A device-code request over real HTTP on loopback, its socket bound to `localAddress` (any 127.x.y.z). */
+function startOverHttp(url: string, localAddress: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${url}/v0/auth/device`, { method: 'POST', localAddress, agent: false, headers: { 'content-type': 'application/json' } }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', reject);
+    request.end('{}');
+  });
+}
+
+const pendingBySource = (target: ControlPlane, now: number) =>
+  target.context.records.all("SELECT source, count(*) AS n FROM devices WHERE state = 'pending' AND expiresAt >= ? GROUP BY source", [now]).map((row) => Number(row.n));
+
+describe('the cap on waiting device codes (issue 29: a few addresses filled it and locked every sign-in out)', () => {
+  let capped: ControlPlane;
+  let now = Date.UTC(2026, 6, 1);
+  beforeAll(async () => {
+    capped = await createControlPlane({ dataDir: join(work, 'capped'), now: () => now });
+  });
+  afterAll(() => capped.close());
+
+  it('keys a source by network: an IPv4 /24, an IPv6 /64, an IPv4-mapped address as its IPv4', () => {
+    expect(clientSource('203.0.113.9')).toBe(clientSource('203.0.113.250'));
+    expect(clientSource('203.0.113.9')).not.toBe(clientSource('203.0.114.9'));
+    expect(clientSource('::ffff:203.0.113.9')).toBe(clientSource('203.0.113.77'));
+    expect(clientSource('2001:db8:1:2::1')).toBe(clientSource('2001:0db8:0001:0002:ffff:ffff:ffff:ffff'));
+    expect(clientSource('2001:db8:1:2::1')).not.toBe(clientSource('2001:db8:1:3::1'));
+    expect(clientSource('fe80::1%eth0')).toBe(clientSource('fe80::2'));
+    expect(clientSource('local')).toBe('local');
+  });
+
+  it('21 addresses asking as fast as allowed leave a new source able to start a sign-in', async () => {
+    now += 3_600_000;
+    for (let i = 1; i <= 21; i++) for (let n = 0; n < 10; n++) await startFrom(capped, `198.51.100.${i}`);
+    const mine = await startFrom(capped, '192.0.2.10');
+    expect(mine.status).toBe(200);
+    expect(mine.body.userCode).toMatch(/^[A-Z]{4}-[A-Z]{4}$/);
+    // One network holds at most its share, however many of its addresses ask.
+    expect(Math.max(...pendingBySource(capped, now))).toBeLessThanOrEqual(PENDING_DEVICES_PER_SOURCE);
+  });
+
+  it('250 networks filling the whole cap still leave a new source able to start one; the evicted codes are told they expired', async () => {
+    now += 3_600_000;
+    const first = (await startFrom(capped, '10.0.0.1')).body.deviceCode as string;
+    for (let i = 0; i < 250; i++) for (let n = 0; n < PENDING_DEVICES_PER_SOURCE; n++) await startFrom(capped, `10.${i >> 8}.${i & 255}.1`);
+    const pending = pendingBySource(capped, now).reduce((a, b) => a + b, 0);
+    expect(pending).toBe(MAX_PENDING_DEVICES);
+    for (const address of ['192.0.2.20', '2001:db8:5::1', '::ffff:172.16.9.9']) {
+      const started = await startFrom(capped, address);
+      expect(started.status, address).toBe(200);
+      // A person's sign-in from a source holding only it is not the one evicted by the next stranger.
+      await startFrom(capped, `10.200.${address.length}.7`);
+      expect((await poll2(capped, started.body.deviceCode)).error.code, address).toBe('authorization_pending');
+    }
+    expect(pendingBySource(capped, now).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(MAX_PENDING_DEVICES);
+    // The flood's oldest code was evicted: its terminal learns it expired (DG5005) and asks again.
+    expect((await poll2(capped, first)).error.code).toBe('expired_token');
+  }, 120_000);
+
+  it('refuses a source past its share until one of its codes is used or expires', async () => {
+    now += 3_600_000;
+    const codes: string[] = [];
+    for (let n = 0; n < PENDING_DEVICES_PER_SOURCE; n++) codes.push((await startFrom(capped, `2001:db8:77:1::${n + 1}`)).body.deviceCode as string);
+    const refused = await startFrom(capped, '2001:db8:77:1::99');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: 'rate_limited', resetAt: new Date(now + 600_000).toISOString() });
+    // Another /64 is another source.
+    expect((await startFrom(capped, '2001:db8:77:2::1')).status).toBe(200);
+    // Codes expire by their lifetime (10 minutes), and the share is free again.
+    now += 600_001;
+    expect((await startFrom(capped, '2001:db8:77:1::99')).status).toBe(200);
+  });
+});
+
+describe('the cap over real HTTP from many loopback addresses', () => {
+  it('21, then 250 more, source addresses flooding leave `platform auth login` from 127.0.0.1 able to sign in', async () => {
+    const started = await startControlPlane({ dataDir: join(work, 'flooded'), port: 0, devicePollMs: 5 });
+    try {
+      const login = async (who: string) => {
+        let approval: Promise<Response> | undefined;
+        const run = await platformOverLoopback(['auth', 'login'], {
+          cwd: work,
+          work: join(work, `flooded-${who}`),
+          controlUrl: started.url,
+          compiler,
+          onStderr(text) {
+            const code = /code ([A-Z]{4}-[A-Z]{4})/.exec(text)?.[1];
+            if (code && !approval) approval = approveOverHttp(started.url, code, who, started.plane.secrets.operatorSecret);
+          },
+        });
+        expect(run.envelope.diagnostics).toEqual([]);
+        expect((await approval)?.status).toBe(200);
+        return run.envelope;
+      };
+      // As filed: 21 source addresses, ten requests each.
+      for (let i = 1; i <= 21; i++) await Promise.all(Array.from({ length: 10 }, () => startOverHttp(started.url, `127.0.${i}.1`)));
+      expect((await login('first')).result).toMatchObject({ builder: { name: 'first' } });
+      // 250 more networks, four codes each: with the first 21's, the whole cap is full.
+      for (let i = 0; i < 250; i++) await Promise.all(Array.from({ length: 4 }, () => startOverHttp(started.url, `127.1.${i}.1`)));
+      expect(pendingBySource(started.plane, Date.now()).reduce((a, b) => a + b, 0)).toBe(MAX_PENDING_DEVICES);
+      expect((await login('second')).result).toMatchObject({ builder: { name: 'second' } });
+    } finally {
+      await started.stop();
+    }
+  }, 180_000);
 });
 
 describe('the approval page', () => {
