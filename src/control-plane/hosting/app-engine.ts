@@ -4,6 +4,13 @@
  * loopback HTTP, each with an identity signed under a key made for this start. A watchdog ends the
  * process when a handler holds the isolate past the deadline plus a grace (a `while (true) {}`), or
  * when it holds more memory than allowed; the next request starts it again from its committed data.
+ *
+ * Memory is judged where requests begin and end, not only by a timer, so that what a request meets does
+ * not depend on when a timer happens to run (a busy machine runs it late): before a request is sent and
+ * once an answer has been handed over, with nothing else in flight, an engine over `memoryLimitBytes` is
+ * ended and the next request meets a fresh one. The once-a-second reading ends an idle engine over that
+ * limit, and ends a busy one (requests in flight fail) only past `memoryHardLimitBytes`: a handler that
+ * keeps allocating is stopped even mid-call.
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
@@ -14,6 +21,7 @@ import type { Auth } from '../../core/runtime/personas';
 import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../../core/host/identity';
 import type { AppStart } from '../../../worker/workerd-app';
 import { EngineStartError, WorkerdEngine } from '../../adapters/workerd/workerd-engine';
+import { isWriteRefusal } from '../../core/fs';
 import { describeError } from '../../core/host/describe';
 import { Watchdog } from '../../core/host/watchdog';
 
@@ -46,8 +54,10 @@ export interface AppEngineOptions {
   deadlineMs: number;
   graceMs: number;
   startTimeoutMs: number;
-  /** The resident memory past which the engine is ended. */
+  /** The resident memory past which the engine is ended between requests. */
   memoryLimitBytes: number;
+  /** The resident memory past which the engine is ended at once, requests in flight or not (default twice `memoryLimitBytes`). */
+  memoryHardLimitBytes?: number;
   heapMb: number;
 }
 
@@ -72,6 +82,8 @@ export class AppEngine {
   /** The current engine, for the watchdog and the memory reading. */
   #current: Running | undefined;
   #memoryCheck: ReturnType<typeof setInterval> | undefined;
+  /** Requests sent and not yet handed over whole (a buffered answer read, a streamed one's head): memory is judged when none is. */
+  #inFlight = 0;
   #closed = false;
   /**
    * Connections to the engine, kept open between requests (Node's fetch would parse and tee every
@@ -133,6 +145,8 @@ export class AppEngine {
       });
     } catch (error) {
       this.#launched = undefined;
+      // A write refused under the project (a link where the engine's files go) is not the app's fault: its host reports it.
+      if (isWriteRefusal(error)) throw error;
       // Still starting at the timeout (say, a module that loops as it loads) is a runtime that never
       // became ready; an engine that stopped names the module it could not load.
       const message = describeError(error);
@@ -190,18 +204,24 @@ export class AppEngine {
       return answer;
     }
     this.#current = running;
-    // Memory is read once a second here, and before each request is sent (see fetch).
+    // Memory is read before each request is sent and after each answer (see fetch), and once a second
+    // here: past the limit when idle, past the hard limit whatever is in flight.
     clearInterval(this.#memoryCheck);
-    this.#memoryCheck = setInterval(() => this.#overMemory(running), 1_000);
+    this.#memoryCheck = setInterval(() => this.#overMemory(running, this.#inFlight === 0 ? this.#options.memoryLimitBytes : this.#hardLimit), 1_000);
     this.#memoryCheck.unref();
     return running;
   }
 
-  /** Ends the engine when it holds more than its memory limit; says whether it did. */
-  #overMemory(running: Running): boolean {
+  get #hardLimit(): number {
+    return this.#options.memoryHardLimitBytes ?? 2 * this.#options.memoryLimitBytes;
+  }
+
+  /** Ends the engine when it holds more than `limit` (its memory limit by default); says whether it did. */
+  #overMemory(running: Running, limit = this.#options.memoryLimitBytes): boolean {
+    if (this.#current !== running) return false;
     const resident = running.engine.residentBytes();
-    if (resident === undefined || resident <= this.#options.memoryLimitBytes) return false;
-    this.#end(running, `The app was restarted: it held ${Math.round(resident / 1048576)} MiB, over its limit of ${Math.round(this.#options.memoryLimitBytes / 1048576)} MiB.`);
+    if (resident === undefined || resident <= limit) return false;
+    this.#end(running, `The app was restarted: it held ${Math.round(resident / 1048576)} MiB, over its limit of ${Math.round(limit / 1048576)} MiB.`);
     return true;
   }
 
@@ -234,7 +254,7 @@ export class AppEngine {
     let running = await this.#start();
     // An engine over its memory takes no further request: it is ended and a fresh one serves this one,
     // whatever the once-a-second reading has seen so far.
-    if ('engine' in running && this.#pending.size === 0 && this.#overMemory(running)) {
+    if ('engine' in running && this.#inFlight === 0 && this.#overMemory(running)) {
       await running.engine.exited;
       running = await this.#start();
     }
@@ -249,12 +269,23 @@ export class AppEngine {
     headers[IDENTITY_HEADER] = signIdentity(running.identityKey, { auth, url: request.url, method: request.method, body: request.body ?? null, sequence: running.sequence++ });
     if (request.body) headers['content-length'] = String(request.body.byteLength);
     const url = new URL(request.url);
+    const engine = running;
     return new Promise<Response>((resolve) => {
       let settled = false;
+      let handedOver = false;
+      this.#inFlight++;
+      /** This request no longer holds the engine; the last one out judges its memory before its answer is handed over. */
+      const done = () => {
+        if (handedOver) return;
+        handedOver = true;
+        this.#inFlight--;
+        if (this.#inFlight === 0) this.#overMemory(engine);
+      };
       const pending: Pending = {
         settle: (response) => {
           if (settled) return;
           settled = true;
+          done();
           resolve(response);
         },
         cancel: (error) => sent.destroy(error),
