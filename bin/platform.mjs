@@ -10,6 +10,7 @@
 // child from the terminal itself), exits as the child did, and the child stops when this process is gone.
 // A Node that refuses the snapshot as it starts (exit status 14) runs the command here instead.
 import { spawn } from 'node:child_process';
+import { installCrashHandler } from './crash.mjs';
 import { prebuiltEntry, snapshotArgs } from './prebuilt.mjs';
 
 const SNAPSHOT_COMMANDS = new Set(['check', 'build', 'test', 'dev', 'deploy']);
@@ -18,6 +19,8 @@ const SNAPSHOT_REFUSED = 14;
 
 const root = new URL('../', import.meta.url);
 const args = process.argv.slice(2);
+// Before anything else loads: a crash from here on (even loading the CLI) is DG0000 on stderr.
+installCrashHandler(args);
 const entry = process.env.PLATFORM_CLI_SOURCES === '1' ? undefined : prebuiltEntry(root);
 
 async function runHere() {
@@ -27,8 +30,8 @@ async function runHere() {
     register();
     url = new URL('src/cli/main.ts', root);
   }
-  const { main } = await import(url.href);
-  process.exitCode = await main(args);
+  const { runProcess } = await import(url.href);
+  await runProcess(args);
 }
 
 const fromSnapshot = entry && SNAPSHOT_COMMANDS.has(args[0]) && process.env.PLATFORM_CLI_SNAPSHOT !== '0' ? snapshotArgs(root) : undefined;

@@ -226,8 +226,8 @@ async function buildSnapshot(root: string): Promise<string[]> {
       '// commands the snapshot does not hold (src/cli/snapshot.ts): runs the prebuilt CLI.',
       "const { pathToFileURL } = require('node:url');",
       "import(pathToFileURL(require('node:path').join(__dirname, 'main.js')).href)",
-      '  .then(({ main }) => main(process.argv.slice(2)))',
-      '  .then((code) => { process.exitCode = code; }, (error) => { console.error(error); process.exitCode = 1; });',
+      "  .then(({ runProcess }) => runProcess(process.argv.slice(2)));",
+      '// A rejection is a crash: the crash handler the snapshot installed reports it as DG0000 (bin/crash.mjs).',
       '',
     ].join('\n'),
   );

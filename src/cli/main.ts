@@ -7,6 +7,7 @@ import { nodeLocalHost } from '../adapters/node/local-host';
 import type { Compiler } from '../core/build/build';
 import type { ControlPlaneHost } from '../core/deploy/host';
 import { FileCredentialStore, configDir } from '../adapters/node/credentials';
+import { crashReport, CRASH_STATUS, installCrashHandler } from '../../bin/crash.mjs';
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -90,18 +91,25 @@ export function nodeHost(io: CliIo): CommandHost {
   };
 }
 
-/** Runs the CLI and returns its exit status. A crash is DG0000 on stderr, the one code outside an envelope. */
-export async function main(args: string[], io: CliIo = processIo()): Promise<number> {
-  const { stdout, stderr } = io;
+/**
+ * Runs the CLI and returns its exit status. A crash, even before the command starts (a working directory
+ * deleted under it: process.cwd() throws), is DG0000 on stderr, the one code outside an envelope, through
+ * the CLI's one crash handler (bin/crash.mjs).
+ */
+export async function main(args: string[], io?: CliIo): Promise<number> {
   try {
-    const result = await runCommandLine(args, nodeHost(io));
-    if (result.output) stdout.write(`${result.output}\n`);
+    const cli = io ?? processIo();
+    const result = await runCommandLine(args, nodeHost(cli));
+    if (result.output) cli.stdout.write(`${result.output}\n`);
     return result.exitCode;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const crash = { code: 'DG0000', severity: 'error', message: `platform crashed before producing a result: ${message}` };
-    stderr.write(args.includes('--json') ? `${JSON.stringify(crash)}\n` : `error DG0000: ${crash.message}\n`);
-    if (error instanceof Error && error.stack && process.env.PLATFORM_DEBUG) stderr.write(`${error.stack}\n`);
-    return 1;
+    (io?.stderr ?? process.stderr).write(crashReport(error, args, io?.env ?? process.env));
+    return CRASH_STATUS;
   }
+}
+
+/** A process's run of the CLI (every entry: bin/platform.mjs, the start-up snapshot's): the crash handler installed, then main; the exit status set. */
+export async function runProcess(args: string[]): Promise<void> {
+  installCrashHandler(args);
+  process.exitCode = await main(args);
 }

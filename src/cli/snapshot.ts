@@ -20,7 +20,8 @@ import ts from 'typescript';
 import { prebuiltEntry } from '../../bin/prebuilt.mjs';
 import { prepareLibraryFiles } from '../adapters/node/prepare-library';
 import { RUNTIME_REQUIRE_KEY, STARTUP_SNAPSHOT_KEY, type StartupSnapshot } from '../adapters/node/startup-snapshot';
-import { main } from './main';
+import { installCrashHandler } from '../../bin/crash.mjs';
+import { runProcess } from './main';
 
 /** The commands the bundled CLI runs: those that only read, type-check, bundle and write files. */
 const BUNDLED_COMMANDS = new Set(['check', 'build']);
@@ -40,6 +41,8 @@ void prepareLibraryFiles().then((prepared) => {
     const script = resolve(process.argv[1]!);
     process.argv.splice(1, 1, script);
     const args = process.argv.slice(2);
+    // The launcher's commands too: a crash is DG0000 on stderr (bin/crash.mjs).
+    installCrashHandler(args);
     if (!BUNDLED_COMMANDS.has(args[0]!)) return void createRequire(script)(script);
     if (!prebuiltEntry(pathToFileURL(`${__checkoutRoot}/`))) {
       // A source changed since the CLI was built (bin/platform starts this process without looking):
@@ -48,12 +51,6 @@ void prepareLibraryFiles().then((prepared) => {
       return void (process.exitCode = sources.status ?? 1);
     }
     global[Symbol.for(RUNTIME_REQUIRE_KEY)] = createRequire(join(__checkoutRoot, 'package.json'));
-    main(args).then(
-      (code) => void (process.exitCode = code),
-      (error: unknown) => {
-        console.error(error);
-        process.exitCode = 1;
-      },
-    );
+    void runProcess(args);
   });
 });
