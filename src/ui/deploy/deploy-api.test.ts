@@ -1,12 +1,19 @@
-/** The Deploy panel's client against a real control plane in process: sign-in, deploy, history, promote, roll back. */
+/**
+ * The Deploy panel's client against a real control plane in process: sign-in, deploy, history, promote,
+ * roll back. Requests carry the playground's Origin, as a browser sends it; the panel's keys are kept in
+ * memory, and what it keeps is checked: a key that cannot be exported and its id, never a token.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createControlPlane, type ControlPlane } from '../../control-plane/control-plane';
 import { build, smallApp, templateFiles } from '../../control-plane/fixtures';
-import { approve, BASE, signIn } from '../../control-plane/test-helpers';
+import { approve, BASE, call, signIn } from '../../control-plane/test-helpers';
+import { MemoryKeyStore } from './browser-key';
 import { DeployApi, type BuiltArtifact } from './deploy-api';
+
+const PLAYGROUND = 'http://localhost:5173';
 
 let work: string;
 let plane: ControlPlane;
@@ -14,6 +21,37 @@ const artifact = async (files: Record<string, string>): Promise<BuiltArtifact> =
   const built = await build(files);
   return { artifactId: built.id, record: built.record, files: Object.fromEntries(built.files) };
 };
+
+/** The control plane in process, reached as the page at PLAYGROUND reaches it (the browser adds Origin). */
+async function fromPlayground(request: Request, origin = PLAYGROUND): Promise<Response> {
+  const headers = new Headers(request.headers);
+  headers.set('origin', origin);
+  const body = request.body === null ? undefined : await request.arrayBuffer();
+  return plane.app.request(new Request(request.url, { method: request.method, headers, ...(body ? { body } : {}) }));
+}
+
+/** localStorage as earlier versions of the panel left it. */
+class MemoryStorage implements Storage {
+  readonly #items = new Map<string, string>();
+  get length() {
+    return this.#items.size;
+  }
+  key(index: number) {
+    return [...this.#items.keys()][index] ?? null;
+  }
+  getItem(key: string) {
+    return this.#items.get(key) ?? null;
+  }
+  setItem(key: string, value: string) {
+    this.#items.set(key, value);
+  }
+  removeItem(key: string) {
+    this.#items.delete(key);
+  }
+  clear() {
+    this.#items.clear();
+  }
+}
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'platform-ui-deploy-'));
@@ -25,12 +63,21 @@ afterAll(async () => {
 });
 
 it('signs in by device code, deploys, lists, promotes and rolls back', async () => {
-  const api = new DeployApi(BASE, (request) => Promise.resolve(plane.app.request(request)));
+  const keys = new MemoryKeyStore();
+  const api = new DeployApi(BASE, fromPlayground, keys);
   const started = await api.startDeviceLogin();
   if (!started.ok) throw new Error(started.message);
   expect(await api.pollDeviceLogin(started.value.deviceCode)).toEqual({ ok: false, pending: true });
   await approve(plane, started.value.userCode, 'ui-builder');
   expect(await api.pollDeviceLogin(started.value.deviceCode)).toMatchObject({ ok: true, value: { name: 'ui-builder' } });
+  // What the page keeps: a key id and a key it cannot export, no session.
+  const kept = await keys.get(BASE);
+  expect(kept?.keyId).toMatch(/^xbk_/);
+  expect(kept?.privateKey.extractable).toBe(false);
+  await expect(crypto.subtle.exportKey('jwk', kept!.privateKey)).rejects.toThrow();
+  // The same key from another origin (a page on another port) is refused.
+  const elsewhere = new DeployApi(BASE, (request) => fromPlayground(request, 'http://localhost:5174'), keys);
+  expect(await elsewhere.whoami()).toMatchObject({ ok: false, code: 'foreign_origin' });
   const app = await api.ensureApp('project-1', 'endpoints');
   if (!app.ok) throw new Error(app.message);
   const first = await artifact(templateFiles('endpoints'));
@@ -49,10 +96,19 @@ it('signs in by device code, deploys, lists, promotes and rolls back', async () 
 }, 60_000);
 
 it('accepts a pasted token only when the control plane does, and says when it cannot be reached', async () => {
-  const api = new DeployApi(BASE, (request) => Promise.resolve(plane.app.request(request)));
+  const keys = new MemoryKeyStore();
+  const api = new DeployApi(BASE, fromPlayground, keys);
   expect(await api.useToken('not a token')).toMatchObject({ ok: false });
   expect(await api.useToken(`xst_${'A'.repeat(43)}`)).toMatchObject({ ok: false, code: 'unauthorized' });
+  expect(await keys.get(BASE)).toBeUndefined();
   expect(await api.useToken(await signIn(plane, 'pasted'))).toMatchObject({ ok: true, value: { name: 'pasted' } });
+  expect(await api.whoami()).toMatchObject({ ok: true, value: { name: 'pasted' } });
+  expect(JSON.stringify(await keys.get(BASE))).not.toMatch(/xbs_|xst_/);
+  // Sign-out ends the key there and deletes it here.
+  const keyId = (await keys.get(BASE))!.keyId;
+  await api.signOut();
+  expect(await keys.get(BASE)).toBeUndefined();
+  expect(plane.context.records.get('SELECT revokedAt FROM browser_keys WHERE keyId = ?', [keyId])!.revokedAt).not.toBeNull();
   const down = new DeployApi('http://127.0.0.1:9', () => Promise.reject(new TypeError('fetch failed')));
   const answer = await down.startDeviceLogin();
   expect(answer.ok).toBe(false);
@@ -74,4 +130,21 @@ it('names a CORS refusal as such, not as a control plane that cannot be reached'
   expect(!refused.ok && refused.message).toContain('CORS');
   expect(!refused.ok && refused.message).toContain('--playground-origin');
   expect((await new DeployApi(BASE, browserAt('http://localhost:5173')).startDeviceLogin()).ok).toBe(true);
+});
+
+it('removes the sessions earlier versions kept in localStorage, and signs them out', async () => {
+  const session = await signIn(plane, 'old-panel');
+  const storage = new MemoryStorage();
+  storage.setItem(`platform.deploy.credential:${BASE}`, session);
+  storage.setItem(`platform.deploy.app:${BASE}:project-1`, 'app_kept');
+  Object.defineProperty(globalThis, 'localStorage', { value: storage, configurable: true });
+  try {
+    const api = new DeployApi(BASE, fromPlayground, new MemoryKeyStore());
+    expect(storage.getItem(`platform.deploy.credential:${BASE}`)).toBeNull();
+    expect(api.knownApp('project-1')).toBe('app_kept');
+    expect(await api.signedIn()).toBe(false);
+    await expect.poll(async () => ((await (await call(plane, 'GET', '/v0/auth/whoami', { token: session })).json()) as { error?: { code: string } }).error?.code).toBe('unauthorized');
+  } finally {
+    Reflect.deleteProperty(globalThis, 'localStorage');
+  }
 });

@@ -1,13 +1,17 @@
 /**
  * The Deploy panel's client of the control plane: the core's `ControlClient` over the browser's fetch,
- * with the credential and the app of each project kept in localStorage (the playground's own origin;
- * apps run in opaque-origin sandboxes and cannot read it).
+ * every request signed with a key the page cannot export (core/deploy/proof.ts, kept by browser-key.ts).
+ * The page never holds a session or token: a device sign-in is bound to the key by the control plane,
+ * a pasted token is sent once to be bound and then forgotten. The app of each project is kept in
+ * localStorage (an id, not a secret).
  */
 import type { ArtifactRecord } from '../../core/build/artifact';
 import { ControlClient, type ControlOutcome } from '../../core/deploy/client';
 import { controlUrlProblem, SERVICE_TOKEN, SESSION_TOKEN, type Environment } from '../../core/deploy/ids';
 import { DEFAULT_CONTROL_URL, isInspectAnswer, type AppInfo, type BuilderInfo, type DeploymentInfo, type DeviceAuthorization, type InspectAnswer, type InspectView } from '../../core/deploy/protocol';
-import { deployRequest, ROUTES, type Activated } from '../../core/deploy/routes';
+import { newProofKey, signProof, type ProofPublicKey } from '../../core/deploy/proof';
+import { deployRequest, ROUTES, type Activated, type BrowserKeyAnswer } from '../../core/deploy/routes';
+import { browserKeyStore, type KeyStore } from './browser-key';
 
 export { DEFAULT_CONTROL_URL, controlUrlProblem };
 
@@ -36,7 +40,8 @@ function result<T>(outcome: ControlOutcome<T>): Result<T> {
 
 const storage = (): Storage | undefined => (typeof localStorage === 'undefined' ? undefined : localStorage);
 const CONTROL_URL_KEY = 'platform.deploy.controlUrl';
-const credentialKey = (controlUrl: string) => `platform.deploy.credential:${controlUrl}`;
+/** Where the panel kept sessions and tokens before (readable by any page of this origin): removed on load. */
+const OLD_CREDENTIAL_PREFIX = 'platform.deploy.credential:';
 const appKey = (controlUrl: string, project: string) => `platform.deploy.app:${controlUrl}:${project}`;
 
 export function savedControlUrl(): string {
@@ -47,16 +52,51 @@ export function saveControlUrl(url: string): void {
   storage()?.setItem(CONTROL_URL_KEY, url);
 }
 
+/**
+ * Removes the sessions and tokens earlier versions kept in localStorage, and signs each stored session
+ * out (best effort: the control plane may be down; a token is left to expire or be revoked).
+ */
+export function forgetStoredCredentials(send: (request: Request) => Promise<Response>): void {
+  const store = storage();
+  if (!store) return;
+  const found: Array<[string, string]> = [];
+  for (let i = 0; i < store.length; i++) {
+    const name = store.key(i);
+    if (name?.startsWith(OLD_CREDENTIAL_PREFIX)) found.push([name, store.getItem(name) ?? '']);
+  }
+  for (const [name, value] of found) {
+    store.removeItem(name);
+    const controlUrl = name.slice(OLD_CREDENTIAL_PREFIX.length);
+    if (SESSION_TOKEN.test(value) && !controlUrlProblem(controlUrl)) {
+      void send(new Request(`${controlUrl}${ROUTES.logout.path}`, { method: ROUTES.logout.method, headers: { authorization: `Bearer ${value}` } })).catch(() => undefined);
+    }
+  }
+}
+
 export class DeployApi {
   readonly controlUrl: string;
-  #client: ControlClient;
+  readonly #client: ControlClient;
   readonly #fetch: (request: Request) => Promise<Response>;
+  readonly #keys: KeyStore;
+  /** The key of a device sign-in under way: bound when the code is approved. */
+  #pending: { deviceCode: string; key: Promise<{ privateKey: CryptoKey; publicKey: ProofPublicKey }> } | undefined;
 
-  constructor(controlUrl: string, fetchImpl: (request: Request) => Promise<Response> = (request) => fetch(request)) {
+  constructor(controlUrl: string, fetchImpl: (request: Request) => Promise<Response> = (request) => fetch(request), keys: KeyStore = browserKeyStore()) {
     this.controlUrl = controlUrl;
     this.#fetch = fetchImpl;
-    const token = storage()?.getItem(credentialKey(controlUrl)) ?? undefined;
-    this.#client = new ControlClient(controlUrl, fetchImpl, token);
+    this.#keys = keys;
+    forgetStoredCredentials(fetchImpl);
+    this.#client = new ControlClient(controlUrl, (request) => this.#signed(request));
+  }
+
+  /** A request signed with this control plane's key, when there is one and the request names no credential of its own. */
+  async #signed(request: Request): Promise<Response> {
+    const key = request.headers.has('authorization') ? undefined : await this.#keys.get(this.controlUrl).catch(() => undefined);
+    if (!key) return this.#fetch(request);
+    const headers = new Headers(request.headers);
+    headers.set('authorization', await signProof(key.privateKey, key.keyId, request.method, request.url, Date.now()));
+    const body = request.body === null ? undefined : await request.arrayBuffer();
+    return this.#fetch(new Request(request.url, { method: request.method, headers, ...(body ? { body } : {}) }));
   }
 
   /**
@@ -86,47 +126,51 @@ export class DeployApi {
     }
   }
 
-  get signedIn(): boolean {
-    return Boolean(storage()?.getItem(credentialKey(this.controlUrl)));
-  }
-
-  #useToken(token: string | undefined): void {
-    this.#client = this.#client.withToken(token);
-    if (token) storage()?.setItem(credentialKey(this.controlUrl), token);
-    else storage()?.removeItem(credentialKey(this.controlUrl));
+  /** Whether this playground holds a key for the control plane (whoami says whether it still signs anyone in). */
+  async signedIn(): Promise<boolean> {
+    return Boolean(await this.#keys.get(this.controlUrl).catch(() => undefined));
   }
 
   async whoami(): Promise<Result<BuilderInfo>> {
     const answer = await this.#result(await this.#client.call(ROUTES.whoami, {}));
+    if (!answer.ok && (answer.code === 'unauthorized' || answer.code === 'credential_expired')) await this.#keys.delete(this.controlUrl);
     return answer.ok ? { ok: true, value: answer.value.builder } : answer;
   }
 
-  /** Uses a pasted token (a service token, or a session) once the control plane accepts it. */
-  async useToken(token: string): Promise<Result<BuilderInfo>> {
-    const trimmed = token.trim();
-    if (!SERVICE_TOKEN.test(trimmed) && !SESSION_TOKEN.test(trimmed)) return { ok: false, message: 'That is not a platform token (xst_ or xbs_ followed by 43 characters).' };
-    const previous = storage()?.getItem(credentialKey(this.controlUrl)) ?? undefined;
-    this.#useToken(trimmed);
-    const who = await this.whoami();
-    if (!who.ok) this.#useToken(previous);
-    return who;
-  }
-
-  startDeviceLogin(): Promise<Result<DeviceAuthorization>> {
-    return this.#client.withToken(undefined).call(ROUTES.startDevice, {}, { body: {} }).then((outcome) => this.#result(outcome));
-  }
-
-  /** Polls once: the builder when approved, `pending` while waiting. */
-  async pollDeviceLogin(deviceCode: string): Promise<Result<BuilderInfo> | { ok: false; pending: true }> {
-    const answer = await this.#result(await this.#client.withToken(undefined).call(ROUTES.pollDevice, {}, { body: { deviceCode }, check: (b) => SESSION_TOKEN.test(b.token) }));
-    if (!answer.ok) return answer.code === 'authorization_pending' ? { ok: false, pending: true } : answer;
-    this.#useToken(answer.value.token);
+  /** Keeps the key the control plane bound, or says why it did not. */
+  async #bound(answer: Result<BrowserKeyAnswer>, privateKey: CryptoKey): Promise<Result<BuilderInfo>> {
+    if (!answer.ok) return answer;
+    await this.#keys.put(this.controlUrl, { keyId: answer.value.keyId, privateKey });
     return { ok: true, value: answer.value.builder };
   }
 
+  /** Binds a pasted token (a service token, or a session) to a new key: it is sent once, as this request's bearer, and kept nowhere. */
+  async useToken(token: string): Promise<Result<BuilderInfo>> {
+    const trimmed = token.trim();
+    if (!SERVICE_TOKEN.test(trimmed) && !SESSION_TOKEN.test(trimmed)) return { ok: false, message: 'That is not a platform token (xst_ or xbs_ followed by 43 characters).' };
+    const { privateKey, publicKey } = await newProofKey();
+    const answer = await this.#result(await this.#client.call(ROUTES.bindToken, {}, { body: { publicKey }, headers: { authorization: `Bearer ${trimmed}` } }));
+    return this.#bound(answer, privateKey);
+  }
+
+  startDeviceLogin(): Promise<Result<DeviceAuthorization>> {
+    return this.#client.call(ROUTES.startDevice, {}, { body: {} }).then((outcome) => this.#result(outcome));
+  }
+
+  /** Polls once: the builder when approved (the session is bound to a new key, never sent here), `pending` while waiting. */
+  async pollDeviceLogin(deviceCode: string): Promise<Result<BuilderInfo> | { ok: false; pending: true }> {
+    if (this.#pending?.deviceCode !== deviceCode) this.#pending = { deviceCode, key: newProofKey() };
+    const { privateKey, publicKey } = await this.#pending.key;
+    const answer = await this.#result(await this.#client.call(ROUTES.bindDevice, {}, { body: { deviceCode, publicKey } }));
+    if (!answer.ok && answer.code === 'authorization_pending') return { ok: false, pending: true };
+    this.#pending = undefined;
+    return this.#bound(answer, privateKey);
+  }
+
+  /** Signs out: the control plane ends the key and its session; the key is deleted here whatever it answers. */
   async signOut(): Promise<void> {
     await this.#client.call(ROUTES.logout, {});
-    this.#useToken(undefined);
+    await this.#keys.delete(this.controlUrl);
   }
 
   /** The app this project deploys to, made on first use. */

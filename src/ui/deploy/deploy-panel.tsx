@@ -2,7 +2,8 @@
  * The playground's Deploy panel: sign in to a control plane (device code approved by a person, or a
  * pasted token), deploy the project to preview, see its deployment history, promote to production,
  * roll back, and open the hosted app. It talks to the control plane from the page (CORS allows the
- * playground's origins) and runs none of the app's code.
+ * playground's origins), signing each request with a key the page cannot export (deploy-api.ts), and
+ * runs none of the app's code.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Diagnostic } from '../../core/diagnostics';
@@ -121,14 +122,15 @@ export function DeployPanel({ projectId, projectName, buildArtifact, controlUrl:
     setHistory([]);
     setRecent({});
     setDevice(undefined);
-    if (!api.signedIn) return;
-    void api.whoami().then((who) => {
+    void (async () => {
+      if (!(await api.signedIn())) return;
+      const who = await api.whoami();
       if (!alive.current) return;
       if (!who.ok) return setStatus({ kind: 'error', text: who.message });
       setBuilder(who.value);
       const known = api.knownApp(projectId);
       if (known) void refresh(known);
-    });
+    })();
   }, [api, projectId]);
 
   // The device flow: poll until a person approves the code on the control plane's page.
