@@ -1,10 +1,11 @@
 /**
  * What the commands that talk to a control plane share: the control URL (DG5001), the credential
  * (PLATFORM_SERVICE_TOKEN or the stored builder session: DG5002, DG5003, DG5008), the project identity,
- * and the mapping from the control plane's answers to each command family's codes.
+ * and the mapping from the control plane's answers to each command family's codes. A credential is bound
+ * to one origin (see `connect`): a control URL naming another is refused before anything is sent.
  */
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics';
-import { ControlClient, type ControlOutcome } from '../deploy/client';
+import { ControlClient, type BoundCredential, type ControlOutcome } from '../deploy/client';
 import type { ControlPlaneHost } from '../deploy/host';
 import { controlUrlProblem, SERVICE_TOKEN, SESSION_TOKEN } from '../deploy/ids';
 import { readIdentity, writeIdentity } from '../deploy/identity';
@@ -46,17 +47,23 @@ function fail<T>(...diagnostics: Diagnostic[]): Resolved<T> {
   return { ok: false, diagnostics };
 }
 
-/** The control plane's origin: `--control-url`, then PLATFORM_CONTROL_URL, then the local default (DG5001). */
-export function controlUrlOf(invocation: Invocation, plane: ControlPlaneHost): Resolved<string> {
-  const given = invocation.options['control-url'];
-  const fromEnv = plane.env('PLATFORM_CONTROL_URL');
-  const value = typeof given === 'string' ? given : fromEnv || DEFAULT_CONTROL_URL;
+function checkedControlUrl(value: string, source: string): Resolved<string> {
   const problem = controlUrlProblem(value);
   if (problem) {
-    const source = typeof given === 'string' ? '--control-url' : 'PLATFORM_CONTROL_URL';
     return fail(diagnostic('DG5001', `${source} ${JSON.stringify(value)} is not usable: ${problem}.`, { hint: `Give an exact origin such as ${DEFAULT_CONTROL_URL} or https://control.example.com (no path; plain HTTP only on localhost).` }));
   }
   return { ok: true, value };
+}
+
+/** The configured control plane: PLATFORM_CONTROL_URL, else the local default (DG5001). No command option changes it. */
+export function configuredControlUrl(plane: ControlPlaneHost): Resolved<string> {
+  return checkedControlUrl(plane.env('PLATFORM_CONTROL_URL') || DEFAULT_CONTROL_URL, 'PLATFORM_CONTROL_URL');
+}
+
+/** The control plane's origin: `--control-url`, then PLATFORM_CONTROL_URL, then the local default (DG5001). */
+export function controlUrlOf(invocation: Invocation, plane: ControlPlaneHost): Resolved<string> {
+  const given = invocation.options['control-url'];
+  return typeof given === 'string' ? checkedControlUrl(given, '--control-url') : configuredControlUrl(plane);
 }
 
 /** The host's control plane access, or the family's failure code when this host has none. */
@@ -67,7 +74,11 @@ export function planeOf(host: CommandHost, failure: DiagnosticCode): Resolved<Co
 
 /**
  * Connects with a credential: PLATFORM_SERVICE_TOKEN when it is set (unless `interactive` is asked for),
- * otherwise the builder session `auth login` stored for that control plane.
+ * otherwise the builder session `auth login` stored for that control plane. Each credential is bound to
+ * one origin and is sent nowhere else: the service token to the configured control plane
+ * (PLATFORM_CONTROL_URL, else the local default), a session to the origin it is stored under. A control
+ * URL (`--control-url`, an agent's `controlUrl`) naming another origin has no credential there: DG5002,
+ * and no request is made.
  */
 export async function connect(invocation: Invocation, host: CommandHost, family: CodeFamily, options: { interactive?: boolean } = {}): Promise<Resolved<Connection>> {
   const plane = planeOf(host, family.failure);
@@ -81,7 +92,17 @@ export async function connect(invocation: Invocation, host: CommandHost, family:
     if (!SERVICE_TOKEN.test(serviceToken)) {
       return fail(diagnostic('DG5003', 'PLATFORM_SERVICE_TOKEN is set to a value that is not a service token.', { hint: 'Set it to a token made by platform token create (xst_ followed by 43 characters), or unset it.' }));
     }
-    return { ok: true, value: { controlUrl, client: new ControlClient(controlUrl, plane.value.fetch, serviceToken), credential: 'service-token', plane: plane.value } };
+    const configured = configuredControlUrl(plane.value);
+    if (!configured.ok) return configured;
+    if (configured.value !== controlUrl) {
+      const from = plane.value.env('PLATFORM_CONTROL_URL') ? 'PLATFORM_CONTROL_URL' : 'the default control URL (PLATFORM_CONTROL_URL is not set)';
+      return fail(diagnostic('DG5002', `PLATFORM_SERVICE_TOKEN is configured for ${configured.value} (${from}); it is not sent to ${controlUrl}, and nothing was.`, {
+        hint: `Leave out the control URL to use ${configured.value}. For ${controlUrl}, set PLATFORM_CONTROL_URL=${controlUrl} with a token that control plane issued, or unset PLATFORM_SERVICE_TOKEN to use the builder session platform auth login stored for it.`,
+        detail: { code: 'credential_origin', configuredOrigin: configured.value },
+      }));
+    }
+    const credential: BoundCredential = { token: serviceToken, origin: configured.value };
+    return { ok: true, value: { controlUrl, client: new ControlClient(controlUrl, plane.value.fetch, credential), credential: 'service-token', plane: plane.value } };
   }
   const stored = await plane.value.credentials.read(controlUrl);
   if (stored.status === 'invalid') {
@@ -96,7 +117,9 @@ export async function connect(invocation: Invocation, host: CommandHost, family:
   if (expiresAt !== undefined && Date.parse(expiresAt) <= Date.now()) {
     return fail(diagnostic('DG5002', `The builder session stored for ${controlUrl} expired at ${expiresAt}.`, { hint: 'Sign in again with platform auth login.', detail: { code: 'credential_expired', expiresAt } }));
   }
-  return { ok: true, value: { controlUrl, client: new ControlClient(controlUrl, plane.value.fetch, stored.credential.token), credential: 'session', plane: plane.value } };
+  // Read under the exact origin it was stored for, so it is bound to that origin.
+  const credential: BoundCredential = { token: stored.credential.token, origin: controlUrl };
+  return { ok: true, value: { controlUrl, client: new ControlClient(controlUrl, plane.value.fetch, credential), credential: 'session', plane: plane.value } };
 }
 
 function quotaMessage(error: ControlError): string {

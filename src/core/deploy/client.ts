@@ -1,7 +1,9 @@
 /**
  * A client of the control plane's HTTP API over an injected fetch: the CLI passes Node's fetch (or the
  * control plane's own `app.request` in tests), the playground the browser's. Every answer is one of
- * four outcomes, so callers map each to their own diagnostic codes and nothing throws.
+ * four outcomes, so callers map each to their own diagnostic codes. The one throw is a request that
+ * would carry the client's credential to an origin other than the one it is bound to: a bug, stopped
+ * before anything is sent.
  */
 import { CONTROL_ERROR_CODES, CONTROL_PROTOCOL, isObject, type ControlError } from './protocol';
 import { pathOf, type AnswerOf, type BodyOf, type ParamsOf, type Route } from './routes';
@@ -19,18 +21,50 @@ export type ControlOutcome<T> =
 
 const ERROR_CODES: ReadonlySet<string> = new Set<string>(CONTROL_ERROR_CODES);
 
+/**
+ * A credential and the one origin it may be sent to: the origin that issued it (a builder session is
+ * stored per origin) or the one it was configured with (PLATFORM_SERVICE_TOKEN goes with
+ * PLATFORM_CONTROL_URL). No request to any other origin carries it.
+ */
+export interface BoundCredential {
+  /** The secret (`xbs_…` or `xst_…`); never printed, never part of a message. */
+  token: string;
+  /** An exact origin (`http://localhost:4310`). */
+  origin: string;
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 export class ControlClient {
   readonly baseUrl: string;
   readonly #fetch: FetchLike;
-  readonly #token: string | undefined;
+  readonly #credential: BoundCredential | undefined;
 
-  constructor(baseUrl: string, fetch: FetchLike, token?: string) {
+  /**
+   * `credential` is bound to its origin, which must be `baseUrl`'s. A bare token is one the caller keeps
+   * for `baseUrl` itself (the playground keeps each under its control URL), so it is bound to that origin.
+   */
+  constructor(baseUrl: string, fetch: FetchLike, credential?: BoundCredential | string) {
     this.baseUrl = baseUrl;
     this.#fetch = fetch;
-    this.#token = token;
+    const origin = originOf(baseUrl);
+    if (typeof credential === 'string') {
+      this.#credential = credential && origin ? { token: credential, origin } : undefined;
+    } else {
+      if (credential && credential.origin !== origin) {
+        throw new Error(`A credential for ${credential.origin} is not given to a client of ${baseUrl}.`);
+      }
+      this.#credential = credential;
+    }
   }
 
-  /** The same control plane with another credential. */
+  /** The same control plane with another credential (one this control plane issued, or none). */
   withToken(token: string | undefined): ControlClient {
     return new ControlClient(this.baseUrl, this.#fetch, token);
   }
@@ -57,7 +91,13 @@ export class ControlClient {
    */
   async request<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; check: (body: Record<string, unknown>) => boolean }): Promise<ControlOutcome<T>> {
     const headers: Record<string, string> = { ...options.headers, accept: 'application/json' };
-    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
+    const credential = this.#credential;
+    if (credential) {
+      // Checked on the URL actually requested: a path can change the origin (`@host/…`).
+      const origin = originOf(`${this.baseUrl}${path}`);
+      if (origin !== credential.origin) throw new Error(`A request to ${origin ?? `${this.baseUrl}${path}`} would carry the credential of ${credential.origin}; nothing was sent.`);
+      headers.authorization = `Bearer ${credential.token}`;
+    }
     let init: RequestInit = { method, headers };
     if (options.body !== undefined) {
       headers['content-type'] = 'application/json';
