@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMAND_ACTIONS, toolsOf, type Profile } from '../core/commands/actions';
 import { runCommandLine, type CommandHost } from '../core/commands';
+import { hostedTarget } from '../core/deploy/ids';
 import { diagnostic, envelope, type CommandEnvelope } from '../core/diagnostics';
 import { MANIFEST_FILE } from '../core/manifest';
 import { confine } from './confine';
@@ -80,6 +81,23 @@ export async function runCommand(host: CommandHost, command: string, options: st
 
 const option = (name: string, value: string | number | undefined): string[] => (value === undefined ? [] : [`--${name}=${value}`]);
 
+/**
+ * `platform_inspect` reads preview only (its input is a preview URL; tooling.md offers no production
+ * input): a hosted URL naming production is refused here, and every other target is read with
+ * `--environment preview`. The environment a URL names is `hostedTarget`'s, as `inspect` reads it.
+ */
+function productionTarget(previewUrl: string): string | undefined {
+  if (!/^https?:\/\//i.test(previewUrl)) return undefined;
+  let host: string;
+  try {
+    host = new URL(previewUrl).host;
+  } catch {
+    return undefined;
+  }
+  const target = hostedTarget(host);
+  return target?.environment === 'production' ? target.appId : undefined;
+}
+
 function forbiddenReason(name: string): string | undefined {
   if (!name.startsWith('platform_')) return undefined;
   const command = name.slice('platform_'.length).split('_')[0];
@@ -133,7 +151,13 @@ export function createAgentServer(options: AgentServerOptions): { server: Server
     platform_promote: (input, action) =>
       command(action, 'promote', [`--receipt=${input.receiptId}`, `--dir=${directoryOf(input.directory)}`, ...option('control-url', input.controlUrl)], []),
     platform_auth_status: (input, action) => command(action, 'auth', [...option('control-url', input.controlUrl)], ['status']),
-    platform_inspect: (input, action) => command(action, 'inspect', [`--view=${input.view}`, ...option('after', input.after)], [input.previewUrl]),
+    async platform_inspect(input, action) {
+      const production = productionTarget(input.previewUrl);
+      if (production) {
+        throw new Refusal('invalid_input', `previewUrl ${input.previewUrl} is the production environment of ${production}; platform_inspect reads preview only.`, 'Give the preview URL (http://app-…--preview.localhost:4310), as platform_deploy_preview printed it. Production is not read through the tool server.');
+      }
+      return command(action, 'inspect', [`--view=${input.view}`, '--environment=preview', ...option('after', input.after)], [input.previewUrl]);
+    },
     async platform_dev_start(input, action) {
       const directory = directoryOf(input.directory);
       const view = await dev.start(directory, { host: input.host, port: input.port, share: input.share, timeoutMs: input.timeoutMilliseconds ?? 120_000 });

@@ -1,8 +1,25 @@
-/** The inputs of the fifteen tools, exactly as tooling.md's table gives them (ranges, enums, defaults), as zod schemas; unknown properties are refused. */
+/**
+ * The inputs of the fifteen tools, exactly as tooling.md's table gives them (ranges, enums, defaults), as
+ * zod schemas; unknown properties are refused, and so is a `host` off loopback for `platform_dev_start`.
+ */
+import { isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
 
+/**
+ * Whether `platform dev` listening there serves this machine only: `localhost`, 127.0.0.0/8 or ::1. A
+ * dev server's visitors act as the chosen persona, so an agent may not open one to the network.
+ */
+export function isLoopbackHost(value: string): boolean {
+  if (value.toLowerCase() === 'localhost') return true;
+  if (isIPv4(value)) return value.split('.')[0] === '127';
+  if (isIPv6(value)) return new URL(`http://[${value}]`).hostname === '[::1]';
+  return false;
+}
+
 const directory = z.string().min(1).optional().describe('The project directory, relative to the tool server\'s root (default: the root).');
-const controlUrl = z.string().min(1).optional().describe('The control plane\'s origin (default: PLATFORM_CONTROL_URL or the local default).');
+const controlUrl = z.string().min(1).optional().describe(
+  'The control plane\'s origin (default: PLATFORM_CONTROL_URL or the local default). A credential is sent only to its own origin: PLATFORM_SERVICE_TOKEN to PLATFORM_CONTROL_URL\'s, a builder session to the origin it was signed in to; any other origin is DG5002 and is sent nothing.',
+);
 const dirOnly = z.object({ directory }).strict();
 
 export const TOOL_INPUTS = {
@@ -22,13 +39,14 @@ export const TOOL_INPUTS = {
   platform_promote: z.object({ directory, receiptId: z.string().min(1).describe('The exact review receipt id (review_…) of the preview deployment to promote.'), controlUrl }).strict(),
   platform_auth_status: z.object({ controlUrl }).strict(),
   platform_inspect: z.object({
-    previewUrl: z.string().min(1),
+    previewUrl: z.string().min(1).describe('The preview URL platform_deploy_preview printed (http://app-…--preview.localhost:4310), an appId or an app\'s name: always its preview environment, never production.'),
     view: z.enum(['manifest', 'state', 'logs', 'export']).default('manifest'),
     after: z.string().min(1).optional(),
   }).strict(),
   platform_dev_start: z.object({
     directory,
-    host: z.string().min(1).optional(),
+    host: z.string().min(1).refine(isLoopbackHost, 'must be a loopback address (localhost, 127.0.0.0/8 or ::1): the tool server does not open a dev server to the network').optional()
+      .describe('The loopback address to listen on (default 127.0.0.1).'),
     port: z.number().int().min(0).max(65535).optional(),
     share: z.boolean().optional(),
     timeoutMilliseconds: z.number().int().min(1000).max(600_000).optional(),
