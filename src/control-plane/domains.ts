@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { hostnameProblem, normalizeHostname, verificationName, verificationValue, type DomainInfo, type DomainState } from '../core/deploy/domains';
 import { ROUTES } from '../core/deploy/routes';
-import { answer, iso, jsonObject, refuse, type Caller, type Context } from './context';
+import { answer, iso, jsonObject, ownedApp, refuse, type Caller, type Context } from './context';
 import { on, ownsApp, signedIn, type ControlEnv } from './middleware';
 import type { Records, Row } from './records';
 
@@ -211,7 +211,13 @@ export function domainRoutes(app: Hono<ControlEnv>, ctx: Context, domains: Domai
     const body = await jsonObject(c.req.raw);
     return domains.add(c.get('caller'), c.get('app'), body?.hostname);
   });
-  on(app, ROUTES.listDomains, signedIn(ctx), (c) => answer(200, { domains: domains.list(c.get('caller')) }));
+  on(app, ROUTES.listDomains, signedIn(ctx), (c) => {
+    // `?app=` lists one app's domains, refused as `add` is for an app the caller does not own.
+    const appId = c.req.query('app');
+    if (appId === undefined) return answer(200, { domains: domains.list(c.get('caller')) });
+    const row = ownedApp(ctx, c.get('caller'), appId);
+    return row instanceof Response ? row : answer(200, { domains: domains.list(c.get('caller'), String(row.id)) });
+  });
   on(app, ROUTES.domainStatus, signedIn(ctx), async (c) => {
     const row = domains.owned(c.get('caller'), c.req.param('hostname') ?? '');
     if (row instanceof Response) return row;

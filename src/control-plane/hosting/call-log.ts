@@ -17,9 +17,6 @@ interface Ring {
   records: Array<CallRecord & { seq: number }>;
 }
 
-/** A cursor `after` names: this log's generation and a sequence number. */
-export const CALL_CURSOR = /^[0-9a-f]{12}\.[0-9]{1,15}$/;
-
 export class CallLogs {
   readonly #generation = randomBytes(6).toString('hex');
   readonly #rings = new Map<string, Ring>();

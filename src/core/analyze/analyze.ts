@@ -7,7 +7,7 @@ import { suppliedVersion, type Library } from '../build/library';
 import type { TypeCheckSession } from '../build/typecheck';
 import { loadPackageFiles } from '../build/package-types';
 import { APP_TYPES_FILE, entryModule, generateAppTypes, generateUntypedDeclarations, SERVER_DECLARATIONS_ROOT, UNTYPED_FILE } from './app-types';
-import { attribute, contractBreakers, locationKey } from './attribution';
+import { attribute, contractBreakers, isDefinitionError, locationKey } from './attribution';
 import { brokenResults, type BrokenResult } from './broken-results';
 import { contractParts, contractUse, contractView, type ContractParts } from './contract-view';
 import { checkDependencies } from './dependencies';
@@ -216,9 +216,11 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     const consumers = reachable.filter((f) => !serverFiles.has(f));
     const consumerErrors = diagnostics.some((d) => d.code === 'DG1205' && d.file !== undefined && consumers.includes(d.file));
     const permissive = new Set<string>();
-    if (consumerErrors && contractBreakers(diagnostics, serverFiles).length) {
+    const breakers = contractBreakers(diagnostics, serverFiles);
+    if (consumerErrors && breakers.length) {
       // Check the client and the tests once more against a permissive contract, then restore the real one.
-      session.sync(new Map([...files, [APP_TYPES_FILE, generateAppTypes(manifest, server.table, project.serverEntry, 'permissive')]]));
+      const contract = breakers.some(isDefinitionError) ? 'open' : 'permissive';
+      session.sync(new Map([...files, [APP_TYPES_FILE, generateAppTypes(manifest, server.table, project.serverEntry, contract)]]));
       for (const d of session.check(consumers)) permissive.add(locationKey(d));
       session.sync(files);
     }

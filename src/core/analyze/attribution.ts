@@ -2,16 +2,20 @@
  * Repair order: server errors that break the generated contract are `primary`; the client and test
  * type errors they cause carry `causedBy`. Which consumer errors the contract caused is measured, not
  * guessed: they are the ones that disappear when the client and tests are checked against a
- * permissive contract (any operation name, any result).
+ * permissive contract (any result; any operation name too when the definition itself is refused,
+ * so the calls of an operation it renamed are consequences: generateAppTypes' 'open' contract).
  */
 import type { Diagnostic } from '../diagnostics';
 import { within, type BrokenResult } from './broken-results';
 
 const at = (d: Diagnostic) => `${d.file}:${d.span?.line}:${d.span?.column}`;
 
+/** The definition's own refusals (DG1300 to DG1304): the operations it names cannot all be known. */
+export const isDefinitionError = (d: Diagnostic): boolean => /^DG130[0-4]$/.test(d.code);
+
 /** Server diagnostics that can break the contract: the definition's (DG1300 to DG1304) and the server zone's type errors. */
 export function contractBreakers(diagnostics: readonly Diagnostic[], serverFiles: ReadonlySet<string>): Diagnostic[] {
-  return diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined && serverFiles.has(d.file) && (/^DG130[0-4]$/.test(d.code) || d.code === 'DG1205'));
+  return diagnostics.filter((d) => d.severity === 'error' && d.file !== undefined && serverFiles.has(d.file) && (isDefinitionError(d) || d.code === 'DG1205'));
 }
 
 /**
@@ -25,7 +29,7 @@ export function attribute(diagnostics: Diagnostic[], serverFiles: ReadonlySet<st
   // The definition's own errors always change the contract. A server type error does when it broke an
   // operation's result type (the errors in that handler; all of them when the handler holds none), and
   // every server type error counts when consumers broke.
-  const definition = breakers.filter((d) => d.code !== 'DG1205');
+  const definition = breakers.filter(isDefinitionError);
   const inBrokenHandlers = breakers.filter((d) => broken.some((b) => within(b, d.file, d.span)));
   const resultBreakers = broken.length === 0 ? [] : inBrokenHandlers.length ? inBrokenHandlers : breakers;
   const primaries = definition.length ? definition : consequences.length ? breakers : resultBreakers;

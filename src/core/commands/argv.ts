@@ -9,11 +9,15 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   help: { type: 'boolean', description: 'Show this command\'s usage.' },
 };
 
+/** An option given twice, a flag as much as a string option: which one was meant cannot be told. */
+const given = (name: string): Diagnostic => diagnostic('DG0002', `--${name} is given more than once.`, { hint: `Give --${name} once.` });
+
 export type ParseResult = { ok: true; invocation: Invocation } | { ok: false; diagnostics: Diagnostic[] };
 
 /**
  * Parses `--name value`, `--name=value` and `--flag`; `--` ends the options. Unknown options, a string
- * option without its value, a value given to a boolean flag and surplus positionals are each DG0002.
+ * option without its value, a value given to a boolean flag, an option given twice and surplus positionals
+ * are each DG0002.
  */
 export function parseArguments(args: readonly string[], options: Record<string, OptionSpec>, positionals: readonly PositionalSpec[]): ParseResult {
   const all = { ...GLOBAL_OPTIONS, ...options };
@@ -47,6 +51,8 @@ export function parseArguments(args: readonly string[], options: Record<string, 
     if (spec.type === 'boolean') {
       if (inline !== undefined) {
         diagnostics.push(diagnostic('DG0002', `--${name} is a flag and takes no value (got "${inline}").`, { hint: `Write --${name} alone.` }));
+      } else if (invocation.options[name] !== undefined) {
+        diagnostics.push(given(name));
       } else {
         invocation.options[name] = true;
       }
@@ -63,7 +69,7 @@ export function parseArguments(args: readonly string[], options: Record<string, 
       i++;
     }
     if (invocation.options[name] !== undefined) {
-      diagnostics.push(diagnostic('DG0002', `--${name} is given more than once.`, { hint: `Give --${name} once.` }));
+      diagnostics.push(given(name));
       continue;
     }
     invocation.options[name] = value;

@@ -4,11 +4,11 @@
  * tests on each generation that serves, streaming `platform.dev.v0` events (NDJSON with --json, readable
  * lines without) until Ctrl-C.
  */
-import { diagnostic, envelope } from '../diagnostics';
+import { envelope } from '../diagnostics';
 import { MANIFEST_FILE } from '../manifest';
 import { DevSession } from '../local/dev-session';
 import { prepareTests } from '../testing/prepare';
-import { devEvent } from '../local/events';
+import { compileDiagnostic, devEvent } from '../local/events';
 import { readLocalEnv } from '../local/env';
 import { readPersona } from '../local/persona';
 import { envFilePath } from '../local/paths';
@@ -53,16 +53,19 @@ export const dev: CommandDefinition<LocalServerResult> = {
             env = read.values;
             session.changed([envFile]);
           } else {
-            emit(devEvent('compile.diagnostic', { ...read.diagnostic, generation: 0, diagnostics: [] }));
+            // compile.diagnostic carries DG1602 to DG1605 only (tooling.md, Events): the env part of the
+            // rebuild failed and the server keeps the values it had; the file's own DG5134 says why.
+            const why = `${envFile} changed but is unusable; the server keeps the values it had.`;
+            emit(devEvent('compile.diagnostic', { ...compileDiagnostic('DG1602', why, { file: envFile, hint: 'Fix the file (a platform.env-local.v0 document) and save: the next rebuild takes the new values.' }), generation: 0, diagnostics: [read.diagnostic] }));
           }
         });
       }
       session.changed(paths);
     });
     if (typeof watcher === 'string') {
-      emit(devEvent('compile.diagnostic', { ...diagnostic('DG1604', `${MANIFEST_FILE} and the sources cannot be watched for changes: ${watcher}. The dev server serves, but does not rebuild.`, { file: MANIFEST_FILE, hint: 'Restart platform dev after each change, or free file watchers (on Linux: fs.inotify.max_user_watches).' }), generation: 0, diagnostics: [] }));
+      emit(devEvent('compile.diagnostic', { ...compileDiagnostic('DG1604', `${MANIFEST_FILE} and the sources cannot be watched for changes: ${watcher}. The dev server serves, but does not rebuild.`, { file: MANIFEST_FILE, hint: 'Restart platform dev after each change, or free file watchers (on Linux: fs.inotify.max_user_watches).' }), generation: 0, diagnostics: [] }));
     } else if ((await local.isLink?.(root, MANIFEST_FILE)) === true) {
-      emit(devEvent('compile.diagnostic', { ...diagnostic('DG1604', `${MANIFEST_FILE} is a symbolic link: changes are seen under the file it points to, not under the manifest, so some are missed.`, { file: MANIFEST_FILE, hint: `Make ${MANIFEST_FILE} a regular file in the project directory.` }), generation: 0, diagnostics: [] }));
+      emit(devEvent('compile.diagnostic', { ...compileDiagnostic('DG1604', `${MANIFEST_FILE} is a symbolic link: changes are seen under the file it points to, not under the manifest, so some are missed.`, { file: MANIFEST_FILE, hint: `Make ${MANIFEST_FILE} a regular file in the project directory.` }), generation: 0, diagnostics: [] }));
     }
     await session.start();
     const reason = await stopped;

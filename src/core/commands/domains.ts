@@ -87,9 +87,10 @@ export const domains: CommandDefinition<DomainsResult> = {
         if (!app.ok) return envelope('domains', app.diagnostics);
         appId = app.value;
       }
-      const listed = await client.call(ROUTES.listDomains, {});
+      // The control plane answers for one app only when the caller owns it (DG5193 otherwise, as for add).
+      const listed = await client.call(ROUTES.listDomains, {}, appId === undefined ? {} : { query: { app: appId }, check: (b) => b.domains.every((d) => d.appId === appId) });
       if (listed.kind !== 'ok') return envelope('domains', [outcomeDiagnostic(listed, FAMILY)]);
-      return envelope('domains', [], { action: verb, domains: listed.body.domains.filter((d) => appId === undefined || d.appId === appId) });
+      return envelope('domains', [], { action: verb, domains: listed.body.domains });
     }
     if (verb === 'status') {
       const status = await client.call(ROUTES.domainStatus, { hostname });

@@ -75,9 +75,12 @@ function outcome(value: CommandEnvelope, json: boolean, body = ''): CommandOutco
 /** Runs `platform <args…>` against a host. Never throws for bad input; only a crash in a command escapes. */
 export async function runCommandLine(args: readonly string[], host: CommandHost): Promise<CommandOutcome> {
   const json = args.includes('--json');
-  const [name, ...rest] = args;
+  // `--json` may come before the command (`platform --json check`); alone it asks for the usage.
+  const at = args.findIndex((arg) => arg !== '--json');
+  const name = at < 0 ? undefined : args[at];
+  const rest = at < 0 ? [] : [...args.slice(0, at), ...args.slice(at + 1)];
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    const topic = name === 'help' ? commands.find((c) => c.name === rest[0]) : undefined;
+    const topic = name === 'help' ? commands.find((c) => c.name === rest.find((arg) => arg !== '--json')) : undefined;
     return outcome(envelope('help', []), json, topic ? usage(topic) : helpText(host.version));
   }
   if (name === '--version' || name === '-v') {

@@ -8,7 +8,7 @@
  */
 import { diagnostic, envelope, type Diagnostic } from '../diagnostics';
 import { deployEnvironment, hostedTarget, type Environment } from '../deploy/ids';
-import { INSPECT_VIEWS, isInspectAnswer, type CallRecord, type InspectAnswer, type InspectView } from '../deploy/protocol';
+import { CALL_CURSOR, INSPECT_VIEWS, isInspectAnswer, type CallRecord, type InspectAnswer, type InspectView } from '../deploy/protocol';
 import { ROUTES } from '../deploy/routes';
 import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
 import type { CommandDefinition, Invocation, CommandHost } from './types';
@@ -112,6 +112,10 @@ async function readLocal(command: string, invocation: Invocation, host: CommandH
 
 /** Reads one view; the app's own refusal (its state cannot come up, or is unavailable now) is DG2004 with its code, errorId and appId. */
 async function read(command: string, invocation: Invocation, host: CommandHost, view: InspectView, query: Record<string, string>): Promise<CommandEnvelope<InspectResult>> {
+  // Refused before any server is asked, local or hosted alike (the control plane refuses it too).
+  if (query.after !== undefined && !CALL_CURSOR.test(query.after)) {
+    return envelope(command, [diagnostic('DG2002', `--after ${JSON.stringify(query.after)} is not a cursor from an earlier read of the logs.`, { hint: 'Give the cursor an earlier platform logs printed, or leave --after out to read every kept call.' })]);
+  }
   if (invocation.positionals[0] === undefined) return readLocal(command, invocation, host, view, query);
   const target = await targetOf(invocation, host);
   if (!target.ok) return envelope(command, target.diagnostics);

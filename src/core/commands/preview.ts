@@ -1,7 +1,8 @@
 /**
  * `platform preview [directory] [--host] [--port] [--json]`: serves the last verified artifact (what
  * `platform build` wrote) locally in workerd with the preview state, and never compiles. DG1704 when
- * there is no artifact, it fails verification, or its server does not start.
+ * there is no artifact, it fails verification (with the reason's own code: DG1705 for a stale build),
+ * or its server does not start.
  */
 import { blobPath, verifyLatest } from '../build/artifact';
 import { diagnostic, envelope, type Diagnostic } from '../diagnostics';
@@ -25,8 +26,9 @@ export const preview: CommandDefinition<LocalServerResult> = {
     // Listened for from the start: a stop asked for while the artifact starts ends the server as any other.
     const stopped = local.stopped();
     const verification = await verifyLatest(fs);
-    // A stale build (DG1705) is still a verified artifact: it is what preview serves.
-    const blocking = verification.diagnostics.filter((d) => d.code !== 'DG1705' && d.severity === 'error');
+    // What `build --verify` refuses, preview does not serve: a stale build (DG1705) included, since it
+    // would show something other than the sources (tooling.md: preview runs the last verified artifact).
+    const blocking = verification.diagnostics.filter((d) => d.severity === 'error');
     if (blocking.length || !verification.id || !verification.record) {
       const first = blocking[0];
       const why: Diagnostic = diagnostic('DG1704', `There is no verified artifact to preview${first ? `: ${first.message}` : '.'}`, { hint: 'Run platform build, then platform preview.' });

@@ -142,6 +142,9 @@ export interface CallRecord {
 
 export const CALL_LOG_SIZE = 200;
 
+/** A cursor a read of the logs gives and `after` names: the log's generation and a sequence number. Anything else is refused. */
+export const CALL_CURSOR = /^[0-9a-f]{12}\.[0-9]{1,15}$/;
+
 export interface InspectTable {
   name: string;
   /** Declared in the manifest (the rest are the runtime's own tables). */

@@ -12,7 +12,7 @@ import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics';
 import type { WritableFileSystem } from '../fs';
 import { canonicalJson } from '../hash';
 import { MANIFEST_FILE } from '../manifest';
-import { devEvent, type CompilePhases, type DevEvent } from './events';
+import { compileDiagnostic, devEvent, type CompilePhases, type DevEvent } from './events';
 import type { DevBundler, Generation, LocalHost, LocalServer } from './host';
 import type { PreparedTests } from '../testing/prepare';
 import { finishEvent, type TestEvent } from '../testing/events';
@@ -275,7 +275,7 @@ export class DevSession {
       const first = !this.#serving;
       emit(
         devEvent('compile.diagnostic', {
-          ...diagnostic('DG1602', first ? 'The build failed; nothing serves until a rebuild succeeds.' : 'The rebuild failed; the previous generation is still serving.', {
+          ...compileDiagnostic('DG1602', first ? 'The build failed; nothing serves until a rebuild succeeds.' : 'The rebuild failed; the previous generation is still serving.', {
             hint: 'Fix the errors below and save: the next good rebuild takes over by itself.',
           }),
           generation,
@@ -291,7 +291,7 @@ export class DevSession {
       await server.abandonPrestart?.();
       emit(
         devEvent('compile.diagnostic', {
-          ...diagnostic('DG1605', `client.runtime changed in ${MANIFEST_FILE} while the dev server runs; the previous generation is still serving.`, {
+          ...compileDiagnostic('DG1605', `client.runtime changed in ${MANIFEST_FILE} while the dev server runs; the previous generation is still serving.`, {
             file: MANIFEST_FILE,
             hint: 'Stop platform dev (Ctrl-C) and start it again to serve the new client runtime.',
           }),
@@ -309,7 +309,7 @@ export class DevSession {
       if (promoted.previous === 'restarted') emit(devEvent('server.restarted', { mode: 'dev', url: server.url, urls: [server.url], generation: generation - 1, reason: 'back on the last good generation' }));
       emit(
         devEvent('compile.diagnostic', {
-          ...diagnostic('DG1603', `The rebuilt server could not take over (${promoted.code}): ${promoted.message}${promoted.previous === 'restarted' ? ' The last good generation serves again.' : promoted.previous === 'kept' ? ' The last good generation still serves.' : ''}`, {
+          ...compileDiagnostic('DG1603', `The rebuilt server could not take over (${promoted.code}): ${promoted.message}${promoted.previous === 'restarted' ? ' The last good generation serves again.' : promoted.previous === 'kept' ? ' The last good generation still serves.' : ''}`, {
             hint: promoted.code === 'provision_failed' ? 'Make the database change compatible, or adopt it with platform state reset --state dev --confirm <app> (a recovery copy is kept).' : 'Fix the server module; the next good rebuild takes over by itself.',
           }),
           generation,

@@ -1,5 +1,5 @@
 /** The `platform.dev.v0` events of `platform dev` and `platform preview`, and their readable lines. */
-import type { Diagnostic } from '../diagnostics';
+import { diagnostic, type Diagnostic, type DiagnosticInit } from '../diagnostics';
 import type { CallRecord } from '../deploy/protocol';
 import { DEV_PROTOCOL, formatEvent, type TestEvent } from '../testing/events';
 import type { LocalMode } from './paths';
@@ -12,8 +12,8 @@ export type DevEvent =
   /** The runtime was restarted (a new server generation, or back on the last good one): its URLs replace the old ones. */
   | { protocol: typeof DEV_PROTOCOL; kind: 'server.restarted'; mode: LocalMode; url: string; urls: string[]; generation: number; reason: string }
   | { protocol: typeof DEV_PROTOCOL; kind: 'compile.start'; generation: number; changed: string[] }
-  /** A failed rebuild (DG1602 to DG1605), Diagnostic-shaped; `diagnostics` are the compiler's own that caused it. */
-  | ({ protocol: typeof DEV_PROTOCOL; kind: 'compile.diagnostic'; generation: number; diagnostics: Diagnostic[] } & Diagnostic)
+  /** A failed rebuild (DG1602 to DG1605 only), Diagnostic-shaped; `diagnostics` are the ones that caused it (the compiler's, or an unusable env file's DG5134). */
+  | ({ protocol: typeof DEV_PROTOCOL; kind: 'compile.diagnostic'; generation: number; diagnostics: Diagnostic[] } & CompileDiagnostic)
   /** A new generation serves; `diagnostics` are its warnings; `phases` say where `durationMs` went. */
   | { protocol: typeof DEV_PROTOCOL; kind: 'compile.ready'; generation: number; durationMs: number; phases: CompilePhases; restarted: boolean; diagnostics: Diagnostic[] }
   /** A call the app served that failed or wrote with `console` (others are only in `platform logs`). */
@@ -22,6 +22,17 @@ export type DevEvent =
   | { protocol: typeof DEV_PROTOCOL; kind: 'server.stopped'; mode: LocalMode; reason: string }
   /** The tests, run on the generation that serves once the files are quiet: `platform test`'s events, with that generation. */
   | (TestEvent & { generation: number });
+
+/** The codes a `compile.diagnostic` may carry (tooling.md, Events): a failed rebuild, DG1602 to DG1605. */
+export type CompileEventCode = 'DG1602' | 'DG1603' | 'DG1604' | 'DG1605';
+
+/** The diagnostic a `compile.diagnostic` event is: another code is a type error, so no event carries one. */
+export type CompileDiagnostic = Omit<Diagnostic, 'code'> & { code: CompileEventCode };
+
+/** Makes the head of a `compile.diagnostic` event. */
+export function compileDiagnostic(code: CompileEventCode, message: string, init: DiagnosticInit = {}): CompileDiagnostic {
+  return { ...diagnostic(code, message, init), code };
+}
 
 /** Milliseconds of a rebuild by phase: reading the project, type-checking, bundling, and the new generation taking over. */
 export interface CompilePhases {

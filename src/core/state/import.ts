@@ -56,19 +56,14 @@ function documentFacts(state: ParsedStateExport): DataFacts {
 
 /**
  * Checks every row against the manifest's tables and encodes it for SQL; the first bad record is
- * DG1824 `state_import_record_invalid` naming its table and id. `carried` is set when the document
- * was exported under an older declaration that the one in force can follow: per table, the fields
- * whose values are imported; fields new since the export take their default (or stay absent), and
- * fields dropped or retyped since (holding nothing, as the rules made sure) are left out.
+ * DG1824 `state_import_record_invalid` naming its table and id.
  */
-function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedStateExport, carried?: Record<string, string[]>): PreparedInsert[] | Diagnostic {
+function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedStateExport): PreparedInsert[] | Diagnostic {
   const database = manifest.database;
   const out: PreparedInsert[] = [];
   if (!database) return out;
-  const exported = carried ? (exportedDeclaration(state)?.tables ?? {}) : {};
   for (const table of tableOrder(database)) {
     const fields = database.tables[table]!.fields;
-    const kept = carried ? new Set(carried[table] ?? []) : undefined;
     for (const row of state.rows[table] ?? []) {
       const invalid = (message: string, field?: string) =>
         refused('state_import_record_invalid', `Record ${table}/${row.id.slice(0, 80)} cannot be imported: ${message}`, { table, id: row.id, ...(field ? { field } : {}) });
@@ -76,12 +71,11 @@ function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedState
       const params: SqlValue[] = [row.id, row.createdAt.getTime(), row.updatedAt.getTime()];
       for (const key of Object.keys(row)) {
         if (RUNTIME_KEYS.has(key)) continue;
-        if (kept && !kept.has(key) && Object.hasOwn(exported[table]?.fields ?? {}, key)) continue;
         if (!Object.hasOwn(fields, key)) return invalid(`unknown field ${JSON.stringify(key.slice(0, 80))}.`, key);
         if (fields[key]!.generated) return invalid(`field "${key}" is generated; SQLite computes it.`, key);
       }
       for (const [name, field] of Object.entries(fields) as Array<[string, FieldDeclaration]>) {
-        if (field.generated || (kept && !kept.has(name))) continue;
+        if (field.generated) continue;
         const value = Object.hasOwn(row, name) ? row[name] : undefined;
         if (value === null && !field.optional) return invalid(`the required field "${name}" is null.`, name);
         if (value === undefined || value === null) {
@@ -116,9 +110,9 @@ function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedState
  * the application's (or empty: it is then initialised as the runtime would). In order:
  * DG1822 for an unusable document; DG1824 `state_import_application_mismatch` when `app` is not the
  * manifest's name; DG1824 `state_import_schema_mismatch` when the document was exported under
- * another declaration that its records cannot follow to the manifest's (the runtime's schema-change
- * rules, tables/schema-change.ts: a compatible change since the export is followed, new fields take
- * their default), or when the database's schema identity is not the manifest's; DG1824 `state_import_record_invalid` for a record the
+ * another schema identity than the manifest's (tooling.md, Versioning 4: a compatible change since
+ * the export is refused too; `detail.problems` names what its records could not follow, by the
+ * runtime's schema-change rules), or when the database's schema identity is not the manifest's; DG1824 `state_import_record_invalid` for a record the
  * tables refuse (a value of the wrong type, a constraint, a dangling reference); DG1824
  * `state_export_too_large` over the limits. Never throws for any document; the driver must not be
  * inside a transaction.
@@ -145,26 +139,24 @@ export function importState(driver: SqlDriver, manifest: Pick<Manifest, 'name' |
     };
   }
   const schema = stateSchemaIdentity(manifest);
-  let carried: Record<string, string[]> | undefined;
   if (state.schema !== schema) {
-    // An export made before a compatible schema change follows it, by the runtime's own rules.
+    // tooling.md, Versioning 4: an import succeeds only when the schema identities match, a compatible
+    // change since the export included. What its records could not follow is named all the same.
     let change: ReturnType<typeof compareSchemas>;
     try {
       change = compareSchemas(exportedDeclaration(state), manifest.database ?? null, documentFacts(state), options.policies);
     } catch (error) {
       return { ok: false, diagnostic: refused('state_import_schema_mismatch', `The export's database declaration cannot be read: ${errorText(error)}`, { expected: schema, actual: state.schema }) };
     }
-    if (change.problems.length > 0) {
-      return {
-        ok: false,
-        diagnostic: refused('state_import_schema_mismatch', `The export was made under another database declaration, which its records cannot leave for the one in force: ${describeProblems(change.problems)}.`, {
-          expected: schema,
-          actual: state.schema,
-          problems: change.problems,
-        }),
-      };
-    }
-    carried = change.carried;
+    const why = change.problems.length > 0 ? `; besides, its records could not follow the change: ${describeProblems(change.problems)}` : '';
+    return {
+      ok: false,
+      diagnostic: refused('state_import_schema_mismatch', `The export was made under another database declaration (${state.schema.slice(0, 19)}…) than the one in force (${schema.slice(0, 19)}…)${why}.`, {
+        expected: schema,
+        actual: state.schema,
+        ...(change.problems.length > 0 ? { problems: change.problems } : {}),
+      }),
+    };
   }
   let stored: string | undefined;
   try {
@@ -178,7 +170,7 @@ export function importState(driver: SqlDriver, manifest: Pick<Manifest, 'name' |
       diagnostic: refused('state_import_schema_mismatch', 'The database was created for another schema than the manifest\'s: reset the state first.', { expected: schema, actual: stored }),
     };
   }
-  const inserts = prepareInserts(manifest, state, carried);
+  const inserts = prepareInserts(manifest, state);
   if (!Array.isArray(inserts)) return { ok: false, diagnostic: inserts };
   return write(driver, manifest, stored === undefined, inserts);
 }

@@ -261,7 +261,8 @@ describe('refusals: precise codes, nothing written', () => {
   });
 });
 
-describe('an export taken before a compatible schema change imports after it', () => {
+// tooling.md, Versioning 4: "A state import succeeds only when the export's schema identity matches the schema in force."
+describe('an export taken under another schema identity is refused, a compatible change included', () => {
   const todo = templateManifest('todo');
   const definition = defineServer({
     queries: { 'todos.list': query({ input: {}, handler: (ctx: any) => ctx.db.table('todos').all() }) },
@@ -283,58 +284,53 @@ describe('an export taken before a compatible schema change imports after it', (
     return manifest;
   }
 
-  it('a new optional field with a default: every row imports and reads it as the default', async () => {
+  const mismatch = (problems?: unknown) => ({ ok: false, diagnostic: { code: 'DG1824', detail: { code: 'state_import_schema_mismatch', ...(problems ? { problems } : {}) } } });
+
+  it('a new optional field (with or without a default) since the export: refused, nothing written; exported again under it, it imports', async () => {
     const document = await exportedBefore();
-    const after = withTodos((f) => void (f.priority = { type: 'number', optional: true, default: 0 }));
-    const driver = factory();
-    const runtime = new AppRuntime({ manifest: after, definition, driver });
-    expect(importState(driver, after, document)).toEqual({ ok: true, counts: { todos: 3 } });
-    const rows = (await runtime.call(alice, 'query', 'todos.list', {})).result as Array<Record<string, unknown>>;
-    expect(rows.map((r) => [r.title, r.done, r.priority])).toEqual([['milk', false, 0], ['eggs', false, 0], ['done', true, 0]]);
-    expect(rows.map((r) => r.id)).toEqual(document.tables.todos!.map((r) => (r as { id: string }).id));
-    // Exported again, it is a document of the schema in force.
-    expect(exportOk(driver, after).schema).toBe(stateSchemaIdentity(after));
+    for (const field of [{ type: 'number', optional: true, default: 0 }, { type: 'string', optional: true }] as FieldDeclaration[]) {
+      const after = withTodos((f) => void (f.priority = field));
+      const driver = factory();
+      const runtime = new AppRuntime({ manifest: after, definition, driver });
+      await runtime.call(alice, 'mutation', 'todos.add', { title: 'kept' });
+      const before = fingerprint(driver);
+      const result = importState(driver, after, document);
+      expect(result).toMatchObject(mismatch());
+      if (!result.ok) {
+        expect(result.diagnostic.detail).toEqual({ code: 'state_import_schema_mismatch', expected: stateSchemaIdentity(after), actual: document.schema });
+        expect(result.diagnostic.message).toMatch(/another database declaration/);
+      }
+      expect(fingerprint(driver)).toBe(before);
+      // The rows follow the change the runtime's way (in the database, not in an import); their export is of the schema in force.
+      const old = factory();
+      new AppRuntime({ manifest: todo, definition, driver: old });
+      expect(importState(old, todo, document)).toEqual({ ok: true, counts: { todos: 3 } });
+      new AppRuntime({ manifest: after, definition, driver: old });
+      const again = exportOk(old, after);
+      expect(again.schema).toBe(stateSchemaIdentity(after));
+      expect(importState(factory(), after, JSON.parse(JSON.stringify(again)))).toEqual({ ok: true, counts: { todos: 3 } });
+    }
   });
 
-  it('a new optional field without a default stays absent; widened and dropped-but-empty fields follow', async () => {
-    const document = await exportedBefore();
-    const after = withTodos((f) => {
-      f.note = { type: 'string', optional: true };
-      delete f.title!.maxLength;
-    });
-    const driver = factory();
-    expect(importState(driver, after, document)).toEqual({ ok: true, counts: { todos: 3 } });
-    expect(exportOk(driver, after).tables.todos!.every((row) => !('note' in (row as object)))).toBe(true);
-    // And back without note: it holds nothing, so the declaration without it takes that export too.
-    const back = withTodos((f) => void delete f.title!.maxLength);
-    expect(importState(factory(), back, exportOk(driver, after))).toEqual({ ok: true, counts: { todos: 3 } });
-    // Back to maxLength 200 narrows title: refused.
-    expect(importState(factory(), todo, exportOk(driver, after))).toMatchObject({ ok: false, diagnostic: { detail: { problems: [{ field: 'title', reason: expect.stringMatching(/gains maxLength 200/) }] } } });
-  });
-
-  it('a change its records cannot follow is refused naming the field; nothing is written', async () => {
+  it('a change its records could not follow either is refused naming the field; nothing is written', async () => {
     const document = await exportedBefore();
     const after = withTodos((f) => void (f.title = { type: 'number' }));
     const driver = factory();
     new AppRuntime({ manifest: after, definition, driver });
     const before = fingerprint(driver);
     const result = importState(driver, after, document);
-    expect(result).toMatchObject({ ok: false, diagnostic: { code: 'DG1824', detail: { code: 'state_import_schema_mismatch', problems: [{ table: 'todos', field: 'title' }] } } });
+    expect(result).toMatchObject(mismatch([{ table: 'todos', field: 'title' }]));
     expect(fingerprint(driver)).toBe(before);
     const required = withTodos((f) => void (f.priority = { type: 'number' }));
-    expect(importState(factory(), required, document)).toMatchObject({ ok: false, diagnostic: { detail: { problems: [{ table: 'todos', field: 'priority', reason: expect.stringMatching(/new and required without a default/) }] } } });
+    expect(importState(factory(), required, document)).toMatchObject(mismatch([{ table: 'todos', field: 'priority', reason: expect.stringMatching(/new and required without a default/) }]));
   });
 
-  it('the policy field of the schema in force cannot change under imported rows', async () => {
+  it('the policy field of the schema in force is named among what the records could not follow', async () => {
     const document = await exportedBefore();
-    const after = withTodos((f) => void (f.ownerId = { type: 'string', maxLength: 500 }));
-    // A narrowing of ownerId is refused in any case; a widening one only under the policy.
-    expect(importState(factory(), after, document)).toMatchObject({ ok: false });
     const widened = withTodos((f) => void (f.ownerId = { type: 'string', collate: 'nocase' }));
-    expect(importState(factory(), widened, document).ok).toBe(true);
-    expect(importState(factory(), widened, document, { policies: new Map([['todos', 'ownedTable']]) })).toMatchObject({
-      ok: false,
-      diagnostic: { detail: { problems: [{ table: 'todos', field: 'ownerId', reason: expect.stringMatching(/ownedTable\(\) policy/) }] } },
-    });
+    expect(importState(factory(), widened, document)).toMatchObject(mismatch());
+    expect(importState(factory(), widened, document, { policies: new Map([['todos', 'ownedTable']]) })).toMatchObject(
+      mismatch([{ table: 'todos', field: 'ownerId', reason: expect.stringMatching(/ownedTable\(\) policy/) }]),
+    );
   });
 });

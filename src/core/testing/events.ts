@@ -3,7 +3,7 @@ import { hasErrors, type Diagnostic } from '../diagnostics';
 
 export const DEV_PROTOCOL = 'platform.dev.v0';
 
-/** A failed test: a Diagnostic plus the test's name, and for assertions the matcher and both values. */
+/** A failed test: a Diagnostic plus the test's name, its kind, and for assertions the matcher and both values. */
 export type TestFailure = Diagnostic & {
   test?: string;
   kind?: 'assertion' | 'error' | 'timeout' | 'load';
@@ -14,7 +14,12 @@ export type TestFailure = Diagnostic & {
 
 export type TestEvent =
   | { protocol: typeof DEV_PROTOCOL; kind: 'test.case.pass'; name: string; file: string; durationMs: number }
-  | ({ protocol: typeof DEV_PROTOCOL; kind: 'test.case.fail'; name: string; durationMs: number } & Omit<TestFailure, 'kind'> & { failure?: TestFailure['kind'] })
+  /**
+   * Diagnostic-shaped itself (its code, message, file, span, matcher, expected, actual), and carrying
+   * the failure whole in `failure`, where `kind` is the failure's (assertion, error, timeout, load):
+   * the event's own `kind` is the event's, so the two cannot share one object (docs/decisions.md).
+   */
+  | ({ protocol: typeof DEV_PROTOCOL; kind: 'test.case.fail'; name: string; durationMs: number } & Omit<TestFailure, 'kind'> & { failure: TestFailure & { kind: NonNullable<TestFailure['kind']> } })
   | { protocol: typeof DEV_PROTOCOL; kind: 'test.run.finish'; ok: boolean; passed: number; failed: number; diagnostics: Diagnostic[] };
 
 export function passEvent(name: string, file: string, durationMs: number): TestEvent {
@@ -23,7 +28,7 @@ export function passEvent(name: string, file: string, durationMs: number): TestE
 
 export function failEvent(name: string, durationMs: number, failure: TestFailure): TestEvent {
   const { kind, ...rest } = failure;
-  return { protocol: DEV_PROTOCOL, kind: 'test.case.fail', name, durationMs: Math.round(durationMs), ...rest, ...(kind ? { failure: kind } : {}) };
+  return { protocol: DEV_PROTOCOL, kind: 'test.case.fail', name, durationMs: Math.round(durationMs), ...rest, failure: { ...failure, test: failure.test ?? name, kind: kind ?? 'error' } };
 }
 
 /** The run's last event: ok only when nothing is an error, no test failed and some test passed. */
