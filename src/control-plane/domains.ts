@@ -2,16 +2,18 @@
  * Custom domains: a builder attaches a hostname to an app; the control plane routes it to the app's
  * production once the owner has published the verification record (read through the configured
  * resolver), and detaches it on removal, leaving the hosting provider's cleanup to finish (or to be
- * repeated). docs/control-plane.md, Custom domains.
+ * repeated). A claim not verified by its deadline lapses and is released; before it, another builder
+ * who publishes their own record takes the hostname from an unverified claim. docs/control-plane.md,
+ * Custom domains; docs/decisions.md.
  */
 import { resolveTxt } from 'node:dns/promises';
-import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { hostnameProblem, normalizeHostname, verificationName, verificationValue, type DomainInfo, type DomainState } from '../core/deploy/domains';
 import { ROUTES } from '../core/deploy/routes';
 import { answer, iso, jsonObject, ownedApp, refuse, type Caller, type Context } from './context';
 import { on, ownsApp, signedIn, type ControlEnv } from './middleware';
 import type { Records, Row } from './records';
+import { hmac } from './secrets';
 
 /** Reads the TXT records of a name: DNS in service, a table in tests. */
 export interface DomainResolver {
@@ -66,7 +68,12 @@ export interface DomainOptions {
   provider?: DomainProvider;
   /** Custom domains one builder may hold at once (default 10). */
   perBuilder?: number;
+  /** How long a claim may stay pending before it lapses and the hostname is released (default 72 hours). */
+  verifyWithinMs?: number;
 }
+
+/** A pending claim's time to publish its record: past it, the claim lapses and anyone may claim the hostname. */
+export const DEFAULT_VERIFY_WITHIN_MS = 72 * 3_600_000;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS domains (hostname TEXT PRIMARY KEY, appId TEXT NOT NULL, builderId TEXT NOT NULL, state TEXT NOT NULL, token TEXT NOT NULL, createdAt INTEGER NOT NULL, verifiedAt INTEGER);
@@ -86,6 +93,7 @@ export class Domains {
   readonly resolver: DomainResolver;
   readonly provider: DomainProvider;
   readonly perBuilder: number;
+  readonly verifyWithinMs: number;
   /** Attached hostnames → their app (active ones) or undefined (pending, cleanup), read from the records on every change: routing reads it per request. */
   #routes = new Map<string, string | undefined>();
 
@@ -95,6 +103,7 @@ export class Domains {
     this.resolver = options.resolver ?? dnsResolver;
     this.provider = options.provider ?? loopbackProvider;
     this.perBuilder = options.perBuilder ?? 10;
+    this.verifyWithinMs = options.verifyWithinMs ?? DEFAULT_VERIFY_WITHIN_MS;
     for (const statement of SCHEMA.split(';').map((s) => s.trim()).filter(Boolean)) this.#records.run(statement);
     this.#reload();
   }
@@ -124,6 +133,7 @@ export class Domains {
       state: row.state as DomainState,
       createdAt: iso(Number(row.createdAt)),
       ...(row.verifiedAt !== null && row.verifiedAt !== undefined ? { verifiedAt: iso(Number(row.verifiedAt)) } : {}),
+      ...(row.state === 'pending' ? { verifyBy: iso(Number(row.createdAt) + this.verifyWithinMs) } : {}),
       verification: { type: 'TXT', name: verificationName(hostname), value: verificationValue(String(row.token)) },
     };
   }
@@ -144,6 +154,51 @@ export class Domains {
     return this.#records.get('SELECT * FROM domains WHERE hostname = ?', [hostname])!;
   }
 
+  /**
+   * The verification token of one builder's claim on one hostname: the same each time they claim it, so
+   * a builder refused a hostname another has claimed can publish its record first and then take it.
+   */
+  claimToken(builderId: string, hostname: string): string {
+    return Buffer.from(hmac(this.#ctx.secrets.cookieKey, `domain-claim\u0000${builderId}\u0000${hostname}`), 'base64url').toString('hex').slice(0, 32);
+  }
+
+  /** Whether the hostname's TXT record holds the value of `token` now (a failed lookup proves nothing). */
+  async #proves(hostname: string, token: string): Promise<boolean> {
+    try {
+      return (await this.resolver.txt(verificationName(hostname))).includes(verificationValue(token));
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Releases the claims that lapsed: a domain still pending at its deadline is checked once more (its
+   * record may have been published in time), then detached and released at the provider, so that
+   * anyone may claim the hostname. A release that fails leaves it awaiting cleanup, repeated by the
+   * next sweep. Run before every domain request that reads or claims a hostname.
+   */
+  async sweep(): Promise<void> {
+    const cutoff = this.#ctx.now() - this.verifyWithinMs;
+    for (const row of this.#records.all("SELECT * FROM domains WHERE verifiedAt IS NULL AND createdAt <= ? AND state IN ('pending', 'cleanup_pending')", [cutoff])) {
+      if (row.state === 'pending' && (await this.verify(row)).state === 'active') continue;
+      await this.#release(String(row.hostname));
+    }
+  }
+
+  /** Detaches routing at once, then releases the hostname at the provider and forgets it: the provider's error when that failed (then it awaits cleanup). */
+  async #release(hostname: string): Promise<Error | undefined> {
+    this.#records.run("UPDATE domains SET state = 'cleanup_pending' WHERE hostname = ?", [hostname]);
+    this.#reload();
+    try {
+      await this.provider.release(hostname);
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+    this.#records.run('DELETE FROM domains WHERE hostname = ?', [hostname]);
+    this.#reload();
+    return undefined;
+  }
+
   /** The caller's domain of that hostname, or the refusal (another builder's is answered as unknown). */
   owned(caller: Caller, hostname: string): Row | Response {
     const name = normalizeHostname(hostname);
@@ -159,16 +214,45 @@ export class Domains {
     if (problem) return refuse(400, 'invalid_request', `${JSON.stringify(given)} is not a usable hostname: ${problem}.`);
     if (reserved(hostname, this.#ctx.publicOrigin)) return refuse(409, 'domain_unavailable', `${hostname} is reserved and cannot be attached.`);
     const appId = String(app.id);
+    await this.sweep();
     const existing = this.#records.get('SELECT * FROM domains WHERE hostname = ?', [hostname]);
     if (existing) {
-      if (existing.state === 'cleanup_pending') return refuse(409, 'domain_unavailable', `${hostname} is awaiting cleanup after its removal; finish it with platform domains remove ${hostname}.`);
+      if (existing.state === 'cleanup_pending') {
+        return refuse(409, 'domain_unavailable', existing.builderId === caller.builderId ? `${hostname} is awaiting cleanup after its removal; finish it with platform domains remove ${hostname}.` : `${hostname} is being released by the hosting provider; try again later.`);
+      }
       if (existing.appId === appId && existing.builderId === caller.builderId) return answer(200, { domain: this.info(await this.verify(existing)) });
-      return refuse(409, 'domain_unavailable', `${hostname} is already attached to another app.`);
+      // Another builder's claim not verified yet gives way to a proof of ownership (below); anything else is taken.
+      if (existing.state === 'active' || existing.builderId === caller.builderId || (await this.verify(existing)).state === 'active') {
+        return refuse(409, 'domain_unavailable', `${hostname} is already attached to another app.`);
+      }
     }
     const held = Number(this.#records.get('SELECT COUNT(*) AS n FROM domains WHERE builderId = ?', [caller.builderId])?.n ?? 0);
     if (held >= this.perBuilder) return refuse(409, 'domain_unavailable', `You hold ${held} custom domains, the most a builder may; remove one first.`);
     if (!this.#records.get("SELECT 1 FROM serving WHERE appId = ? AND environment = 'production'", [appId])) {
       return refuse(409, 'no_production', `The app ${appId} has no successful production deployment; a domain serves production.`);
+    }
+    const token = this.claimToken(caller.builderId, hostname);
+    if (existing) {
+      const lapses = Number(existing.createdAt) + this.verifyWithinMs;
+      if (!(await this.#proves(hostname, token))) {
+        return refuse(
+          409,
+          'domain_unavailable',
+          `${hostname} is claimed by another builder but not verified; that claim lapses at ${iso(lapses)}. If the hostname is yours, publish TXT ${verificationName(hostname)} = "${verificationValue(token)}" and add it again: it is then yours at once.`,
+          { resetAt: iso(lapses) },
+        );
+      }
+      // Proven: the unverified claim gives way. The hostname stays attached at the provider throughout.
+      const now = this.#ctx.now();
+      const taken = this.#records.transaction(() => {
+        if (!this.#records.get("SELECT 1 FROM domains WHERE hostname = ? AND builderId = ? AND state = 'pending'", [hostname, existing.builderId!])) return false;
+        this.#records.run('DELETE FROM domains WHERE hostname = ?', [hostname]);
+        this.#records.run('INSERT INTO domains (hostname, appId, builderId, state, token, createdAt, verifiedAt) VALUES (?, ?, ?, ?, ?, ?, ?)', [hostname, appId, caller.builderId, 'active', token, now, now]);
+        return true;
+      });
+      this.#reload();
+      if (!taken) return refuse(409, 'domain_unavailable', `${hostname} changed while it was checked; add it again.`);
+      return answer(201, { domain: this.info(this.#records.get('SELECT * FROM domains WHERE hostname = ?', [hostname])!) });
     }
     try {
       await this.provider.attach(hostname);
@@ -176,7 +260,7 @@ export class Domains {
       return refuse(503, 'provider_unavailable', `The hosting provider did not attach ${hostname}: ${error instanceof Error ? error.message : String(error)}. Nothing was attached.`);
     }
     this.#records.run('INSERT INTO domains (hostname, appId, builderId, state, token, createdAt) VALUES (?, ?, ?, ?, ?, ?)', [
-      hostname, appId, caller.builderId, 'pending', randomBytes(16).toString('hex'), this.#ctx.now(),
+      hostname, appId, caller.builderId, 'pending', token, this.#ctx.now(),
     ]);
     this.#reload();
     const row = await this.verify(this.#records.get('SELECT * FROM domains WHERE hostname = ?', [hostname])!);
@@ -186,23 +270,18 @@ export class Domains {
   /** Detaches routing at once, then releases the hostname; a failed release leaves it awaiting cleanup. */
   async remove(row: Row): Promise<Response> {
     const hostname = String(row.hostname);
-    this.#records.run("UPDATE domains SET state = 'cleanup_pending' WHERE hostname = ?", [hostname]);
-    this.#reload();
-    try {
-      await this.provider.release(hostname);
-    } catch (error) {
-      return refuse(503, 'cleanup_pending', `${hostname} no longer routes to the app, but its cleanup did not finish (${error instanceof Error ? error.message : String(error)}); run platform domains remove ${hostname} again.`);
-    }
-    this.#records.run('DELETE FROM domains WHERE hostname = ?', [hostname]);
-    this.#reload();
+    const failed = await this.#release(hostname);
+    if (failed) return refuse(503, 'cleanup_pending', `${hostname} no longer routes to the app, but its cleanup did not finish (${failed.message}); run platform domains remove ${hostname} again.`);
     return answer(200, { removed: true, hostname });
   }
 
+  /** The caller's domains (of one app); a claim past its deadline is left out, lapsed, even before a sweep releases it. */
   list(caller: Caller, appId?: string): DomainInfo[] {
+    const lapsed = this.#ctx.now() - this.verifyWithinMs;
     const rows = appId
       ? this.#records.all('SELECT * FROM domains WHERE builderId = ? AND appId = ? ORDER BY createdAt, hostname', [caller.builderId, appId])
       : this.#records.all('SELECT * FROM domains WHERE builderId = ? ORDER BY createdAt, hostname', [caller.builderId]);
-    return rows.map((row) => this.info(row));
+    return rows.filter((row) => !(row.state === 'pending' && Number(row.createdAt) <= lapsed)).map((row) => this.info(row));
   }
 }
 
@@ -219,11 +298,13 @@ export function domainRoutes(app: Hono<ControlEnv>, ctx: Context, domains: Domai
     return row instanceof Response ? row : answer(200, { domains: domains.list(c.get('caller'), String(row.id)) });
   });
   on(app, ROUTES.domainStatus, signedIn(ctx), async (c) => {
+    await domains.sweep();
     const row = domains.owned(c.get('caller'), c.req.param('hostname') ?? '');
     if (row instanceof Response) return row;
     return answer(200, { domain: domains.info(await domains.verify(row)) });
   });
   on(app, ROUTES.removeDomain, signedIn(ctx), async (c) => {
+    await domains.sweep();
     const row = domains.owned(c.get('caller'), c.req.param('hostname') ?? '');
     if (row instanceof Response) return row;
     return domains.remove(row);

@@ -14,6 +14,8 @@ export interface DomainInfo {
   state: DomainState;
   createdAt: string;
   verifiedAt?: string;
+  /** A pending domain's deadline: unverified then, the claim lapses and the hostname is released to whoever claims it. */
+  verifyBy?: string;
   /** The DNS record the owner publishes to prove the hostname is theirs. */
   verification: { type: 'TXT'; name: string; value: string };
 }
@@ -65,7 +67,7 @@ export function isDomain(value: unknown): value is DomainInfo {
   return (
     isObject(value) && isString(value.hostname) && hostnameProblem(value.hostname) === undefined && isString(value.appId) && APP_ID.test(value.appId) &&
     (value.state === 'pending' || value.state === 'active' || value.state === 'cleanup_pending') && isString(value.createdAt) &&
-    (value.verifiedAt === undefined || isString(value.verifiedAt)) &&
+    (value.verifiedAt === undefined || isString(value.verifiedAt)) && (value.verifyBy === undefined || isString(value.verifyBy)) &&
     isObject(value.verification) && value.verification.type === 'TXT' && isString(value.verification.name) && isString(value.verification.value)
   );
 }
