@@ -7,13 +7,14 @@
  * (an incompatible schema change, a module that does not load) the previous one is started again.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { AppEngine, type StartFailure } from '../../control-plane/hosting/app-engine';
 import { contentType } from '../../control-plane/hosting/content-types';
 import { bundleWorkerEntry } from '../workerd/workerd-engine';
+import { ConfinedWriter } from './confined-writer';
 import { canonicalJson, sha256Hex } from '../../core/hash';
 import { limitsOf } from '../../core/runtime/limits';
 import { failedCall } from '../../core/runtime/outcome';
@@ -95,15 +96,16 @@ export class NodeLocalServer implements LocalServer {
 
   #engine(generation: Generation, entryPath: string, slot: EngineSlot): AppEngine {
     const { root, mode, env } = this.#options;
-    const dir = join(root, enginePath(mode));
     const server = generation.files.get('server/index.js') ?? new Uint8Array();
-    const modules = join(dir, 'modules');
-    mkdirSync(modules, { recursive: true });
-    const appPath = join(modules, `${sha256Hex(server)}.mjs`);
-    if (!existsSync(appPath)) writeFileSync(appPath, server);
+    // Every file and folder the engine uses under .platform/ is made or checked here, link by link (a
+    // cloned project may ship links there); the engine then writes only inside its own checked folder.
+    const writer = new ConfinedWriter(root);
+    const appPath = writer.writeFile(`${enginePath(mode)}/modules/${sha256Hex(server)}.mjs`, server);
+    const engineDir = writer.folder(`${enginePath(mode)}/engine-${slot}`);
+    const storageDir = writer.folder(statePath(mode));
     return new AppEngine({
-      dir: join(dir, `engine-${slot}`),
-      storageDir: join(root, statePath(mode)),
+      dir: engineDir,
+      storageDir,
       entryPath,
       appPath,
       start: { manifest: generation.manifest, env: env(), cursorSecret: this.#cursorSecret },
@@ -121,7 +123,7 @@ export class NodeLocalServer implements LocalServer {
   #entryBuilt: string | undefined;
 
   #entry(): Promise<string> {
-    this.#entryPath ??= bundleWorkerEntry('workerd-app', join(this.#options.root, enginePath(this.#options.mode), 'entry')).then((path) => (this.#entryBuilt = path));
+    this.#entryPath ??= bundleWorkerEntry('workerd-app', join(this.#options.root, enginePath(this.#options.mode), 'entry'), this.#options.root).then((path) => (this.#entryBuilt = path));
     return this.#entryPath;
   }
 
@@ -161,6 +163,8 @@ export class NodeLocalServer implements LocalServer {
       return failure;
     };
     const engine = this.#entryBuilt !== undefined ? launch(this.#entryBuilt) : this.#entry().then(launch);
+    // A refused write rejects it: the promotion that takes it reports that; until then it is not unhandled.
+    engine.catch(() => undefined);
     this.#prestarted = { serverKey, slot, engine };
   }
 
@@ -172,7 +176,8 @@ export class NodeLocalServer implements LocalServer {
   async #dropPrestarted(): Promise<void> {
     const prestarted = this.#prestarted;
     this.#prestarted = undefined;
-    const engine = await prestarted?.engine;
+    // One that could not be made (a refused write) has nothing to end; the next start meets the same refusal.
+    const engine = await prestarted?.engine.catch(() => undefined);
     if (engine instanceof AppEngine) await engine.kill();
   }
 

@@ -1,19 +1,22 @@
 /**
- * A FileSystem over a directory on disk that refuses to leave it, through `..` or through a link.
+ * A FileSystem over a directory on disk that refuses to leave it, through `..` or through a link; its
+ * writes go through the ConfinedWriter, which follows no link at all.
  * Reads are synchronous underneath (a project's files are small): an analysis reads every source file
  * and a bundle loads each module, and three trips through the thread pool per file (two realpaths and
  * the read) cost more than the reads themselves.
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { lstat, mkdir, realpath, writeFile } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { normalizeProjectPath, type EntryKind, type WritableFileSystem } from '../../core/fs';
+import { ConfinedWriter } from './confined-writer';
 
 export class NodeFileSystem implements WritableFileSystem {
   readonly root: string;
+  readonly #writer: ConfinedWriter;
 
   constructor(root: string) {
     this.root = resolve(root);
+    this.#writer = new ConfinedWriter(this.root);
   }
 
   /** The absolute path of a project-relative path, or undefined when it is outside the root. */
@@ -43,38 +46,11 @@ export class NodeFileSystem implements WritableFileSystem {
   }
 
   /**
-   * Writes a file inside the root. Every folder on the way is checked before the next is made: one
-   * that a link takes outside the root is refused before anything is created there, and so is a file
-   * that is a link to outside.
+   * Writes a file inside the root through the ConfinedWriter: no link is followed anywhere on the path
+   * (a WriteRefusal). The root itself is made when it does not exist yet (`platform new <directory>`).
    */
   async writeFile(path: string, data: string | Uint8Array): Promise<void> {
-    const normal = normalizeProjectPath(path);
-    if (normal === undefined || normal === '') throw new Error(`Refusing to write outside the project: ${path}`);
-    // The root itself may not exist yet (`platform new <directory>`): it is the project, so it is made.
-    await mkdir(this.root, { recursive: true });
-    const realRoot = await realpath(this.root);
-    const isInside = (real: string) => real === realRoot || real.startsWith(realRoot + sep);
-    const segments = normal.split('/');
-    let folder = realRoot;
-    for (const segment of segments.slice(0, -1)) {
-      const next = join(folder, segment);
-      try {
-        await mkdir(next);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      // It existed (perhaps as a link) or was just made inside a folder already known to be inside.
-      const real = await realpath(next);
-      if (!isInside(real)) throw new Error(`Refusing to write outside the project: ${path}`);
-      folder = real;
-    }
-    const target = join(folder, segments[segments.length - 1]!);
-    const existing = await lstat(target).catch(() => undefined);
-    if (existing?.isSymbolicLink()) {
-      const real = await realpath(target).catch(() => undefined);
-      if (real === undefined || !isInside(real)) throw new Error(`Refusing to write outside the project: ${path}`);
-    }
-    await writeFile(target, data);
+    this.#writer.makeRoot().writeFile(path, data);
   }
 
   async readText(path: string): Promise<string | undefined> {

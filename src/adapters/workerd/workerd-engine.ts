@@ -5,11 +5,12 @@
  * engine left behind by one that was killed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { ConfinedWriter } from '../node/confined-writer';
 import { workerdConfig, type WorkerdConfig } from './workerd-config';
 
 const require = createRequire(import.meta.url);
@@ -30,13 +31,19 @@ export function workerdBinary(): string {
 
 const bundles = new Map<string, Promise<string>>();
 
-/** Bundles a worker entry (TypeScript under worker/) into one ES module file under `dir`, once per process. */
-export function bundleWorkerEntry(entry: string, dir: string): Promise<string> {
+/**
+ * Bundles a worker entry (TypeScript under worker/) into one ES module file under `dir`, once per
+ * process. The file is written by the ConfinedWriter under `root` (default: `dir`'s parent), so no link
+ * from `root` down is followed (`platform dev` passes the project).
+ */
+export function bundleWorkerEntry(entry: string, dir: string, root = dirname(dir)): Promise<string> {
   const source = fileURLToPath(new URL(`../../../worker/${entry}.ts`, import.meta.url));
   const out = join(dir, `${entry}.js`);
   let made = bundles.get(out);
   if (!made) {
-    made = build({ entryPoints: [source], outfile: out, bundle: true, format: 'esm', platform: 'neutral', target: 'es2022', mainFields: ['module', 'main'], logLevel: 'silent' }).then(() => out);
+    made = build({ entryPoints: [source], outfile: out, write: false, bundle: true, format: 'esm', platform: 'neutral', target: 'es2022', mainFields: ['module', 'main'], logLevel: 'silent' }).then((result) =>
+      new ConfinedWriter(root).makeRoot().writeFile(relative(root, out).split(/[\\/]/).join('/'), result.outputFiles[0]!.contents),
+    );
     bundles.set(out, made);
     made.catch(() => bundles.delete(out));
   }
@@ -177,7 +184,11 @@ export class WorkerdEngine {
 
   /** Starts an engine; rejects with what it printed when it does not listen within the timeout. */
   static async start(options: EngineOptions): Promise<WorkerdEngine> {
-    mkdirSync(options.dir, { recursive: true });
+    // The config and the pid file are written by the ConfinedWriter under the directory's parent: neither
+    // the engine's directory nor a file in it may be a link (a local server checks the path above).
+    const writer = new ConfinedWriter(dirname(options.dir)).makeRoot();
+    const own = basename(options.dir);
+    writer.folder(own);
     // Spawned in the same turn when nothing is left to end: a caller that starts an engine and then
     // blocks (a type check) has the engine booting meanwhile in its own process.
     const ending = endLeftover(options.dir);
@@ -192,11 +203,11 @@ export class WorkerdEngine {
     if (options.durableObject) mkdirSync(options.durableObject.storageDir, { recursive: true });
     // Cap'n Proto embeds files by paths relative to the config.
     const modules = options.modules.map((module) => ({ name: module.name, path: relative(options.dir, module.path) }));
-    writeFileSync(configPath, workerdConfig({ ...options, modules, environmentBindings }), { mode: 0o600 });
+    writer.writeFile(`${own}/config.capnp`, workerdConfig({ ...options, modules, environmentBindings }), { mode: 0o600 });
     // Not the control plane's environment: only what the engine needs.
     const child = spawn(workerdBinary(), ['serve', configPath, '--control-fd=3'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env });
     live.add(child);
-    writeFileSync(join(options.dir, 'workerd.pid'), String(child.pid));
+    writer.writeFile(`${own}/workerd.pid`, String(child.pid));
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000);

@@ -12,7 +12,7 @@ import { compileDiagnostic, devEvent } from '../local/events';
 import { readLocalEnv } from '../local/env';
 import { readPersona } from '../local/persona';
 import { envFilePath } from '../local/paths';
-import { prepareServer, publishServer, SERVER_OPTIONS, unpublishServer, type LocalCommandHost, type LocalServerResult } from './local-server-command';
+import { prepareServer, publishServer, refuse, SERVER_OPTIONS, unpublishServer, type LocalCommandHost, type LocalServerResult } from './local-server-command';
 import type { CommandDefinition } from './types';
 
 export const dev: CommandDefinition<LocalServerResult> = {
@@ -68,12 +68,14 @@ export const dev: CommandDefinition<LocalServerResult> = {
       emit(devEvent('compile.diagnostic', { ...compileDiagnostic('DG1604', `${MANIFEST_FILE} is a symbolic link: changes are seen under the file it points to, not under the manifest, so some are missed.`, { file: MANIFEST_FILE, hint: `Make ${MANIFEST_FILE} a regular file in the project directory.` }), generation: 0, diagnostics: [] }));
     }
     await session.start();
-    const reason = await stopped;
+    // Ctrl-C, or a write refused under the project (DG1813): dev never serves on as if it had written.
+    const end = await Promise.race([stopped.then((reason) => ({ reason })), session.halted.then((refused) => ({ refused }))]);
     if (typeof watcher !== 'string') watcher.close();
     await unpublishServer(prepared, 'dev');
     await session.close();
     await server.close();
-    emit(devEvent('server.stopped', { mode: 'dev', reason }));
+    if ('refused' in end) return refuse('dev', [end.refused], commandHost, invocation.options.json === true);
+    emit(devEvent('server.stopped', { mode: 'dev', reason: end.reason }));
     return envelope('dev', [], { mode: 'dev', url: server.url });
   },
 };

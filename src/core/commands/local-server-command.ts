@@ -4,7 +4,7 @@
  * discovery record while serving, and printing events as NDJSON (`--json`) or readable lines.
  */
 import { diagnostic, envelope, type CommandEnvelope, type Diagnostic } from '../diagnostics';
-import type { WritableFileSystem } from '../fs';
+import { isWriteRefusal, type WritableFileSystem } from '../fs';
 import { readServerRecord, SERVER_RECORD_FORMAT, type LocalServerRecord } from '../local/discovery';
 import { formatDevEvent, type DevEvent } from '../local/events';
 import type { LocalHost, LocalServer } from '../local/host';
@@ -73,7 +73,12 @@ export async function publishServer(prepared: Prepared, mode: LocalMode, server:
   await prepared.fs.writeFile(serverRecordPath(mode), `${JSON.stringify(record, null, 2)}\n`);
 }
 
-/** Stops serving: the discovery record goes first, so nothing finds a server that is ending. */
+/**
+ * Stops serving: the discovery record goes first, so nothing finds a server that is ending. A removal
+ * refused (a link on the way, reported already when it was written) leaves the file as it is.
+ */
 export async function unpublishServer(prepared: Prepared, mode: LocalMode): Promise<void> {
-  await prepared.local.removeFile(prepared.root, serverRecordPath(mode));
+  await prepared.local.removeFile(prepared.root, serverRecordPath(mode)).catch((error: unknown) => {
+    if (!isWriteRefusal(error)) throw error;
+  });
 }

@@ -9,6 +9,7 @@ import { diagnostic, envelope, type Diagnostic } from '../diagnostics';
 import { devEvent } from '../local/events';
 import type { Generation } from '../local/host';
 import { readPersona } from '../local/persona';
+import { refusedWriteDiagnostic } from '../local/refused-write';
 import { prepareServer, publishServer, refuse, SERVER_OPTIONS, unpublishServer, type LocalCommandHost, type LocalServerResult } from './local-server-command';
 import type { CommandDefinition } from './types';
 
@@ -42,12 +43,22 @@ export const preview: CommandDefinition<LocalServerResult> = {
     }
     const generation: Generation = { manifest: record.manifest, files };
     const server = await local.listen({ root, mode: 'preview', host: prepared.host, port: prepared.port, env: () => prepared.env, onCall: (call) => { if (call.error || call.logs.length) emit(devEvent('server.call', { mode: 'preview', call })); } });
-    const started = await server.promote(generation);
+    let started;
+    try {
+      started = await server.promote(generation);
+      if (started.ok) await publishServer(prepared, 'preview', server);
+    } catch (error) {
+      // A write refused under the project (a link where the engine's files or the record go): DG1813.
+      const refused = refusedWriteDiagnostic(error);
+      if (!refused) throw error;
+      await unpublishServer(prepared, 'preview');
+      await server.close();
+      return refuse('preview', [refused], commandHost, json);
+    }
     if (!started.ok) {
       await server.close();
       return refuse('preview', [diagnostic('DG1704', `The preview server could not start the artifact ${id} (${started.code}): ${started.message}`, { hint: started.code === 'provision_failed' ? 'The preview state does not fit this build\'s database: adopt it with platform state reset --state preview --confirm <app>.' : 'Fix the server module, run platform build, then platform preview again.' })], commandHost, json);
     }
-    await publishServer(prepared, 'preview', server);
     emit(devEvent('preview.ready', { mode: 'preview', url: server.url, urls: [server.url], persona: await readPersona(fs), generation: 1, artifactId: id }));
     const reason = await stopped;
     await unpublishServer(prepared, 'preview');

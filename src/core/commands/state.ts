@@ -114,12 +114,17 @@ export const exportCommand: CommandDefinition<ExportResult> = {
     const directory = typeof invocation.options.dir === 'string' ? invocation.options.dir : '.';
     const fs = host.project(directory);
     if (!host.local) return envelope('export', [diagnostic('DG0001', 'platform export runs only in the platform CLI on a machine.')]);
+    const file = splitPath(out);
+    // The file goes into a folder that exists: export makes no folders (a mistyped path makes none at the disk's root).
+    const folder = host.project(file.directory);
+    if ((await folder.stat('')) !== 'directory') {
+      return envelope('export', [diagnostic('DG1821', `${out} could not be written: the folder ${file.directory} does not exist, and export makes no folders.`, { hint: 'Name a file in an existing folder, or make the folder first.' })]);
+    }
     const called = await callAdmin(fs, host.local.processAlive, mode, { op: 'export' }, 'DG1820');
     if (!called.ok) return envelope('export', [called.diagnostic]);
     const exported = called.result.document as { tables?: Record<string, unknown[]> };
-    const file = splitPath(out);
     try {
-      await host.project(file.directory).writeFile(file.name, `${JSON.stringify(exported, null, 2)}\n`);
+      await folder.writeFile(file.name, `${JSON.stringify(exported, null, 2)}\n`);
     } catch (error) {
       return envelope('export', [diagnostic('DG1821', `${out} could not be written: ${error instanceof Error ? error.message : String(error)}`, { hint: 'Choose a writable file path.' })]);
     }

@@ -15,6 +15,7 @@ import { MANIFEST_FILE } from '../manifest';
 import { compileDiagnostic, devEvent, type CompilePhases, type DevEvent } from './events';
 import type { DevBundler, Generation, LocalHost, LocalServer } from './host';
 import type { PreparedTests } from '../testing/prepare';
+import { refusedWriteDiagnostic } from './refused-write';
 import { finishEvent, type TestEvent } from '../testing/events';
 
 /**
@@ -99,9 +100,16 @@ export class DevSession {
   #testTimer: ReturnType<typeof setTimeout> | undefined;
   /** The test run in progress: its events, and whether a change has cancelled it. */
   #testRun: { events: AsyncIterator<TestEvent>; cancelled: boolean } | undefined;
+  /**
+   * Settles with DG1813 when a write of the session (the engine's files, the discovery record, the
+   * generated types) was refused under the project: it builds nothing more, and its command ends.
+   */
+  readonly halted: Promise<Diagnostic>;
+  #halt!: (diagnostic: Diagnostic) => void;
 
   constructor(options: DevSessionOptions) {
     this.#options = options;
+    this.halted = new Promise((resolve) => (this.#halt = resolve));
     // One bundler for the whole session: esbuild re-parses only what changed.
     this.#bundler = options.host.bundler?.(options.compiler) ?? new Bundler(options.compiler.esbuild, options.compiler.library);
     this.#compiler = { ...options.compiler, now: options.compiler.now ?? (() => options.host.now()), bundler: this.#bundler };
@@ -223,17 +231,28 @@ export class DevSession {
   /** The generated files being written, one build's after another's. */
   #writing: Promise<void> = Promise.resolve();
 
+  /** Stops on a refused write: nothing more is built, and `halted` says why. Any other error is thrown on. */
+  #stopOnRefusal(error: unknown): void {
+    const refused = refusedWriteDiagnostic(error);
+    if (!refused) throw error;
+    this.#closed = true;
+    this.#halt(refused);
+  }
+
   async #rebuild(changed: string[], tentative?: Tentative): Promise<void> {
     try {
       await this.#build(changed, tentative);
+    } catch (error) {
+      this.#stopOnRefusal(error);
     } finally {
       // Written after the session's turn, not in it: a save that comes meanwhile (the next edit, right
       // after compile.ready) starts its build at once instead of waiting for the quiet window. Nothing the
       // next build reads is among them (the analysis never reads .platform/).
       const generated = this.#generated;
       this.#generated = undefined;
-      // A file whose write fails is written again after the next build (it is not recorded as written).
-      if (generated) this.#writing = this.#writing.then(() => this.#writeGenerated(generated)).catch(() => undefined);
+      // A file whose write fails is written again after the next build (it is not recorded as written);
+      // one refused (a link where it goes) stops the session.
+      if (generated) this.#writing = this.#writing.then(() => this.#writeGenerated(generated)).catch((error: unknown) => { if (refusedWriteDiagnostic(error)) this.#stopOnRefusal(error); });
     }
   }
 

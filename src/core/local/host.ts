@@ -78,6 +78,9 @@ export interface LocalHost {
   isLink?(root: string, path: string): Promise<boolean>;
   /** Removes a file of the project (a discovery record on a clean stop); nothing when it is not there. */
   removeFile(root: string, path: string): Promise<void>;
-  /** Local state on disk (`state reset`): copies a state directory to a recovery directory, then empties it. */
+  /**
+   * Local state on disk (`state reset`): moves a state directory to a recovery directory (one rename),
+   * refusing (DG1813) when either path is or passes through a link, `.platform/` included.
+   */
   resetState(root: string, state: string, recovery: string): Promise<{ ok: true; copied: boolean } | { ok: false; code: 'DG1813' | 'DG1814'; message: string }>;
 }
