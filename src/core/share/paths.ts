@@ -28,15 +28,30 @@ export function projectPathProblem(path: unknown): string | undefined {
 }
 
 /**
- * Why a set of safe paths cannot all be files of one folder, or undefined: a path that is also the
- * folder of another (`a` and `a/b`) cannot exist on disk.
+ * A path as a disk that ignores case and Unicode normalisation sees it (macOS and Windows by default):
+ * `A.ts` and `a.ts`, or `é` composed (NFC) and decomposed (NFD), are one file there.
+ */
+export function foldedPath(path: string): string {
+  return path.normalize('NFC').toLowerCase();
+}
+
+/**
+ * Why a set of safe paths cannot all be files of one folder, or undefined: two paths that are one file
+ * on a disk that ignores case or Unicode normalisation (`a.ts` and `A.ts`; NFC and NFD spellings), or a
+ * path that is also the folder of another (`a` and `a/b`, `A` and `a/b`), cannot exist side by side.
  */
 export function pathSetProblem(paths: Iterable<string>): string | undefined {
-  const files = new Set(paths);
-  for (const path of files) {
-    for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) {
-      const folder = path.slice(0, i);
-      if (files.has(folder)) return `"${folder}" is both a file and the folder of "${path}"`;
+  const files = new Map<string, string>();
+  for (const path of paths) {
+    const key = foldedPath(path);
+    const other = files.get(key);
+    if (other !== undefined && other !== path) return `"${other}" and "${path}" are one file on a disk that ignores case or Unicode normalisation (macOS, Windows)`;
+    files.set(key, path);
+  }
+  for (const [key, path] of files) {
+    for (let i = key.indexOf('/'); i !== -1; i = key.indexOf('/', i + 1)) {
+      const folder = files.get(key.slice(0, i));
+      if (folder !== undefined) return `"${folder}" is both a file and the folder of "${path}"`;
     }
   }
   return undefined;

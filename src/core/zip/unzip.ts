@@ -5,7 +5,7 @@
  * and every entry's CRC-32 is verified. A single common top-level folder is stripped.
  */
 import { Inflate } from 'fflate';
-import { pathSetProblem, projectPathProblem } from '../share/paths';
+import { foldedPath, pathSetProblem, projectPathProblem } from '../share/paths';
 import { crc32 } from './crc32';
 
 /** Largest archive accepted. */
@@ -41,7 +41,7 @@ export interface OpenedZip {
   files: Record<string, string | Uint8Array>;
   /** The single top-level folder that was stripped, if there was one. */
   root?: string;
-  /** Entries left out: `__MACOSX/`, `.DS_Store`, and anything inside `node_modules/`, `.git/`, `.platform/`. */
+  /** Entries left out: `__MACOSX/`, `.DS_Store`, and anything inside `node_modules/`, `.git/`, `.platform/` (in any case). */
   skipped: string[];
 }
 
@@ -128,10 +128,13 @@ function readEntries(bytes: Uint8Array, view: DataView): Entry[] {
   return entries;
 }
 
-/** Entries inside a folder the playground does not open, or the litter of archivers. */
+/**
+ * Entries inside a folder the playground does not open, or the litter of archivers. Names compare as
+ * a case-insensitive disk compares them: `.PLATFORM/x` is inside `.platform/` once unpacked on macOS.
+ */
 function isSkipped(path: string): boolean {
-  const segments = path.split('/');
-  if (segments[0] === '__MACOSX' || segments[segments.length - 1] === '.DS_Store') return true;
+  const segments = foldedPath(path).split('/');
+  if (segments[0] === '__macosx' || segments[segments.length - 1] === '.ds_store') return true;
   return segments.slice(0, -1).some((segment) => SKIPPED_FOLDERS.has(segment));
 }
 
@@ -206,7 +209,8 @@ function open(bytes: Uint8Array): OpenedZip {
   // Every name is judged before anything is inflated.
   const kept: Array<Entry & { path: string }> = [];
   const skipped: string[] = [];
-  const seen = new Set<string>();
+  /** Folded path → the path as stored. */
+  const seen = new Map<string, string>();
   let total = 0;
   for (const entry of entries) {
     const path = entry.directory ? entry.name.replace(/\/+$/, '') : entry.name;
@@ -218,8 +222,10 @@ function open(bytes: Uint8Array): OpenedZip {
       skipped.push(path);
       continue;
     }
-    if (seen.has(path)) refuse('zip_corrupt', `The archive holds ${JSON.stringify(path)} twice.`, entry.name);
-    seen.add(path);
+    const other = seen.get(foldedPath(path));
+    if (other === path) refuse('zip_corrupt', `The archive holds ${JSON.stringify(path)} twice.`, entry.name);
+    if (other !== undefined) refuse('zip_corrupt', `The archive holds ${JSON.stringify(other)} and ${JSON.stringify(path)}, which are one file on a disk that ignores case or Unicode normalisation (macOS, Windows).`, entry.name);
+    seen.set(foldedPath(path), path);
     if (entry.flags & 1) refuse('zip_unsupported', `${JSON.stringify(path)} is encrypted.`, entry.name);
     if (entry.method !== 0 && entry.method !== 8) refuse('zip_unsupported', `${JSON.stringify(path)} uses compression method ${entry.method}; only stored and deflate are supported.`, entry.name);
     if (entry.size > MAX_ZIP_ENTRY_BYTES) refuse('zip_too_large', `${JSON.stringify(path)} is ${entry.size} bytes; a file may have at most ${MAX_ZIP_ENTRY_BYTES}.`, entry.name);

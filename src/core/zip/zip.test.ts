@@ -135,6 +135,26 @@ describe('open from zip: refusals', () => {
     expect(errorCode(lzma)).toBe('zip_unsupported');
   });
 
+  it('skips .platform/ in any case (.PLATFORM/x, .Platform/x are .platform/ on a macOS or Windows disk)', () => {
+    const bytes = rawZip({ 'p/app.manifest.json': text('{}'), 'p/.PLATFORM/engines/dev/modules/a.mjs': text('x'), 'p/.Platform/x': text('x'), 'p/.platform/y': text('y'), 'p/Node_Modules/z/index.js': text('z'), 'p/.ds_store': text('a') });
+    expect(openZip(bytes)).toEqual({ ok: true, zip: { files: { 'app.manifest.json': '{}' }, root: 'p', skipped: ['p/.PLATFORM/engines/dev/modules/a.mjs', 'p/.Platform/x', 'p/.platform/y', 'p/Node_Modules/z/index.js', 'p/.ds_store'] } });
+  });
+
+  it('refuses names that are one file on a disk that ignores case or Unicode normalisation (zip_corrupt, both names said)', () => {
+    const nfc = 'p/caf\u00e9.ts';
+    const nfd = 'p/cafe\u0301.ts';
+    expect(nfc).not.toBe(nfd);
+    for (const [a, b] of [['p/a.ts', 'p/A.ts'], [nfc, nfd], ['p/src/x.ts', 'p/SRC/x.ts'], ['p/A', 'p/a/b.ts']] as const) {
+      const result = openZip(rawZip({ [a]: text('1'), [b]: text('2') }));
+      expect(result).toMatchObject({ ok: false, error: { code: 'zip_corrupt' } });
+      const message = result.ok ? '' : result.error.message;
+      expect(message).toContain(JSON.stringify(a).slice(1, -1).replace(/^p\//, ''));
+      expect(message).toMatch(/one file on a disk that ignores case or Unicode normalisation|both a file and the folder/);
+    }
+    // Zipping such a project is refused the same way.
+    expect(zipProject({ 'a.ts': '1', 'A.ts': '2' })).toMatchObject({ ok: false, error: { code: 'zip_unsafe_path', message: expect.stringContaining('ignores case') } });
+  });
+
   it('skips archiver litter and dependency folders, and keeps no common folder when there is none', () => {
     const bytes = rawZip({ 'a.txt': text('a'), 'src/b.ts': text('b'), '__MACOSX/src/._b.ts': text('x'), 'node_modules/x/index.js': text('x'), '.DS_Store': text('x') });
     expect(openZip(bytes)).toEqual({ ok: true, zip: { files: { 'a.txt': 'a', 'src/b.ts': 'b' }, skipped: ['__MACOSX/src/._b.ts', 'node_modules/x/index.js', '.DS_Store'] } });

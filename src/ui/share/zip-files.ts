@@ -121,7 +121,8 @@ export function projectFromZip(bytes: Uint8Array, fileName: string): Opened {
   return { ok: true, project: projectOf(files, opened.zip.root ?? fileName.replace(/\.zip$/i, '')), skipped, ...(data.data !== undefined ? { data: data.data } : {}) };
 }
 
-const LEFT_OUT = /(^|\/)(node_modules|\.git|\.platform|__MACOSX)(\/|$)|(^|\/)\.DS_Store$/;
+// In any case: on a disk that ignores case, `.PLATFORM` is `.platform`.
+const LEFT_OUT = /(^|\/)(node_modules|\.git|\.platform|__MACOSX)(\/|$)|(^|\/)\.DS_Store$/i;
 
 function readEntries(reader: FileSystemDirectoryReader): Promise<FileSystemEntry[]> {
   return new Promise((resolve, reject) => reader.readEntries(resolve, reject));
