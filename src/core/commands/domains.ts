@@ -107,7 +107,7 @@ export const domains: CommandDefinition<DomainsResult> = {
       d.state === 'active'
         ? `${d.hostname}  active → ${d.appId} (production), verified ${d.verifiedAt}`
         : d.state === 'pending'
-          ? `${d.hostname}  pending verification for ${d.appId}: publish TXT ${d.verification.name} = "${d.verification.value}", then run platform domains status ${d.hostname}`
+          ? `${d.hostname}  pending verification for ${d.appId}: publish TXT ${d.verification.name} = "${d.verification.value}", then run platform domains status ${d.hostname}${d.verifyBy ? ` (unverified, the claim lapses at ${d.verifyBy})` : ''}`
           : `${d.hostname}  cleanup pending: run platform domains remove ${d.hostname} again`;
     if (result.action === 'remove') return `✓ removed ${result.removed}`;
     if (result.action === 'ls') return result.domains?.length ? result.domains.map(describe).join('\n') : 'no custom domains';
