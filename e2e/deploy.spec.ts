@@ -5,6 +5,8 @@
  * and see both environments in the history.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -26,6 +28,82 @@ test.afterAll(async () => {
   await plane?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+/**
+ * Everything a script of `page`'s origin can read where a credential could be kept: localStorage,
+ * sessionStorage, document.cookie and every IndexedDB database (a CryptoKey is described by whether
+ * it can be exported).
+ */
+function readableByScript(page: Page) {
+  return page.evaluate(async () => {
+    const describe = (value: unknown): unknown => {
+      if (value instanceof CryptoKey) return { cryptoKey: value.type, extractable: value.extractable };
+      if (Array.isArray(value)) return value.map(describe);
+      if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, describe(v)]));
+      return value;
+    };
+    const databases: Record<string, unknown> = {};
+    for (const { name } of await indexedDB.databases()) {
+      if (!name) continue;
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open(name);
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      for (const store of [...db.objectStoreNames]) {
+        const all = await new Promise<unknown[]>((resolve, reject) => {
+          const request = db.transaction(store, 'readonly').objectStore(store).getAll();
+          request.onsuccess = () => resolve(request.result);
+          request.onerror = () => reject(request.error);
+        });
+        databases[`${name}/${store}`] = describe(all);
+      }
+      db.close();
+    }
+    const entries = (storage: Storage) => Object.fromEntries(Array.from({ length: storage.length }, (_, i) => storage.key(i)!).map((k) => [k, storage.getItem(k)]));
+    return { localStorage: entries(localStorage), sessionStorage: entries(sessionStorage), cookie: document.cookie, indexedDB: databases };
+  });
+}
+
+/**
+ * A hostile local server on another loopback port (say another project's `npm run dev`): its page
+ * tries to use the builder's credential against the control plane, and to have the browser send it
+ * to itself. Resolves with what the page saw and the headers its server received.
+ */
+async function hostileVisit(page: Page, controlUrl: string) {
+  const received: IncomingHttpHeaders[] = [];
+  const server = createServer((request, response) => {
+    received.push(request.headers);
+    response.setHeader('content-type', request.url === '/' ? 'text/html' : 'application/json');
+    response.end(request.url === '/' ? '<!doctype html><title>another dev server</title><p>hostile</p>' : '{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    // localhost, like the control plane: the same site, another origin.
+    await page.goto(`http://localhost:${(server.address() as AddressInfo).port}/`);
+    const seen = await page.evaluate(async (control) => {
+      const attempt = async (run: () => Promise<Response>) => {
+        try {
+          const response = await run();
+          return response.type === 'opaque' ? 'opaque' : `${response.status} ${await response.text()}`;
+        } catch (error) {
+          return `refused: ${String(error)}`;
+        }
+      };
+      return {
+        whoami: await attempt(() => fetch(`${control}/v0/auth/whoami`, { credentials: 'include' })),
+        listApps: await attempt(() => fetch(`${control}/v0/apps`, { credentials: 'include' })),
+        // A simple request (no preflight) that would change state, as a form could send it.
+        createApp: await attempt(() => fetch(`${control}/v0/apps`, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: '{"name":"evil"}' })),
+        // Cookies are not isolated by port: a cookie of localhost:<control> would come here too.
+        ownServer: await attempt(() => fetch('/v0/auth/whoami', { credentials: 'include' })),
+      };
+    }, controlUrl);
+    return { seen, received };
+  } finally {
+    server.close();
+  }
+}
 
 /** Opens the endpoints template's Deploy panel, pointed at the control plane at `url`. */
 async function deployPanel(page: Page, url: string) {
@@ -64,11 +142,36 @@ test('deploy a template from the playground, use the hosted app, promote it', as
   await approval.close();
   await expect(panel.locator('.deploy-row', { hasText: 'Signed in as' })).toContainText('Signed in as ada', { timeout: 30_000 });
 
+  // No credential is readable by a script of the playground's origin: no token anywhere, and the one
+  // key it keeps cannot be exported.
+  const readable = await readableByScript(page);
+  expect(JSON.stringify(readable)).not.toMatch(/xbs_|xst_/);
+  expect(readable.cookie).toBe('');
+  const keys = JSON.stringify(readable.indexedDB).match(/"cryptoKey":"private","extractable":(true|false)/g) ?? [];
+  expect(keys).toEqual(['"cryptoKey":"private","extractable":false']);
+  const signedInShot = testInfo.outputPath('deploy-panel-signed-in.png');
+  await panel.screenshot({ path: signedInShot });
+  await testInfo.attach('signed in', { path: signedInShot, contentType: 'image/png' });
+
+  // A page of another local server cannot use it: CORS refuses its origin, the control plane refuses
+  // its requests, and the browser sends it nothing to keep.
+  const hostilePage = await context.newPage();
+  const { seen, received } = await hostileVisit(hostilePage, plane.url);
+  await hostilePage.close();
+  expect(seen.whoami).toMatch(/^refused: TypeError/);
+  expect(seen.listApps).toMatch(/^refused: TypeError/);
+  expect(seen.createApp).toBe('opaque');
+  expect(plane.plane.context.records.all("SELECT id FROM apps WHERE name = 'evil'")).toEqual([]);
+  expect(received.map((headers) => headers.cookie ?? '').join('')).not.toMatch(/xbs_|xst_|xbk_/);
+  expect(received.every((headers) => !/xbs_|xst_/.test(JSON.stringify(headers)))).toBe(true);
+
   // Deploy to preview: built in the browser, verified and kept by the control plane.
   await panel.getByRole('button', { name: 'Deploy to preview' }).click();
   const previewLink = panel.locator('.deploy-urls li', { hasText: 'preview' }).getByRole('link');
   await expect(previewLink).toHaveAttribute('href', /^http:\/\/app-[a-z0-9]+--preview\.localhost:\d+/, { timeout: 60_000 });
-  await testInfo.attach('deployed', { body: await page.screenshot(), contentType: 'image/png' });
+  const deployedShot = testInfo.outputPath('deployed.png');
+  await page.screenshot({ path: deployedShot });
+  await testInfo.attach('deployed', { path: deployedShot, contentType: 'image/png' });
 
   // The hosted app, served by the control plane at its own origin, as a guest visitor.
   const hosted = await context.newPage();
