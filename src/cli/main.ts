@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runCommandLine, type CommandHost } from '../core/commands';
+import { stoppable } from '../core/host/stoppable';
 import { NodeFileSystem } from '../adapters/node/node-file-system';
 import { nodeLocalHost } from '../adapters/node/local-host';
 import type { Compiler } from '../core/build/build';
@@ -69,16 +70,16 @@ export function nodeHost(io: CliIo): CommandHost {
     project: (directory) => new NodeFileSystem(resolve(cwd, directory)),
     // Loaded on first use: TypeScript and esbuild are not needed to explain a code.
     compiler: io.compiler ?? (async () => (compiler ??= (await import('../adapters/node/compiler')).nodeCompiler())),
-    runTests: (prepared, options) => ({
-      async *[Symbol.asyncIterator]() {
+    // Stopped at once when its reader stops reading (platform dev's save or stop ends the engine running).
+    runTests: (prepared, options) =>
+      stoppable(async function* (signal) {
         const { runTestsInWorkerd } = await import('../adapters/workerd/test-host');
         // PLATFORM_TEST_TIMEOUT_MS shortens the 20-second limit, PLATFORM_HANDLER_DEADLINE_MS the handler
         // deadline, for the platform's own tests of them.
         const timeoutMs = Number(process.env.PLATFORM_TEST_TIMEOUT_MS) || undefined;
         const handlerDeadlineMs = Number(process.env.PLATFORM_HANDLER_DEADLINE_MS) || undefined;
-        yield* runTestsInWorkerd(prepared, { ...options, timeoutMs, handlerDeadlineMs });
-      },
-    }),
+        yield* runTestsInWorkerd(prepared, { ...options, timeoutMs, handlerDeadlineMs, signal });
+      }),
     templates: async () => (await import('../adapters/node/templates')).nodeTemplates(),
     runScript: async (directory, script) => (await import('../adapters/node/run-script')).runPackageScript(resolve(cwd, directory), script),
     print: (text) => stdout.write(`${text}\n`),

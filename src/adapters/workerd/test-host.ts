@@ -21,6 +21,8 @@ import { TEST_TIMEOUT_MS } from '../../core/testing/run-file';
 import { ACK_PATH, serverCopyName, type TestRunRequest } from '../../../worker/protocol/workerd-test';
 import { bundleWorkerEntry, endEnginesOnSignal, WorkerdEngine } from './workerd-engine';
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /** Time allowed beyond a test's own limit before its engine is ended. */
 const GRACE_MS = 1_000;
 const HEAP_MB = 512;
@@ -33,6 +35,8 @@ export interface WorkerdTestOptions {
   timeoutMs?: number;
   /** The handler deadline; by default the manifest's limits' (limits.ts), as dev and hosting apply it. */
   handlerDeadlineMs?: number;
+  /** Stops the run: the engine running is ended at once and no other starts (`platform dev` stopping, or a save). */
+  signal?: AbortSignal;
 }
 
 export async function* runTestsInWorkerd(prepared: PreparedTests, options: WorkerdTestOptions = {}): AsyncGenerator<TestEvent> {
@@ -41,14 +45,19 @@ export async function* runTestsInWorkerd(prepared: PreparedTests, options: Worke
   const timeoutMs = options.timeoutMs ?? TEST_TIMEOUT_MS;
   const handlerDeadlineMs = limitsOf(manifest, options.handlerDeadlineMs ? { handlerDeadlineMs: options.handlerDeadlineMs } : {}).handlerDeadlineMs;
   const dir = mkdtempSync(join(tmpdir(), 'platform-test-'));
-  const undo = endEnginesOnSignal(() => rmSync(dir, { recursive: true, force: true }));
+  // A command that handles signals itself (`platform dev`, whose stop ends this run through `signal` and
+  // exits 0) owns them: ending the engines and raising the signal again here would kill it mid-stop.
+  // Otherwise (`platform test`), a signal ends the engines and this run's files, then takes its course.
+  const undo = SIGNALS.some((name) => process.listenerCount(name) > 0) ? () => undefined : endEnginesOnSignal(() => rmSync(dir, { recursive: true, force: true }));
   try {
     const entryPath = await bundleWorkerEntry('workerd-test', join(dir, 'entry'));
     const serverPath = join(dir, 'modules', 'app.js');
     mkdirSync(dirname(serverPath), { recursive: true });
     writeFileSync(serverPath, prepared.server.code);
     let engines = 0;
+    const { signal } = options;
     for (const test of prepared.tests) {
+      if (signal?.aborted) return;
       const testModule = test.file.replace(/\.[^./]+$/, '.js');
       const testPath = join(dir, 'modules', testModule);
       mkdirSync(dirname(testPath), { recursive: true });
@@ -60,11 +69,11 @@ export async function* runTestsInWorkerd(prepared: PreparedTests, options: Worke
         // An engine that used every copy of the server module hands the remaining tests to a fresh one.
         const ran: string[] = [];
         for (;;) {
-          const outcome = yield* runEngine(join(dir, `engine-${++engines}`), modules, request([...skip, ...ran], overdue), timeoutMs);
+          const outcome = yield* runEngine(join(dir, `engine-${++engines}`), modules, request([...skip, ...ran], overdue), timeoutMs, signal);
           ran.push(...outcome.ran);
-          if (!outcome.exhausted) return { ...outcome, ran };
+          if (!outcome.exhausted || signal?.aborted) return { ...outcome, ran };
         }
-      });
+      }, () => signal?.aborted === true);
     }
   } finally {
     undo();
@@ -76,8 +85,20 @@ export async function* runTestsInWorkerd(prepared: PreparedTests, options: Worke
  * Runs one engine until its file ends, it is stopped in a test, or it runs out of server copies: the
  * engine's NDJSON lines go to the kernel's attempt (src/core/host/test-run.ts), which times the tests.
  */
-async function* runEngine(dir: string, modules: Array<{ name: string; path: string }>, request: TestRunRequest, timeoutMs: number): AsyncGenerator<TestEvent, AttemptEnd> {
+async function* runEngine(dir: string, modules: Array<{ name: string; path: string }>, request: TestRunRequest, timeoutMs: number, signal: AbortSignal | undefined): AsyncGenerator<TestEvent, AttemptEnd> {
   const inbox: AttemptInbox = new Inbox();
+  if (signal?.aborted) return { ran: [] };
+  const cancel = () => inbox.push({ type: 'cancelled' });
+  signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    return yield* followEngine(dir, modules, request, timeoutMs, inbox);
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+  }
+}
+
+/** Starts the engine and follows its run (see runEngine). */
+async function* followEngine(dir: string, modules: Array<{ name: string; path: string }>, request: TestRunRequest, timeoutMs: number, inbox: AttemptInbox): AsyncGenerator<TestEvent, AttemptEnd> {
   let engine: WorkerdEngine;
   try {
     engine = await WorkerdEngine.start({ dir, modules, durableObject: { className: 'TestStore', storageDir: join(dir, 'storage') }, secrets: {}, heapMb: HEAP_MB, compatibilityDate: '2025-09-01', startTimeoutMs: START_TIMEOUT_MS });
