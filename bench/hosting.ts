@@ -99,12 +99,12 @@ async function commitRows(started: PlaneProcess, dataDir: string, token: string)
   ];
 }
 
-/** GETs `path` on a hosted origin over a raw socket and reads the answer slowly: `bytesPerTick` every 50 ms, for `ms`. */
-function slowReader(origin: string, path: string, ms: number, bytesPerTick: number): Promise<number> {
+/** GETs `path` on a hosted origin over a raw socket from `localAddress` and reads the answer slowly: `bytesPerTick` every 50 ms, for `ms`. */
+function slowReader(origin: string, path: string, ms: number, bytesPerTick: number, localAddress: string): Promise<number> {
   const url = new URL(origin);
   return new Promise((resolve) => {
     let read = 0;
-    const socket = connect(Number(url.port), '127.0.0.1');
+    const socket = connect({ port: Number(url.port), host: '127.0.0.1', localAddress });
     socket.on('error', () => undefined);
     socket.write(`GET ${path} HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`);
     socket.pause();
@@ -168,7 +168,8 @@ async function abuseRows(started: PlaneProcess, token: string): Promise<Row[]> {
       return `HTTP ${sent.status}, ${Math.round(sent.written / MiB)} MiB sent`;
     });
     await phase('15 slow readers of a 64 MiB stream for 6 s', async () => {
-      const read = await Promise.all(Array.from({ length: 15 }, () => slowReader(origin, '/api/stream/64', 6000, 16 * 1024)));
+      // From five sources, three each: one visitor holds at most a quarter of the 16 slots.
+      const read = await Promise.all(Array.from({ length: 15 }, (_, i) => slowReader(origin, '/api/stream/64', 6000, 16 * 1024, `127.0.${20 + Math.floor(i / 3)}.1`)));
       return `${Math.round(read.reduce((a, b) => a + b, 0) / MiB)} MiB read in all`;
     });
     await phase('256 MiB buffers held across 4 requests', async () => {

@@ -114,7 +114,7 @@ export class AppStore {
     const headers = new Headers(request.headers);
     headers.delete(IDENTITY_HEADER);
     const forwarded = new Request(identity.url, { method: request.method, headers, ...(body ? { body } : {}) });
-    return this.#runtime.fetch(Object.freeze({ ...identity.auth }), forwarded);
+    return this.#runtime.fetch(Object.freeze({ ...identity.auth }), forwarded, typeof identity.visitor === 'string' ? identity.visitor : undefined);
   }
 
   /**

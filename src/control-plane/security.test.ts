@@ -18,7 +18,7 @@ import { startControlPlane, type Started } from './main';
 import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../core/host/identity';
 import type { Auth } from '../core/runtime/personas';
 import { HOSTILE } from './fixtures';
-import { approveOverHttp, enginePort, eventually, hostedRequest, platformOverLoopback, sendHuge, slowReader } from './test-helpers';
+import { approveOverHttp, cookieOf, enginePort, eventually, hostedRequest, platformOverLoopback, sendHuge, slowReader, type SlowReader } from './test-helpers';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -174,7 +174,8 @@ describe('a hostile app is contained', () => {
     const before = process.memoryUsage().rss;
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-    const readers = Array.from({ length: STREAMS }, () => slowReader(hostile, '/api/stream/64'));
+    // From five sources, three each: one visitor holds at most a share of the slots (the next test).
+    const readers = Array.from({ length: STREAMS }, (_, i) => slowReader(hostile, '/api/stream/64', { localAddress: `127.0.${20 + Math.floor(i / 3)}.1` }));
     try {
       // Read a little of each (16 KiB every 50 ms) while the app would push 15 × 64 MiB if nothing held it back.
       const trickle = setInterval(() => readers.forEach((reader) => reader.take(16 * 1024)), 50);
@@ -213,6 +214,49 @@ describe('a hostile app is contained', () => {
     });
     expect(admitted).toBe(true);
     await stillServing();
+  }, 90_000);
+
+  it('one visitor holds at most its share of the stream slots, however many guest cookies it mints; another visitor still gets one', async () => {
+    await stillServing();
+    const attacker = '127.0.9.1';
+    const status = async (reader: SlowReader) => ((await eventually(() => (reader.take(1 << 20), reader.status() !== 0 || reader.closed()), 10_000)) ? reader.status() : 0);
+    const held: SlowReader[] = [];
+    try {
+      // Cookieless, so every answer mints a new guest: the attacker opens streams until refused. The
+      // slots of the test before come back once the engine sees those connections go.
+      expect(await eventually(async () => {
+        const reader = slowReader(hostile, '/api/stream/64', { localAddress: attacker });
+        if ((await status(reader)) === 200) return (held.push(reader), true);
+        reader.close();
+        return false;
+      })).toBe(true);
+      for (let i = 1; i < STREAMS; i++) {
+        const reader = slowReader(hostile, '/api/stream/64', { localAddress: attacker });
+        held.push(reader);
+        if ((await status(reader)) !== 200) break;
+      }
+      // A quarter of the 15 slots (3), then the spec's refusal.
+      expect(held.map((reader) => reader.status())).toEqual([200, 200, 200, 503]);
+      const refused = await hostedRequest(hostile, '/api/stream/1', { localAddress: attacker });
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(JSON.parse(refused.text)).toMatchObject({ protocol: 'platform.runtime.v0', error: { code: 'stream_connection_budget_exceeded' } });
+      // Guest identities minted beforehand (each page load gives a new one) are the same visitor.
+      for (let i = 0; i < 3; i++) {
+        const cookie = cookieOf(await hostedRequest(hostile, '/', { localAddress: attacker }));
+        expect(cookie).toMatch(/^__platform_guest=/);
+        const minted = await hostedRequest(hostile, '/api/stream/1', { localAddress: attacker, headers: { cookie: cookie! } });
+        expect(minted.status).toBe(503);
+        expect(JSON.parse(minted.text)).toMatchObject({ error: { code: 'stream_connection_budget_exceeded' } });
+      }
+      // Everyone else still gets a slot: another source, and a plain request of the app.
+      const other = slowReader(hostile, '/api/stream/64', { localAddress: '127.0.10.1' });
+      held.push(other);
+      expect(await status(other)).toBe(200);
+      await stillServing();
+    } finally {
+      for (const reader of held) reader.close();
+    }
   }, 90_000);
 
   describe('a local process sends requests straight to an engine\'s loopback port', () => {

@@ -178,12 +178,12 @@ export interface HostedAnswer {
   text: string;
 }
 
-/** An HTTP request to a hosted origin (`http://app-…--preview.localhost:<port>`) sent to 127.0.0.1 with that Host. */
-export function hostedRequest(origin: string, path: string, options: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<HostedAnswer> {
+/** An HTTP request to a hosted origin (`http://app-…--preview.localhost:<port>`) sent to 127.0.0.1 with that Host (from `localAddress` when given). */
+export function hostedRequest(origin: string, path: string, options: { method?: string; body?: string; headers?: Record<string, string>; localAddress?: string } = {}): Promise<HostedAnswer> {
   const url = new URL(origin);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port: Number(url.port), path, method: options.method ?? 'GET', headers: { host: url.host, ...(options.body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(options.body)) } : {}), ...options.headers } },
+      { host: '127.0.0.1', port: Number(url.port), path, ...(options.localAddress ? { localAddress: options.localAddress, agent: false } : {}), method: options.method ?? 'GET', headers: { host: url.host, ...(options.body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(options.body)) } : {}), ...options.headers } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -399,16 +399,19 @@ export interface SlowReader {
   close(): void;
 }
 
-/** Opens a GET of `path` on a hosted origin over a raw socket and leaves the answer unread (a paused socket holds little). */
-export function slowReader(origin: string, path: string): SlowReader {
+/**
+ * Opens a GET of `path` on a hosted origin over a raw socket and leaves the answer unread (a paused
+ * socket holds little); from `localAddress` (any 127.x.y.z: another source) and with `cookie` when given.
+ */
+export function slowReader(origin: string, path: string, options: { localAddress?: string; cookie?: string } = {}): SlowReader {
   const url = new URL(origin);
-  const socket: Socket = connect(Number(url.port), '127.0.0.1');
+  const socket: Socket = connect({ port: Number(url.port), host: '127.0.0.1', ...(options.localAddress ? { localAddress: options.localAddress } : {}) });
   let head = '';
   let read = 0;
   let closed = false;
   socket.on('error', () => undefined);
   socket.on('close', () => (closed = true));
-  socket.write(`GET ${path} HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`);
+  socket.write(`GET ${path} HTTP/1.1\r\nhost: ${url.host}\r\n${options.cookie ? `cookie: ${options.cookie}\r\n` : ''}\r\n`);
   socket.pause();
   return {
     status: () => Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0),

@@ -40,6 +40,8 @@ export interface HostedRequest {
   url: string;
   headers: Array<[string, string]>;
   body?: Uint8Array;
+  /** Who a live connection or streamed response holds its slot for: one visitor holds at most its share. */
+  visitor?: string;
 }
 
 export interface AppEngineOptions {
@@ -266,7 +268,7 @@ export class AppEngine {
       const previous = headers[lower];
       headers[lower] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
     }
-    headers[IDENTITY_HEADER] = signIdentity(running.identityKey, { auth, url: request.url, method: request.method, body: request.body ?? null, sequence: running.sequence++ });
+    headers[IDENTITY_HEADER] = signIdentity(running.identityKey, { auth, url: request.url, method: request.method, body: request.body ?? null, sequence: running.sequence++, ...(request.visitor !== undefined ? { visitor: request.visitor } : {}) });
     if (request.body) headers['content-length'] = String(request.body.byteLength);
     const url = new URL(request.url);
     const engine = running;

@@ -26,6 +26,7 @@ import { contentType } from './content-types';
 import { assetPath, isRuntimePath } from '../../core/local/assets';
 import { CallLogs, takeCallRecord } from './call-log';
 import { runtimeErrorFromBody } from '../../modules/wire';
+import { clientSource } from '../rate-limit';
 import { INSPECT_PREFIX, type HostedInspection } from '../../../worker/protocol/inspection';
 
 export const GUEST_COOKIE = '__platform_guest';
@@ -68,6 +69,16 @@ function newGuestId(): string {
   guestBytes.fill(0, guestOffset, guestOffset + 16);
   guestOffset += 16;
   return id;
+}
+
+/**
+ * Who a live connection or streamed response holds its `liveConnections` slot for (one visitor holds at
+ * most its share, live.ts): a signed-in person by their user, a guest by its source network
+ * (`clientSource`: IPv4 /24, IPv6 /64), cookie or not. A guest cookie costs nothing (any request
+ * without one gets a new one), so counting by cookie would let one source hold every slot.
+ */
+function slotHolder(user: Auth | undefined, incoming: IncomingMessage | undefined): string {
+  return user ? `user:${user.appUserId}` : `source:${clientSource(incoming?.socket?.remoteAddress ?? 'local')}`;
 }
 
 function page(status: number, title: string, text: string): Response {
@@ -338,7 +349,8 @@ export class Hosting {
       } else {
         // Headers pass through except cookies (the guest identity, the app session): the app never sees them.
         const headers = [...request.headers].filter(([name]) => name !== 'cookie');
-        response = await process.fetch(user ?? this.#guest(target.appId, target.environment, visitor!.guestId), { method: request.method, url: request.url, headers, ...(body ? { body } : {}) });
+        const auth = user ?? this.#guest(target.appId, target.environment, visitor!.guestId);
+        response = await process.fetch(auth, { method: request.method, url: request.url, headers, ...(body ? { body } : {}), visitor: slotHolder(user, incoming) });
       }
     }
     const call = takeCallRecord(request, response, started, user ? 'user' : 'guest');

@@ -33,6 +33,8 @@ export interface SignedIdentity {
   bodyHash: string;
   /** Increasing per engine start: each number is accepted once. */
   sequence: number;
+  /** Who a live connection or streamed response holds its slot for (hosting names one; local hosts do not). */
+  visitor?: string;
   /** Milliseconds since the epoch after which the identity is refused. */
   expiresAt: number;
 }
@@ -44,6 +46,7 @@ export interface IdentityRequest {
   method: string;
   body?: Uint8Array | null;
   sequence: number;
+  visitor?: string;
 }
 
 const encoder = new TextEncoder();
@@ -68,6 +71,7 @@ export function signIdentity(key: Uint8Array, request: IdentityRequest, now = Da
     method: request.method.toUpperCase(),
     bodyHash: bodyHash(request.body),
     sequence: request.sequence,
+    ...(request.visitor !== undefined ? { visitor: request.visitor } : {}),
     expiresAt: now + LIFETIME_MS,
   };
   const text = JSON.stringify(identity);

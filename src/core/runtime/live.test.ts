@@ -13,6 +13,7 @@ import { testClock } from './clock';
 import type { Limits } from './limits';
 import { personaAuth, type PersonaName } from './personas';
 import { AppRuntime } from './runtime';
+import { visitorShare } from './live';
 
 const factory = await nodeSqlDriverFactory();
 
@@ -254,6 +255,27 @@ describe('the liveConnections budget', () => {
     expect((await rt.fetch(as('guest'), new Request(`http://app.test${LIVE_PATH}`))).status).toBe(503);
     await streamed.body!.cancel();
     await Client.open(rt, 'guest');
+  });
+
+  it('a named visitor holds at most its share (a quarter, at least two); the others keep theirs, and a freed slot is the visitor\'s again', async () => {
+    expect([1, 2, 4, 8, 15, 20, 1000].map(visitorShare)).toEqual([1, 2, 2, 2, 3, 5, 250]);
+    const rt = runtime({ liveConnections: 8 });
+    const live = (visitor: string) => rt.fetch(as('guest'), new Request(`http://app.test${LIVE_PATH}`), visitor);
+    const streamed = (visitor: string) => rt.fetch(as('guest'), new Request('http://app.test/api/stream'), visitor);
+    const first = await live('source:a');
+    const second = await streamed('source:a');
+    expect([first.status, second.status]).toEqual([200, 200]);
+    for (const refused of [await live('source:a'), await streamed('source:a')]) {
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await refused.json()).toMatchObject({ error: { code: 'stream_connection_budget_exceeded', message: "No free live connection for this visitor: one visitor may hold 2 of the app's 8." } });
+    }
+    // Other visitors, and a host that names none, still get slots.
+    expect((await live('source:b')).status).toBe(200);
+    expect((await rt.fetch(as('guest'), new Request('http://app.test/api/stream'))).status).toBe(200);
+    expect(rt.openStreams).toBe(4);
+    await second.body!.cancel();
+    expect((await streamed('source:a')).status).toBe(200);
   });
 
   it('only GET opens the stream', async () => {

@@ -15,6 +15,9 @@
  * - A connection ends at the stream lifetime or past `streamedBytes` (a `close` event first), when
  *   its reader goes away (noticed at the next write at the latest: a `ping` every PING_MS), or when
  *   it falls `MAX_BEHIND` events behind; its slot is freed then.
+ * - When the host names the visitor a slot is for (hosting: a signed-in person, or a guest's source
+ *   network), one visitor holds at most `visitorShare` of the slots: one visitor cannot hold them all
+ *   and refuse everyone else for a stream's lifetime. Local hosts name none (one developer).
  */
 import { affects, LIVE_BUDGET_HEADER, LIVE_PROTOCOL, type LiveEvent, type TableSet } from '../../modules/wire';
 import { randomId, type RuntimeClock } from './clock';
@@ -32,6 +35,14 @@ export const RETRY_AFTER_SECONDS = 5;
 export const PING_MS = 5_000;
 /** Events a connection may leave unread before it is ended (a client that stopped reading). */
 export const MAX_BEHIND = 256;
+
+/**
+ * How many slots one visitor may hold of an app's `liveConnections`: a quarter, but at least two (a
+ * page's live connection and one streamed response) and never more than the budget.
+ */
+export function visitorShare(liveConnections: number): number {
+  return Math.min(liveConnections, Math.max(2, Math.floor(liveConnections / 4)));
+}
 
 type CloseReason = Extract<LiveEvent, { kind: 'close' }>['reason'];
 
@@ -58,6 +69,8 @@ export class LiveUpdates {
   readonly #pingMs: number;
   /** Slots held: live connections and streamed responses. */
   #used = 0;
+  /** Slots held by each named visitor. */
+  readonly #byVisitor = new Map<string, number>();
   readonly #connections = new Map<string, Connection>();
 
   constructor(limits: Limits, clock: RuntimeClock, options: LiveOptions = {}) {
@@ -81,29 +94,43 @@ export class LiveUpdates {
     return this.#connections.size;
   }
 
-  /** Takes a slot; false when none is free. */
-  take(): boolean {
-    if (!this.free) return false;
-    this.#used++;
-    return true;
-  }
-
-  release(): void {
-    this.#used = Math.max(0, this.#used - 1);
-  }
-
-  /** The refusal when no slot is free: 503 `stream_connection_budget_exceeded` with `Retry-After`. */
-  refusal(): CallOutcome {
+  /**
+   * Takes a slot for `visitor` (undefined: a host that names no visitor); the refusal, 503
+   * `stream_connection_budget_exceeded` with `Retry-After`, when none is free or the visitor holds its share.
+   */
+  take(visitor?: string): CallOutcome | undefined {
     const budget = this.#limits.liveConnections;
-    return failedCall(503, 'stream_connection_budget_exceeded', `No free live connection: the app allows ${budget}.`, this.#clock, {
+    if (!this.free) return this.#refusal(`No free live connection: the app allows ${budget}.`);
+    if (visitor !== undefined) {
+      const held = this.#byVisitor.get(visitor) ?? 0;
+      const share = visitorShare(budget);
+      if (held >= share) return this.#refusal(`No free live connection for this visitor: one visitor may hold ${share} of the app's ${budget}.`);
+      this.#byVisitor.set(visitor, held + 1);
+    }
+    this.#used++;
+    return undefined;
+  }
+
+  /** Gives back a slot `take` gave `visitor`. */
+  release(visitor?: string): void {
+    this.#used = Math.max(0, this.#used - 1);
+    if (visitor === undefined) return;
+    const held = (this.#byVisitor.get(visitor) ?? 0) - 1;
+    if (held > 0) this.#byVisitor.set(visitor, held);
+    else this.#byVisitor.delete(visitor);
+  }
+
+  #refusal(message: string): CallOutcome {
+    return failedCall(503, 'stream_connection_budget_exceeded', message, this.#clock, {
       'retry-after': String(RETRY_AFTER_SECONDS),
-      [LIVE_BUDGET_HEADER]: String(budget),
+      [LIVE_BUDGET_HEADER]: String(this.#limits.liveConnections),
     });
   }
 
-  /** Opens a live connection for `auth`: the stream's response, or the refusal. */
-  open(auth: Auth): Response | CallOutcome {
-    if (!this.take()) return this.refusal();
+  /** Opens a live connection for `auth`, as `visitor` when the host names one: the stream's response, or the refusal. */
+  open(auth: Auth, visitor?: string): Response | CallOutcome {
+    const refused = this.take(visitor);
+    if (refused) return refused;
     const id = `live_${randomId(this.#clock)}`;
     const { streamedBytes, streamLifetimeMs, liveConnections } = this.#limits;
     let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -117,7 +144,7 @@ export class LiveUpdates {
       clearInterval(ping);
       clearTimeout(lifetime);
       this.#connections.delete(id);
-      this.release();
+      this.release(visitor);
     };
     const line = (event: LiveEvent) => encoder.encode(`${JSON.stringify(event)}\n`);
     const close = (reason: CloseReason) => {

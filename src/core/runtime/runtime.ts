@@ -370,13 +370,14 @@ export class AppRuntime {
 
   /**
    * Serves an HTTP request as `auth`: the query and mutation wire routes (`/_platform/v0/…`) and the
-   * app's endpoints (`/api/…`).
+   * app's endpoints (`/api/…`). `visitor`, when the host names one, is who a live connection or a
+   * streamed response holds its slot for: one visitor holds at most its share (live.ts).
    */
-  fetch(auth: Auth, request: Request): Promise<Response> {
+  fetch(auth: Auth, request: Request, visitor?: string): Promise<Response> {
     return this.#serialize(async () => {
-      if (!this.#console) return this.#fetch(auth, request);
+      if (!this.#console) return this.#fetch(auth, request, visitor);
       // Lines written before the answer's headers are the call's (a stream's later lines are not kept).
-      const { value, lines } = await this.#console.collect(() => this.#fetch(auth, request));
+      const { value, lines } = await this.#console.collect(() => this.#fetch(auth, request, visitor));
       // A live connection refused by a budget of 0 is live updates being off, not a failure to report.
       const off = this.limits.liveConnections === 0 && new URL(request.url).pathname === LIVE_PATH;
       const error = off ? undefined : errorOf(value);
@@ -398,11 +399,11 @@ export class AppRuntime {
     return this.#failure('request_too_large', 413, `The request body is ${size} bytes, over the requestBytes budget of ${this.limits.requestBytes}.`);
   }
 
-  async #fetch(auth: Auth, request: Request): Promise<Response> {
+  async #fetch(auth: Auth, request: Request, visitor: string | undefined): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === LIVE_PATH) {
       if (request.method !== 'GET') return errorResponse(this.#failure('not_found', 405, `Use GET for ${url.pathname}.`));
-      const opened = this.#live.open(auth);
+      const opened = this.#live.open(auth, visitor);
       return opened instanceof Response ? opened : errorResponse(opened);
     }
     const wire = /^\/_platform\/v0\/(query|mutation)\/([^/]+)$/.exec(url.pathname);
@@ -422,10 +423,10 @@ export class AppRuntime {
       if (outcome.error) return errorResponse({ ...outcome, headers: { ...outcome.headers, ...tables } });
       return new Response(encodeJson({ result: answer.result }), { status: 200, headers: { 'content-type': 'application/json', ...tables } });
     }
-    return this.#endpoint(auth, request, url);
+    return this.#endpoint(auth, request, url, visitor);
   }
 
-  async #endpoint(auth: Auth, request: Request, url: URL): Promise<Response> {
+  async #endpoint(auth: Auth, request: Request, url: URL, visitor: string | undefined): Promise<Response> {
     const { match, methodAllowed } = this.#endpoints.match(request.method, url.pathname);
     if (!match) {
       return methodAllowed
@@ -466,26 +467,29 @@ export class AppRuntime {
           driver.close();
         }
       });
-      return answer instanceof Response ? answer : this.#stream(answer);
+      return answer instanceof Response ? answer : this.#stream(answer, visitor);
     } catch (error) {
       return errorResponse(this.#fromThrown(error, 'endpoint'));
     }
   }
 
   /** A streamed response, if a liveConnections slot is free: bounded by streamedBytes and the stream lifetime. */
-  #stream(descriptor: StreamDescriptor): Response {
-    if (!this.#live.free) return errorResponse(this.#live.refusal());
+  #stream(descriptor: StreamDescriptor, visitor: string | undefined): Response {
+    const live = this.#live;
+    const refused = live.take(visitor);
+    if (refused) return errorResponse(refused);
     const source = descriptor.upstream?.body ?? descriptor.body;
     const status = descriptor.upstream?.status ?? 200;
     const headers = new Headers(descriptor.upstream?.headers ?? descriptor.headers);
-    if (!source) return new Response(null, { status, headers });
-    const live = this.#live;
-    live.take();
+    if (!source) {
+      live.release(visitor);
+      return new Response(null, { status, headers });
+    }
     let released = false;
     const release = () => {
       if (!released) {
         released = true;
-        live.release();
+        live.release(visitor);
       }
     };
     const { streamedBytes, streamLifetimeMs } = this.limits;
