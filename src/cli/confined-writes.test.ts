@@ -98,6 +98,29 @@ describe('platform dev never writes through a link under .platform/', () => {
     expect(readdirSync(home)).toEqual(['victim.txt']);
   }, 300_000);
 
+  it('a dangling link among the state\'s SQLite files (workerd writes them itself, following links): DG1813 before the engine starts', async () => {
+    const root = copyTemplate('todo');
+    const home = temporary('platform-home-');
+    const first = new DevProcess(['dev', '--json', '--port', '0'], root);
+    try {
+      await first.kind('preview.ready');
+    } finally {
+      await first.stop();
+    }
+    const state = join(root, '.platform/state/dev');
+    const files = readdirSync(state, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(files.length).toBeGreaterThan(0);
+    rmSync(state, { recursive: true });
+    for (const file of files) {
+      const at = join(state, join(file.parentPath, file.name).slice(state.length + 1));
+      mkdirSync(join(at, '..'), { recursive: true });
+      symlinkSync(join(home, file.name), at);
+    }
+    const refused = await devRefused(root);
+    expect(refused.message).toContain('.platform/state/dev/');
+    expect(readdirSync(home)).toEqual([]);
+  }, 300_000);
+
   it('a linked .platform/ itself: nothing is made in its target; DG1813, dev stops', async () => {
     const root = copyTemplate('todo');
     const home = temporary('platform-home-');

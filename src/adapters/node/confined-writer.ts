@@ -13,7 +13,7 @@
  * is under way; the folder's real path is compared with the checked one just before the rename.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { normalizeProjectPath, WriteRefusal } from '../../core/fs';
 
@@ -162,6 +162,25 @@ export class ConfinedWriter {
     this.#stillChecked(to, destinationFolder, destination);
     renameSync(join(sourceFolder, sourceName), target);
     return true;
+  }
+
+  /**
+   * Makes or checks a folder that another process writes in by itself (workerd's SQLite files under
+   * `.platform/state/<mode>`), and refuses a link anywhere inside it: that process would follow one.
+   * Its absolute path.
+   */
+  folderWithoutLinks(path: string): string {
+    const folder = this.folder(path);
+    const base = normalizeProjectPath(path)!;
+    const visit = (absolute: string, relative: string): void => {
+      for (const entry of readdirSync(absolute, { withFileTypes: true })) {
+        const inner = `${relative}/${entry.name}`;
+        if (entry.isSymbolicLink()) throw new WriteRefusal(inner, 'link', inner);
+        if (entry.isDirectory()) visit(join(absolute, entry.name), inner);
+      }
+    };
+    visit(folder, base);
+    return folder;
   }
 
   /** Makes the root (and its parents) when it does not exist yet: only for a root the person or the host named. */

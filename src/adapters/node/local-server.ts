@@ -102,7 +102,8 @@ export class NodeLocalServer implements LocalServer {
     const writer = new ConfinedWriter(root);
     const appPath = writer.writeFile(`${enginePath(mode)}/modules/${sha256Hex(server)}.mjs`, server);
     const engineDir = writer.folder(`${enginePath(mode)}/engine-${slot}`);
-    const storageDir = writer.folder(statePath(mode));
+    // workerd writes the app's SQLite files there by itself, following any link: none may be inside.
+    const storageDir = writer.folderWithoutLinks(statePath(mode));
     return new AppEngine({
       dir: engineDir,
       storageDir,

@@ -137,6 +137,12 @@ describe('NodeFileSystem', () => {
       symlinkSync(outside, join(root, 'state/preview'));
       expect(() => writer.move('state/preview', 'recovery/preview-1')).toThrow('state/preview is a symbolic link');
       expect(readdirSync(outside)).toEqual(['keep.txt']);
+      // A folder another process writes in by itself: a link anywhere inside it is refused.
+      mkdirSync(join(root, 'state/dev/do'), { recursive: true });
+      writeFileSync(join(root, 'state/dev/do/a.sqlite'), 'rows');
+      expect(writer.folderWithoutLinks('state/dev')).toBe(join(root, 'state/dev'));
+      symlinkSync(join(outside, 'b.sqlite'), join(root, 'state/dev/do/b.sqlite'));
+      expect(() => writer.folderWithoutLinks('state/dev')).toThrow('state/dev/do/b.sqlite is a symbolic link');
     } finally {
       rmSync(outside, { recursive: true, force: true });
       rmSync(root, { recursive: true, force: true });
