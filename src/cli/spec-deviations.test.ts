@@ -16,6 +16,8 @@ import { DevProcess } from './dev-process';
 import { main } from './main';
 
 const ROOT = join(import.meta.dirname, '../..');
+// Every test spawns the CLI, which runs the TypeScript sources: slow on a busy 2-core machine.
+const SLOW = { timeout: 180_000 };
 const BIN = join(ROOT, 'bin/platform.mjs');
 let work: string;
 
@@ -60,7 +62,7 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the command line itself (item 8)', () => {
-  it('DG0002: a flag given twice (build --verify --verify), as docs/cli.md says of any repeated option', async () => {
+  it('DG0002: a flag given twice (build --verify --verify), as docs/cli.md says of any repeated option', SLOW, async () => {
     const dir = template('twice');
     const run = await platform(['build', '--verify', '--verify', '--json', dir], work);
     expect(run.code).toBe(2);
@@ -68,7 +70,7 @@ describe('the command line itself (item 8)', () => {
     expect(codes(await platform(['check', '--json', '--json', dir], work))).toEqual(['DG0002']);
   });
 
-  it('platform --json with no command is the usage as a help envelope, not a command named "--json"', async () => {
+  it('platform --json with no command is the usage as a help envelope, not a command named "--json"', SLOW, async () => {
     const run = await platform(['--json'], work);
     expect(run.code).toBe(0);
     expect(envelopeOf(run)).toMatchObject({ protocol: 'platform.command.v0', command: 'help', ok: true, diagnostics: [] });
@@ -78,7 +80,7 @@ describe('the command line itself (item 8)', () => {
     expect(envelopeOf(check)).toMatchObject({ command: 'check', ok: true });
   });
 
-  it('auth as and auth clear work, and docs/cli.md no longer calls them DG0001', async () => {
+  it('auth as and auth clear work, and docs/cli.md no longer calls them DG0001', SLOW, async () => {
     const dir = template('personas');
     const as = await platform(['auth', 'as', 'bob', '--json'], dir);
     expect(envelopeOf(as)).toMatchObject({ command: 'auth', ok: true });
@@ -90,7 +92,7 @@ describe('the command line itself (item 8)', () => {
 });
 
 describe('attribution after a renamed operation (item 6)', () => {
-  it('the calls of the old name in the client and the tests carry causedBy of the primary, not only their follow-on errors', async () => {
+  it('the calls of the old name in the client and the tests carry causedBy of the primary, not only their follow-on errors', SLOW, async () => {
     const dir = template('renamed');
     // todos.add renamed to a name the definition refuses (DG1303): the client and the tests still call todos.add.
     edit(dir, 'src/server/index.ts', (text) => text.replace("'todos.add': mutation", "'todos.Add': mutation"));
@@ -153,13 +155,13 @@ describe('against a running platform dev (items 3 and 8)', () => {
     dir = template('dev');
     dev = new DevProcess(['dev', '--json', '--port', '0'], dir);
     url = String((await dev.kind('preview.ready')).url);
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
     await dev?.stop();
   });
 
-  it('logs --after with something that is not a cursor is DG2002, as the hosted read answers', async () => {
+  it('logs --after with something that is not a cursor is DG2002, as the hosted read answers', SLOW, async () => {
     const read = await platform(['logs', '--json'], dir);
     expect(envelopeOf(read)).toMatchObject({ ok: true, result: { local: true, view: 'logs' } });
     const garbage = await platform(['logs', '--after', 'garbage', '--json'], dir);
@@ -223,7 +225,7 @@ describe('domains ls --app (item 8)', () => {
     await plane?.close();
   });
 
-  it('another builder\'s app is DG5193 for ls as it is for add; the owner lists it', async () => {
+  it('another builder\'s app is DG5193 for ls as it is for add; the owner lists it', SLOW, async () => {
     const dir = template('domains-app', 'endpoints');
     const linked = await cli(['link', '--new'], 'alice', dir);
     const appId = envelopeOf(linked).result.app.id as string;
