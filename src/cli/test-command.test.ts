@@ -84,7 +84,7 @@ describe('platform test on a broken copy', () => {
     const events = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(events.every((e) => e.protocol === 'platform.dev.v0')).toBe(true);
     const assertion = events.find((e) => e.kind === 'test.case.fail' && e.code === 'DG1904');
-    expect(assertion).toMatchObject({ name: 'an assertion that fails', severity: 'error', failure: 'assertion', matcher: 'toHaveLength', expected: '2', actual: '1', file: 'tests/broken.test.ts', span: { line: 4, column: 41 } });
+    expect(assertion).toMatchObject({ name: 'an assertion that fails', severity: 'error', failure: { kind: 'assertion', code: 'DG1904', matcher: 'toHaveLength', test: 'an assertion that fails' }, matcher: 'toHaveLength', expected: '2', actual: '1', file: 'tests/broken.test.ts', span: { line: 4, column: 41 } });
     const finish = events.at(-1)!;
     expect(finish).toMatchObject({ kind: 'test.run.finish', ok: false, passed: 7, failed: 4 });
     expect((finish.diagnostics as Array<{ code: string }>).map((d) => d.code)).toEqual(expect.arrayContaining(['DG1205', 'DG1901']));
