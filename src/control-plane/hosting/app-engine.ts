@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { failedCall } from '../../core/runtime/outcome';
+import { deadlineExceeded, failedCall } from '../../core/runtime/outcome';
 import { errorResponse } from '../../core/runtime/runtime';
 import type { Auth } from '../../core/runtime/personas';
 import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../../core/host/identity';
@@ -97,7 +97,7 @@ export class AppEngine {
   constructor(options: AppEngineOptions) {
     this.#options = options;
     this.#pending = new Watchdog(options.deadlineMs + options.graceMs, (pending) => {
-      pending.settle(errorResponse(failedCall(504, 'handler_deadline_exceeded', `The handler did not finish within its deadline of ${options.deadlineMs} ms.`)));
+      pending.settle(errorResponse(deadlineExceeded(options.deadlineMs)));
       if (this.#current) this.#end(this.#current, 'The app was restarted after a handler ran past its deadline.');
     });
   }
