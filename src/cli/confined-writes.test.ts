@@ -144,6 +144,23 @@ describe('state and export never go through a link or make folders outside', () 
     expect(readFileSync(join(home, 'state/dev/data.sqlite'), 'utf8')).toBe('rows');
   });
 
+  it('build and auth as through a link under .platform/: DG1813 in the envelope (not a DG0000 crash), nothing written at the target', async () => {
+    const root = copyTemplate('todo');
+    const home = temporary('platform-home-');
+    writeFileSync(join(home, 'victim.txt'), 'the person\'s file');
+    mkdirSync(join(root, '.platform'));
+    symlinkSync(join(home, 'victim.txt'), join(root, '.platform/persona.json'));
+    const persona = await cli(root, 'auth', 'as', 'bob');
+    expect(codes(persona)).toEqual(['DG1813']);
+    expect(persona.json.diagnostics[0]!.message).toContain('.platform/persona.json is a symbolic link');
+    rmSync(join(root, '.platform'), { recursive: true });
+    symlinkSync(home, join(root, '.platform'));
+    const built = await cli(root, 'build');
+    expect(codes(built)).toEqual(['DG1813']);
+    expect(readdirSync(home)).toEqual(['victim.txt']);
+    expect(readFileSync(join(home, 'victim.txt'), 'utf8')).toBe('the person\'s file');
+  }, 120_000);
+
   it('export --out into a folder that does not exist: DG1821 before anything is asked of a server, and no folder is made', async () => {
     const root = copyTemplate('todo');
     const missing = join(temporary('platform-export-'), 'nonexistent');

@@ -1,5 +1,6 @@
 /** Every command, and one entry point from an argument vector to an envelope, text and exit status. */
 import { diagnostic, envelope, exitStatus, type CommandEnvelope } from '../diagnostics';
+import { refusedWriteDiagnostic } from '../local/refused-write';
 import { didYouMean } from '../text/suggest';
 import { GLOBAL_OPTIONS, parseArguments } from './argv';
 import { build } from './build';
@@ -104,6 +105,14 @@ export async function runCommandLine(args: readonly string[], host: CommandHost)
     const value = await command.run(parsed.invocation, { ...host, print: host.print ?? ((text) => lines.push(text)) });
     return { envelope: value, output: lines.join('\n'), exitCode: exitStatus(value) };
   }
-  const value = await command.run(parsed.invocation, host);
+  let value;
+  try {
+    value = await command.run(parsed.invocation, host);
+  } catch (error) {
+    // A write the project's file system refused (a link on its path, say under .platform/) is an answer, DG1813, not a crash.
+    const refused = refusedWriteDiagnostic(error);
+    if (!refused) throw error;
+    value = envelope(command.name, [refused]);
+  }
   return outcome(value, json, command.text?.(value) ?? '');
 }
