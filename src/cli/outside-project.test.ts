@@ -22,11 +22,11 @@ it('platform build on a project whose .platform links elsewhere fails and create
   cpSync(join(ROOT, 'templates/todo'), project, { recursive: true });
   symlinkSync(work, join(project, '.platform'), 'dir');
   const before = readdirSync(work).sort();
-  let stderr = '';
-  // The refusal is an error of the file system, reported as DG0000 (a crash before a result).
-  const code = await main(['build', project, '--json'], { cwd: work, compiler, stdout: { write: () => {} }, stderr: { write: (t: string) => (stderr += t) } });
+  let stdout = '';
+  // The file system refuses the write (a link on its path): the command answers DG1813, it does not crash.
+  const code = await main(['build', project, '--json'], { cwd: work, compiler, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => {} } });
   expect(code).not.toBe(0);
-  expect(stderr).toContain('outside the project');
+  expect(JSON.parse(stdout)).toMatchObject({ command: 'build', ok: false, diagnostics: [{ code: 'DG1813', message: expect.stringContaining('.platform is a symbolic link') }] });
   // No types/, artifacts/, blobs/ or latest.json appeared where the link points.
   expect(readdirSync(work).sort()).toEqual(before);
 }, 60_000);

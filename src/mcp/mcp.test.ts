@@ -155,13 +155,19 @@ describe('platform mcp over stdio', () => {
     // Nothing is served there and no builder is signed in: the command's own refusal (an inspector or auth code) comes back whole.
     expect(inspected).toMatchObject({ ok: false, error: { code: expect.stringMatching(/^DG(20|50)\d\d$/) } });
 
-    // A command that crashes before its envelope (the file system refuses a .platform linking outside the project) is DG0000.
+    // A .platform linking outside the project is refused by the file system: the command's own DG1813, nothing written there.
     const linked = join(app, 'scratch/linked');
     cpSync(join(ROOT, 'templates/endpoints'), linked, { recursive: true });
     symlinkSync(outside, join(linked, '.platform'), 'dir');
-    const crashed = await author.call('platform_build', { directory: 'scratch/linked' });
-    expect(crashed).toMatchObject({ ok: false, error: { code: 'DG0000' }, result: { envelope: { protocol: 'platform.command.v0', command: 'build', ok: false, diagnostics: [{ code: 'DG0000', severity: 'error' }] } } });
+    const refused = await author.call('platform_build', { directory: 'scratch/linked' });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'DG1813' }, result: { envelope: { protocol: 'platform.command.v0', command: 'build', ok: false, diagnostics: [{ code: 'DG1813', severity: 'error' }] } } });
     expect(existsSync(join(outside, 'latest.json'))).toBe(false);
+    // A command that crashes before its envelope (a file where the .platform folder goes: ENOTDIR) is DG0000.
+    const blocked = join(app, 'scratch/blocked');
+    cpSync(join(ROOT, 'templates/endpoints'), blocked, { recursive: true });
+    writeFileSync(join(blocked, '.platform'), 'not a folder');
+    const crashed = await author.call('platform_build', { directory: 'scratch/blocked' });
+    expect(crashed).toMatchObject({ ok: false, error: { code: 'DG0000' }, result: { envelope: { protocol: 'platform.command.v0', command: 'build', ok: false, diagnostics: [{ code: 'DG0000', severity: 'error' }] } } });
   }, 900_000);
 
   it('drives a dev session through its events by cursor', async () => {
