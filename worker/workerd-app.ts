@@ -26,6 +26,8 @@ export interface AppStart {
   cursorSecret: string;
   identityKey: string;
   handlerDeadlineMs?: number;
+  /** The operator's quota on the environment's stored bytes (the runtime's default otherwise). */
+  maxStoredBytes?: number;
 }
 
 interface Env {
@@ -77,7 +79,7 @@ export class AppStore {
         env: start.env,
         secret: hex(start.cursorSecret),
         console: capture,
-        ...(start.handlerDeadlineMs ? { limits: { handlerDeadlineMs: start.handlerDeadlineMs } } : {}),
+        limits: { ...(start.handlerDeadlineMs ? { handlerDeadlineMs: start.handlerDeadlineMs } : {}), ...(start.maxStoredBytes ? { maxStoredBytes: start.maxStoredBytes } : {}) },
       });
     } catch (error) {
       // An incompatible schema change is known by its code (schema_change_refused), never by its wording.

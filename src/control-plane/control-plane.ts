@@ -68,6 +68,8 @@ export interface ControlPlaneOptions {
   handlerGraceMs?: number;
   /** How long a deployed app may take to start before its deployment fails (default 30 s). */
   appStartTimeoutMs?: number;
+  /** The bytes each app environment may store, rows and objects (default 1 GiB): past it a write is refused with 507 storage_quota_exceeded. */
+  maxStoredBytes?: number;
   /** Custom domains: the resolver that verifies them (DNS by default), the hosting provider, the per-builder quota. */
   domains?: DomainOptions;
   /** The template catalogue served at /v0/templates (default: the repository's templates). */
@@ -127,6 +129,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     ...(options.handlerDeadlineMs ? { handlerDeadlineMs: options.handlerDeadlineMs } : {}),
     ...(options.handlerGraceMs !== undefined ? { graceMs: options.handlerGraceMs } : {}),
     ...(options.appStartTimeoutMs ? { startTimeoutMs: options.appStartTimeoutMs } : {}),
+    ...(options.maxStoredBytes ? { maxStoredBytes: options.maxStoredBytes } : {}),
   });
 
   // The sweep: deletions a crash interrupted are finished before anything is served.

@@ -62,8 +62,14 @@ async function main(): Promise<void> {
       data: { type: 'string', default: process.env.PLATFORM_CONTROL_DATA ?? '.platform/control-plane' },
       'public-origin': { type: 'string', default: process.env.PLATFORM_PUBLIC_ORIGIN },
       'playground-origin': { type: 'string', multiple: true },
+      'max-stored-mb': { type: 'string', default: process.env.PLATFORM_MAX_STORED_MB },
     },
   });
+  const maxStoredMb = values['max-stored-mb'] === undefined ? undefined : Number(values['max-stored-mb']);
+  if (maxStoredMb !== undefined && !(Number.isInteger(maxStoredMb) && maxStoredMb > 0)) {
+    console.error(`--max-stored-mb ${JSON.stringify(values['max-stored-mb'])} is not usable: it must be a whole number of MiB above 0.`);
+    process.exit(2);
+  }
   // Playground origins: the flag (repeated, or comma-separated), else PLATFORM_PLAYGROUND_ORIGINS.
   const given = values['playground-origin'] ?? (process.env.PLATFORM_PLAYGROUND_ORIGINS ? [process.env.PLATFORM_PLAYGROUND_ORIGINS] : undefined);
   const playgroundOrigins = given?.flatMap((value) => value.split(',')).map((value) => value.trim()).filter(Boolean);
@@ -80,6 +86,7 @@ async function main(): Promise<void> {
     host: values.host!,
     ...(playgroundOrigins ? { corsOrigins: playgroundOrigins } : {}),
     ...(values['public-origin'] ? { publicOrigin: values['public-origin'] } : {}),
+    ...(maxStoredMb ? { maxStoredBytes: maxStoredMb * 1024 * 1024 } : {}),
   });
   console.log(`platform control plane on ${started.url} (data in ${resolve(values.data!)})`);
   console.log(`Accounts sign in with passkeys at ${started.url}/account; builder status is granted once per account with the operator secret: ${started.plane.secrets.operatorSecret}`);

@@ -33,6 +33,23 @@ const platform = (cwd: string, args: string[], onStderr?: (text: string) => void
   platformOverLoopback(args, { cwd, work, controlUrl: started.url, compiler, ...(onStderr ? { onStderr } : {}) });
 
 const MiB = 1024 * 1024;
+/** Each app environment's stored bytes, as the operator set them for this suite (default 1 GiB). */
+const STORED_QUOTA = 2 * MiB;
+/** An app whose endpoint writes 500 rows of 200 characters a call (some 200 KiB), as fast as it is called. */
+const FILLER = `import { defineServer, endpoint } from 'platform/server';
+
+const path = (batch: string) => batch.padEnd(200, '.');
+
+export default defineServer({
+  endpoints: {
+    'POST /api/fill/:batch': endpoint<'POST /api/fill/:batch'>(async (_request, ctx) => {
+      for (let i = 0; i < 500; i++) await ctx.db.table('visits').insert({ path: path(ctx.params.batch) });
+      return new Response(null, { status: 201 });
+    }),
+    'GET /api/count/:batch': endpoint<'GET /api/count/:batch'>(async (_request, ctx) => Response.json({ count: await ctx.db.table('visits').count({ where: { path: path(ctx.params.batch) } }) })),
+  },
+});
+`;
 /** The hostile app's streams: this many slots, each up to 64 MiB. */
 const STREAMS = 15;
 
@@ -59,7 +76,7 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'platform-security-'));
   // A deadline short enough for the spinning handler, long enough for filling a 256 MiB buffer with
   // both cores busy (at 500 ms a fresh engine's first such call ran past it).
-  started = await startControlPlane({ dataDir: join(work, 'data'), port: 0, devicePollMs: 20, handlerDeadlineMs: 5000, handlerGraceMs: 500 });
+  started = await startControlPlane({ dataDir: join(work, 'data'), port: 0, devicePollMs: 20, handlerDeadlineMs: 5000, handlerGraceMs: 500, maxStoredBytes: STORED_QUOTA });
   let approval: Promise<Response> | undefined;
   const login = await platform(work, ['auth', 'login'], (text) => {
     const code = /code ([A-Z]{4}-[A-Z]{4})/.exec(text)?.[1];
@@ -258,6 +275,29 @@ describe('a hostile app is contained', () => {
       for (const reader of held) reader.close();
     }
   }, 90_000);
+
+  it('a writing endpoint past the stored-bytes quota is refused whole with 507 storage_quota_exceeded; the app still reads, other apps still write', async () => {
+    const filler = (await platform(project('filler', FILLER), ['deploy', '.'])).envelope.result.url as string;
+    const statuses: number[] = [];
+    let refused: { status: number; text: string } | undefined;
+    for (let batch = 0; batch < 40 && !refused; batch++) {
+      const answer = await hostedRequest(filler, `/api/fill/b${batch}`, { method: 'POST', body: '' });
+      statuses.push(answer.status);
+      if (answer.status !== 201) refused = answer;
+    }
+    // A few calls fit in 2 MiB (each adds some 200 KiB); without a quota all 40 (8 MiB) went in.
+    const kept = statuses.length - 1;
+    expect(kept).toBeGreaterThan(0);
+    expect(refused?.status).toBe(507);
+    expect(JSON.parse(refused!.text)).toMatchObject({ protocol: 'platform.runtime.v0', error: { code: 'storage_quota_exceeded', message: expect.stringContaining(`over its quota of ${STORED_QUOTA} bytes`) } });
+    // Refused whole: none of that call's 500 rows; every row of the calls before is there, and readable.
+    expect(JSON.parse((await hostedRequest(filler, `/api/count/b${kept}`)).text)).toEqual({ count: 0 });
+    expect(JSON.parse((await hostedRequest(filler, `/api/count/b${kept - 1}`)).text)).toEqual({ count: 500 });
+    // Still refused on the next try; the neighbour (its own quota) still writes, and answers.
+    expect((await hostedRequest(filler, `/api/fill/again`, { method: 'POST', body: '' })).status).toBe(507);
+    expect((await hostedRequest(neighbour, '/api/visits/after-the-filler', { method: 'POST', body: '' })).status).toBe(201);
+    await stillServing();
+  }, 120_000);
 
   describe('a local process sends requests straight to an engine\'s loopback port', () => {
     const data = () => join(work, 'data');

@@ -32,6 +32,11 @@ export class SqlJsDriver implements SqlDriver {
     return this.#db.getRowsModified();
   }
 
+  storedBytes(): number {
+    const [row] = this.all('SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count()) AS pages, (SELECT page_size FROM pragma_page_size()) AS size');
+    return Number(row!['pages']) * Number(row!['size']);
+  }
+
   async transaction<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     this.#db.exec('BEGIN');
     if (options.readOnly) this.#db.exec('PRAGMA query_only = ON');

@@ -10,6 +10,8 @@ import type { SqlDriver, SqlValue, TransactionOptions } from '../../core/runtime
 export interface DurableObjectSqlStorage {
   sql: {
     exec(query: string, ...bindings: unknown[]): { toArray(): Array<Record<string, unknown>>; readonly rowsWritten: number };
+    /** The database's size in bytes, an open transaction's writes included (its page count and free pages are not readable by PRAGMA there). */
+    readonly databaseSize: number;
   };
   transaction<T>(closure: () => Promise<T>): Promise<T>;
   transactionSync<T>(closure: () => T): T;
@@ -60,6 +62,10 @@ export class DurableObjectSqlDriver implements SqlDriver {
 
   changes(): number {
     return Number(this.#storage.sql.exec('SELECT changes() AS n').toArray()[0]?.['n'] ?? 0);
+  }
+
+  storedBytes(): number {
+    return this.#storage.sql.databaseSize;
   }
 
   async transaction<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {

@@ -53,6 +53,8 @@ export interface HostingOptions {
   startTimeoutMs?: number;
   /** The resident memory past which an app's engine is ended and restarted (default 512 MiB). */
   memoryLimitMb?: number;
+  /** The bytes each app environment's database (rows and objects) may grow to (default 1 GiB, `DEFAULT_LIMITS.maxStoredBytes`). */
+  maxStoredBytes?: number;
   /** People signed in to apps (app-auth.ts): who a visitor with an app session is, and the platform's `/__platform/` paths. */
   appAuth?: AppAuthHook;
 }
@@ -138,6 +140,7 @@ export class Hosting {
         env: this.#options.envValues(appId, environment),
         cursorSecret: this.#secret(appId, environment),
         ...(this.#options.handlerDeadlineMs ? { handlerDeadlineMs: this.#options.handlerDeadlineMs } : {}),
+        ...(this.#options.maxStoredBytes ? { maxStoredBytes: this.#options.maxStoredBytes } : {}),
       },
       deadlineMs,
       graceMs: this.#options.graceMs ?? 1000,

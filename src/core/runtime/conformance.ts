@@ -58,6 +58,7 @@ const definition = defineServer({
     'notes.echo': query({ input: { s: 'string', n: 'number', b: 'boolean', d: 'datetime', bytes: 'bytes', j: 'json', nested: { inner: 'string' } }, handler: async (_ctx, input) => ({ dateIsDate: input.d instanceof Date, bytesIsBytes: input.bytes instanceof Uint8Array, ...input }) }),
     'notes.readonly': query({ input: {}, handler: async (ctx) => ({ insert: 'insert' in ctx.db.table('notes'), put: 'put' in ctx.storage }) }),
     'notes.member': query({ input: { workspaceId: 'string' }, auth: memberOf('workspaceId'), handler: async () => 'in' }),
+    'blobs.has': query({ input: { key: 'string' }, handler: async (ctx, input) => ({ row: (await ctx.db.table('tags').get(input.key)) !== null, object: (await ctx.storage.head(input.key)) !== null }) }),
   },
   mutations: {
     'notes.add': mutation({ input: { text: 'string' }, auth: authenticated(), handler: async (ctx, input) => ({ id: (await ctx.db.table('notes').insert({ text: input.text })).id }) }),
@@ -79,6 +80,14 @@ const definition = defineServer({
       },
     }),
     'tags.add': mutation({ input: { id: 'string', label: 'string' }, handler: async (ctx, input) => { await ctx.db.table('tags').insert({ id: input.id, label: input.label }); } }),
+    'blobs.put': mutation({
+      input: { key: 'string', kib: 'number' },
+      handler: async (ctx, input) => {
+        await ctx.db.table('tags').insert({ id: input.key, label: 'blob' });
+        await ctx.storage.put(input.key, new Uint8Array(input.kib * 1024).fill(7));
+      },
+    }),
+    'blobs.delete': mutation({ input: { key: 'string' }, handler: async (ctx, input) => { await ctx.db.table('tags').delete(input.key); await ctx.storage.delete(input.key); } }),
   },
   endpoints: {
     'GET /api/params/:a/:b': endpoint<'GET /api/params/:a/:b'>(async (_request, ctx) => Response.json(ctx.params)),
@@ -96,6 +105,10 @@ const definition = defineServer({
     'GET /api/stream-forever': endpoint(async () => stream(new ReadableStream<Uint8Array>({ async pull(c) { await sleep(5); c.enqueue(new Uint8Array([66])); } }))),
     'POST /api/write-then-stream': endpoint(async (_request, ctx) => { await ctx.db.table('notes').insert({ text: 'x' }); return stream(new ReadableStream<Uint8Array>()); }),
     'GET /api/not-a-response': endpoint(async () => 'text' as unknown as Response),
+    'POST /api/blob/:key': endpoint<'POST /api/blob/:key'>(async (request, ctx) => {
+      await ctx.storage.put(ctx.params.key, new Uint8Array(await request.arrayBuffer()));
+      return new Response(null, { status: 201 });
+    }),
   },
   authPolicies: { notes: ownedTable() },
 });
@@ -200,6 +213,30 @@ export const runtimeConformance: ConformanceCase[] = [
       const rt = runtime(make);
       await rt.call(as('alice'), 'mutation', 'tags.add', { id: 'red', label: 'Red' });
       failure(await rt.call(as('alice'), 'mutation', 'tags.add', { id: 'red', label: 'Again' }), 409, 'unique_violation');
+    },
+  },
+  {
+    name: 'errors: a write that grows the store past maxStoredBytes is 507 storage_quota_exceeded, refused whole; reads and deletes still work',
+    async run(make) {
+      const rt = runtime(make, { maxStoredBytes: 256 * 1024 });
+      let refused: CallOutcome | undefined;
+      let kept = 0;
+      for (let i = 0; i < 16 && !refused; i++) {
+        const outcome = await rt.call(as('alice'), 'mutation', 'blobs.put', { key: `k${i}`, kib: 48 });
+        if (outcome.error) refused = outcome;
+        else kept++;
+      }
+      ok(kept >= 1 && kept < 16, `some writes fit under 256 KiB, then one is refused (kept ${kept})`);
+      failure(refused!, 507, 'storage_quota_exceeded', /over its quota of 262144 bytes/);
+      // Nothing of the refused call was kept (its row nor its object); what came before is all there.
+      equal((await rt.call(as('alice'), 'query', 'blobs.has', { key: `k${kept}` })).result, { row: false, object: false }, 'the refused write');
+      equal((await rt.call(as('alice'), 'query', 'blobs.has', { key: `k${kept - 1}` })).result, { row: true, object: true }, 'the last write that fit');
+      // An endpoint's write is refused the same way.
+      const response = await rt.fetch(as('alice'), new Request('http://app.test/api/blob/by-endpoint', { method: 'POST', body: new Uint8Array(48 * 1024) }));
+      equal([response.status, (await body(response)).error.code], [507, 'storage_quota_exceeded'], 'endpoint');
+      // A delete is not a growth: it works over the quota, and frees room for a write again.
+      equal((await rt.call(as('alice'), 'mutation', 'blobs.delete', { key: 'k0' })).status, 200, 'delete');
+      equal((await rt.call(as('alice'), 'mutation', 'blobs.put', { key: 'again', kib: 16 })).status, 200, 'a write after the delete');
     },
   },
   {

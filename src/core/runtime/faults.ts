@@ -16,6 +16,7 @@ export type FaultCode =
   | 'stream_not_admitted'
   | 'stream_connection_budget_exceeded'
   | 'unique_violation'
+  | 'storage_quota_exceeded'
   | 'not_found';
 
 export interface RuntimeFault extends Error {

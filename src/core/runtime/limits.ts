@@ -18,6 +18,11 @@ export interface Limits {
   handlerDeadlineMs: number;
   /** How long a streamed response may last. */
   streamLifetimeMs: number;
+  /**
+   * The bytes an app environment's database (its rows and stored objects) may grow to: a write that
+   * would grow it past this is refused whole (507 storage_quota_exceeded). An operator's limit, not the manifest's.
+   */
+  maxStoredBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -32,6 +37,7 @@ export const DEFAULT_LIMITS: Limits = {
   writeBytes: 33554432,
   handlerDeadlineMs: 10_000,
   streamLifetimeMs: 300_000,
+  maxStoredBytes: 1024 * 1024 * 1024,
 };
 
 export function limitsOf(manifest: Manifest, overrides: Partial<Limits> = {}): Limits {

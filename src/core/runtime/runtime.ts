@@ -262,6 +262,17 @@ export class AppRuntime {
   }
 
   /**
+   * Before a write commits (inside its transaction, so a throw rolls it back whole): refuses it, 507
+   * `storage_quota_exceeded`, when it grew the database past `maxStoredBytes`. A write that did not
+   * grow it (a delete, an update in place) passes even over the quota, so an owner can make room.
+   */
+  #withinQuota(before: number): void {
+    const after = this.#driver.storedBytes();
+    if (after <= before || after <= this.limits.maxStoredBytes) return;
+    throw fault('storage_quota_exceeded', `The write was refused: it would grow this app environment's stored data (rows and objects) to ${after} bytes, over its quota of ${this.limits.maxStoredBytes} bytes. Nothing was written; reads and deletes still work.`, 507);
+  }
+
+  /**
    * Runs a query or mutation with a decoded input, as `caller`; sent under the live connection
    * `liveConnection` (the caller's own), a query is held there as its wire route holds it.
    */
@@ -307,8 +318,11 @@ export class AppRuntime {
       try {
         const row = await this.#driver.transaction(async () => {
           try {
+            const before = this.#driver.storedBytes();
             const ctx = this.#context(auth, driver, new Meter(this.limits), true, wrote) as { db: { table(name: string): { update(id: string, patch: Record<string, unknown>): Promise<unknown> } } };
-            return await this.#withDeadline(() => ctx.db.table(table).update(id, patch));
+            const updated = await this.#withDeadline(() => ctx.db.table(table).update(id, patch));
+            this.#withinQuota(before);
+            return updated;
           } finally {
             driver.close();
           }
@@ -350,6 +364,7 @@ export class AppRuntime {
       // One transaction; a query cannot write, even through a path the API does not offer.
       const encoded = await this.#driver.transaction(async () => {
         try {
+          const before = writable ? this.#driver.storedBytes() : 0;
           const ctx = this.#context(auth, driver, meter, writable, wrote, {}, read);
           const result = await this.#withDeadline(async () => operation.handler(ctx, validated));
           const text = encodeJson({ result });
@@ -357,6 +372,7 @@ export class AppRuntime {
           if (size > this.limits.responseBytes) {
             throw fault('response_too_large', `The result is ${size} bytes, over the responseBytes budget of ${this.limits.responseBytes}.`, 400);
           }
+          if (writable) this.#withinQuota(before);
           return text;
         } finally {
           driver.close();
@@ -449,6 +465,7 @@ export class AppRuntime {
     try {
       const answer = await this.#driver.transaction(async (): Promise<StreamDescriptor | Response> => {
         try {
+          const before = this.#driver.storedBytes();
           const ctx = this.#context(auth, driver, meter, true, wrote, { params: Object.freeze({ ...match.params }) });
           const returned = await this.#withDeadline(async () => match.value.handler(handlerRequest, ctx));
           if (isDescriptor<StreamDescriptor>(returned, 'stream')) {
@@ -462,6 +479,7 @@ export class AppRuntime {
           if (bytes.byteLength > this.limits.responseBytes) {
             throw fault('response_too_large', `The response is ${bytes.byteLength} bytes, over the responseBytes budget of ${this.limits.responseBytes}.`, 500);
           }
+          this.#withinQuota(before);
           return new Response(nullBodyStatus(returned.status) ? null : bytes, { status: returned.status, statusText: returned.statusText, headers: returned.headers });
         } finally {
           driver.close();

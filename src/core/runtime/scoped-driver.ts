@@ -34,6 +34,10 @@ export class ScopedDriver implements SqlDriver {
     return this.#driver.changes();
   }
 
+  storedBytes(): number {
+    return this.#driver.storedBytes();
+  }
+
   transaction<T>(): Promise<T> {
     throw new Error('A handler runs inside its call\'s transaction; it cannot open another.');
   }

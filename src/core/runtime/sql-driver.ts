@@ -23,6 +23,11 @@ export interface SqlDriver {
   /** The same for synchronous work (schema creation). */
   transactionSync<T>(work: () => T): T;
   /**
+   * The bytes the database holds now: its pages in use (free pages not counted), the open
+   * transaction's writes included. Cheap: read from the engine, not by scanning.
+   */
+  storedBytes(): number;
+  /**
    * The whole database as an SQLite file, where the engine can make one: sql.js can, a Durable
    * Object's storage cannot (it is kept by the engine, not handed around as a file).
    */
