@@ -3,15 +3,22 @@ import type { Diagnostic } from '../../core/diagnostics';
 import { DiagnosticList } from '../diagnostic-list';
 import type { DevEvent } from './project-session';
 
-export function ProblemsPanel({ diagnostics, onSelect }: { diagnostics: Diagnostic[]; onSelect(d: Diagnostic): void }) {
+/** `checked`: whether the type check of the current files ran; until it has, no list says "no problems". */
+export function ProblemsPanel({ diagnostics, checked = true, onSelect }: { diagnostics: Diagnostic[]; checked?: boolean; onSelect(d: Diagnostic): void }) {
   const groups = new Map<string, Diagnostic[]>();
   for (const d of diagnostics) {
     const key = d.file ?? '(project)';
     groups.set(key, [...(groups.get(key) ?? []), d]);
   }
-  if (diagnostics.length === 0) return <DiagnosticList diagnostics={[]} onSelect={onSelect} />;
+  const checking = !checked && (
+    <p class="checking" role="status" data-testid="problems-checking">
+      Checking…
+    </p>
+  );
+  if (diagnostics.length === 0) return checking || <DiagnosticList diagnostics={[]} onSelect={onSelect} />;
   return (
     <div class="problems">
+      {checking}
       {[...groups].map(([file, list]) => (
         <section key={file} aria-label={file}>
           <h3 class="problem-file">{file}</h3>

@@ -200,9 +200,28 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   };
   const problems = problemsOf(diagnostics);
   const errors = problems.filter((d) => d.severity === 'error').length;
+  const { checked, takenDown } = session.state;
+  const lastGood = `showing the last good build${restoredFrom ? ` (${savedWhen(restoredFrom)})` : ''}`;
   const status =
-    compile === 'loading' ? loadingText(progress) : compile === 'compiling' ? 'Compiling…' : compile === 'ready' ? `Ready${session.state.timings && session.state.timings.total >= 1 ? ` in ${Math.round(session.state.timings.total)} ms` : ''}` : stale ? `Build failed: showing the last good build${restoredFrom ? ` (${savedWhen(restoredFrom)})` : ''}` : 'Build failed';
-  const staleNote = stale && generation ? `Showing the last good build${restoredFrom ? `, ${savedWhen(restoredFrom)}` : ''}: the current files do not build (see Problems).` : undefined;
+    compile === 'loading'
+      ? loadingText(progress)
+      : compile === 'compiling'
+        ? 'Compiling…'
+        : compile === 'ready'
+          ? `Ready${session.state.timings && session.state.timings.total >= 1 ? ` in ${Math.round(session.state.timings.total)} ms` : ''}${checked ? '' : ', checking types…'}`
+          : takenDown
+            ? `Build failed: the type check found errors, so its preview was taken down${stale ? `; ${lastGood}` : ''}`
+            : stale
+              ? `Build failed: ${lastGood}`
+              : 'Build failed';
+  // A reopened project's last good build shows at once, while this session's first build is made.
+  const staleNote = !generation
+    ? undefined
+    : stale
+      ? `Showing the last good build${restoredFrom ? `, ${savedWhen(restoredFrom)}` : ''}: the current files do not build (see Problems).`
+      : restoredFrom && compile !== 'ready'
+        ? `Showing the last good build, ${savedWhen(restoredFrom)}, while the current files are built.`
+        : undefined;
 
   return (
     <div class="playground" data-theme={theme}>
@@ -410,7 +429,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
             </span>
           </div>
           {panelState === 'collapsed' ? null : panel === 'problems' ? (
-            <ProblemsPanel diagnostics={problems} onSelect={select} />
+            <ProblemsPanel diagnostics={problems} checked={checked} onSelect={select} />
           ) : panel === 'console' ? (
             <ConsolePanel log={consoleLog} onOpen={openAt} />
           ) : panel === 'data' ? (

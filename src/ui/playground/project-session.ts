@@ -38,7 +38,7 @@ export class ProjectSession extends StateStore<SessionState> {
   #deletion: Deletion | undefined;
 
   constructor(project: Project, compiler: SessionCompiler, runtime: SessionRuntime, initialState: Uint8Array | undefined, options: SessionOptions) {
-    super({ project, compile: 'loading', diagnostics: [], stale: false, events: [] });
+    super({ project, compile: 'loading', diagnostics: [], checked: false, stale: false, events: [] });
     this.#runtime = runtime;
     this.#store = options.store;
     this.#autosave = new Autosave(this.#store);
@@ -60,7 +60,7 @@ export class ProjectSession extends StateStore<SessionState> {
       rebuild: () => this.#loop.schedule(0),
     });
     this.#loop = new CompileLoop(ctx, { compiler, runtime, store: this.#store, committed: () => this.#data.committed, started: () => this.#data.started() });
-    this.#loop.schedule(0);
+    this.#loop.begin();
   }
 
   /** Whether edits and data outlive the page (false in embed mode for a scratch project). */

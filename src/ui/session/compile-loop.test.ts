@@ -148,11 +148,14 @@ describe('the compile loop', () => {
   });
 
   it('errors only in test files block the tests, not the preview', async () => {
-    const { session, compiler } = open({ files: { 'tests/todo.test.ts': '// error: bad test' } });
-    const state = await until(session, (s) => s.compile !== 'loading' && s.compile !== 'compiling');
+    const { session, compiler } = open();
+    await until(session, (s) => built(s) && s.checked);
+    await vi.advanceTimersByTimeAsync(1000);
+    session.createFile('tests/todo.test.ts', '// error: bad test');
+    const state = await until(session, (s) => s.compile !== 'compiling' && s.generation?.number === 2);
     expect(state.compile).toBe('ready');
     expect(state.diagnostics.map((d) => d.file)).toEqual(['tests/todo.test.ts']);
-    expect(previews(compiler)[1]!.files['tests/todo.test.ts']).toBeUndefined();
+    expect(previews(compiler).at(-1)!.files['tests/todo.test.ts']).toBeUndefined();
   });
 
   it('a new build the runtime refuses (DG1603) hands back to the last good one', async () => {
@@ -184,19 +187,91 @@ describe('the compile loop', () => {
     expect(session.state.events.map((e) => e.kind)).toContain('compile.restored');
   });
 
-  it("a project's files that checked cleanly last session build first and type-check after", async () => {
-    const first = open({ files: { [SERVER]: 'export const server = 5;' } });
-    await until(first.session, built);
-    await vi.advanceTimersByTimeAsync(0);
-    first.session.dispose();
-    const compiler = new MemoryCompiler();
-    const session = new ProjectSession(first.store.project!, compiler, new MemoryRuntime(), undefined, { store: first.store });
-    await until(session, built);
-    await until(session, () => compiler.calls.some((c) => c.mode === 'check'));
+  it("a session's first build is previewed before its type check; until the check ran, nothing says it is clean", async () => {
+    const { session, compiler } = open();
+    compiler.hold();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(session.state.checked).toBe(false);
+    compiler.release();
+    const first = await until(session, built);
+    expect(compiler.calls.map((c) => [c.mode, c.skipTypecheck])[0]).toEqual(['preview', true]);
+    expect(first.events.at(-1)).toMatchObject({ kind: 'compile.ready', typecheck: 'after' });
+    const checked = await until(session, (s) => s.checked);
     expect(compiler.calls.map((c) => [c.mode, c.skipTypecheck])).toEqual([
       ['preview', true],
       ['check', false],
     ]);
-    expect(session.state.events.at(-1)).toMatchObject({ kind: 'compile.ready', typecheck: 'after' });
+    expect(checked).toMatchObject({ compile: 'ready', diagnostics: [] });
+    // Later builds are checked before they run, as before.
+    await vi.advanceTimersByTimeAsync(1000);
+    session.edit(CLIENT, 'export const client = 2;');
+    await until(session, (s) => s.generation?.number === 2);
+    expect(compiler.calls.at(-1)).toMatchObject({ mode: 'preview', skipTypecheck: false });
+    expect(session.state.checked).toBe(true);
+  });
+
+  it('a first build the type check finds broken is taken down, and the state says so', async () => {
+    const { session, runtime } = open({ files: { [SERVER]: 'export const server = 1;\n// error: Type string is not assignable' } });
+    const shown: { generation: number | undefined; checked: boolean }[] = [];
+    session.subscribe(() => shown.push({ generation: session.state.generation?.number, checked: session.state.checked }));
+    const down = await until(session, (s) => s.compile === 'failed');
+    expect(down).toMatchObject({ takenDown: true, checked: true, stale: false, generation: undefined });
+    expect(down.diagnostics.map((d) => d.code)).toEqual(['DG1002']);
+    expect(session.state.events.map((e) => e.kind)).toContain('compile.taken-down');
+    // It was previewed (unchecked) before the check took it down.
+    expect(shown).toContainEqual({ generation: 1, checked: false });
+    expect(runtime.starts).toHaveLength(1);
+  });
+
+  it("a first build's bundle refused before any check still gets the type check's whole list", async () => {
+    const compiler = new MemoryCompiler();
+    const { session } = open({ compiler, files: { [SERVER]: 'export const server = 1;\n// error: not bundled' } });
+    // A bundle refused (an analysis error): the unchecked build fails; the check follows.
+    const original = compiler.compile.bind(compiler);
+    compiler.compile = async (files, mode, focus, options) => {
+      const result = await original(files, mode, focus, options);
+      return mode === 'preview' ? { diagnostics: [{ code: 'DG1201', severity: 'error', message: 'refused by the bundler', file: SERVER }], timings: result!.timings } : result;
+    };
+    const failed = await until(session, (s) => s.compile === 'failed' && s.checked);
+    expect(failed.diagnostics.map((d) => d.code).sort()).toEqual(['DG1002', 'DG1201']);
+  });
+
+  it('a reopened project shows its stored last good build at once, before the compiler answers; the first build then takes over without a restart', async () => {
+    const first = open({ files: { [SERVER]: 'export const server = 5;' } });
+    await until(first.session, (s) => built(s) && s.checked);
+    await vi.advanceTimersByTimeAsync(0);
+    first.session.dispose();
+    const compiler = new MemoryCompiler();
+    compiler.hold();
+    const runtime = new MemoryRuntime();
+    const session = new ProjectSession(first.store.project!, compiler, runtime, first.store.state, { store: first.store });
+    const shown = await until(session, (s) => s.generation !== undefined);
+    expect(shown.compile).not.toBe('ready');
+    expect(shown).toMatchObject({ restoredFrom: first.store.lastGood!.savedAt, stale: false, checked: false });
+    expect(shown.generation!.serverCode).toContain('server = 5');
+    expect(runtime.starts).toHaveLength(1);
+    compiler.release();
+    const ready = await until(session, (s) => s.compile === 'ready');
+    // Its first build is checked before it replaces the preview already up; the same bundles keep the runtime and the page.
+    expect(compiler.calls.map((c) => [c.mode, c.skipTypecheck])).toEqual([['preview', false]]);
+    expect(ready).toMatchObject({ restoredFrom: undefined, checked: true });
+    expect(ready.generation!.client).toBe(shown.generation!.client);
+    expect(runtime.starts).toHaveLength(1);
+  });
+
+  it('a stored build shown at once stays, marked, when the reopened files do not build', async () => {
+    const first = open();
+    await until(first.session, (s) => built(s) && s.checked);
+    await vi.advanceTimersByTimeAsync(1000);
+    first.session.edit(SERVER, 'export const server = 2;\n// error: broken');
+    await until(first.session, (s) => s.compile === 'failed');
+    first.session.dispose();
+    const runtime = new MemoryRuntime();
+    const session = new ProjectSession(first.store.project!, new MemoryCompiler(), runtime, first.store.state, { store: first.store });
+    const state = await until(session, (s) => s.compile === 'failed');
+    expect(state).toMatchObject({ stale: true, checked: true, restoredFrom: first.store.lastGood!.savedAt });
+    expect(state.generation!.serverCode).toContain('server = 1');
+    // The broken files never ran.
+    expect(runtime.starts.map((s) => s.serverCode.includes('server = 2'))).toEqual([false]);
   });
 });

@@ -3,7 +3,10 @@
  * little longer than the gaps while typing), a build superseded by a newer edit dropped, the runtime
  * restarted on each new generation from committed state (kept when only the client changed), a failed
  * rebuild keeping the last good generation serving (DG1602), a refused takeover (DG1603) restarting
- * the last good one, and the last good build of an earlier session shown when this one's first fails.
+ * the last good one, and the last good build of an earlier session shown at once while this session's
+ * first build is made (and kept, marked, when that build fails). The session's first build is bundled
+ * before it is type-checked, so its preview does not wait for the check; a build the check then finds
+ * broken is taken down.
  */
 import { AdaptiveQuietWindow } from '../../core/build/quiet-window';
 import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
@@ -34,10 +37,21 @@ export class CompileLoop {
   #generations = 0;
   #focus: string | undefined;
   #dependencies: Record<string, Uint8Array> | undefined;
+  /** Whether a build of this session has produced a generation (the first one is bundled before its check). */
+  #built = false;
 
   constructor(ctx: SessionContext, parts: CompileLoopParts) {
     this.#ctx = ctx;
     this.#parts = parts;
+  }
+
+  /**
+   * The session begins: the last good build an earlier session kept is shown at once, while the
+   * compiler starts and this session's first build is made (`restoredFrom` marks it until then).
+   */
+  begin(): void {
+    void this.#showStored();
+    this.schedule(0);
   }
 
   /** The files changed: a build after the quiet window (`focus`: the file edited, checked first). */
@@ -83,12 +97,15 @@ export class CompileLoop {
     ctx.log('compile.start', { files: Object.keys(files).length });
     performance.mark('platform:compile-start');
     let result: CompileResult | undefined;
-    // The session's first build of files known to check cleanly shows the preview first and checks after.
-    const trusted = this.#generations === 0 && (await this.#parts.store.isKnownGood(files));
+    // The session's first build is bundled, previewed and then type-checked (#checkAfter): its preview
+    // waits for the bundle, not for the whole project's check; one found broken is taken down. While
+    // the last good build of an earlier session shows (a reopened project), a preview is up already:
+    // the first build is checked before it replaces that one, as every later build is.
+    const trusted = !this.#built && !this.#showingStored();
     try {
       result = await compiler.compile(this.#withDependencies(files), 'preview', this.#focus, { skipTypecheck: trusted });
     } catch (error) {
-      ctx.update({ compile: 'failed', diagnostics: [diagnostic('DG1602', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] });
+      ctx.update({ compile: 'failed', checked: true, diagnostics: [diagnostic('DG1602', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] });
       return;
     }
     if (!result || files !== ctx.state.project.files) return; // superseded by a newer edit
@@ -103,8 +120,11 @@ export class CompileLoop {
     // For `npm run bench` (bench/edits.ts): the worker's own timings of the build, where an edit's time goes.
     performance.mark('platform:compile-done', { detail: result.timings });
     if (!isBuilt(result)) {
-      if (ctx.state.generation === undefined && (await this.#restoreLastGood(files))) {
-        ctx.update({ compile: 'failed', diagnostics, stale: true, timings: result.timings });
+      // An unchecked build refused (its analysis or bundle failed): the type check still runs, for the whole list.
+      const checked = !trusted;
+      if (trusted) void this.#checkAfter(files, undefined, diagnostics);
+      if (this.#showingStored() || (ctx.state.generation === undefined && (await this.#restoreLastGood(files)))) {
+        ctx.update({ compile: 'failed', checked, diagnostics, stale: true, timings: result.timings });
         return;
       }
       const serving = ctx.state.generation !== undefined;
@@ -113,9 +133,10 @@ export class CompileLoop {
         ctx.log('compile.diagnostic', { ...d });
         diagnostics.unshift(d);
       }
-      ctx.update({ compile: 'failed', diagnostics, stale: serving, timings: result.timings });
+      ctx.update({ compile: 'failed', checked, diagnostics, stale: serving, timings: result.timings });
       return;
     }
+    this.#built = true;
     const generation = this.#generationOf(files, result);
     // A client-only edit leaves the server and the manifest as they were: the running runtime (and its
     // uncommitted-to-disk state) serves the new client as it is; only the previews reload. (The worker
@@ -124,8 +145,9 @@ export class CompileLoop {
     const sameServer = previous !== undefined && previous.serverCode === generation.serverCode && JSON.stringify(previous.manifest) === JSON.stringify(generation.manifest) && runtime.phase === 'running';
     if (sameServer) {
       ctx.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...keptOf(result), runtime: 'kept' });
-      ctx.update({ compile: 'ready', diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
-      this.#rememberGood(files, generation);
+      ctx.update({ compile: 'ready', checked: !trusted, takenDown: false, diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
+      if (trusted) void this.#checkAfter(files, generation);
+      else this.#rememberGood(files, generation);
       return;
     }
     try {
@@ -148,12 +170,12 @@ export class CompileLoop {
           .start({ manifest: previous.manifest, serverCode: previous.serverCode, state: runtime.committedState ?? this.#parts.committed() })
           .catch((restart: unknown) => ctx.log('runtime.restarted', { reason: `The last good build could not restart: ${restart instanceof Error ? restart.message : String(restart)}` }));
       }
-      ctx.update({ compile: 'failed', diagnostics: [d, ...diagnostics], stale: previous !== undefined, timings: result.timings });
+      ctx.update({ compile: 'failed', checked: !trusted, diagnostics: [d, ...diagnostics], stale: previous !== undefined, timings: result.timings });
       return;
     }
     await this.#parts.started();
     ctx.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...(trusted ? { typecheck: 'after' } : {}), ...keptOf(result) });
-    ctx.update({ compile: 'ready', diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
+    ctx.update({ compile: 'ready', checked: !trusted, takenDown: false, diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
     if (trusted) void this.#checkAfter(files, generation);
     else this.#rememberGood(files, generation);
   }
@@ -183,11 +205,11 @@ export class CompileLoop {
    * by `restoredFrom`), on the committed data. False when there is none, or it could not start, or an
    * edit or a good build came first.
    */
-  async #restoreLastGood(files: Record<string, string>): Promise<boolean> {
+  async #restoreLastGood(files: Record<string, string>, replacing?: number): Promise<boolean> {
     const ctx = this.#ctx;
     const { runtime, store } = this.#parts;
     const kept = await store.loadLastGood();
-    if (!kept || files !== ctx.state.project.files || ctx.state.generation) return false;
+    if (!kept || files !== ctx.state.project.files || ctx.state.generation?.number !== replacing) return false;
     const number = ++this.#generations;
     const generation: Generation = { ...kept.generation, number, client: number };
     try {
@@ -196,20 +218,73 @@ export class CompileLoop {
       ctx.log('runtime.restarted', { reason: `The last good build could not start: ${error instanceof Error ? error.message : String(error)}` });
       return false;
     }
-    if (ctx.state.generation) return false;
+    if (ctx.state.generation?.number !== replacing || files !== ctx.state.project.files) return false;
+    this.#stored = number;
     ctx.log('compile.restored', { generation: generation.number, savedAt: new Date(kept.savedAt).toISOString() });
     ctx.update({ generation, restoredFrom: kept.savedAt });
     return true;
   }
 
-  /** The type check a trusted first build skipped: its diagnostics, unless an edit came first. */
-  async #checkAfter(files: Record<string, string>, generation: Generation): Promise<void> {
+  /**
+   * The last good build an earlier session kept, shown at once as the session begins (before the
+   * compiler is up), on the committed data. Nothing when there is none, or a build of this session
+   * came first; a build of this session replaces it (keeping the runtime and the previews' pages when
+   * the bundles are the same).
+   */
+  async #showStored(): Promise<void> {
+    const ctx = this.#ctx;
+    const { runtime, store } = this.#parts;
+    const kept = await store.loadLastGood().catch(() => undefined);
+    if (!kept || this.#generations !== 0 || ctx.state.generation) return;
+    const number = ++this.#generations;
+    const generation: Generation = { ...kept.generation, number, client: number };
+    try {
+      await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: runtime.committedState ?? this.#parts.committed() });
+    } catch (error) {
+      ctx.log('runtime.restarted', { reason: `The last good build could not start: ${error instanceof Error ? error.message : String(error)}` });
+      return;
+    }
+    // A build of this session started the runtime after this one (or is showing already): it wins.
+    if (this.#generations !== number || ctx.state.generation) return;
+    await this.#parts.started();
+    if (this.#generations !== number || ctx.state.generation) return;
+    ctx.log('compile.restored', { generation: number, savedAt: new Date(kept.savedAt).toISOString(), while: 'starting' });
+    this.#stored = number;
+    ctx.update({ generation, restoredFrom: kept.savedAt });
+  }
+
+  /** The generation number of the stored build shown as the session began (until a build replaces it). */
+  #stored: number | undefined;
+
+  #showingStored(): boolean {
+    return this.#stored !== undefined && this.#ctx.state.generation?.number === this.#stored;
+  }
+
+  /**
+   * The type check a first build skipped: its diagnostics, unless an edit came first. A build it finds
+   * broken (errors outside the test files) is taken down: the last good build an earlier session kept
+   * takes its place, marked, or no preview shows; the status says why.
+   */
+  async #checkAfter(files: Record<string, string>, generation: Generation | undefined, built: readonly Diagnostic[] = []): Promise<void> {
     const checked = await this.#parts.compiler.compile(files, 'check').catch(() => undefined);
-    if (!checked || files !== this.#ctx.state.project.files) return;
-    const diagnostics = sortDiagnostics(checked.diagnostics);
-    this.#ctx.update({ diagnostics });
-    if (!diagnostics.some((d) => d.severity === 'error')) this.#rememberGood(files, generation);
-    else if (onlyTestErrors(diagnostics)) this.#rememberGood(undefined, generation);
+    const ctx = this.#ctx;
+    if (!checked || files !== ctx.state.project.files) return;
+    // The check's diagnostics, and the build's own that the check does not make (the bundler's).
+    const seen = new Set(checked.diagnostics.map((d) => canonicalJson(d)));
+    const kept = ctx.state.diagnostics.filter((d) => d.code === 'DG1602' || d.code === 'DG1603');
+    const diagnostics = [...kept, ...sortDiagnostics([...checked.diagnostics, ...built.filter((d) => !seen.has(canonicalJson(d)) && d.code !== 'DG1602' && d.code !== 'DG1603')])];
+    ctx.update({ diagnostics, checked: true });
+    if (!generation) return;
+    if (!diagnostics.some((d) => d.severity === 'error')) return this.#rememberGood(files, generation);
+    if (onlyTestErrors(diagnostics)) return this.#rememberGood(undefined, generation);
+    if (ctx.state.generation?.number !== generation.number) return;
+    ctx.log('compile.taken-down', { generation: generation.number, errors: diagnostics.filter((d) => d.severity === 'error').length });
+    if (await this.#restoreLastGood(files, generation.number)) {
+      ctx.update({ compile: 'failed', takenDown: true, stale: true });
+      return;
+    }
+    if (files !== ctx.state.project.files || ctx.state.generation?.number !== generation.number) return;
+    ctx.update({ compile: 'failed', takenDown: true, generation: undefined, stale: false });
   }
 
   /**

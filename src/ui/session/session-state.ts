@@ -35,13 +35,21 @@ export interface SessionState {
   project: Project;
   compile: 'loading' | 'compiling' | 'ready' | 'failed';
   diagnostics: Diagnostic[];
+  /**
+   * Whether the type check of the current build's files ran: false from the session's start until its
+   * first build (bundled before it is checked) has been checked, so nothing says "no problems" before.
+   */
+  checked: boolean;
+  /** The session's first build, previewed before its type check, was taken down: the check found errors. */
+  takenDown?: boolean;
   /** The generation the previews show (the last good one when the latest failed). */
   generation?: Generation;
   /** True when the shown generation is older than the latest edit because that failed to build. */
   stale: boolean;
   /**
    * When the shown generation is the last good build of an earlier session (this session has built
-   * nothing good yet): when that build was saved. Cleared by the next good build.
+   * nothing good yet: it is shown at once while the first build is made, and kept when that fails):
+   * when that build was saved. Cleared by the next good build.
    */
   restoredFrom?: number;
   events: DevEvent[];
