@@ -114,12 +114,12 @@ const compiler: Promise<Compiler> = (async () => {
   const bundler = new WorkerBundler(wasmModule);
   const esbuildReady = wasmModule.then((module) => esbuild.initialize({ wasmModule: module, worker: false })).then(() => bundler.ready).then(() => performance.now());
   const typecheck = new TypeCheckSession(library);
-  typecheck.warm();
-  const typescriptReady = performance.now();
+  // TypeScript's libraries are parsed (warm) once the worker has nothing to do, not before it is
+  // ready: a first build bundles before it checks, and its preview need not wait for them (drain).
   const esbuildDone = await esbuildReady;
   post({
     type: 'ready',
-    startup: { library: libraryReady - started, esbuild: esbuildDone - started, typescript: typescriptReady - libraryReady, total: performance.now() - started },
+    startup: { library: libraryReady - started, esbuild: esbuildDone - started, typescript: 0, total: performance.now() - started },
   });
   const api = { build: esbuild.build, context: esbuild.context, version: esbuild.version };
   return { esbuild: api, library, typecheck, bundler, installUnavailable: INSTALL_UNAVAILABLE, now: () => performance.now() };
@@ -258,6 +258,21 @@ async function serve(request: LanguageRequest): Promise<void> {
   }
 }
 
+let warmed = false;
+
+/**
+ * Parses TypeScript's libraries into the type-check session once, when the worker is idle (or at the
+ * first check, which would parse them anyway): a first preview bundled before its check does not wait.
+ */
+async function warmOnce(): Promise<void> {
+  if (warmed) return;
+  warmed = true;
+  const host = await compiler.catch(() => undefined);
+  host?.typecheck.warm();
+}
+
+void compiler.then(() => setTimeout(() => void drain(), 0), () => undefined);
+
 /** The next compile of each kind: an edit's compile supersedes the previous edit's, never a test run's. */
 const pending = new Map<'edit' | 'test', CompileRequest>();
 const slotOf = (request: CompileRequest) => (request.mode === 'test' ? 'test' : 'edit');
@@ -288,23 +303,33 @@ async function drain(): Promise<void> {
   if (running) return;
   running = true;
   try {
-    while (pending.size || queued.size || commandLines.length) {
-      if (queued.size) {
-        const requests = [...queued.values()];
-        queued.clear();
-        for (const request of requests) await serve(request);
-        continue;
-      }
-      if (commandLines.length) {
-        await command(commandLines.shift()!);
-        continue;
-      }
-      const [slot, request] = pending.entries().next().value!;
-      pending.delete(slot);
-      await run(request);
+    for (;;) {
+      await next();
+      if (warmed) break;
+      // Idle: TypeScript's libraries now; what arrived meanwhile is served by the next round.
+      await warmOnce();
     }
   } finally {
     running = false;
+  }
+}
+
+/** Serves what is queued until nothing is. */
+async function next(): Promise<void> {
+  while (pending.size || queued.size || commandLines.length) {
+    if (queued.size) {
+      const requests = [...queued.values()];
+      queued.clear();
+      for (const request of requests) await serve(request);
+      continue;
+    }
+    if (commandLines.length) {
+      await command(commandLines.shift()!);
+      continue;
+    }
+    const [slot, request] = pending.entries().next().value!;
+    pending.delete(slot);
+    await run(request);
   }
 }
 
