@@ -401,9 +401,9 @@ export interface SlowReader {
 
 /**
  * Opens a GET of `path` on a hosted origin over a raw socket and leaves the answer unread (a paused
- * socket holds little); from `localAddress` (any 127.x.y.z: another source) and with `cookie` when given.
+ * socket holds little); from `localAddress` when given (any 127.x.y.z: another source).
  */
-export function slowReader(origin: string, path: string, options: { localAddress?: string; cookie?: string } = {}): SlowReader {
+export function slowReader(origin: string, path: string, options: { localAddress?: string } = {}): SlowReader {
   const url = new URL(origin);
   const socket: Socket = connect({ port: Number(url.port), host: '127.0.0.1', ...(options.localAddress ? { localAddress: options.localAddress } : {}) });
   let head = '';
@@ -411,7 +411,7 @@ export function slowReader(origin: string, path: string, options: { localAddress
   let closed = false;
   socket.on('error', () => undefined);
   socket.on('close', () => (closed = true));
-  socket.write(`GET ${path} HTTP/1.1\r\nhost: ${url.host}\r\n${options.cookie ? `cookie: ${options.cookie}\r\n` : ''}\r\n`);
+  socket.write(`GET ${path} HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`);
   socket.pause();
   return {
     status: () => Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0),
