@@ -149,13 +149,39 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     let contractDigest: string | null = null;
     let parts: ContractParts | undefined;
     /**
+     * What a file shows the files that import it: its declaration signature (TypeCheckSession.signature),
+     * found again when its text or the signatures of what it imports changed, as tsc's builder
+     * propagates a changed `signature`; its text for a file without one (JSON, JavaScript, declaration
+     * files). A file met again inside its own import cycle stands for itself by its text.
+     */
+    const signatures = new Map<string, string | null>();
+    const signatureOf = (file: string): string | null => {
+      const known = signatures.get(file);
+      if (known !== undefined) return known;
+      signatures.set(file, digestOf(file));
+      const context = sha256Hex(canonicalJson([environment, (graph.edges.get(file) ?? []).map((next) => [next, signatureOf(next)])]));
+      const signature = files.has(file) ? (session.signature(file, context) ?? digestOf(file)) : null;
+      signatures.set(file, signature);
+      return signature;
+    };
+    /**
+     * What a file's diagnostics (and declarations) depend on, but the contract: its own text, and the
+     * signature of every file it imports, directly or not. A body-only edit of a file a hundred others
+     * import changes its text, not its signature: the hundred are not checked again.
+     */
+    const closureOf = (path: string): Set<string> => {
+      const closure = new Set([path]);
+      for (const file of closure) for (const next of graph.edges.get(file) ?? []) closure.add(next);
+      return closure;
+    };
+    const textsOf = (path: string, closure: Set<string>) => [...closure].sort().map((file) => [file, file === path ? digestOf(file) : signatureOf(file)]);
+    /**
      * A file's key, and for a client or test file whose imports name operations only as contract-view.ts
      * reads them, a second key with the view of the contract it observes in place of the whole contract.
      */
     const keysOf = (path: string): { key: string; view?: string } => {
-      const closure = new Set([path]);
-      for (const file of closure) for (const next of graph.edges.get(file) ?? []) closure.add(next);
-      const texts = [...closure].sort().map((file) => [file, digestOf(file)]);
+      const closure = closureOf(path);
+      const texts = textsOf(path, closure);
       const seesContract = zonesOf.get(path)!.some((zone) => zone !== 'server');
       const key = sha256Hex(canonicalJson([environment, seesContract ? contractDigest : null, texts]));
       if (!seesContract || !parts) return { key };
@@ -176,9 +202,9 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
         found.set(path, session.checkCached(path, key, view));
       }
     };
-    // The contract is typed from the server zone's declarations, emitted again only when the server
-    // zone or the generated table types changed.
-    const declarations = session.emitDeclarations(graph.zones.server, [APP_TYPES_FILE]);
+    // The contract is typed from the server zone's declarations, each file's emitted again only when the
+    // file or a signature it imports changed, or the declarations in scope (the generated table types).
+    const declarations = session.emitDeclarations(graph.zones.server, (path) => sha256Hex(canonicalJson([environment, textsOf(path, closureOf(path))])));
     // Files of the server zone alone are checked on the program their declarations were just emitted
     // from (its checker has typed them already): the declarations about to be added do not reach them.
     const serverOnly = graph.zones.server.filter((path) => zonesOf.get(path)!.length === 1 && reachable.includes(path));

@@ -120,7 +120,64 @@ describe('a warm session follows edits', () => {
     expect((await analyze()).some((d) => d.code === 'DG1205' && d.file === 'src/server/index.ts' && d.message.includes("'done'"))).toBe(true);
     fs.write('app.manifest.json', baseApp()['app.manifest.json']!);
     expect(await analyze()).toEqual([]);
-  });
+    // Several fresh sessions, each parsing the libraries: on a busy 2-core machine past the default 30 s.
+  }, 120_000);
+
+  it('checks again only the edited file after a body-only edit of a file others import, and every importer after an exported type changed', async () => {
+    // src/shared/format.ts is imported by two client parts, a server helper and, through a part's inferred export, one more client file.
+    const FORMAT = 'export function label(n: number): string {\n  return `n${n}`;\n}\n';
+    const files: Record<string, string> = {
+      ...baseApp(),
+      'src/shared/format.ts': FORMAT,
+      'src/client/parts/a.tsx': "import { label } from '../../shared/format';\nexport const shown = label(1);\nexport const A = () => <p>{shown}</p>;\n",
+      'src/client/parts/b.tsx': "import { label } from '../../shared/format';\nconst text: string = label(2);\nexport const B = () => <p>{text}</p>;\n",
+      'src/client/parts/c.ts': "import { shown } from './a';\nexport const again: string = shown;\n",
+      'src/server/helpers.ts': "import { label } from '../shared/format';\nexport function heading(): string {\n  return label(3);\n}\n",
+    };
+    files['src/client/main.tsx'] = `import { A } from './parts/a';\nimport { B } from './parts/b';\nimport { again } from './parts/c';\nvoid [A, B, again];\n${files['src/client/main.tsx']}`;
+    files['src/server/index.ts'] = `import { heading } from './helpers';\nvoid heading;\n${files['src/server/index.ts']}`;
+    const warm = new TypeCheckSession(library);
+    const fs = new MemoryFileSystem(files);
+    const checked: string[] = [];
+    const declared: string[] = [];
+    const check = warm.check.bind(warm);
+    warm.check = (paths) => (checked.push(...paths), check(paths));
+    const service = warm.service;
+    const emit = service.getEmitOutput.bind(service);
+    service.getEmitOutput = (fileName, dtsOnly, force) => (force ? undefined : declared.push(fileName.replace(/^.*?\/src\//, 'src/')), emit(fileName, dtsOnly, force));
+    const analyze = async (focus?: string) => {
+      checked.length = 0;
+      declared.length = 0;
+      const found = (await analyzeProject(fs, { library, typecheck: warm, ...(focus ? { focus } : {}) })).diagnostics;
+      const fresh = (await analyzeProject(new MemoryFileSystem(Object.fromEntries(fs.entries())), { library, typecheck: new TypeCheckSession(library) })).diagnostics;
+      expect(found).toEqual(fresh);
+      return found;
+    };
+    expect(await analyze()).toEqual([]);
+
+    // The body only: the signature stands, so no importer is checked again and only its declarations are emitted again.
+    fs.write('src/shared/format.ts', FORMAT.replace('`n${n}`', '`#${n}`'));
+    expect(await analyze('src/shared/format.ts')).toEqual([]);
+    expect(checked).toEqual(['src/shared/format.ts']);
+    expect(declared).toEqual(['src/shared/format.ts']);
+
+    // A server handler's body: that file alone, checked and declared.
+    fs.write('src/server/helpers.ts', files['src/server/helpers.ts']!.replace('label(3)', 'label(4)'));
+    expect(await analyze('src/server/helpers.ts')).toEqual([]);
+    expect(checked).toEqual(['src/server/helpers.ts']);
+    expect(declared).toEqual(['src/server/helpers.ts']);
+
+    // The exported type: every importer is checked again and reports its errors, c.ts too (through a.tsx's inferred export).
+    fs.write('src/shared/format.ts', 'export function label(n: number): number {\n  return n;\n}\n');
+    const broken = await analyze('src/shared/format.ts');
+    expect(broken.map((d) => `${d.code} ${d.file}`).sort()).toEqual(['DG1205 src/client/parts/b.tsx', 'DG1205 src/client/parts/c.ts', 'DG1205 src/server/helpers.ts']);
+    expect(checked).toEqual(expect.arrayContaining(['src/shared/format.ts', 'src/client/parts/a.tsx', 'src/client/parts/b.tsx', 'src/client/parts/c.ts', 'src/client/main.tsx', 'src/server/helpers.ts', 'src/server/index.ts']));
+
+    // And back: the errors go.
+    fs.write('src/shared/format.ts', FORMAT);
+    expect(await analyze('src/shared/format.ts')).toEqual([]);
+    // Several fresh sessions, each parsing the libraries: on a busy 2-core machine past the default 30 s.
+  }, 120_000);
 
   it('writes the server declarations the contract is typed from', async () => {
     const analysis = await analyzeProject(new MemoryFileSystem(baseApp()), { library, typecheck: session });

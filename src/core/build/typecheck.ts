@@ -5,6 +5,7 @@
 import ts from 'typescript';
 import { RENDERERS, type Renderer } from '../analyze/packages';
 import { diagnostic, type Diagnostic } from '../diagnostics';
+import { sha256Hex } from '../hash';
 import { MemoryLanguageServiceHost } from './language-service-host';
 import { APP_ROOT, ASSET_DECLARATIONS_FILE, libFileName, TYPESCRIPT_LIBS, type Library } from './library';
 import type { PackageCache, PackageFiles } from './package-types';
@@ -74,8 +75,14 @@ export class TypeCheckSession {
   #packagesVersion = 0;
   /** The installed packages read so far, reused while their package.json is unchanged. */
   readonly packageCache: PackageCache = new Map();
-  /** The last declarations emitted, the texts they were emitted from, and each file's declaration errors. */
-  #declarations: { key: string; files: Map<string, string>; diagnostics: Map<string, readonly ts.Diagnostic[]> } | undefined;
+  /**
+   * Each file's declarations as last emitted (keyed by the declaration's project-relative path) with its
+   * declaration errors, under the caller's key for what they depend on; and the files last asked for.
+   */
+  readonly #declarations = new Map<string, { key: string; files: Map<string, string>; diagnostics: readonly ts.Diagnostic[] }>();
+  #declared: readonly string[] = [];
+  /** Each script's declaration signature (see `signature`), with the text and the context it was found under. */
+  readonly #signatures = new Map<string, { text: string; context: string; signature: string }>();
   /** Each file's last diagnostics, with the key (a digest of everything they depend on) they were found under. */
   readonly #checked = new Map<string, { key: string; view?: string; diagnostics: Diagnostic[] }>();
   readonly #library: Library;
@@ -112,6 +119,8 @@ export class TypeCheckSession {
         this.#host.delete(toVirtual(path));
         this.#files.delete(path);
         this.#checked.delete(path);
+        this.#signatures.delete(path);
+        this.#declarations.delete(path);
       }
     }
   }
@@ -168,7 +177,8 @@ export class TypeCheckSession {
       if (!this.#files.has(path)) continue;
       const source = program.getSourceFile(toVirtual(path));
       if (!source) continue;
-      const found = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source), ...(this.#declarations?.diagnostics.get(path) ?? [])];
+      const declared = this.#declared.includes(path) ? (this.#declarations.get(path)?.diagnostics ?? []) : [];
+      const found = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source), ...declared];
       for (const d of found) {
         if (d.category !== ts.DiagnosticCategory.Error) continue;
         const at = d.file ?? source;
@@ -210,7 +220,7 @@ export class TypeCheckSession {
 
   /** The declarations `emitDeclarations` last returned (empty before the first). */
   get emittedDeclarations(): ReadonlyMap<string, string> {
-    return this.#declarations?.files ?? new Map();
+    return new Map(this.#declared.flatMap((path) => [...(this.#declarations.get(path)?.files ?? [])]));
   }
 
   /** Changes whenever the installed packages' files in the session change (they are in every file's scope). */
@@ -219,26 +229,56 @@ export class TypeCheckSession {
   }
 
   /**
-   * TypeScript declarations of the given project files (keyed by the declaration's project-relative
-   * path), as the compiler would emit them. Emitting type-checks those files, so the result is kept
-   * until one of them, or one of the files in `dependsOn`, changes.
+   * A digest of what a project script shows the files that import it: its declarations, emitted without
+   * type-checking its body (as tsc's builder finds a file's `signature`). A body-only edit leaves it as it
+   * was, so what imports the file need not be checked again. Found again only when the file's text or
+   * `context` (the caller's digest of the signatures of what the file imports, whose types its
+   * declarations may show) changed. Undefined for a file that is not a script of the session, or whose
+   * declarations cannot be emitted: the caller then takes its text.
    */
-  emitDeclarations(paths: readonly string[], dependsOn: readonly string[] = []): Map<string, string> {
-    const key = JSON.stringify([this.#packagesVersion, ...[...paths, ...dependsOn].map((path) => [path, this.#files.get(path)])]);
-    if (this.#declarations?.key === key) return this.#declarations.files;
+  signature(path: string, context: string): string | undefined {
+    const text = this.#files.get(path);
+    if (text === undefined || !/\.(tsx?|mts|cts)$/.test(path) || /\.d\.[mc]?ts$/.test(path)) return undefined;
+    const kept = this.#signatures.get(path);
+    if (kept && kept.text === text && kept.context === context) return kept.signature;
+    // forceDtsEmit: declarations even for a file with errors, with no full check of it first.
+    const output = this.#service.getEmitOutput(toVirtual(path), true, true);
+    if (output.emitSkipped) return undefined;
+    const signature = sha256Hex(output.outputFiles.map((file) => `${file.name}\n${file.text}`).join('\0'));
+    this.#signatures.set(path, { text, context, signature });
+    return signature;
+  }
+
+  /**
+   * TypeScript declarations of the given project files (keyed by the declaration's project-relative
+   * path), as the compiler would emit them. Emitting type-checks a file, so each file's are kept until
+   * `keyOf` (the caller's digest of everything they depend on: the file, the signatures of what it
+   * imports, the declarations in scope, the packages) says something changed: a body-only edit emits the
+   * edited file's again, not every file's.
+   */
+  emitDeclarations(paths: readonly string[], keyOf: (path: string) => string): Map<string, string> {
     const out = new Map<string, string>();
-    const diagnostics = new Map<string, readonly ts.Diagnostic[]>();
-    const program = this.#service.getProgram();
+    const declared: string[] = [];
+    let program: ts.Program | undefined;
     for (const path of paths) {
       if (!this.#files.has(path) || !/\.(tsx?|mts|cts)$/.test(path)) continue;
-      for (const file of this.#service.getEmitOutput(toVirtual(path), true).outputFiles) {
-        const relative = fromVirtual(file.name);
-        if (relative !== undefined) out.set(relative, file.text);
+      declared.push(path);
+      const key = `${this.#packagesVersion}:${keyOf(path)}`;
+      let kept = this.#declarations.get(path);
+      if (kept?.key !== key) {
+        program ??= this.#service.getProgram();
+        const files = new Map<string, string>();
+        for (const file of this.#service.getEmitOutput(toVirtual(path), true).outputFiles) {
+          const relative = fromVirtual(file.name);
+          if (relative !== undefined) files.set(relative, file.text);
+        }
+        const source = program?.getSourceFile(toVirtual(path));
+        kept = { key, files, diagnostics: source ? program!.getDeclarationDiagnostics(source) : [] };
+        this.#declarations.set(path, kept);
       }
-      const source = program?.getSourceFile(toVirtual(path));
-      if (source) diagnostics.set(path, program!.getDeclarationDiagnostics(source));
+      for (const [name, text] of kept.files) out.set(name, text);
     }
-    this.#declarations = { key, files: out, diagnostics };
+    this.#declared = declared;
     return out;
   }
 
