@@ -22,6 +22,7 @@ import { AppRuntime, callAnswer, errorResponse, type CallOutcome } from '../src/
 import { ConsoleCapture, encodeCallReport } from '../src/core/runtime/console-capture';
 import { isSchemaChangeRefused } from '../src/core/runtime/tables/schema-change';
 import type { SqlDriver } from '../src/core/runtime/sql-driver';
+import { JournalingDriver, replayJournal, type JournalStatement } from '../src/core/runtime/journaling-driver';
 import { loadModuleMap, type LoadedModule } from '../src/core/testing/locate';
 import { BodySender } from '../src/core/host/body-stream';
 import { describeError } from '../src/core/host/describe';
@@ -58,69 +59,118 @@ self.addEventListener('unhandledrejection', (event) => {
   post({ type: 'fault', message: `Unhandled rejection: ${describeError(event.reason)}` });
 });
 
-// ---- commits -------------------------------------------------------------------------------------
+// ---- commits ------------------------------------------------------------------------------------
 
-let lastChanges = 0;
-let dirty = false;
+/** The runtime's driver: it keeps what each transaction committed, for the journal. */
+let journaling: JournalingDriver | undefined;
 let sequence = 0;
-let exportTimer: ReturnType<typeof setTimeout> | undefined;
-/** The export timer fired while a call was running: export as soon as it ends. */
-let exportDue = false;
+/** Statements committed and not sent yet (with commitDelayMs above 0, a burst goes as one batch). */
+let unsent: JournalStatement[] = [];
+let sendTimer: ReturnType<typeof setTimeout> | undefined;
+/** The send timer fired while a call was running: send as soon as it ends. */
+let sendDue = false;
 /** Whether a call (a transaction) is running: requests run one at a time, see `enqueue`. */
 let busy = false;
 
-/** SQLite's count of rows changed on this connection: any change since the last look marks the database dirty. */
-function noteChanges(): void {
-  if (!driver) return;
-  const changes = Number(driver.all('SELECT total_changes() AS n')[0]?.n ?? 0);
-  if (changes !== lastChanges) {
-    lastChanges = changes;
-    dirty = true;
-  }
+/** A checkpoint is made once no write came for this long (the database exported whole, off any answer's path). */
+let checkpointDelayMs = 1000;
+/** Past this much journal since the last checkpoint, one is made as soon as the running call is answered. */
+const CHECKPOINT_AFTER_BATCHES = 500;
+const CHECKPOINT_AFTER_BYTES = 4 * 1024 * 1024;
+let sinceCheckpoint = { batches: 0, bytes: 0 };
+let checkpointTimer: ReturnType<typeof setTimeout> | undefined;
+let checkpointDue = false;
+
+function collect(): void {
+  if (journaling?.pending) unsent.push(...journaling.take());
 }
 
-function exportNow(): void {
-  exportDue = false;
-  if (exportTimer !== undefined) {
-    clearTimeout(exportTimer);
-    exportTimer = undefined;
+/** About how many bytes a batch takes (its SQL text and parameters): what bounds the journal. */
+function batchBytes(batch: readonly JournalStatement[]): number {
+  let bytes = 0;
+  for (const [sql, params] of batch) {
+    bytes += sql.length + 8;
+    for (const p of params) bytes += p instanceof Uint8Array ? p.length : typeof p === 'string' ? p.length : 8;
   }
-  if (!driver || !dirty) return;
-  dirty = false;
+  return bytes;
+}
+
+/** Sends what committed since the last send as one journal batch. */
+function sendJournal(): void {
+  collect();
+  sendDue = false;
+  if (sendTimer !== undefined) {
+    clearTimeout(sendTimer);
+    sendTimer = undefined;
+  }
+  if (unsent.length === 0) return;
+  const batch = unsent;
+  unsent = [];
+  sinceCheckpoint = { batches: sinceCheckpoint.batches + 1, bytes: sinceCheckpoint.bytes + batchBytes(batch) };
+  post({ type: 'journal', sequence: ++sequence, batch });
+  scheduleCheckpoint();
+}
+
+/** Exports the whole database: it holds every batch sent before, and what was not sent yet. */
+function checkpointNow(): void {
+  checkpointDue = false;
+  if (checkpointTimer !== undefined) {
+    clearTimeout(checkpointTimer);
+    checkpointTimer = undefined;
+  }
+  if (sendTimer !== undefined) {
+    clearTimeout(sendTimer);
+    sendTimer = undefined;
+  }
+  sendDue = false;
+  if (!driver) return;
+  journaling?.discard();
+  unsent = [];
+  sinceCheckpoint = { batches: 0, bytes: 0 };
   const state = driver.export();
-  post({ type: 'commit', sequence: ++sequence, state }, [state.buffer as ArrayBuffer]);
+  post({ type: 'checkpoint', sequence: ++sequence, state }, [state.buffer as ArrayBuffer]);
+}
+
+/** After a batch went out: a checkpoint once writes pause, or right after this call when the journal grew long. */
+function scheduleCheckpoint(): void {
+  if (sinceCheckpoint.batches >= CHECKPOINT_AFTER_BATCHES || sinceCheckpoint.bytes >= CHECKPOINT_AFTER_BYTES) {
+    if (busy) checkpointDue = true;
+    else checkpointNow();
+    return;
+  }
+  if (checkpointTimer !== undefined) clearTimeout(checkpointTimer);
+  checkpointTimer = setTimeout(() => {
+    checkpointTimer = undefined;
+    if (busy) checkpointDue = true;
+    else checkpointNow();
+  }, checkpointDelayMs);
 }
 
 /**
- * Before a call is answered, with `commitDelayMs` 0: what it wrote is exported first, so the commit
- * reaches the trusted side ahead of the answer (the port keeps order) and can be made durable before
- * anyone sees the answer. Says whether the database has changes not exported before this call's.
+ * Before a call is answered, with `commitDelayMs` 0: what it committed goes out as a journal batch
+ * first, so it reaches the trusted side ahead of the answer (the port keeps order) and can be made
+ * durable before anyone sees the answer. Says whether the database has changes not sent before this call's.
  */
 function commitBeforeAnswer(): boolean {
-  const exported = sequence;
-  noteChanges();
-  const changed = dirty;
-  if (commitDelayMs <= 0) exportNow();
-  return changed || sequence !== exported;
+  const sent = sequence;
+  collect();
+  const changed = unsent.length > 0;
+  if (commitDelayMs <= 0) sendJournal();
+  return changed || sequence !== sent;
 }
 
-/** After a call is answered: schedule the export of what it wrote (or export now). */
+/** After a call is answered: send what it wrote (now, or within commitDelayMs), and a checkpoint if one is due. */
 function afterCall(): void {
-  noteChanges();
-  if (exportDue) {
-    exportNow();
-    return;
+  collect();
+  if (sendDue || (unsent.length > 0 && commitDelayMs <= 0)) sendJournal();
+  else if (unsent.length > 0) {
+    sendTimer ??= setTimeout(() => {
+      sendTimer = undefined;
+      if (busy) sendDue = true;
+      else sendJournal();
+    }, commitDelayMs);
   }
-  if (!dirty) return;
-  if (commitDelayMs <= 0) {
-    exportNow();
-    return;
-  }
-  exportTimer ??= setTimeout(() => {
-    exportTimer = undefined;
-    if (busy) exportDue = true;
-    else exportNow();
-  }, commitDelayMs);
+  if (checkpointDue) checkpointNow();
 }
 
 // ---- requests ------------------------------------------------------------------------------------
@@ -187,11 +237,14 @@ async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promi
     const serverReady = performance.now();
     const db = request.state ? new SQL.Database(request.state) : new SQL.Database();
     const opened = new SqlJsDriver(db);
+    const journal = new JournalingDriver(opened);
     try {
+      // What committed after the checkpoint, in order, before the runtime looks at the schema.
+      if (request.journal?.length) replayJournal(opened, request.journal);
       runtime = new AppRuntime({
         manifest: request.manifest,
         definition: module.default,
-        driver: opened,
+        driver: journal,
         // Each call carries what its handler wrote with console (a fetch's answer in its x-platform-call header).
         console: handlerConsole(),
         env: request.env,
@@ -202,13 +255,19 @@ async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promi
       throw error;
     }
     driver = opened;
+    journaling = journal;
     manifestName = request.manifest.name;
     inspected = { db, driver: opened, manifest: request.manifest, operations: operationsOf(module.default), policies: runtime.policies, runtime, caller: authOf };
     commitDelayMs = request.commitDelayMs;
-    noteChanges();
-    // A fresh database's schema needs no export: it is made again from the manifest. A database the
-    // runtime brought to a new declaration (rows kept) is exported, so what is kept is what runs.
-    dirty = runtime.schemaChange === 'changed';
+    checkpointDelayMs = request.checkpointDelayMs;
+    // A database the runtime brought to a new declaration (rows kept) is checkpointed now, so what is
+    // kept is what runs. A schema it created (or anything else it wrote) is the journal's next batch;
+    // a replayed journal is folded into a checkpoint once writes pause.
+    if (runtime.schemaChange === 'changed') checkpointNow();
+    else {
+      sendJournal();
+      if (request.journal?.length) scheduleCheckpoint();
+    }
     const done = performance.now();
     post({ type: 'started', id: request.id, timings: { sqljs: sqljsReady - started, server: serverReady - sqljsReady, database: done - serverReady, total: done - started } });
   } catch (error) {
@@ -416,8 +475,8 @@ async function run(request: RuntimeRequest): Promise<void> {
       post({ type: 'env-set', id: request.id });
       return;
     case 'flush':
-      noteChanges();
-      exportNow();
+      if (request.checkpoint) checkpointNow();
+      else sendJournal();
       post({ type: 'flushed', id: request.id });
       return;
     case 'run-tests':
@@ -439,10 +498,8 @@ async function run(request: RuntimeRequest): Promise<void> {
       }
       const result = await inspect(inspected, request.query).catch((error: unknown) => ({ kind: 'refused' as const, message: describeError(error).slice(0, 4000) }));
       // An import, or an edit of a row, is a commit of its own: exported now (before the answer), not with the next call's batch.
-      if (result.kind === 'import-state' || result.kind === 'update-row') {
-        noteChanges();
-        exportNow();
-      }
+      if (result.kind === 'import-state') checkpointNow();
+      else if (result.kind === 'update-row') sendJournal();
       const transfer = result.kind === 'storage-get' && result.object ? [result.object.bytes.buffer as ArrayBuffer] : [];
       post({ type: 'inspected', id: request.id, result }, transfer);
       return;

@@ -25,6 +25,13 @@ import type { Manifest } from '../../src/core/manifest';
 import type { PersonaName } from '../../src/core/runtime/personas';
 import { isTestRunMessage, type TestRunMessage } from '../../src/core/host/test-run';
 import type { CallAnswer } from '../../src/modules/wire';
+import type { JournalBatch } from '../../src/core/runtime/journaling-driver';
+
+/** A journal batch as structured clone delivers it: statements with SQLite values. */
+function isJournalBatch(value: unknown): value is JournalBatch {
+  const isValue = (v: unknown) => v === null || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'string' || v instanceof Uint8Array;
+  return Array.isArray(value) && value.every((s: unknown) => Array.isArray(s) && s.length === 2 && typeof s[0] === 'string' && Array.isArray(s[1]) && (s[1] as unknown[]).every(isValue));
+}
 
 /** The runtime error an answer carries (the runtime error body's `error`). */
 export interface RuntimeErrorInfo {
@@ -76,13 +83,17 @@ export type RuntimeRequest =
       manifest: Manifest;
       /** The server bundle: ESM whose default export is the server definition. */
       serverCode: string;
-      /** The committed database (an SQLite file), or none for an empty one. */
+      /** The last checkpoint of the committed database (an SQLite file), or none for an empty one. */
       state?: Uint8Array;
+      /** What committed after that checkpoint, replayed on it in order before the app starts. */
+      journal?: readonly JournalBatch[];
       env: Record<string, string>;
       /** The handler deadline AppRuntime enforces itself (async handlers). */
       handlerDeadlineMs: number;
-      /** A write is exported at most this long after it committed (0: right after its answer). */
+      /** A write's journal batch is sent at most this long after it committed (0: before its answer). */
       commitDelayMs: number;
+      /** The whole database is checkpointed once no write came for this long (never on an answer's path). */
+      checkpointDelayMs: number;
     }
   /** A query or mutation; `input` is wire JSON (`encodeJson(input)`), or absent for undefined. */
   | { type: 'call'; id: number; persona: PersonaName; kind: 'query' | 'mutation'; name: string; input?: string }
@@ -94,8 +105,8 @@ export type RuntimeRequest =
   | { type: 'body-grant'; id: number; bytes: number }
   /** `ctx.env` for later calls. */
   | { type: 'set-env'; id: number; values: Record<string, string> }
-  /** Export the database now if anything was written since the last export; answered `flushed`. */
-  | { type: 'flush'; id: number }
+  /** Send what committed and was not sent yet; with `checkpoint`, the whole database too. Answered `flushed`. */
+  | { type: 'flush'; id: number; checkpoint?: boolean }
   /**
    * Runs one test file's tests, each against a fresh empty database and a fresh copy of the server
    * module. A sandbox that runs tests is never an app's runtime: `start` and `run-tests` exclude each
@@ -179,8 +190,10 @@ export type RuntimeMessage =
   | { type: 'response-error'; id: number; message: string }
   | { type: 'env-set'; id: number }
   | { type: 'flushed'; id: number }
-  /** The committed database after one or more writes; `sequence` increases with every export. */
-  | { type: 'commit'; sequence: number; state: Uint8Array }
+  /** What one or more commits changed, in order (`sequence` increases with every journal and checkpoint message). */
+  | { type: 'journal'; sequence: number; batch: JournalBatch }
+  /** The whole database, holding every journal batch sent before it. */
+  | { type: 'checkpoint'; sequence: number; state: Uint8Array }
   /** Something the app's code threw outside any call (a timer, an unhandled rejection): logged, not fatal. */
   | { type: 'fault'; message: string }
   /** A test file's run, as every engine tells it (src/core/host/test-run.ts). */
@@ -442,7 +455,9 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
     case 'env-set':
     case 'flushed':
       return isId(m.id);
-    case 'commit':
+    case 'journal':
+      return isId(m.sequence) && isJournalBatch(m.batch);
+    case 'checkpoint':
       return isId(m.sequence) && m.state instanceof Uint8Array;
     case 'fault':
       return isString(m.message);

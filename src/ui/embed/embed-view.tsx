@@ -12,6 +12,7 @@ import { isTemplateFiles } from '../projects/known-good';
 import type { Project } from '../projects/store';
 import { MemoryProjectStore } from '../session/project-store';
 import { CodeEditor } from '../workspace/editor';
+import type { CommittedState } from '../runtime/durable-log';
 
 export type EmbedMode = 'edit' | 'readonly';
 
@@ -24,7 +25,7 @@ export function embedMode(search: string): EmbedMode | undefined {
 
 export interface EmbedViewProps {
   project: Project;
-  state?: Uint8Array;
+  state?: CommittedState;
   pendingImport?: string;
   /** False for a project from a share link: a scratch copy. */
   persist: boolean;

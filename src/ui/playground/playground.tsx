@@ -29,6 +29,7 @@ import { lazyComponent } from '../lazy';
 import { problemsOf } from '../diagnostic-list';
 import { ShareDialog } from '../share/share-dialog';
 import { downloadProjectZip } from '../share/zip-files';
+import type { CommittedState } from '../runtime/durable-log';
 
 
 /** True from the first time `open` is true. */
@@ -101,7 +102,7 @@ const DataPanel = lazyComponent(() => import('../data/data-panel').then((m) => m
 const DeployPanel = lazyComponent(() => import('../deploy/deploy-panel').then((m) => m.DeployPanel), 'deploy panel');
 const TerminalPanel = lazyComponent(() => import('../terminal').then((m) => m.TerminalPanel), 'terminal');
 
-export function Playground({ project, state, pendingImport, compiler, theme }: { project: Project; state?: Uint8Array; pendingImport?: string; compiler: CompilerClient; theme: 'light' | 'dark' }) {
+export function Playground({ project, state, pendingImport, compiler, theme }: { project: Project; state?: CommittedState; pendingImport?: string; compiler: CompilerClient; theme: 'light' | 'dark' }) {
   const made = useProjectSession(project, compiler, state, { ...(pendingImport !== undefined ? { pendingImport } : {}) });
   const { session, runtime, firstPreview } = made;
   // A rename in the header or the list: the share link and the bug report carry the new name.

@@ -7,6 +7,7 @@
  */
 import type { PersonaName } from '../../core/runtime/personas';
 import type { Project } from '../projects/store';
+import type { CommittedState } from '../runtime/durable-log';
 import type { InspectQuery } from '../../../worker/protocol/runtime';
 import { CompileLoop } from '../session/compile-loop';
 import { Autosave, deleted, movedPath, renamed, undone, withFile, type Deletion } from '../session/project-files';
@@ -37,7 +38,7 @@ export class ProjectSession extends StateStore<SessionState> {
   /** What the last deletion took away, until undone or dismissed. */
   #deletion: Deletion | undefined;
 
-  constructor(project: Project, compiler: SessionCompiler, runtime: SessionRuntime, initialState: Uint8Array | undefined, options: SessionOptions) {
+  constructor(project: Project, compiler: SessionCompiler, runtime: SessionRuntime, initialState: CommittedState | undefined, options: SessionOptions) {
     super({ project, compile: 'loading', diagnostics: [], checked: false, stale: false, events: [] });
     this.#runtime = runtime;
     this.#store = options.store;

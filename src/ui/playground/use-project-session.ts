@@ -10,6 +10,7 @@ import type { ProjectStore } from '../session/project-store';
 import { ProjectSession } from './project-session';
 import { FirstPreview } from './first-preview';
 import { whenIdle } from '../idle';
+import type { CommittedState } from '../runtime/durable-log';
 
 export interface UseSessionOptions {
   /** Where the project is kept: the browser's IndexedDB unless another store is given. */
@@ -46,7 +47,7 @@ function parkedPreviewFrame(persona: PersonaName, runtime: RuntimeHost): Preview
   return new PreviewFrame(parking, persona, runtime, {}, { spare: true });
 }
 
-function makeSession(project: Project, compiler: CompilerClient, state: Uint8Array | undefined, options: UseSessionOptions): Made {
+function makeSession(project: Project, compiler: CompilerClient, state: CommittedState | undefined, options: UseSessionOptions): Made {
   const firstPreview = new FirstPreview();
   // Each write is exported before its answer and answered once saved (session-data.ts): nothing acknowledged is lost.
   // The sandbox kept for a restart is loaded once the first preview is up, not beside it (it shares the preview's process).
@@ -103,7 +104,7 @@ export function takePreviewFrame(made: Made, persona: PersonaName, container: HT
 }
 
 /** The session started for this new project, if any, when the view opens it as it was made. */
-function takeNewProjectSession(id: string, state: Uint8Array | undefined, options: UseSessionOptions): Made | undefined {
+function takeNewProjectSession(id: string, state: CommittedState | undefined, options: UseSessionOptions): Made | undefined {
   if (early?.id !== id) return undefined;
   const made = early.made;
   early = undefined;
@@ -112,7 +113,7 @@ function takeNewProjectSession(id: string, state: Uint8Array | undefined, option
   return undefined;
 }
 
-export function useProjectSession(project: Project, compiler: CompilerClient, state: Uint8Array | undefined, options: UseSessionOptions): Made {
+export function useProjectSession(project: Project, compiler: CompilerClient, state: CommittedState | undefined, options: UseSessionOptions): Made {
   const made = useMemo(() => takeNewProjectSession(project.id, state, options) ?? makeSession(project, compiler, state, options), [project.id]);
   const { session, runtime } = made;
   const [, rerender] = useState(0);

@@ -8,6 +8,8 @@ import type { PersonaName } from '../../core/runtime/personas';
 import type { Generation } from '../playground/project-session';
 import { forgetFileViews } from '../workspace/file-views';
 import { forgetLayout } from '../playground/layout';
+import { DurableLog, loadCommitted, type CommitStore, type CommittedState } from '../runtime/durable-log';
+import { deleteCommits, indexedDbCommitStore } from './commit-store';
 
 export const PROJECT_FORMAT = 'platform.playground-project.v1';
 
@@ -32,7 +34,6 @@ export type ProjectSummary = Pick<Project, 'id' | 'title' | 'template' | 'update
 let store: UseStore | undefined;
 const db = () => (store ??= createStore('platform-playground', 'projects'));
 const projectKey = (id: string) => `project:${id}`;
-const stateKey = (id: string) => `state:${id}`;
 
 export function newProjectId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(10));
@@ -193,23 +194,29 @@ export async function deleteProject(id: string): Promise<void> {
   forgetFileViews(id);
   forgetLayout(id);
   await del(projectKey(id), db());
-  await del(stateKey(id), db());
+  await deleteCommits(id, db);
   await del(recoveryKey(id), db());
   await del(pendingImportKey(id), db());
   await del(lastGoodKey(id), db());
 }
 
-/** The app's committed dev database (an SQLite file), kept apart from the project's files. */
-export async function loadState(id: string): Promise<Uint8Array | undefined> {
-  return get<Uint8Array>(stateKey(id), db());
+/** Where the app's committed dev database is kept (a checkpoint and a journal: commit-store.ts), apart from the project's files. */
+export function commitStore(id: string): CommitStore {
+  return indexedDbCommitStore(id, db);
 }
 
-export async function saveState(id: string, state: Uint8Array): Promise<void> {
-  await set(stateKey(id), state, db());
+/** The app's committed dev database as a reload restores it: the checkpoint and the journal after it. */
+export async function loadState(id: string): Promise<(CommittedState & { through: number }) | undefined> {
+  const state = await loadCommitted(commitStore(id));
+  return state.checkpoint || state.journal.length > 0 || state.through > 0 ? state : undefined;
 }
 
-export async function clearState(id: string): Promise<void> {
-  await del(stateKey(id), db());
+/** Stores `state` as the project's whole committed database (a copy's): a checkpoint and its journal. */
+export async function saveState(id: string, state: CommittedState): Promise<void> {
+  const log = new DurableLog(commitStore(id));
+  for (const batch of state.journal) await log.append(batch);
+  // Holds no entry of the journal just written: those follow it.
+  await commitStore(id).saveCheckpoint({ ...(state.checkpoint ? { state: state.checkpoint } : {}), through: 0 });
 }
 
 /** The committed state kept by "Reset data" before it dropped it, so the reset can be undone. */

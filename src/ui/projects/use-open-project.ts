@@ -6,10 +6,11 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { openLease, type Lease, type LeaseHolder } from './lease';
 import { loadPendingImport, loadProject, loadState, type Project } from './store';
+import type { CommittedState } from '../runtime/durable-log';
 
 export type OpenedProject =
   | { kind: 'loading' }
-  | { kind: 'open'; project: Project; state?: Uint8Array; pendingImport?: string }
+  | { kind: 'open'; project: Project; state?: CommittedState; pendingImport?: string }
   | { kind: 'missing' }
   /** Open in another tab: this one waits; `moved` when it was open here and another tab took it over. */
   | { kind: 'held'; project: Project; holder?: LeaseHolder; moved?: boolean };

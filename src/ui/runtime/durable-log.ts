@@ -25,6 +25,9 @@ export interface CommittedState {
   through?: number;
 }
 
+/** What the runtime sandbox committed: a journal batch (answers wait for it), or a checkpoint (never waited for). */
+export type Commit = { kind: 'journal'; batch: JournalBatch } | { kind: 'checkpoint'; state: Uint8Array };
+
 /** One journal entry as stored. `check` is a hash of the batch: a torn or damaged entry fails it. */
 export interface JournalEntry {
   seq: number;

@@ -18,13 +18,15 @@
  *   watches it as it watches the page's own) and ends (its report, its Events entry, its writes). A
  *   call that wrote is answered by the page once its commit is durable; a query never waits for it. A
  *   restart gives every connected preview a port to the new worker.
- * - What the sandbox commits arrives as database snapshots (`onCommit`, `committedState`): at most
- *   `commitDelayMs` after a write, so a burst of writes is exported once. Uncommitted work is lost on
- *   a restart; committed work is kept, except commits made in the `commitDelayMs` before a sandbox
- *   was killed, which it had no chance to export. With `commitDelayMs: 0` each write is exported
- *   before its answer, and answers wait for the promises the commit listeners return (the playground
- *   saves to IndexedDB): nothing answered is lost, to a restart or to a reload. `flush()` asks for
- *   the export now.
+ * - What the sandbox commits arrives as journal batches (the statements a call committed) and, once
+ *   writes pause, checkpoints (the whole database, holding every batch before it): `onCommit`,
+ *   `committedState` (the last checkpoint and the batches after it, which a restart replays). A batch
+ *   comes at most `commitDelayMs` after a write, so a burst of writes goes as one. Uncommitted work is
+ *   lost on a restart; committed work is kept, except commits made in the `commitDelayMs` before a
+ *   sandbox was killed, which it had no chance to send. With `commitDelayMs: 0` each write's batch
+ *   comes before its answer, and answers wait for the promises the commit listeners return (the
+ *   playground appends it to its journal in IndexedDB): nothing answered is lost, to a restart or to
+ *   a reload. A checkpoint is never waited for. `flush()` asks for what was not sent yet.
  */
 import sandboxCode from 'virtual:runtime-sandbox';
 import wasmUrl from 'sql.js/dist/sql-wasm.wasm?url';
@@ -40,6 +42,10 @@ import { bodyReceiver, type BodyIn } from '../../core/host/body-stream';
 import { describeError } from '../../core/host/describe';
 import { Watchdog } from '../../core/host/watchdog';
 import { SandboxFrame } from './sandbox-frame';
+import type { Commit, CommittedState } from './durable-log';
+import type { JournalBatch } from '../../core/runtime/journaling-driver';
+
+export type { Commit, CommittedState } from './durable-log';
 
 export type { InspectAnswer, InspectQuery, InspectResult, Wrote } from '../../../worker/protocol/runtime';
 
@@ -52,8 +58,10 @@ export interface RuntimeHostOptions {
   graceMs?: number;
   /** How long loading sql.js, the database and the server bundle may take; 15000 ms by default. */
   startTimeoutMs?: number;
-  /** A write is exported at most this long after its commit (0: right after its answer); 250 ms by default. */
+  /** A write's journal batch is sent at most this long after its commit (0: before its answer); 250 ms by default. */
   commitDelayMs?: number;
+  /** The database is checkpointed whole once no write came for this long; 1000 ms by default. */
+  checkpointDelayMs?: number;
   /**
    * The sandbox kept for the next restart is loaded after a start once this has resolved (the
    * playground: once the first preview is up, which it would slow down); right after a start without.
@@ -65,8 +73,8 @@ export interface HostedApp {
   manifest: Manifest;
   /** The server bundle (`server/index.js` of a build): ESM whose default export is the server definition. */
   serverCode: string;
-  /** The committed database to start from (an SQLite file); none for an empty database. */
-  state?: Uint8Array;
+  /** The committed database to start from (a checkpoint and the journal after it); none for an empty database. */
+  state?: CommittedState;
   env?: Record<string, string>;
 }
 
@@ -93,7 +101,7 @@ type Job =
   | { type: 'call'; persona: PersonaName; kind: 'query' | 'mutation'; name: string; input?: string; settle(outcome: CallOutcome): void }
   | { type: 'fetch'; persona: PersonaName; method: string; url: string; headers: Array<[string, string]>; body: Uint8Array | null; settle(response: Response): void }
   | { type: 'set-env'; values: Record<string, string>; settle(): void }
-  | { type: 'flush'; settle(): void }
+  | { type: 'flush'; checkpoint: boolean; settle(): void }
   | { type: 'inspect'; query: InspectQuery; settle(result: InspectResult): void };
 
 interface StartWaiter {
@@ -272,6 +280,7 @@ export class RuntimeHost {
   readonly #graceMs: number;
   readonly #startTimeoutMs: number;
   readonly #commitDelayMs: number;
+  readonly #checkpointDelayMs: number;
   readonly #sparesAfter: Promise<unknown>;
 
   #app: HostedApp | undefined;
@@ -281,7 +290,8 @@ export class RuntimeHost {
   #spare: Spare | undefined;
   #generation = 0;
   #nextId = 1;
-  #committed: Uint8Array | undefined;
+  /** The committed state: the last checkpoint and the batches after it (undefined before any start). */
+  #committed: { checkpoint?: Uint8Array; journal: JournalBatch[] } | undefined;
   #sequence = 0;
   #timings: HostStartTimings | undefined;
 
@@ -297,7 +307,7 @@ export class RuntimeHost {
   #startWaiter: StartWaiter | undefined;
   readonly #bodies = new Map<number, BodyIn>();
 
-  readonly #commitListeners = new Set<(state: Uint8Array) => void | Promise<void>>();
+  readonly #commitListeners = new Set<(commit: Commit) => void | Promise<void>>();
   /** Settles when every commit so far is durable (what the commit listeners returned has settled). */
   #durable: Promise<void> = Promise.resolve();
   readonly #writeListeners = new Set<(wrote: Wrote, persona: PersonaName) => void>();
@@ -311,13 +321,15 @@ export class RuntimeHost {
     this.#graceMs = options.graceMs ?? 1_000;
     this.#startTimeoutMs = options.startTimeoutMs ?? 15_000;
     this.#commitDelayMs = options.commitDelayMs ?? 250;
+    this.#checkpointDelayMs = options.checkpointDelayMs ?? 1000;
     this.#sparesAfter = options.sparesAfter ?? Promise.resolve();
     this.#watchdog = new Watchdog<number | PreviewFlight>(this.#deadlineMs + this.#graceMs, (item) => this.#stuck(item));
   }
 
-  /** The last committed database the sandbox exported (or the state the app was started with). */
-  get committedState(): Uint8Array | undefined {
-    return this.#committed;
+  /** The committed database: the last checkpoint and the journal after it (or the state the app was started with). */
+  get committedState(): CommittedState | undefined {
+    const committed = this.#committed;
+    return committed && { ...(committed.checkpoint ? { checkpoint: committed.checkpoint } : {}), journal: [...committed.journal] };
   }
 
   get phase(): RuntimePhase {
@@ -336,7 +348,7 @@ export class RuntimeHost {
    */
   async start(app: HostedApp): Promise<void> {
     this.#app = { ...app, env: { ...app.env } };
-    this.#committed = app.state;
+    this.#committed = { ...(app.state?.checkpoint ? { checkpoint: app.state.checkpoint } : {}), journal: [...(app.state?.journal ?? [])] };
     this.#interrupt(503, 'runtime_restarted', 'The runtime was restarted while this call ran; its uncommitted work was lost.');
     await this.#boot();
   }
@@ -398,9 +410,12 @@ export class RuntimeHost {
     return new Promise((resolve) => this.#enqueue({ type: 'set-env', values: { ...values }, settle: resolve }));
   }
 
-  /** Resolves once everything committed so far has reached `committedState` (after queued calls). */
-  flush(): Promise<void> {
-    return new Promise((resolve) => this.#enqueue({ type: 'flush', settle: resolve }));
+  /**
+   * Resolves once everything committed so far has reached `committedState` (after queued calls); with
+   * `checkpoint`, as a checkpoint (the whole database, no journal after it).
+   */
+  flush(options: { checkpoint?: boolean } = {}): Promise<void> {
+    return new Promise((resolve) => this.#enqueue({ type: 'flush', checkpoint: options.checkpoint === true, settle: resolve }));
   }
 
   /**
@@ -419,8 +434,8 @@ export class RuntimeHost {
     );
   }
 
-  /** Committed database snapshots, to persist; answers after the commit wait for a returned promise. */
-  onCommit(listener: (state: Uint8Array) => void | Promise<void>): () => void {
+  /** Commits, to persist: answers after a journal batch wait for the promise a listener returns. */
+  onCommit(listener: (commit: Commit) => void | Promise<void>): () => void {
     this.#commitListeners.add(listener);
     return () => this.#commitListeners.delete(listener);
   }
@@ -458,13 +473,15 @@ export class RuntimeHost {
     return () => this.#faultListeners.delete(listener);
   }
 
-  /** Hands a commit to the listeners; what they return joins the promise answers wait for. */
-  #persistCommit(state: Uint8Array): void {
+  /** Hands a commit to the listeners; what they return for a journal batch joins the promise answers wait for. */
+  #persistCommit(commit: Commit): void {
     const pending: Promise<unknown>[] = [this.#durable];
     for (const listener of this.#commitListeners) {
       try {
-        const result = listener(state);
-        if (result) pending.push(result.catch((error: unknown) => reportError(error)));
+        const result = listener(commit);
+        // A checkpoint is written in the background: no answer waits for it.
+        if (result && commit.kind === 'checkpoint') result.catch((error: unknown) => reportError(error));
+        else if (result) pending.push(result.catch((error: unknown) => reportError(error)));
       } catch (error) {
         reportError(error);
       }
@@ -533,10 +550,12 @@ export class RuntimeHost {
         wasm: copy,
         manifest: app.manifest,
         serverCode: app.serverCode,
-        ...(this.#committed ? { state: this.#committed } : {}),
+        ...(this.#committed?.checkpoint ? { state: this.#committed.checkpoint } : {}),
+        ...(this.#committed?.journal.length ? { journal: [...this.#committed.journal] } : {}),
         env: { ...app.env },
         handlerDeadlineMs: this.#deadlineMs,
         commitDelayMs: this.#commitDelayMs,
+        checkpointDelayMs: this.#checkpointDelayMs,
       };
       frame.post(request, [copy]);
       const timings = await started;
@@ -687,7 +706,7 @@ export class RuntimeHost {
         frame.post({ type: 'set-env', id, values: job.values } satisfies RuntimeRequest);
         break;
       case 'flush':
-        frame.post({ type: 'flush', id } satisfies RuntimeRequest);
+        frame.post({ type: 'flush', id, ...(job.checkpoint ? { checkpoint: true } : {}) } satisfies RuntimeRequest);
         break;
       case 'inspect':
         frame.post({ type: 'inspect', id, query: job.query } satisfies RuntimeRequest);
@@ -803,11 +822,17 @@ export class RuntimeHost {
       case 'flushed':
         this.#finish(message.id, 'flush')?.settle();
         break;
-      case 'commit':
+      case 'journal':
         if (message.sequence <= this.#sequence) break;
         this.#sequence = message.sequence;
-        this.#committed = message.state;
-        this.#persistCommit(message.state);
+        (this.#committed ??= { journal: [] }).journal.push(message.batch);
+        this.#persistCommit({ kind: 'journal', batch: message.batch });
+        break;
+      case 'checkpoint':
+        if (message.sequence <= this.#sequence) break;
+        this.#sequence = message.sequence;
+        this.#committed = { checkpoint: message.state, journal: [] };
+        this.#persistCommit({ kind: 'checkpoint', state: message.state });
         break;
       case 'fault':
         this.#fault(message.message.slice(0, 2000));

@@ -1,6 +1,6 @@
 /** The `ProjectStore` of a project kept in the browser: IndexedDB (src/ui/projects), the journal and file views in localStorage. */
 import { isKnownGood, rememberGood } from '../projects/known-good';
-import { clearPendingImport, clearRecovery, clearState, journalProject, loadLastGood, loadRecovery, saveLastGood, saveProject, saveRecovery, saveState } from '../projects/store';
+import { clearPendingImport, clearRecovery, commitStore, journalProject, loadLastGood, loadRecovery, saveLastGood, saveProject, saveRecovery } from '../projects/store';
 import { loadFileViews, saveFileViews } from '../workspace/file-views';
 import type { ProjectStore } from './project-store';
 
@@ -9,8 +9,7 @@ export function browserProjectStore(id: string): ProjectStore {
     persistent: true,
     journal: (project) => journalProject(project),
     saveProject: (project) => saveProject(project),
-    saveState: (state) => saveState(id, state),
-    clearState: () => clearState(id),
+    commits: commitStore(id),
     loadRecovery: () => loadRecovery(id),
     saveRecovery: (copy) => saveRecovery(id, copy),
     clearRecovery: () => clearRecovery(id),

@@ -82,7 +82,7 @@ describe('the compile loop', () => {
     session.edit(SERVER, 'export const server = 2;');
     await until(session, (s) => s.generation?.number === 3 && s.compile === 'ready');
     expect(runtime.starts).toHaveLength(2);
-    expect(runtime.starts[1]!.state).toEqual(new Uint8Array([7]));
+    expect(runtime.starts[1]!.state?.checkpoint).toEqual(new Uint8Array([7]));
   });
 
   it('a build that kept a target says which in compile.ready: server=kept keeps the runtime (the same server code), client=kept restarts it', async () => {

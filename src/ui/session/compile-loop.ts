@@ -9,6 +9,7 @@
  * broken is taken down.
  */
 import { AdaptiveQuietWindow } from '../../core/build/quiet-window';
+import type { CommittedState } from '../runtime/durable-log';
 import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
 import { canonicalJson } from '../../core/hash';
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
@@ -24,7 +25,7 @@ export interface CompileLoopParts {
   runtime: SessionRuntime;
   store: ProjectStore;
   /** The app's committed data as last handed over, for a restart when the runtime holds none. */
-  committed(): Uint8Array | undefined;
+  committed(): CommittedState | undefined;
   /** After the runtime started on a new generation, before the previews show it (a share link's data goes in). */
   started(): Promise<void>;
 }

@@ -156,8 +156,11 @@ describe('a session: nothing acknowledged is lost', () => {
     const store = new MemoryProjectStore();
     const runtime = new MemoryRuntime();
     const session = new ProjectSession(testProject(), new MemoryCompiler(), runtime, undefined, { store });
+    const batch = [['INSERT INTO todos (id) VALUES (?)', ['t1']] as const];
+    await runtime.write(batch);
+    expect(store.state?.journal).toEqual([batch]);
     await runtime.commit(new Uint8Array([1, 2, 3]));
-    expect(store.state).toEqual(new Uint8Array([1, 2, 3]));
+    expect(store.state).toEqual({ checkpoint: new Uint8Array([1, 2, 3]), journal: [], through: 1 });
     session.dispose();
   });
 

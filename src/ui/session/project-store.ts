@@ -7,6 +7,7 @@
  */
 import { canonicalJson } from '../../core/hash';
 import { newerCopy, storedAfterSave, type LastGoodBuild, type Project, type RecoveryCopy } from '../projects/store';
+import { MemoryCommitStore, type CommitStore, type CommittedState } from '../runtime/durable-log';
 import type { FileViews } from '../workspace/file-views';
 
 export interface ProjectStore {
@@ -16,8 +17,8 @@ export interface ProjectStore {
   journal(project: Project): boolean;
   /** The durable save (asynchronous), which the journal covers until it lands. */
   saveProject(project: Project): Promise<void>;
-  saveState(state: Uint8Array): Promise<void>;
-  clearState(): Promise<void>;
+  /** The app's committed data: a checkpoint and a journal (src/ui/runtime/durable-log.ts). */
+  readonly commits: CommitStore;
   loadRecovery(): Promise<RecoveryCopy | undefined>;
   saveRecovery(copy: RecoveryCopy): Promise<void>;
   clearRecovery(): Promise<void>;
@@ -45,7 +46,7 @@ export class MemoryProjectStore implements ProjectStore {
   constructor(readonly knownGood: (files: Record<string, string>) => boolean = () => false) {}
   journaled: Project | undefined;
   saved: Project | undefined;
-  state: Uint8Array | undefined;
+  readonly commits = new MemoryCommitStore();
   recovery: RecoveryCopy | undefined;
   lastGood: LastGoodBuild | undefined;
   /** The files that last type-checked cleanly (canonical JSON). */
@@ -64,11 +65,20 @@ export class MemoryProjectStore implements ProjectStore {
   get project(): Project | undefined {
     return newerCopy(this.journaled, this.saved);
   }
-  async saveState(state: Uint8Array): Promise<void> {
-    this.state = state;
+  /** What a reload would restore (as `loadState` reads it), undefined when nothing was ever stored. */
+  get state(): CommittedState | undefined {
+    const record = this.commits.checkpoint;
+    const through = record?.through ?? 0;
+    const journal = [];
+    for (let seq = through + 1; this.commits.entries.has(seq); seq++) journal.push(this.commits.entries.get(seq)!.batch);
+    if (!record && journal.length === 0) return undefined;
+    return { ...(record?.state ? { checkpoint: record.state } : {}), journal, through };
   }
-  async clearState(): Promise<void> {
-    this.state = undefined;
+  /** Stores `state` as the committed data (a test's starting point). */
+  set state(state: CommittedState | undefined) {
+    this.commits.entries.clear();
+    this.commits.checkpoint = state && { ...(state.checkpoint ? { state: state.checkpoint } : {}), through: 0 };
+    state?.journal.forEach((batch, i) => this.commits.entries.set(i + 1, { seq: i + 1, batch, check: '' }));
   }
   async loadRecovery(): Promise<RecoveryCopy | undefined> {
     return this.recovery;

@@ -18,10 +18,11 @@ describe("the session's data", () => {
 
   it('starts the runtime on the committed data it was opened with', async () => {
     const store = new MemoryProjectStore();
-    store.state = bytes(4, 2);
+    const journal = [[['INSERT INTO t VALUES (?)', [1]]] as const];
+    store.state = { checkpoint: bytes(4, 2), journal };
     const { session, runtime } = open({ store });
     await until(session, built);
-    expect(runtime.starts[0]!.state).toEqual(bytes(4, 2));
+    expect(runtime.starts[0]!.state).toMatchObject({ checkpoint: bytes(4, 2), journal });
   });
 
   it('Reset data keeps a recovery copy (also across a reload), empties the store and restarts empty; restore brings the copy back', async () => {
@@ -29,7 +30,8 @@ describe("the session's data", () => {
     await until(session, built);
     await runtime.commit(bytes(1, 2, 3));
     await session.resetData();
-    expect(store.state).toBeUndefined();
+    expect(store.state?.checkpoint).toBeUndefined();
+    expect(store.state?.journal).toEqual([]);
     expect(store.recovery?.state).toEqual(bytes(1, 2, 3));
     expect(session.state.recovery).toEqual({ savedAt: store.recovery!.savedAt });
     expect(runtime.starts.at(-1)!.state).toBeUndefined();
@@ -41,8 +43,8 @@ describe("the session's data", () => {
     await until(again.session, (s) => built(s) && s.recovery !== undefined);
     const generation = again.session.state.generation!.number;
     expect(await again.session.restoreRecovery()).toEqual({ ok: true });
-    expect(again.runtime.starts.at(-1)!.state).toEqual(bytes(1, 2, 3));
-    expect(store.state).toEqual(bytes(1, 2, 3));
+    expect(again.runtime.starts.at(-1)!.state?.checkpoint).toEqual(bytes(1, 2, 3));
+    expect(store.state?.checkpoint).toEqual(bytes(1, 2, 3));
     expect(store.recovery).toBeUndefined();
     expect(again.session.state.recovery).toBeUndefined();
     expect(again.session.state.notice).toMatchObject({ tone: 'info' });
@@ -64,10 +66,10 @@ describe("the session's data", () => {
     await runtime.commit(bytes(9));
     await session.resetData();
     await runtime.commit(bytes(5));
-    runtime.refuse = (app) => (app.state?.[0] === 9 ? new Error('todos.done: is a boolean field') : undefined);
+    runtime.refuse = (app) => (app.state?.checkpoint?.[0] === 9 ? new Error('todos.done: is a boolean field') : undefined);
     expect(await session.restoreRecovery()).toEqual({ ok: false, message: 'todos.done: is a boolean field' });
-    expect(runtime.starts.at(-1)!.state).toEqual(bytes(5));
-    expect(store.state).toEqual(bytes(5));
+    expect(runtime.starts.at(-1)!.state?.checkpoint).toEqual(bytes(5));
+    expect(store.state?.checkpoint).toEqual(bytes(5));
     expect(store.recovery?.state).toEqual(bytes(9));
     expect(session.state.notice).toEqual({ tone: 'error', message: 'The recovery copy could not be restored: todos.done: is a boolean field' });
   });
@@ -86,7 +88,7 @@ describe("the session's data", () => {
     const state = await until(session, built);
     expect(state.notice).toEqual({ tone: 'info', message: "The link's data was imported: 3 records." });
     expect(store.pendingImportCleared).toBe(true);
-    expect(store.state).toEqual(runtime.committedState);
+    expect(store.state?.checkpoint).toEqual(runtime.committedState?.checkpoint);
     expect(session.state.events.map((e) => e.kind)).toEqual(['compile.start', 'state.imported', 'compile.ready']);
   });
 

@@ -1,18 +1,20 @@
 /**
- * The app's data in one open project: each commit kept in the store before the runtime answers the
- * call that made it (nothing acknowledged is lost), a share link's data imported once the runtime
+ * The app's data in one open project: each commit's journal batch kept in the store before the runtime
+ * answers the call that made it (nothing acknowledged is lost), checkpoints kept in the background
+ * (durable-log.ts), a share link's data imported once the runtime
  * first starts, state imports, "Reset data" (keeping a recovery copy of what it drops) and restoring
  * that copy.
  */
 import type { RecoveryCopy } from '../projects/store';
+import { DurableLog, type CommittedState } from '../runtime/durable-log';
 import type { ProjectStore } from './project-store';
 import type { InspectAnswer, SessionContext, SessionNotice, SessionRuntime } from './session-state';
 
 export interface SessionDataParts {
   runtime: SessionRuntime;
   store: ProjectStore;
-  /** The committed data the session starts with (loaded from the store). */
-  initialState?: Uint8Array;
+  /** The committed data the session starts with (loaded from the store, with its journal's `through`). */
+  initialState?: CommittedState;
   /** A platform.state-export.v0 document (JSON text) to import once the runtime first starts. */
   pendingImport?: string;
   /** The previews reload (the same generation under a new number). */
@@ -25,7 +27,8 @@ export class SessionData {
   readonly #ctx: SessionContext;
   readonly #parts: SessionDataParts;
   /** The app's committed database as last handed over (or loaded from the store). */
-  #committed: Uint8Array | undefined;
+  #committed: CommittedState | undefined;
+  readonly #log: DurableLog;
   #pendingImport: string | undefined;
   /** The recovery copy, as last kept or loaded. */
   #recovery: RecoveryCopy | undefined;
@@ -36,11 +39,17 @@ export class SessionData {
     this.#parts = parts;
     this.#committed = parts.initialState;
     this.#pendingImport = parts.pendingImport;
-    // The runtime answers a call that wrote only once this resolves: what the preview shows as done is
-    // in the store before it shows.
-    this.#unsubscribe = parts.runtime.onCommit((state) => {
-      this.#committed = state;
-      return parts.store.saveState(state);
+    this.#log = new DurableLog(parts.store.commits, parts.initialState);
+    // The runtime answers a call that wrote only once its journal entry is stored: what the preview
+    // shows as done is in the store before it shows. A checkpoint is written in the background.
+    this.#unsubscribe = parts.runtime.onCommit((commit) => {
+      if (commit.kind === 'journal') {
+        this.#committed = { ...(this.#committed?.checkpoint ? { checkpoint: this.#committed.checkpoint } : {}), journal: [...(this.#committed?.journal ?? []), commit.batch] };
+        return this.#log.append(commit.batch);
+      }
+      this.#committed = { checkpoint: commit.state, journal: [] };
+      // Not waited for by any answer (the runtime waits only for journal entries).
+      return this.#log.checkpoint(commit.state);
     });
     void parts.store.loadRecovery().then((copy) => {
       if (!copy || this.#recovery) return;
@@ -50,7 +59,7 @@ export class SessionData {
   }
 
   /** The committed data as last handed over. */
-  get committed(): Uint8Array | undefined {
+  get committed(): CommittedState | undefined {
     return this.#committed;
   }
 
@@ -91,9 +100,10 @@ export class SessionData {
   async resetData(): Promise<void> {
     const ctx = this.#ctx;
     const { runtime, store } = this.#parts;
-    // Commits the sandbox has not exported yet land first, so none arrives after the reset.
-    await runtime.flush();
-    const dropped = runtime.committedState ?? this.#committed;
+    // Commits the sandbox has not sent yet land first, so none arrives after the reset; as a checkpoint,
+    // the whole database, which the recovery copy keeps.
+    await runtime.flush({ checkpoint: true });
+    const dropped = (runtime.committedState ?? this.#committed)?.checkpoint;
     if (dropped) {
       const copy: RecoveryCopy = { state: dropped.slice(), savedAt: Date.now() };
       await store.saveRecovery(copy);
@@ -103,7 +113,7 @@ export class SessionData {
     ctx.update({ notice: undefined });
     ctx.log('state.reset', { recoveryCopy: dropped ? dropped.length : 0 });
     this.#committed = undefined;
-    await store.clearState();
+    await this.#log.checkpoint(undefined);
     const generation = ctx.state.generation;
     if (generation) await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode });
     this.#parts.rebuild();
@@ -124,16 +134,16 @@ export class SessionData {
     await runtime.flush();
     const current = runtime.committedState ?? this.#committed;
     try {
-      await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: copy.state });
+      await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: { checkpoint: copy.state, journal: [] } });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, ...(current ? { state: current } : {}) }).catch(() => undefined);
       ctx.update({ notice: { tone: 'error', message: `The recovery copy could not be restored: ${message}` } });
       return { ok: false, message };
     }
-    this.#committed = copy.state;
+    this.#committed = { checkpoint: copy.state, journal: [] };
     this.#recovery = undefined;
-    await store.saveState(copy.state);
+    await this.#log.checkpoint(copy.state);
     await store.clearRecovery();
     ctx.log('state.restored', { savedAt: new Date(copy.savedAt).toISOString() });
     ctx.update({ recovery: undefined, notice: { tone: 'info', message: `The data from before the reset (${new Date(copy.savedAt).toLocaleTimeString()}) was restored.` } });

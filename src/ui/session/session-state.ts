@@ -8,6 +8,7 @@ import type { Manifest } from '../../core/manifest';
 import type { CompileResult, CompilerClient } from '../compiler-client';
 import type { Project } from '../projects/store';
 import type { InspectAnswer, InspectQuery } from '../../../worker/protocol/runtime';
+import type { Commit, CommittedState } from '../runtime/durable-log';
 
 /** A build that compiled: what the runtime and the previews run. */
 export interface Generation {
@@ -81,11 +82,12 @@ export type { InspectAnswer };
 
 /** The runtime the session drives (RuntimeHost implements it). */
 export interface SessionRuntime {
-  start(app: { manifest: Manifest; serverCode: string; state?: Uint8Array; env?: Record<string, string> }): Promise<void>;
-  onCommit(listener: (state: Uint8Array) => void | Promise<void>): () => void;
-  /** Hands over commits not exported yet. */
-  flush(): Promise<void>;
-  readonly committedState: Uint8Array | undefined;
+  start(app: { manifest: Manifest; serverCode: string; state?: CommittedState; env?: Record<string, string> }): Promise<void>;
+  /** Journal batches (answers wait for what the listener returns) and checkpoints. */
+  onCommit(listener: (commit: Commit) => void | Promise<void>): () => void;
+  /** Hands over commits not sent yet; with `checkpoint`, as a checkpoint of the whole database. */
+  flush(options?: { checkpoint?: boolean }): Promise<void>;
+  readonly committedState: CommittedState | undefined;
   /** 'running' while the last start succeeded and the sandbox is up. */
   readonly phase: string;
   inspect<K extends InspectQuery['kind']>(query: Extract<InspectQuery, { kind: K }>): Promise<InspectAnswer<K>>;

@@ -13,6 +13,8 @@ import { diagnostic, type Diagnostic } from '../../core/diagnostics';
 import type { CompileResult } from '../compiler-client';
 import { PROJECT_FORMAT, type Project } from '../projects/store';
 import type { InspectQuery } from '../../../worker/protocol/runtime';
+import type { Commit, CommittedState } from '../runtime/durable-log';
+import type { JournalBatch } from '../../core/runtime/journaling-driver';
 import type { InspectAnswer, SessionCompiler, SessionRuntime, SessionState } from './session-state';
 import type { StateStore } from '../state-store';
 
@@ -80,11 +82,11 @@ type StartedApp = Parameters<SessionRuntime['start']>[0];
 
 export class MemoryRuntime implements SessionRuntime {
   readonly starts: StartedApp[] = [];
-  committedState: Uint8Array | undefined;
+  committedState: CommittedState | undefined;
   phase = 'idle';
   /** A start is refused with this error when it returns one. */
   refuse: ((app: StartedApp) => Error | undefined) | undefined;
-  readonly #listeners = new Set<(state: Uint8Array) => void | Promise<void>>();
+  readonly #listeners = new Set<(commit: Commit) => void | Promise<void>>();
 
   async start(app: StartedApp): Promise<void> {
     const refused = this.refuse?.(app);
@@ -97,15 +99,21 @@ export class MemoryRuntime implements SessionRuntime {
     this.phase = 'running';
   }
 
-  onCommit(listener: (state: Uint8Array) => void | Promise<void>): () => void {
+  onCommit(listener: (commit: Commit) => void | Promise<void>): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  /** A write the app made: answered (resolved) once it was handed over and every listener finished. */
+  /** A write the app made (its journal batch): answered (resolved) once every listener finished with it. */
+  async write(batch: JournalBatch): Promise<void> {
+    this.committedState = { ...this.committedState, journal: [...(this.committedState?.journal ?? []), batch] };
+    for (const listener of this.#listeners) await listener({ kind: 'journal', batch });
+  }
+
+  /** The app's whole database became `state` (a checkpoint): resolved once every listener finished with it. */
   async commit(state: Uint8Array): Promise<void> {
-    this.committedState = state;
-    for (const listener of this.#listeners) await listener(state);
+    this.committedState = { checkpoint: state, journal: [] };
+    for (const listener of this.#listeners) await listener({ kind: 'checkpoint', state });
   }
 
   async flush(): Promise<void> {}
