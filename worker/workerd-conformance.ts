@@ -1,10 +1,11 @@
 /**
- * A workerd worker that runs the runtime conformance suites (runtime, tables, storage) over the
+ * A workerd worker that runs the runtime conformance suites (runtime, tables, query plans, storage) over the
  * Durable Object SQLite driver, for the Vitest file that starts it: `GET /run?suite=…&case=…` runs one
  * case in a Durable Object of its own (fresh storage) and answers `{ ok }` or `{ ok: false, error }`.
  */
 import { runtimeConformance } from '../src/core/runtime/conformance';
 import { tableConformance } from '../src/core/runtime/tables/conformance';
+import { queryPlanConformance } from '../src/core/runtime/tables/query-plans';
 import { storageConformance } from '../src/core/runtime/storage/conformance';
 import type { SqlDriverFactory } from '../src/core/runtime/sql-driver';
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
@@ -12,6 +13,7 @@ import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/ada
 const SUITES: Record<string, ReadonlyArray<{ name: string; run(make: SqlDriverFactory): Promise<void> }>> = {
   runtime: runtimeConformance,
   tables: tableConformance,
+  plans: queryPlanConformance,
   storage: storageConformance,
 };
 

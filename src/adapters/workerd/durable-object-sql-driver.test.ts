@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeConformance } from '../../core/runtime/conformance';
 import { storageConformance } from '../../core/runtime/storage/conformance';
 import { tableConformance } from '../../core/runtime/tables/conformance';
+import { queryPlanConformance } from '../../core/runtime/tables/query-plans';
 import { bundleWorkerEntry, WorkerdEngine } from './workerd-engine';
 
 let work: string;
@@ -40,9 +41,11 @@ describe('runtime conformance over Durable Object SQLite in workerd', () => {
     const cases = (await (await fetch(`http://127.0.0.1:${engine.port}/cases`)).json()) as Record<string, string[]>;
     expect(cases.runtime).toEqual(runtimeConformance.map((c) => c.name));
     expect(cases.tables).toEqual(tableConformance.map((c) => c.name));
+    expect(cases.plans).toEqual(queryPlanConformance.map((c) => c.name));
     expect(cases.storage).toEqual(storageConformance.map((c) => c.name));
   });
   for (const c of runtimeConformance) it(`runtime: ${c.name}`, () => run('runtime', c.name));
   for (const c of tableConformance) it(`tables: ${c.name}`, () => run('tables', c.name));
+  for (const c of queryPlanConformance) it(`plans: ${c.name}`, () => run('plans', c.name));
   for (const c of storageConformance) it(`storage: ${c.name}`, () => run('storage', c.name));
 });

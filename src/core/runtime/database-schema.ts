@@ -12,8 +12,8 @@ import { canonicalJson } from '../hash';
 import type { FieldDeclaration } from '../manifest/types';
 import { quoteIdentifier, type SqlDriver } from './sql-driver';
 import { SqlObjectStore } from './storage';
-import { createIndexStatements, createSchema, createTableStatement, defaultLiteral, tableOrder, type DatabaseDeclaration } from './tables/schema';
-import { compareSchemas, databaseIdentity, schemaChangeRefused, isSchemaChangeRefused, type DataFacts, type PolicyKind, type SchemaProblem } from './tables/schema-change';
+import { createIndexStatements, createSchema, createTableStatement, defaultLiteral, tableOrder, type DatabaseDeclaration, type TablePolicies } from './tables/schema';
+import { compareSchemas, databaseIdentity, schemaChangeRefused, isSchemaChangeRefused, type DataFacts, type SchemaProblem } from './tables/schema-change';
 
 export { databaseIdentity } from './tables/schema-change';
 import { declarationFromSql, readStoredSql, type StoredSql } from './tables/schema-read';
@@ -56,10 +56,10 @@ function recordSchema(driver: SqlDriver, database: DatabaseDeclaration | null): 
  * Initialises an empty database: the meta table, every table and index of `database`, the object
  * store's tables. Runs inside the caller's transaction.
  */
-export function initialiseDatabase(driver: SqlDriver, database: DatabaseDeclaration | null): void {
+export function initialiseDatabase(driver: SqlDriver, database: DatabaseDeclaration | null, policies?: TablePolicies): void {
   driver.exec(`CREATE TABLE ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
   recordSchema(driver, database);
-  if (database) createSchema(driver, database);
+  if (database) createSchema(driver, database, policies);
   new SqlObjectStore(driver);
 }
 
@@ -98,7 +98,7 @@ function parentsFirst(names: readonly string[], parents: ReadonlyMap<string, rea
  * children's references or run their ON DELETE actions. Indexes of other tables are dropped and made
  * as they changed. Foreign keys are deferred to COMMIT and checked before it.
  */
-function applySchema(driver: SqlDriver, stored: StoredSql, database: DatabaseDeclaration | null, carried: Record<string, string[]>): void {
+function applySchema(driver: SqlDriver, stored: StoredSql, database: DatabaseDeclaration | null, carried: Record<string, string[]>, policies: TablePolicies): void {
   const desired = database?.tables ?? {};
   const q = quoteIdentifier;
   const parents = new Map<string, string[]>();
@@ -143,10 +143,7 @@ function applySchema(driver: SqlDriver, stored: StoredSql, database: DatabaseDec
       current = name;
       const fresh = !stored.tables.has(name) || rebuilt.has(name);
       const existing = fresh ? new Map<string, string>() : (stored.indexes.get(name) ?? new Map<string, string>());
-      const wanted = createIndexStatements(name, desired[name]!);
-      for (const [index, sql] of existing) if (!wanted.includes(sql)) driver.exec(`DROP INDEX ${q(index)}`);
-      const kept = new Set(existing.values());
-      for (const sql of wanted) if (!kept.has(sql)) driver.exec(sql);
+      applyIndexes(driver, existing, createIndexStatements(name, desired[name]!, policies.get(name)));
     }
   } catch (error) {
     if (isSchemaChangeRefused(error)) throw error;
@@ -159,6 +156,38 @@ function applySchema(driver: SqlDriver, stored: StoredSql, database: DatabaseDec
   }
 }
 
+/** Drops the `existing` indexes (name → SQL) that are not `wanted`, then creates the wanted ones missing. */
+function applyIndexes(driver: SqlDriver, existing: ReadonlyMap<string, string>, wanted: readonly string[]): void {
+  for (const [index, sql] of existing) if (!wanted.includes(sql)) driver.exec(`DROP INDEX ${quoteIdentifier(index)}`);
+  const kept = new Set(existing.values());
+  for (const sql of wanted) if (!kept.has(sql)) driver.exec(sql);
+}
+
+/**
+ * Makes the indexes of a database already made for `database` those this runtime makes for it: a
+ * database made before declared indexes ended in (createdAt, id), or before a table's policy had its
+ * index, gets them here, in one transaction, rows untouched. Reads sqlite_master only (its cost does
+ * not grow with rows); when every index is as wanted it writes nothing, so it runs on every open and
+ * does its work once. Returns whether it changed anything.
+ */
+export function syncIndexes(driver: SqlDriver, database: DatabaseDeclaration | null, policies: TablePolicies = new Map()): boolean {
+  if (!database) return false;
+  const stored = readStoredSql(driver);
+  const work: Array<[ReadonlyMap<string, string>, string[]]> = [];
+  for (const name of tableOrder(database)) {
+    if (!stored.tables.has(name)) continue;
+    const existing = stored.indexes.get(name) ?? new Map<string, string>();
+    const wanted = createIndexStatements(name, database.tables[name]!, policies.get(name));
+    const have = new Set(existing.values());
+    if (wanted.length !== existing.size || wanted.some((sql) => !have.has(sql))) work.push([existing, wanted]);
+  }
+  if (work.length === 0) return false;
+  driver.transactionSync(() => {
+    for (const [existing, wanted] of work) applyIndexes(driver, existing, wanted);
+  });
+  return true;
+}
+
 export type SchemaOutcome = 'created' | 'unchanged' | 'changed';
 
 /**
@@ -167,14 +196,17 @@ export type SchemaOutcome = 'created' | 'unchanged' | 'changed';
  * field and reason, having changed nothing. `policies` are the table policies of the server
  * definition (their fields cannot change under stored rows).
  */
-export function ensureSchema(driver: SqlDriver, database: DatabaseDeclaration | null, policies: ReadonlyMap<string, PolicyKind> = new Map()): SchemaOutcome {
+export function ensureSchema(driver: SqlDriver, database: DatabaseDeclaration | null, policies: TablePolicies = new Map()): SchemaOutcome {
   const identity = databaseIdentity(database);
   const stored = readStoredSchema(driver);
   if (!stored) {
-    driver.transactionSync(() => initialiseDatabase(driver, database));
+    driver.transactionSync(() => initialiseDatabase(driver, database, policies));
     return 'created';
   }
-  if (stored.identity === identity && stored.database !== undefined) return 'unchanged';
+  if (stored.identity === identity && stored.database !== undefined) {
+    syncIndexes(driver, database, policies);
+    return 'unchanged';
+  }
   driver.transactionSync(() => {
     // Deferred until COMMIT (reset by it): rows are copied table by table, references in any order.
     driver.exec('PRAGMA defer_foreign_keys = ON');
@@ -189,7 +221,7 @@ export function ensureSchema(driver: SqlDriver, database: DatabaseDeclaration | 
     }
     const { problems, carried } = compareSchemas(before, database, databaseFacts(driver, sql), policies);
     if (problems.length > 0) throw schemaChangeRefused(problems);
-    applySchema(driver, sql, database, carried);
+    applySchema(driver, sql, database, carried, policies);
     recordSchema(driver, database);
   });
   return stored.identity === identity ? 'unchanged' : 'changed';

@@ -293,7 +293,7 @@ test('schema: every table has id, createdAt, updatedAt, its fields with their SQ
     );
     const order = driver.all('PRAGMA index_info("__platform_order__things")').map((c) => c.name);
     assertEqual(order, ['createdAt', 'id'], 'the internal order index');
-    assertEqual(indexSql(driver, 'things__byNote'), 'CREATE INDEX "things__byNote" ON "things" ("note")', 'a declared index is named <table>__<index>');
+    assertEqual(indexSql(driver, 'things__byNote'), 'CREATE INDEX "things__byNote" ON "things" ("note", "createdAt", "id")', 'a declared index is named <table>__<index> and ends in (createdAt, id)');
     const fks = driver.all('PRAGMA foreign_key_list("things")').map((f) => [f.table, f.from, f.to]);
     assertEqual(fks, [['others', 'other', 'id']], 'a ref is a foreign key to the target id');
   }));
@@ -580,9 +580,9 @@ test('indexes: unique, partial, expression, descending and nocase indexes are cr
         'unique nocase index',
       );
       assertEqual(indexSql(driver, 'users__bySlug'), 'CREATE UNIQUE INDEX "users__bySlug" ON "users" ("slug") WHERE archived = 0', 'partial index');
-      assertEqual(indexSql(driver, 'users__byLower'), 'CREATE INDEX "users__byLower" ON "users" ((lower(slug)) DESC)', 'expression index');
+      assertEqual(indexSql(driver, 'users__byLower'), 'CREATE INDEX "users__byLower" ON "users" ((lower(slug)) DESC, "createdAt", "id")', 'expression index (then the order columns)');
       const rank = driver.all('PRAGMA index_xinfo("users__byRank")').filter((c) => Number(c.key) === 1).map((c) => [c.name, c.desc]);
-      assertEqual(rank, [['rank', 1], ['slug', 0]], 'descending column');
+      assertEqual(rank, [['rank', 1], ['slug', 0], ['createdAt', 0], ['id', 0]], 'descending column, then the order columns');
       assertEqual(ids(await users.find({ where: { rank: 1 } })).length, 3, 'the leading column of a descending index filters');
     },
   ));

@@ -10,16 +10,14 @@
  */
 import { canonicalJson, sha256Hex } from '../../hash';
 import type { FieldDeclaration, IndexDeclaration, TableDeclaration } from '../../manifest/types';
-import type { DatabaseDeclaration } from './schema';
+import { POLICY_FIELDS, type DatabaseDeclaration, type PolicyKind } from './schema';
 
 /** The schema identity of a declaration (hex): what a database's meta table and a state export record. */
 export function databaseIdentity(database: DatabaseDeclaration | null): string {
   return sha256Hex(canonicalJson({ database }));
 }
 
-/** The table policies a server definition can put on a table, and the field each one reads. */
-export type PolicyKind = 'ownedTable' | 'workspaceTable';
-export const POLICY_FIELDS: Record<PolicyKind, string> = { ownedTable: 'ownerId', workspaceTable: 'workspaceId' };
+export { POLICY_FIELDS, type PolicyKind } from './schema';
 
 /** One reason a change cannot keep the data. */
 export interface SchemaProblem {

@@ -10,7 +10,7 @@
  */
 import type { Collation, FieldDeclaration, IndexColumn, IndexDeclaration, ReferentialAction, TableDeclaration } from '../../manifest/types';
 import { quoteIdentifier, type SqlDriver } from '../sql-driver';
-import { ACTIONS, COLLATIONS, createIndexStatements, createTableStatement, indexName, orderIndexName, type DatabaseDeclaration } from './schema';
+import { ACTIONS, COLLATIONS, createIndexStatements, createTableStatement, indexName, legacyIndexStatement, PLATFORM_PREFIX, type DatabaseDeclaration } from './schema';
 import type { SchemaProblem } from './schema-change';
 
 /** The application's tables and indexes as SQLite stores them. */
@@ -264,19 +264,47 @@ function parseTable(name: string, sql: string, indexes: ReadonlyMap<string, stri
       table.fields[parsed[0]] = parsed[1];
     }
   }
+  // Declared indexes are stored in this runtime's format (ending in createdAt, id) or, made before
+  // that, on their declared columns; either reads back, and is checked by generating it again.
+  const current = new Map<string, string>();
+  const legacy = new Map<string, string>();
   for (const [sqlName, indexSql] of indexes) {
-    if (sqlName === orderIndexName(name)) continue;
+    // The platform's own indexes (order, policy) carry no declaration; syncIndexes makes them as wanted.
+    if (sqlName.startsWith(PLATFORM_PREFIX)) continue;
     const prefix = indexName(name, '');
     if (!sqlName.startsWith(prefix)) return undefined;
     const declaration = parseIndex(indexSql, name, sqlName);
     if (!declaration) return undefined;
-    (table.indexes ??= {})[sqlName.slice(prefix.length)] = declaration;
+    const index = sqlName.slice(prefix.length);
+    (table.indexes ??= {})[index] = withoutOrderColumns(declaration);
+    current.set(index, indexSql);
+    if (legacyIndexStatement(name, index, declaration) === indexSql) legacy.set(index, indexSql);
   }
   if (hint?.idSource) table.idSource = hint.idSource;
-  // The statements must come back exactly, or the table is not read.
-  const again = [createTableStatement(name, table), ...createIndexStatements(name, table)].sort();
-  const stored = [sql, ...indexes.values()].sort();
-  return again.length === stored.length && again.every((statement, i) => statement === stored[i]) ? table : undefined;
+  // The statements must come back exactly, or the table is not read. An index in the earlier format
+  // reads back as declared (its columns as stored).
+  for (const [index, indexSql] of current) {
+    const declaration = table.indexes![index]!;
+    if (createIndexStatements(name, { fields: {}, indexes: { [index]: declaration } })[1] === indexSql) continue;
+    const raw = parseIndex(indexSql, name, indexName(name, index))!;
+    if (!legacy.has(index)) return undefined;
+    table.indexes![index] = raw;
+  }
+  return createTableStatement(name, table) === sql ? table : undefined;
+}
+
+/**
+ * A declared index as stored in this runtime's format, with the (createdAt, id) it ends in taken off
+ * again (a unique index is stored as declared). An index declared on (tag, createdAt, id) reads back
+ * as (tag): the same SQL, the same filters on tag.
+ */
+function withoutOrderColumns(declaration: IndexDeclaration): IndexDeclaration {
+  const columns = Array.isArray(declaration) ? declaration : declaration.columns;
+  if (!Array.isArray(declaration) && declaration.unique) return declaration;
+  const [createdAt, id] = columns.slice(-2);
+  if (columns.length < 3 || createdAt !== 'createdAt' || id !== 'id') return declaration;
+  const kept = columns.slice(0, -2);
+  return Array.isArray(declaration) ? (kept as string[]) : { ...declaration, columns: kept };
 }
 
 /**

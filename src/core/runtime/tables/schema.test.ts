@@ -56,18 +56,25 @@ describe('schema statements', () => {
     expect(sql).toContain(`"b" TEXT NOT NULL DEFAULT 'x' REFERENCES "p" ("id") ON DELETE SET DEFAULT`);
   });
 
-  it('writes the order index and every declared index form', () => {
+  it('writes the order index and every declared index form, non-unique ones ending in (createdAt, id), and a policy index', () => {
+    expect(createIndexStatements('t', { fields: { ownerId: { type: 'string' } } }, 'ownedTable')).toEqual([
+      'CREATE INDEX "__platform_order__t" ON "t" ("createdAt", "id")',
+      'CREATE INDEX "__platform_policy__t" ON "t" ("ownerId", "createdAt", "id")',
+    ]);
+    expect(createIndexStatements('t', { fields: { workspaceId: { type: 'string' } } }, 'workspaceTable')[1]).toBe('CREATE INDEX "__platform_policy__t" ON "t" ("workspaceId", "createdAt", "id")');
     expect(
       createIndexStatements('t', {
         fields: { a: { type: 'string' }, b: { type: 'number' } },
         indexes: {
           plain: ['a', 'b'],
+          ordered: ['a', 'createdAt'],
           rich: { columns: [{ column: 'a', collate: 'rtrim', desc: true }, { expression: 'b * 2', desc: true }], unique: true, where: 'b > 0' },
         },
       }),
     ).toEqual([
       'CREATE INDEX "__platform_order__t" ON "t" ("createdAt", "id")',
-      'CREATE INDEX "t__plain" ON "t" ("a", "b")',
+      'CREATE INDEX "t__plain" ON "t" ("a", "b", "createdAt", "id")',
+      'CREATE INDEX "t__ordered" ON "t" ("a", "createdAt", "id")',
       'CREATE UNIQUE INDEX "t__rich" ON "t" ("a" COLLATE RTRIM DESC, (b * 2) DESC) WHERE b > 0',
     ]);
   });

@@ -3,6 +3,13 @@
  * columns (`id`, `createdAt`, `updatedAt`), each declared field, its constraints and the declared
  * indexes, plus an internal index on (createdAt, id) that ordering and keyset paging use.
  *
+ * Every read returns rows in (createdAt, id) order, so every index a read filters by ends in
+ * (createdAt, id): a declared (non-unique) index on `tag` is made on (tag, createdAt, id), and a table
+ * under the ownedTable or workspaceTable policy has an index on (ownerId | workspaceId, createdAt, id).
+ * Equality on the index's columns then reads rows already in order and stops at the limit, instead of
+ * sorting every matching row first. A unique index keeps its declared columns (equality on all of them
+ * matches at most one row, which needs no sort).
+ *
  * Names starting with `__platform_` are reserved for the platform's own tables and indexes; manifest
  * names cannot start with `_`, so they never clash.
  */
@@ -66,6 +73,17 @@ export function orderIndexName(table: string): string {
   return `${PLATFORM_PREFIX}order__${table}`;
 }
 
+/** The name of the internal index a table policy filters by: (ownerId | workspaceId, createdAt, id). */
+export function policyIndexName(table: string): string {
+  return `${PLATFORM_PREFIX}policy__${table}`;
+}
+
+/** The table policies a server definition can put on a table. */
+export type PolicyKind = 'ownedTable' | 'workspaceTable';
+
+/** The field each table policy reads (and filters by). */
+export const POLICY_FIELDS: Record<PolicyKind, string> = { ownedTable: 'ownerId', workspaceTable: 'workspaceId' };
+
 /** The columns of an index declaration, in declared order. */
 export function indexColumns(index: IndexDeclaration): IndexColumn[] {
   return Array.isArray(index) ? index : index.columns;
@@ -105,16 +123,48 @@ export function createTableStatement(name: string, table: TableDeclaration): str
   return `CREATE TABLE ${quoteIdentifier(name)} (\n  ${lines.join(',\n  ')}\n)`;
 }
 
-/** The CREATE INDEX statements of one table: the internal order index, then the declared ones. */
-export function createIndexStatements(name: string, table: TableDeclaration): string[] {
-  const table_ = quoteIdentifier(name);
-  const out = [`CREATE INDEX ${quoteIdentifier(orderIndexName(name))} ON ${table_} ("createdAt", "id")`];
-  for (const [index, declaration] of Object.entries(table.indexes ?? {})) {
-    const unique = !Array.isArray(declaration) && declaration.unique ? 'UNIQUE ' : '';
-    const where = !Array.isArray(declaration) && declaration.where !== undefined ? ` WHERE ${declaration.where}` : '';
-    const columns = indexColumns(declaration).map(indexColumnSql).join(', ');
-    out.push(`CREATE ${unique}INDEX ${quoteIdentifier(indexName(name, index))} ON ${table_} (${columns})${where}`);
+const ORDER_COLUMNS = ['createdAt', 'id'] as const;
+
+/**
+ * The columns a declared index is made on: its own, then whichever of (createdAt, id) it does not
+ * already end in, so that equality on its columns reads rows in the order reads return them. A unique
+ * index keeps its columns as declared (adding id would make any set of values unique).
+ */
+export function storedIndexColumns(declaration: IndexDeclaration): IndexColumn[] {
+  const columns = indexColumns(declaration);
+  if (!Array.isArray(declaration) && declaration.unique) return columns;
+  const plain = columns.map((column) => (typeof column === 'string' ? column : undefined));
+  for (let kept = ORDER_COLUMNS.length; kept > 0; kept--) {
+    const tail = ORDER_COLUMNS.slice(0, kept);
+    if (plain.slice(-kept).every((column, i) => column === tail[i])) return [...columns, ...ORDER_COLUMNS.slice(kept)];
   }
+  return [...columns, ...ORDER_COLUMNS];
+}
+
+/** The declared index statement in the format of the runtime before declared indexes ended in (createdAt, id). */
+export function legacyIndexStatement(name: string, index: string, declaration: IndexDeclaration): string {
+  return indexStatement(name, index, declaration, indexColumns(declaration));
+}
+
+function indexStatement(name: string, index: string, declaration: IndexDeclaration, columns: readonly IndexColumn[]): string {
+  const unique = !Array.isArray(declaration) && declaration.unique ? 'UNIQUE ' : '';
+  const where = !Array.isArray(declaration) && declaration.where !== undefined ? ` WHERE ${declaration.where}` : '';
+  return `CREATE ${unique}INDEX ${quoteIdentifier(indexName(name, index))} ON ${quoteIdentifier(name)} (${columns.map(indexColumnSql).join(', ')})${where}`;
+}
+
+/** The CREATE INDEX statement of the index a table policy filters by. */
+export function policyIndexStatement(name: string, policy: PolicyKind): string {
+  return `CREATE INDEX ${quoteIdentifier(policyIndexName(name))} ON ${quoteIdentifier(name)} (${quoteIdentifier(POLICY_FIELDS[policy])}, "createdAt", "id")`;
+}
+
+/**
+ * The CREATE INDEX statements of one table: the internal order index, the declared ones, and the
+ * policy's index when the table has a policy (and declares the field the policy filters by).
+ */
+export function createIndexStatements(name: string, table: TableDeclaration, policy?: PolicyKind): string[] {
+  const out = [`CREATE INDEX ${quoteIdentifier(orderIndexName(name))} ON ${quoteIdentifier(name)} ("createdAt", "id")`];
+  for (const [index, declaration] of Object.entries(table.indexes ?? {})) out.push(indexStatement(name, index, declaration, storedIndexColumns(declaration)));
+  if (policy && Object.hasOwn(table.fields, POLICY_FIELDS[policy])) out.push(policyIndexStatement(name, policy));
   return out;
 }
 
@@ -142,16 +192,19 @@ export function tableOrder(database: DatabaseDeclaration): string[] {
   return out;
 }
 
+/** Table policies by table name (the server definition's `authPolicies`). */
+export type TablePolicies = ReadonlyMap<string, PolicyKind>;
+
 /** Every statement that creates the schema, in order (pure; `createSchema` runs them). */
-export function schemaStatements(database: DatabaseDeclaration): string[] {
+export function schemaStatements(database: DatabaseDeclaration, policies: TablePolicies = new Map()): string[] {
   const order = tableOrder(database);
   const out: string[] = [];
   for (const name of order) out.push(createTableStatement(name, database.tables[name]!));
-  for (const name of order) out.push(...createIndexStatements(name, database.tables[name]!));
+  for (const name of order) out.push(...createIndexStatements(name, database.tables[name]!, policies.get(name)));
   return out;
 }
 
 /** Creates every table and index of `database` on an empty database. */
-export function createSchema(driver: SqlDriver, database: DatabaseDeclaration): void {
-  for (const statement of schemaStatements(database)) driver.exec(statement);
+export function createSchema(driver: SqlDriver, database: DatabaseDeclaration, policies?: TablePolicies): void {
+  for (const statement of schemaStatements(database, policies)) driver.exec(statement);
 }

@@ -118,6 +118,23 @@ export interface TableContext {
 }
 
 const ORDER = ' ORDER BY "createdAt", "id"';
+
+/** Compares ids as SQLite's BINARY collation does (UTF-8 bytes, which is code point order). */
+function compareText(a: string, b: string): number {
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(j)!;
+    if (x !== y) return x - y;
+    i += x > 0xffff ? 2 : 1;
+    j += y > 0xffff ? 2 : 1;
+  }
+  return a.length - b.length;
+}
+
+/** (createdAt, id) order over stored records, as ORDER BY "createdAt", "id" gives it. */
+function byOrder(a: Record<string, SqlValue>, b: Record<string, SqlValue>): number {
+  return Number(a.createdAt) - Number(b.createdAt) || compareText(String(a.id), String(b.id));
+}
 const FIND_OPTIONS = ['where', 'limit'] as const;
 const FIRST_OPTIONS = ['where'] as const;
 const PAGE_OPTIONS = ['where', 'limit', 'cursor'] as const;
@@ -136,6 +153,12 @@ export class Table {
   readonly #quoted: string;
   readonly #policyConditions: string[] = [];
   readonly #policyParams: SqlValue[] = [];
+  /**
+   * The policy's filter as reads run it: one part per query. A caller in several workspaces reads each
+   * with its own equality (each a search of the policy index in order, stopping at the limit), merged
+   * here, since SQLite answers `workspaceId IN (…) ORDER BY createdAt, id` by sorting every row of them.
+   */
+  readonly #policyParts: Array<{ conditions: string[]; params: SqlValue[] }> = [];
   readonly #workspaces: ReadonlySet<string> | undefined;
 
   constructor(model: TableModel, context: TableContext) {
@@ -153,7 +176,9 @@ export class Table {
       const ids = [...this.#workspaces];
       this.#policyConditions.push(ids.length === 0 ? '0' : `"workspaceId" IN (${ids.map(() => '?').join(', ')})`);
       this.#policyParams.push(...ids);
+      for (const id of ids) this.#policyParts.push({ conditions: ['"workspaceId" = ?'], params: [id] });
     }
+    if (this.#policyParts.length === 0) this.#policyParts.push({ conditions: this.#policyConditions, params: this.#policyParams });
   }
 
   get name(): string {
@@ -283,13 +308,12 @@ export class Table {
       params.push(encoded);
       canonical.push([key, canonicalSqlValue(encoded)]);
     }
-    conditions.push(...this.#policyConditions);
-    params.push(...this.#policyParams);
     return { conditions, params, canonical: JSON.stringify(canonical) };
   }
 
+  /** No filter of the caller's own: every row the policy lets it see. */
   #policyFilter(): Filter {
-    return { conditions: [...this.#policyConditions], params: [...this.#policyParams], canonical: '[]' };
+    return { conditions: [], params: [], canonical: '[]' };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -299,24 +323,34 @@ export class Table {
     return conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '';
   }
 
+  /** Rows matching `filter` and the policy, in (createdAt, id) order, at most `limit`, after `after`. */
   #select(filter: Filter, limit: number, after?: { createdAt: number; id: string }): TableRow[] {
     this.#context.onRead?.(this.#model.name);
-    const conditions = [...filter.conditions];
-    const params = [...filter.params];
-    if (after) {
-      conditions.push('("createdAt", "id") > (?, ?)');
-      params.push(after.createdAt, after.id);
-    }
-    const sql = `SELECT ${this.#model.selectList} FROM ${this.#quoted}${this.#whereSql(conditions)}${ORDER} LIMIT ?`;
-    return this.#context.driver.all(sql, [...params, limit]).map((record) => decodeRow(this.#model.fields, record));
+    const parts = this.#policyParts.map((part) => {
+      const conditions = [...filter.conditions, ...part.conditions];
+      const params = [...filter.params, ...part.params];
+      if (after) {
+        conditions.push('("createdAt", "id") > (?, ?)');
+        params.push(after.createdAt, after.id);
+      }
+      const sql = `SELECT ${this.#model.selectList} FROM ${this.#quoted}${this.#whereSql(conditions)}${ORDER} LIMIT ?`;
+      return this.#context.driver.all(sql, [...params, limit]);
+    });
+    const records = parts.length === 1 ? parts[0]! : parts.flat().sort(byOrder).slice(0, limit);
+    return records.map((record) => decodeRow(this.#model.fields, record));
   }
 
   /** How many rows match, counting at most `cap`. */
   #count(filter: Filter, cap: number): number {
     this.#context.onRead?.(this.#model.name);
-    const sql = `SELECT COUNT(*) AS "n" FROM (SELECT 1 FROM ${this.#quoted}${this.#whereSql(filter.conditions)} LIMIT ?)`;
-    const [record] = this.#context.driver.all(sql, [...filter.params, cap]);
-    return Number(record?.n ?? 0);
+    let total = 0;
+    for (const part of this.#policyParts) {
+      if (total >= cap) break;
+      const sql = `SELECT COUNT(*) AS "n" FROM (SELECT 1 FROM ${this.#quoted}${this.#whereSql([...filter.conditions, ...part.conditions])} LIMIT ?)`;
+      const [record] = this.#context.driver.all(sql, [...filter.params, ...part.params, cap - total]);
+      total += Number(record?.n ?? 0);
+    }
+    return total;
   }
 
   /** The row with this id, ignoring the policy (the runtime's own read-back after a write). */
@@ -374,7 +408,7 @@ export class Table {
 
   async get(id: string): Promise<TableRow | null> {
     const key = this.#id('get', id);
-    const [row] = this.#select({ conditions: ['"id" = ?', ...this.#policyConditions], params: [key, ...this.#policyParams], canonical: '' }, 1);
+    const [row] = this.#select({ conditions: ['"id" = ?'], params: [key], canonical: '' }, 1);
     if (!row) return null;
     this.#chargeRead(1);
     return row;

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeSqlDriverFactory } from '../../../adapters/node/sqljs';
 import type { SqlDriverFactory } from '../sql-driver';
 import { tableConformance } from './conformance';
+import { queryPlanConformance } from './query-plans';
 import { decodeValue, encodeValue, jsonProblem } from './values';
 
 let factory: SqlDriverFactory;
@@ -16,6 +17,10 @@ describe('table API conformance (sql.js in Node)', () => {
     expect(names.length).toBeGreaterThan(30);
   });
   for (const c of tableConformance) it(c.name, () => c.run(factory));
+});
+
+describe('query plans (sql.js in Node)', () => {
+  for (const c of queryPlanConformance) it(c.name, () => c.run(factory));
 });
 
 describe('values', () => {
