@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the figures the issues ask for, measured on this machine, printed as a table.
  * Sections may be named to run only them: `npx tsx bench/run.ts deploy hosting` (foundation, cli, runtime,
- * tests, share, deploy, hosting, compiler, browser, live); none named runs them all.
+ * tests, share, deploy, hosting, compiler, browser, live, dev, data); none named runs them all.
  */
 import { MemoryFileSystem } from '../src/core/fs';
 import { checkManifest, validateManifestText } from '../src/core/manifest';
@@ -13,7 +13,7 @@ import { benchProjects } from './projects';
 import { tableRows } from './runtime';
 import { median, percentile, printTable, time, type Row } from './stats';
 
-const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'live', 'dev'];
+const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'live', 'dev', 'data'];
 const named = process.argv.slice(2);
 for (const name of named) if (!SECTIONS.includes(name)) throw new Error(`No bench section ${JSON.stringify(name)}; the sections are ${SECTIONS.join(', ')}.`);
 const wanted = (section: string) => named.length === 0 || named.includes(section);
@@ -83,5 +83,7 @@ if (playground) {
 }
 
 if (wanted('live')) printTable('Live updates: a mutation in one page to the other page\'s re-render', await (await import('./live')).liveRows());
+
+if (wanted('data')) printTable('Data at size: reads with 10k and 1M rows, each against a trivial query in the same run', await (await import('./data')).dataRows());
 
 if (wanted('dev')) printTable('platform dev: start, and a save to the new generation serving', await (await import('./dev')).devRows());
