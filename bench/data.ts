@@ -36,7 +36,7 @@ const manifest: Manifest = {
 
 type Handle = {
   find(o: unknown): Promise<unknown[]>;
-  page(o: unknown): Promise<unknown>;
+  page(o: unknown): Promise<{ rows: unknown[]; cursor: string | null }>;
   count(o: unknown): Promise<number>;
 };
 type Ctx = { db: { table(name: string): Handle } };
@@ -45,7 +45,7 @@ const definition = defineServer({
     ping: query({ input: {}, handler: async () => 1 }),
     'items.byTag': query({ input: { tag: 'string' }, handler: async (ctx: Ctx, input: { tag: string }) => (await ctx.db.table('items').find({ where: { tag: input.tag }, limit: 10 })).length }),
     'notes.byTag': query({ input: { tag: 'string' }, handler: async (ctx: Ctx, input: { tag: string }) => (await ctx.db.table('notes').find({ where: { tag: input.tag }, limit: 10 })).length }),
-    'items.page': query({ input: { tag: 'string' }, handler: async (ctx: Ctx, input: { tag: string }) => ctx.db.table('items').page({ where: { tag: input.tag }, limit: 100 }) }),
+    'items.page': query({ input: { tag: 'string' }, handler: async (ctx: Ctx, input: { tag: string }) => (await ctx.db.table('items').page({ where: { tag: input.tag }, limit: 100 })).rows.length }),
     'items.count': query({ input: { tag: 'string' }, handler: async (ctx: Ctx, input: { tag: string }) => ctx.db.table('items').count({ where: { tag: input.tag }, limit: 1 }) }),
   },
   authPolicies: { notes: ownedTable() },
