@@ -48,8 +48,12 @@ export class SessionData {
         return this.#log.append(commit.batch);
       }
       this.#committed = { checkpoint: commit.state, journal: [] };
-      // Not waited for by any answer (the runtime waits only for journal entries).
-      return this.#log.checkpoint(commit.state);
+      // Not waited for by any answer (the runtime waits only for journal entries). Marked for the e2e
+      // tests, which end the page while a checkpoint is being written.
+      performance.mark('platform:checkpoint-start', { detail: { bytes: commit.state.length } });
+      const written = this.#log.checkpoint(commit.state);
+      void written.then(() => performance.mark('platform:checkpoint-done'), () => undefined);
+      return written;
     });
     void parts.store.loadRecovery().then((copy) => {
       if (!copy || this.#recovery) return;
