@@ -17,6 +17,7 @@ import { ConsoleCapture } from '../src/core/runtime/console-capture';
 import { INSPECT_PREFIX, type HostedInspection } from './protocol/inspection';
 import { inspect, operationsOf } from './runtime-inspect';
 import { ADMIN_PATH, adminRequestProblem, answerAdmin, type AdminRequest } from '../src/core/local/admin';
+import { EXPORT_PAGE_ROWS, exportPage } from '../src/core/state/export-pages';
 
 /** What the control plane passes in the `START` binding (from the engine process's environment, never a file). */
 export interface AppStart {
@@ -121,7 +122,7 @@ export class AppStore {
 
   /**
    * The owner's reads (control plane only: it never forwards a visitor's request under `/__platform/`),
-   * between calls so that they see committed data: the tables, a page of rows, the state export.
+   * between calls so that they see committed data: the tables, a page of rows, a page of the state export.
    */
   async #inspect(runtime: AppRuntime, view: string, params: URLSearchParams): Promise<Response> {
     const answer = await runtime.exclusive(async (driver): Promise<HostedInspection> => {
@@ -135,8 +136,10 @@ export class AppStore {
         return page.kind === 'rows' ? { ...overview, rows: page } : { kind: 'refused', message: page.kind === 'refused' ? page.message : 'The rows could not be read.' };
       }
       if (view === 'export') {
-        const exported = await inspect(target, { kind: 'export-state' });
-        return exported.kind === 'export-state' ? exported : { kind: 'refused', message: exported.kind === 'refused' ? exported.message : 'The state could not be exported.' };
+        // One bounded page per request, so an export of any size never reaches the handler deadline.
+        const maxRows = Math.min(Number(params.get('maxRows')) || EXPORT_PAGE_ROWS, EXPORT_PAGE_ROWS);
+        const page = exportPage(driver, runtime.manifest, params.get('cursor') ?? undefined, { maxRows });
+        return page.ok ? { kind: 'export-page', page: page.page } : { kind: 'refused', message: page.diagnostic.message };
       }
       return { kind: 'refused', message: `There is no view "${view}".` };
     });

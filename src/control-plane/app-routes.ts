@@ -252,10 +252,13 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
       return answer(200, { ...base, view, ...ctx.hosting.calls.read(`${appId}:${environment}`, after) });
     }
     const query: Record<string, string> = {};
-    for (const name of ['table', 'offset', 'limit'] as const) {
+    for (const name of ['table', 'offset', 'limit', 'maxRows'] as const) {
       const value = c.req.query(name);
       if (value !== undefined) query[name] = value.slice(0, 1000);
     }
+    // An export's cursor holds a row id (up to MAX_ROW_ID_LENGTH characters), passed whole.
+    const cursor = c.req.query('cursor');
+    if (view === 'export' && cursor !== undefined) query.cursor = cursor.slice(0, 8192);
     const read = await ctx.hosting.inspect({ appId, environment }, artifactId, view, query);
     if ('code' in read) {
       // The app cannot bring its state up as deployed (redeploy after fixing), or it is not answering now (retry).
@@ -264,7 +267,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
         : refuse(409, 'state_bootstrap_failed', read.message);
     }
     if (read.kind === 'refused') return refuse(422, 'invalid_request', read.message);
-    if (read.kind === 'export-state') return answer(200, { ...base, view, document: JSON.parse(read.text) });
+    if (read.kind === 'export-page') return answer(200, { ...base, view, page: read.page });
     const tables = read.tables.map(({ name, declared, rowCount, columns }) => ({ name, declared, rowCount, columns: columns.map(({ name, type, notNull, primaryKey }) => ({ name, type, notNull, primaryKey })) }));
     const rows = read.rows ? { rows: { table: read.rows.table, total: read.rows.total, columns: read.rows.grid.columns, rows: read.rows.grid.rows } } : {};
     return answer(200, { ...base, view, tables, operations: read.operations, ...rows });

@@ -4,10 +4,12 @@
  * export. The control plane asks under INSPECT_PREFIX, a path it never forwards for a visitor.
  */
 import type { InspectResult } from './runtime';
+import type { ExportPage } from '../../src/core/state/export-pages';
 
 export const INSPECT_PREFIX = '/__platform/inspect/';
 
 export type HostedInspection =
   | (Extract<InspectResult, { kind: 'overview' }> & { rows?: Extract<InspectResult, { kind: 'rows' }> })
-  | Extract<InspectResult, { kind: 'export-state' }>
+  /** One page of the state export (core exportPage). */
+  | { kind: 'export-page'; page: ExportPage }
   | { kind: 'refused'; message: string };

@@ -130,6 +130,53 @@ export class ConfinedWriter {
     return target;
   }
 
+  /**
+   * Opens a file under the root to write piece by piece (a state export): the same checks as
+   * writeFile, the pieces going to the temporary file, which `close` renames over the name (the
+   * folder checked again just before); `abort` removes it and leaves the old file.
+   */
+  openFile(path: string, options: WriteOptions = {}): { write(data: string | Uint8Array): void; close(): string; abort(): void } {
+    const segments = this.#segments(path);
+    const name = segments.pop();
+    if (name === undefined) throw new WriteRefusal(path, 'outside');
+    const folder = this.#walk(path, segments, true)!;
+    const target = join(folder, name);
+    if (lstatOrUndefined(target)?.isSymbolicLink()) throw new WriteRefusal(path, 'link', [...segments, name].join('/'));
+    const temporary = join(folder, `.platform-write-${randomBytes(8).toString('hex')}.tmp`);
+    const existing = lstatOrUndefined(target);
+    const mode = existing?.isFile() ? existing.mode & 0o7777 : (options.mode ?? 0o666);
+    const fd = openSync(temporary, CREATE_NEW, mode);
+    if (existing?.isFile()) fchmodSync(fd, mode);
+    let open = true;
+    const finish = () => {
+      if (!open) return;
+      open = false;
+      closeSync(fd);
+    };
+    return {
+      write(data) {
+        const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+        for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+      },
+      close: () => {
+        try {
+          finish();
+          if (lstatOrUndefined(target)?.isSymbolicLink()) throw new WriteRefusal(path, 'link', [...segments, name].join('/'));
+          this.#stillChecked(path, folder, segments);
+          renameSync(temporary, target);
+        } catch (error) {
+          rmSync(temporary, { force: true });
+          throw error;
+        }
+        return target;
+      },
+      abort() {
+        finish();
+        rmSync(temporary, { force: true });
+      },
+    };
+  }
+
   /** Removes a file (a link there is removed itself, never its target); nothing when it is not there. */
   remove(path: string): void {
     const segments = this.#segments(path);

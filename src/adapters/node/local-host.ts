@@ -18,6 +18,8 @@ export function nodeLocalHost(cwd: string): LocalHost {
     pid: process.pid,
     processAlive,
     now: () => performance.now(),
+    // Tests set a small page to run an export through many pages.
+    ...(Number(process.env.PLATFORM_STATE_PAGE_ROWS) >= 1 ? { transferRows: Math.floor(Number(process.env.PLATFORM_STATE_PAGE_ROWS)) } : {}),
     // workerd, esbuild and the engine load only when a server starts.
     listen: async (options) => (await import('./local-server')).NodeLocalServer.listen(options),
     resolve: (directory) => resolve(cwd, directory),

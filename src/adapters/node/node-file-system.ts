@@ -5,9 +5,9 @@
  * and a bundle loads each module, and three trips through the thread pool per file (two realpaths and
  * the read) cost more than the reads themselves.
  */
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { createReadStream, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import { normalizeProjectPath, type EntryKind, type WritableFileSystem } from '../../core/fs';
+import { normalizeProjectPath, type EntryKind, type FileWriter, type WritableFileSystem } from '../../core/fs';
 import { ConfinedWriter } from './confined-writer';
 
 export class NodeFileSystem implements WritableFileSystem {
@@ -51,6 +51,28 @@ export class NodeFileSystem implements WritableFileSystem {
    */
   async writeFile(path: string, data: string | Uint8Array): Promise<void> {
     this.#writer.makeRoot().writeFile(path, data);
+  }
+
+  /** Writes a file piece by piece through the ConfinedWriter: put in place at close, the old file kept until then. */
+  async openWriter(path: string): Promise<FileWriter> {
+    const file = this.#writer.makeRoot().openFile(path);
+    return {
+      write: async (text) => file.write(text),
+      close: async () => void file.close(),
+      abort: async () => file.abort(),
+    };
+  }
+
+  readChunks(path: string): AsyncIterable<string> | undefined {
+    const absolute = this.#locate(path);
+    if (absolute === undefined) return undefined;
+    try {
+      if (!statSync(absolute).isFile()) return undefined;
+    } catch {
+      return undefined;
+    }
+    // A 1 MiB read at a time, decoded as UTF-8 across chunk boundaries.
+    return createReadStream(absolute, { encoding: 'utf8', highWaterMark: 1 << 20 }) as AsyncIterable<string>;
   }
 
   async readText(path: string): Promise<string | undefined> {

@@ -13,7 +13,9 @@ import { ROUTES } from '../deploy/routes';
 import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
 import type { CommandDefinition, Invocation, CommandHost } from './types';
 import type { CommandEnvelope } from '../diagnostics';
-import { callAdmin } from '../local/admin-client';
+import { adminExportPage, callAdmin } from '../local/admin-client';
+import { writerOf, type FileWriter } from '../fs';
+import { MAX_STATE_EXPORT_BYTES, streamExport, type ExportPage } from '../state';
 import { findLocalServers } from '../local/discovery';
 import { quoteIdentifier } from '../runtime/sql-driver';
 import type { LocalMode } from '../local/paths';
@@ -23,9 +25,14 @@ export type LocalInspectAnswer = { local: true; mode: LocalMode; url: string } &
   | { view: 'manifest'; manifest: Record<string, unknown> }
   | { view: 'state'; tables: Array<{ name: string; declared: boolean; rowCount: number; columns: Array<{ name: string; type: string; notNull: boolean; primaryKey: boolean }> }>; rows?: { table: string; total: number; columns: string[]; rows: unknown[][] } }
   | { view: 'logs'; calls: CallRecord[]; cursor: string }
-  | { view: 'export'; document: Record<string, unknown> }
 );
-export type InspectResult = InspectAnswer | LocalInspectAnswer;
+/**
+ * The export view: the document itself (printed; at most MAX_STATE_EXPORT_BYTES), or with `--out` the
+ * file it was streamed to and its rows per table (the document is not printed).
+ */
+export type ExportViewAnswer = (Omit<Extract<InspectAnswer, { view: 'export' }>, 'page'> | { local: true; mode: LocalMode; url: string }) &
+  ({ view: 'export'; document: Record<string, unknown> } | { view: 'export'; out: string; tables: Record<string, number> });
+export type InspectResult = Exclude<InspectAnswer, { view: 'export' }> | LocalInspectAnswer | ExportViewAnswer;
 
 const FAMILY: CodeFamily = {
   rejected: 'DG2002',
@@ -90,15 +97,11 @@ async function readLocal(command: string, invocation: Invocation, host: CommandH
     const answer = await callAdmin(fs, alive, server!.mode, { op: 'logs', ...(query.after ? { after: query.after } : {}) }, 'DG2002');
     return answer.ok ? envelope(command, [], { ...base, view, calls: answer.result.calls, cursor: answer.result.cursor }) : failed(answer.diagnostic);
   }
-  if (view === 'export') {
-    const answer = await callAdmin(fs, alive, server!.mode, { op: 'export' }, 'DG2002');
-    return answer.ok ? envelope(command, [], { ...base, view, document: answer.result.document as Record<string, unknown> }) : failed(answer.diagnostic);
-  }
   const [tables, schema] = await Promise.all([callAdmin(fs, alive, server!.mode, { op: 'tables' }, 'DG2002'), callAdmin(fs, alive, server!.mode, { op: 'schema' }, 'DG2002')]);
   if (!tables.ok) return failed(tables.diagnostic);
   if (!schema.ok) return failed(schema.diagnostic);
   const columns = new Map(schema.result.tables.map((t) => [t.name, t.columns]));
-  const state = { ...base, view, tables: tables.result.tables.map((t) => ({ name: t.name, declared: t.declared, rowCount: t.rows, columns: columns.get(t.name) ?? [] })) };
+  const state = { ...base, view: 'state' as const, tables: tables.result.tables.map((t) => ({ name: t.name, declared: t.declared, rowCount: t.rows, columns: columns.get(t.name) ?? [] })) };
   if (!query.table) return envelope(command, [], state);
   const table = state.tables.find((t) => t.name === query.table);
   if (!table) return envelope(command, [diagnostic('DG2002', `There is no table "${query.table}".`, { hint: 'Read the state without --table to list the tables.' })]);
@@ -108,6 +111,110 @@ async function readLocal(command: string, invocation: Invocation, host: CommandH
   const page = await callAdmin(fs, alive, server!.mode, { op: 'sql', sql: `SELECT * FROM ${quoteIdentifier(table.name)}${order} LIMIT ${limit} OFFSET ${offset}` }, 'DG2002');
   if (!page.ok) return failed(page.diagnostic);
   return envelope(command, [], { ...state, rows: { table: table.name, total: table.rowCount, columns: page.result.columns.length ? page.result.columns : table.columns.map((c) => c.name), rows: page.result.rows } });
+}
+
+/** Where an export's pages come from: the one local server, or a deployed app through the control plane; and who answers. */
+type PageSource = { ok: true; page: (cursor: string | undefined) => Promise<{ ok: true; page: ExportPage } | { ok: false; diagnostics: Diagnostic[] }>; base: () => Record<string, unknown> } | { ok: false; diagnostics: Diagnostic[] };
+
+async function exportPages(command: string, invocation: Invocation, host: CommandHost): Promise<PageSource> {
+  if (invocation.positionals[0] === undefined) {
+    const fs = host.project(typeof invocation.options.dir === 'string' ? invocation.options.dir : '.');
+    const servers = host.local ? await findLocalServers(fs, host.local.processAlive) : [];
+    if (servers.length !== 1) {
+      const none = await readLocal(command, invocation, host, 'manifest', {});
+      return { ok: false, diagnostics: none.diagnostics };
+    }
+    const server = servers[0]!;
+    const local = host.local!;
+    return {
+      ok: true,
+      base: () => ({ local: true, mode: server.mode, url: server.url }),
+      page: async (cursor) => {
+        const read = await adminExportPage(fs, local.processAlive, server.mode, cursor, local.transferRows, 'DG2002');
+        if (read.ok) return read;
+        const d = read.diagnostic;
+        return { ok: false, diagnostics: [diagnostic('DG2002', d.message, { ...(d.hint ? { hint: d.hint } : {}), detail: { code: d.code, ...(d.detail?.code ? { refusal: d.detail.code } : {}) } })] };
+      },
+    };
+  }
+  const target = await targetOf(invocation, host);
+  if (!target.ok) return target;
+  const { appId, environment } = target.value;
+  let base: Record<string, unknown> = {};
+  const rows = host.local?.transferRows;
+  return {
+    ok: true,
+    base: () => base,
+    page: async (cursor) => {
+      const query: Record<string, string> = { ...(cursor !== undefined ? { cursor } : {}), ...(rows !== undefined ? { maxRows: String(rows) } : {}) };
+      const answer = await target.connection.client.call(ROUTES.inspect, { appId, environment, view: 'export' }, { query, check: (body) => isInspectAnswer(body, 'export') });
+      const refusal = hostedRefusal(answer, appId);
+      if (refusal) return { ok: false, diagnostics: [refusal] };
+      const { page, ...rest } = (answer as { body: Extract<InspectAnswer, { view: 'export' }> }).body;
+      base = rest;
+      return { ok: true, page };
+    },
+  };
+}
+
+/** The export view: streamed to `--out` page by page (nothing printed but a summary), else the document, bounded. */
+async function exportView(invocation: Invocation, host: CommandHost): Promise<CommandEnvelope<InspectResult>> {
+  const source = await exportPages('inspect', invocation, host);
+  if (!source.ok) return envelope('inspect', source.diagnostics);
+  let failure: Diagnostic[] | undefined;
+  const page = async (cursor: string | undefined) => {
+    const read = await source.page(cursor);
+    if (read.ok) return read;
+    failure = read.diagnostics;
+    return { ok: false as const, diagnostic: read.diagnostics[0]! };
+  };
+  const out = invocation.options.out;
+  if (typeof out === 'string') {
+    const unwritable = (error: unknown) => envelope<InspectResult>('inspect', [diagnostic('DG0002', `--out ${JSON.stringify(out)} cannot be written: ${error instanceof Error ? error.message : String(error)}`, { hint: 'Give a path inside the current directory.' })]);
+    let writer: FileWriter;
+    try {
+      writer = await writerOf(host.project('.'), out);
+    } catch (error) {
+      return unwritable(error);
+    }
+    let written: Awaited<ReturnType<typeof streamExport>>;
+    try {
+      written = await streamExport(page, (text) => writer.write(text));
+      if (written.ok) await writer.close();
+      else await writer.abort();
+    } catch (error) {
+      await writer.abort().catch(() => undefined);
+      return unwritable(error);
+    }
+    if (!written.ok) return envelope('inspect', failure ?? [written.diagnostic]);
+    return envelope('inspect', [], { ...source.base(), view: 'export', out, tables: written.tables } as InspectResult);
+  }
+  const pieces: string[] = [];
+  let size = 0;
+  const gathered = await streamExport(page, async (text) => {
+    size += text.length;
+    if (size > MAX_STATE_EXPORT_BYTES) throw new TooLarge();
+    pieces.push(text);
+  }).catch((error: unknown) => {
+    if (error instanceof TooLarge) return undefined;
+    throw error;
+  });
+  if (!gathered) {
+    return envelope('inspect', [diagnostic('DG2002', `The state export is over ${MAX_STATE_EXPORT_BYTES} characters, more than is printed: write it to a file with --out.`, { hint: 'Add --out state.json: the export is then streamed to the file, of any size.', detail: { code: 'state_export_too_large' } })]);
+  }
+  if (!gathered.ok) return envelope('inspect', failure ?? [gathered.diagnostic]);
+  return envelope('inspect', [], { ...source.base(), view: 'export', document: JSON.parse(pieces.join('')) as Record<string, unknown> } as InspectResult);
+}
+
+class TooLarge extends Error {}
+
+/** A hosted read's refusal as the inspector's diagnostic: its state cannot come up or is unavailable (DG2004), or the control plane's outcome. */
+function hostedRefusal(answer: Awaited<ReturnType<Extract<Awaited<ReturnType<typeof connect>>, { ok: true }>['value']['client']['call']>>, appId: string): Diagnostic | undefined {
+  if (answer.kind === 'refused' && (answer.error.code === 'state_bootstrap_failed' || answer.error.code === 'state_unavailable')) {
+    const hint = answer.error.code === 'state_bootstrap_failed' ? 'Fix the app and deploy again: its state cannot come up as deployed.' : 'Try again shortly: the app is not answering now.';
+    return diagnostic('DG2004', answer.error.message, { hint, detail: { code: answer.error.code, errorId: answer.error.errorId ?? null, appId } });
+  }
+  return answer.kind === 'ok' ? undefined : outcomeDiagnostic(answer, FAMILY);
 }
 
 /** Reads one view; the app's own refusal (its state cannot come up, or is unavailable now) is DG2004 with its code, errorId and appId. */
@@ -121,12 +228,9 @@ async function read(command: string, invocation: Invocation, host: CommandHost, 
   if (!target.ok) return envelope(command, target.diagnostics);
   const { appId, environment } = target.value;
   const answer = await target.connection.client.call(ROUTES.inspect, { appId, environment, view }, { query, check: (body) => isInspectAnswer(body, view) });
-  if (answer.kind === 'refused' && (answer.error.code === 'state_bootstrap_failed' || answer.error.code === 'state_unavailable')) {
-    const hint = answer.error.code === 'state_bootstrap_failed' ? 'Fix the app and deploy again: its state cannot come up as deployed.' : 'Try again shortly: the app is not answering now.';
-    return envelope(command, [diagnostic('DG2004', answer.error.message, { hint, detail: { code: answer.error.code, errorId: answer.error.errorId ?? null, appId } })]);
-  }
-  if (answer.kind !== 'ok') return envelope(command, [outcomeDiagnostic(answer, FAMILY)]);
-  return envelope(command, [], answer.body);
+  const refusal = hostedRefusal(answer, appId);
+  if (refusal) return envelope(command, [refusal]);
+  return envelope(command, [], (answer as { body: InspectResult }).body);
 }
 
 const TARGET = [{ name: 'target', required: false, description: 'A deployed app\'s URL, an appId, or the name of one of your apps (default: the project\'s running platform dev or preview).' }];
@@ -171,8 +275,11 @@ function inspectText(answer: InspectResult): string {
     }
     case 'logs':
       return `${head}\n${logsText(answer)}`;
-    case 'export':
-      return JSON.stringify(answer.document, null, 2);
+    case 'export': {
+      if ('document' in answer) return JSON.stringify(answer.document, null, 2);
+      const counts = Object.entries(answer.tables).map(([name, n]) => `${name} ${n}`).join(', ');
+      return `✓ wrote the state export of ${headOf(answer)} to ${answer.out}${counts ? ` (${counts})` : ''}`;
+    }
   }
 }
 
@@ -202,16 +309,12 @@ export const inspect: CommandDefinition<InspectResult> = {
       const value = invocation.options[name];
       if (typeof value === 'string') query[name] = value;
     }
-    const result = await read('inspect', invocation, host, view, query);
-    const out = invocation.options.out;
-    if (result.ok && result.result?.view === 'export' && typeof out === 'string') {
-      try {
-        await host.project('.').writeFile(out, `${JSON.stringify(result.result.document, null, 2)}\n`);
-      } catch (error) {
-        return envelope('inspect', [diagnostic('DG0002', `--out ${JSON.stringify(out)} cannot be written: ${error instanceof Error ? error.message : String(error)}`, { hint: 'Give a path inside the current directory.' })]);
-      }
+    if (view === 'export') {
+      // --after means nothing here; a malformed one is refused as on every view.
+      if (query.after !== undefined && !CALL_CURSOR.test(query.after)) return read('inspect', invocation, host, view, query);
+      return exportView(invocation, host);
     }
-    return result;
+    return read('inspect', invocation, host, view, query);
   },
   text({ result }) {
     return result ? inspectText(result) : '';

@@ -5,12 +5,12 @@
  * the playground's Data panel (src/core/state, run inside the engine over the app's own database).
  */
 import { diagnostic, envelope, type CommandEnvelope, type Diagnostic } from '../diagnostics';
-import type { WritableFileSystem } from '../fs';
+import { chunksOfFile, writerOf, type FileWriter, type WritableFileSystem } from '../fs';
 import { MANIFEST_FILE } from '../manifest';
-import { callAdmin } from '../local/admin-client';
+import { adminExportPage, adminImportTarget } from '../local/admin-client';
 import { readServerRecord } from '../local/discovery';
 import { isLocalState, RECOVERY_DIR, statePath, type LocalMode } from '../local/paths';
-import { parseStateExportText } from '../state';
+import { streamExport, streamImport } from '../state';
 import { missingManifest } from './project-directory';
 import type { CommandDefinition, CommandHost, Invocation, OptionSpec } from './types';
 
@@ -120,15 +120,25 @@ export const exportCommand: CommandDefinition<ExportResult> = {
     if ((await folder.stat('')) !== 'directory') {
       return envelope('export', [diagnostic('DG1821', `${out} could not be written: the folder ${file.directory} does not exist, and export makes no folders.`, { hint: 'Name a file in an existing folder, or make the folder first.' })]);
     }
-    const called = await callAdmin(fs, host.local.processAlive, mode, { op: 'export' }, 'DG1820');
-    if (!called.ok) return envelope('export', [called.diagnostic]);
-    const exported = called.result.document as { tables?: Record<string, unknown[]> };
+    // Written page by page to a temporary file put in place at the end: an export that fails leaves any old file as it was.
+    const local = host.local;
+    let writer: FileWriter;
     try {
-      await folder.writeFile(file.name, `${JSON.stringify(exported, null, 2)}\n`);
+      writer = await writerOf(folder, file.name);
     } catch (error) {
       return envelope('export', [diagnostic('DG1821', `${out} could not be written: ${error instanceof Error ? error.message : String(error)}`, { hint: 'Choose a writable file path.' })]);
     }
-    const tables = Object.fromEntries(Object.entries(exported.tables ?? {}).map(([name, rows]) => [name, rows.length]));
+    let exported: Awaited<ReturnType<typeof streamExport>>;
+    try {
+      exported = await streamExport((cursor) => adminExportPage(fs, local.processAlive, mode, cursor, local.transferRows, 'DG1820'), (text) => writer.write(text));
+      if (exported.ok) await writer.close();
+      else await writer.abort();
+    } catch (error) {
+      await writer.abort().catch(() => undefined);
+      return envelope('export', [diagnostic('DG1821', `${out} could not be written: ${error instanceof Error ? error.message : String(error)}`, { hint: 'Choose a writable file path.' })]);
+    }
+    if (!exported.ok) return envelope('export', [exported.diagnostic]);
+    const tables = exported.tables;
     return envelope('export', [], { state: mode, out, tables });
   },
   text({ result }) {
@@ -165,16 +175,20 @@ export const importCommand: CommandDefinition<ImportResult> = {
     const source = host.project(file.directory);
     const kind = await source.stat(file.name);
     if (kind === undefined) return envelope('import', [diagnostic('DG1825', `There is no file ${path}.`, { hint: 'Name an export written by platform export or the playground\'s Data panel.' })]);
-    const text = kind === 'file' ? await source.readText(file.name) : undefined;
-    if (text === undefined) return envelope('import', [diagnostic('DG1821', `${path} could not be read.`, { hint: 'Name a readable file.' })]);
-    // The document is checked here first (DG1822), then by the runtime against the schema in force (DG1824).
-    const parsed = parseStateExportText(text);
-    if (!parsed.ok) return envelope('import', [parsed.diagnostic]);
+    if (kind !== 'file') return envelope('import', [diagnostic('DG1821', `${path} could not be read.`, { hint: 'Name a readable file.' })]);
     const directory = typeof invocation.options.dir === 'string' ? invocation.options.dir : '.';
     if (!host.local) return envelope('import', [diagnostic('DG0001', 'platform import runs only in the platform CLI on a machine.')]);
-    const called = await callAdmin(host.project(directory), host.local.processAlive, mode, { op: 'import', text }, 'DG1820');
-    if (!called.ok) return envelope('import', [called.diagnostic]);
-    return envelope('import', [], { state: mode, counts: called.result.counts });
+    // Read in chunks and sent in batches: the document is checked here as it is read (DG1822), each batch
+    // by the runtime against the schema in force (DG1824), and nothing is written unless all of it is.
+    const target = adminImportTarget(host.project(directory), host.local.processAlive, mode, 'DG1820');
+    let imported: Awaited<ReturnType<typeof streamImport>>;
+    try {
+      imported = await streamImport(() => chunksOfFile(source, file.name), target, host.local.transferRows !== undefined ? { batchRows: host.local.transferRows } : {});
+    } catch (error) {
+      return envelope('import', [diagnostic('DG1821', `${path} could not be read: ${error instanceof Error ? error.message : String(error)}`, { hint: 'Name a readable file.' })]);
+    }
+    if (!imported.ok) return envelope('import', [imported.diagnostic]);
+    return envelope('import', [], { state: mode, counts: imported.counts });
   },
   text({ result }) {
     if (!result) return '';

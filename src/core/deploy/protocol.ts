@@ -5,6 +5,7 @@
 import type { Environment, EnvScope } from './ids';
 import { APP_ID, ARTIFACT_ID, DEPLOYMENT_ID, RECEIPT_ID, SERVICE_TOKEN_ID } from './ids';
 
+import type { ExportPage } from '../state/export-pages';
 export const CONTROL_PROTOCOL = 'platform.control.v0';
 export const PROJECT_FORMAT = 'platform.project.v0';
 export const PROJECT_CACHE_FORMAT = 'platform.project-cache.v0';
@@ -166,7 +167,8 @@ export type InspectAnswer = InspectBase &
     | { view: 'manifest'; manifest: Record<string, unknown> }
     | { view: 'state'; tables: InspectTable[]; operations: Array<{ kind: 'query' | 'mutation'; name: string }>; rows?: { table: string; total: number; columns: string[]; rows: unknown[][] } }
     | { view: 'logs'; calls: CallRecord[]; cursor: string }
-    | { view: 'export'; document: Record<string, unknown> }
+    /** One page of the state export (`cursor` and `maxRows` in the query); the CLI writes the document from the pages. */
+    | { view: 'export'; page: ExportPage }
   );
 
 export type { Environment, EnvScope };
@@ -234,7 +236,7 @@ export function isInspectAnswer(value: unknown, view: InspectView): value is Ins
     case 'logs':
       return Array.isArray(value.calls) && value.calls.length <= CALL_LOG_SIZE && value.calls.every(isCallRecord) && isString(value.cursor);
     case 'export':
-      return isObject(value.document);
+      return isObject(value.page) && isObject(value.page.head) && Array.isArray(value.page.head.tables) && Array.isArray(value.page.rows) && (value.page.next === null || isString(value.page.next));
   }
 }
 

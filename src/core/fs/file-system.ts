@@ -11,12 +11,46 @@ export interface FileSystem {
   stat(path: string): Promise<EntryKind | undefined>;
   /** The names (not paths) directly inside a directory, sorted; empty when it is not a directory. */
   readDir(path: string): Promise<string[]>;
+  /** A file's UTF-8 text in chunks, never held whole (a state export of any size); undefined when no file is at the path. Hosts without it read the file whole. */
+  readChunks?(path: string): AsyncIterable<string> | undefined;
+}
+
+/** A file being written piece by piece: the old file (if any) stays until `close` puts the new one in its place at once. */
+export interface FileWriter {
+  write(text: string): Promise<void>;
+  close(): Promise<void>;
+  /** Discards what was written; the old file stays. */
+  abort(): Promise<void>;
 }
 
 /** A FileSystem that can also write (the build's `.platform/` output). */
 export interface WritableFileSystem extends FileSystem {
   /** Writes a file, creating its folders. */
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
+  /** Opens a file to write piece by piece (see FileWriter); hosts without it write the file whole (`writerOf`). */
+  openWriter?(path: string): Promise<FileWriter>;
+}
+
+/** A FileWriter on any WritableFileSystem: its own when it has one, else the pieces gathered and written whole at close. */
+export async function writerOf(fs: WritableFileSystem, path: string): Promise<FileWriter> {
+  if (fs.openWriter) return fs.openWriter(path);
+  const pieces: string[] = [];
+  return {
+    write: async (text) => void pieces.push(text),
+    close: () => fs.writeFile(path, pieces.join('')),
+    abort: async () => void (pieces.length = 0),
+  };
+}
+
+/** A file's text in chunks on any FileSystem: its own when it has them, else the whole text as one chunk. */
+export async function* chunksOfFile(fs: FileSystem, path: string): AsyncIterable<string> {
+  const chunks = fs.readChunks?.(path);
+  if (chunks) {
+    yield* chunks;
+    return;
+  }
+  const text = await fs.readText(path);
+  if (text !== undefined) yield text;
 }
 
 /**

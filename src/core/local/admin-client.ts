@@ -3,6 +3,9 @@ import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics
 import type { FileSystem } from '../fs';
 import { ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER, type AdminAnswer, type AdminRequest, type AdminResult } from './admin';
 import { findLocalServers, type ProcessAlive } from './discovery';
+import { errorOfBody } from '../../modules/wire';
+import type { ImportTarget } from '../state/transfer';
+import type { ExportPageResult } from '../state/export-pages';
 import type { LocalMode } from './paths';
 
 export type AdminCall<R extends AdminResult['op']> = { ok: true; result: Extract<AdminResult, { op: R }>; mode: LocalMode; url: string } | { ok: false; diagnostic: Diagnostic };
@@ -13,7 +16,9 @@ type Distributed<T> = T extends unknown ? Omit<T, 'protocol'> : never;
 /**
  * Sends one admin request to the project's running server of `mode` (or, without one, to the only
  * server running). `missing` is the code for no running server: DG1820 for export and import, DG1840
- * for db. DG1841 when the server published no admin secret, DG1842 for an answer of another protocol.
+ * for db. DG1841 when the server published no admin secret; DG1840 when the engine answered with its
+ * own failure (past its handler deadline, restarting), with the runtime's code in `detail.code`; DG1842
+ * only for an answer of another protocol.
  */
 export async function callAdmin<R extends AdminResult['op']>(fs: FileSystem, alive: ProcessAlive, mode: LocalMode | undefined, request: Distributed<AdminRequest> & { op: R }, missing: DiagnosticCode): Promise<AdminCall<R>> {
   const servers = await findLocalServers(fs, alive);
@@ -36,9 +41,47 @@ export async function callAdmin<R extends AdminResult['op']>(fs: FileSystem, ali
     return { ok: false, diagnostic: diagnostic(missing, `The running platform ${server.mode} at ${server.url} could not be reached: ${error instanceof Error ? error.message : String(error)}.`, { hint: `Check that platform ${server.mode} still runs, or start it again.` }) };
   }
   const answer = (await response.json().catch(() => undefined)) as Partial<AdminAnswer> | undefined;
+  // The engine's own failure (a request past the handler deadline, the app restarting) is not another version.
+  const failure = errorOfBody(answer);
+  if (failure) {
+    const hint = failure.code === 'handler_deadline_exceeded'
+      ? `The engine of platform ${server.mode} did not answer within its handler deadline; try again, and report it if it recurs (each page of an export or import is bounded to stay far below it).`
+      : `Check platform ${server.mode}'s output (the app may be restarting), then try again.`;
+    return { ok: false, diagnostic: diagnostic('DG1840', `The running platform ${server.mode} could not answer the database request: ${failure.code}: ${failure.message}`, { hint, detail: { code: failure.code, ...(failure.errorId ? { errorId: failure.errorId } : {}) } }) };
+  }
   if (!answer || answer.protocol !== ADMIN_PROTOCOL || typeof answer.ok !== 'boolean') {
     return { ok: false, diagnostic: diagnostic('DG1842', `The running platform ${server.mode} answered the database request with HTTP ${response.status} and not a ${ADMIN_PROTOCOL} answer.`, { hint: `The server runs another version of the platform: restart platform ${server.mode} with this CLI.` }) };
   }
   if (!answer.ok) return { ok: false, diagnostic: (answer as { diagnostic: Diagnostic }).diagnostic };
   return { ok: true, result: (answer as { result: Extract<AdminResult, { op: R }> }).result, mode: server.mode, url: server.url };
+}
+
+/** Reads one page of the running server's state export (`platform export`, `inspect --view export`). */
+export async function adminExportPage(fs: FileSystem, alive: ProcessAlive, mode: LocalMode, cursor: string | undefined, maxRows: number | undefined, missing: DiagnosticCode): Promise<ExportPageResult> {
+  const called = await callAdmin(fs, alive, mode, { op: 'export-page', ...(cursor !== undefined ? { cursor } : {}), ...(maxRows !== undefined ? { maxRows } : {}) }, missing);
+  return called.ok ? { ok: true, page: called.result.page } : called;
+}
+
+/** The running server's engine as a streamed import's target: begin, rows, commit and abort as admin requests. */
+export function adminImportTarget(fs: FileSystem, alive: ProcessAlive, mode: LocalMode, missing: DiagnosticCode): ImportTarget {
+  let session: string | undefined;
+  return {
+    async begin(head) {
+      const called = await callAdmin(fs, alive, mode, { op: 'import-begin', head }, missing);
+      if (!called.ok) return called;
+      session = called.result.session;
+      return { ok: true };
+    },
+    async rows(table, first, rows) {
+      const called = await callAdmin(fs, alive, mode, { op: 'import-rows', session: session!, table, first, rows }, missing);
+      return called.ok ? { ok: true } : called;
+    },
+    async commit() {
+      const called = await callAdmin(fs, alive, mode, { op: 'import-commit', session: session! }, missing);
+      return called.ok ? { ok: true, counts: called.result.counts } : called;
+    },
+    async abort() {
+      if (session !== undefined) await callAdmin(fs, alive, mode, { op: 'import-abort', session }, missing);
+    },
+  };
 }

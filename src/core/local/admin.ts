@@ -8,7 +8,7 @@ import { listedTables } from '../runtime/table-names';
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import type { Manifest } from '../manifest';
 import { quoteIdentifier, type SqlDriver, type SqlValue } from '../runtime/sql-driver';
-import { exportState, importStateText } from '../state';
+import { abortStagedImport, beginStagedImport, commitStagedImport, EXPORT_PAGE_ROWS, exportPage, IMPORT_BATCH_ROWS, stageRows, type ExportPage } from '../state';
 import type { CallRecord } from '../deploy/protocol';
 
 export const ADMIN_PROTOCOL = 'platform.local-admin.v0';
@@ -23,8 +23,13 @@ export type AdminRequest =
   | { protocol: typeof ADMIN_PROTOCOL; op: 'tables' }
   | { protocol: typeof ADMIN_PROTOCOL; op: 'schema'; table?: string }
   | { protocol: typeof ADMIN_PROTOCOL; op: 'sql'; sql: string }
-  | { protocol: typeof ADMIN_PROTOCOL; op: 'export' }
-  | { protocol: typeof ADMIN_PROTOCOL; op: 'import'; text: string }
+  /** One page of the state export (`cursor` from the previous page; `maxRows` at most EXPORT_PAGE_ROWS). */
+  | { protocol: typeof ADMIN_PROTOCOL; op: 'export-page'; cursor?: string; maxRows?: number }
+  /** A streamed import: the document's head, then its rows in batches, then commit (or abort). */
+  | { protocol: typeof ADMIN_PROTOCOL; op: 'import-begin'; head: unknown }
+  | { protocol: typeof ADMIN_PROTOCOL; op: 'import-rows'; session: string; table: string; first: number; rows: unknown[] }
+  | { protocol: typeof ADMIN_PROTOCOL; op: 'import-commit'; session: string }
+  | { protocol: typeof ADMIN_PROTOCOL; op: 'import-abort'; session: string }
   /** Answered by the local server itself, not the engine: what it serves, and its recent calls. */
   | { protocol: typeof ADMIN_PROTOCOL; op: 'manifest' }
   | { protocol: typeof ADMIN_PROTOCOL; op: 'logs'; after?: string };
@@ -44,8 +49,11 @@ export type AdminResult =
   | { op: 'tables'; tables: TableSummary[] }
   | { op: 'schema'; tables: TableSchema[] }
   | { op: 'sql'; columns: string[]; rows: SqlValue[][]; truncated: boolean }
-  | { op: 'export'; document: unknown }
-  | { op: 'import'; counts: Record<string, number> }
+  | { op: 'export-page'; page: ExportPage }
+  | { op: 'import-begin'; session: string }
+  | { op: 'import-rows'; staged: number }
+  | { op: 'import-commit'; counts: Record<string, number> }
+  | { op: 'import-abort' }
   | { op: 'manifest'; manifest: Manifest }
   | { op: 'logs'; calls: CallRecord[]; cursor: string };
 
@@ -80,17 +88,26 @@ export function adminRequestProblem(value: unknown): string | undefined {
   if (request.protocol !== ADMIN_PROTOCOL) return `protocol is not ${ADMIN_PROTOCOL}`;
   switch (request.op) {
     case 'tables':
-    case 'export':
     case 'manifest':
       return undefined;
+    case 'export-page':
+      if (request.cursor !== undefined && typeof request.cursor !== 'string') return 'cursor is not a string';
+      return request.maxRows === undefined || (Number.isInteger(request.maxRows) && (request.maxRows as number) >= 1) ? undefined : 'maxRows is not a positive integer';
+    case 'import-begin':
+      return 'head' in request ? undefined : 'head is missing';
+    case 'import-rows':
+      if (typeof request.session !== 'string' || typeof request.table !== 'string') return 'session or table is not a string';
+      if (!Number.isInteger(request.first) || (request.first as number) < 0) return 'first is not a row index';
+      return Array.isArray(request.rows) && request.rows.length <= IMPORT_BATCH_ROWS ? undefined : `rows is not an array of at most ${IMPORT_BATCH_ROWS}`;
+    case 'import-commit':
+    case 'import-abort':
+      return typeof request.session === 'string' ? undefined : 'session is not a string';
     case 'logs':
       return request.after === undefined || typeof request.after === 'string' ? undefined : 'after is not a string';
     case 'schema':
       return request.table === undefined || typeof request.table === 'string' ? undefined : 'table is not a string';
     case 'sql':
       return typeof request.sql === 'string' ? undefined : 'sql is not a string';
-    case 'import':
-      return typeof request.text === 'string' ? undefined : 'text is not a string';
     default:
       return `unknown op ${JSON.stringify(request.op)}`;
   }
@@ -119,14 +136,26 @@ export async function answerAdmin(driver: SqlDriver, manifest: Manifest, request
         return refused(diagnostic('DG1840', `The statement failed: ${error instanceof Error ? error.message : String(error)}`, { hint: 'Only reading statements run; check the table and column names with platform db schema.' }));
       }
     }
-    case 'export': {
-      const result = exportState(driver, manifest);
-      return result.ok ? ok({ op: 'export', document: result.document }) : refused(result.diagnostic);
+    case 'export-page': {
+      const result = exportPage(driver, manifest, request.cursor, { maxRows: Math.min(request.maxRows ?? EXPORT_PAGE_ROWS, EXPORT_PAGE_ROWS) });
+      return result.ok ? ok({ op: 'export-page', page: result.page }) : refused(result.diagnostic);
     }
-    case 'import': {
-      const result = importStateText(driver, manifest, request.text);
-      return result.ok ? ok({ op: 'import', counts: result.counts }) : refused(result.diagnostic);
+    case 'import-begin': {
+      const session = crypto.randomUUID();
+      const result = beginStagedImport(driver, manifest, request.head, session);
+      return result.ok ? ok({ op: 'import-begin', session }) : refused(result.diagnostic);
     }
+    case 'import-rows': {
+      const result = stageRows(driver, manifest, request.session, request.table, request.first, request.rows);
+      return result.ok ? ok({ op: 'import-rows', staged: result.staged }) : refused(result.diagnostic);
+    }
+    case 'import-commit': {
+      const result = commitStagedImport(driver, manifest, request.session);
+      return result.ok ? ok({ op: 'import-commit', counts: result.counts }) : refused(result.diagnostic);
+    }
+    case 'import-abort':
+      abortStagedImport(driver, manifest, request.session);
+      return ok({ op: 'import-abort' });
     case 'manifest':
     case 'logs':
       return refused(diagnostic('DG1842', `The engine does not answer ${request.op}: the local server does.`));

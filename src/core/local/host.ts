@@ -60,6 +60,8 @@ export interface DevBundler extends ProjectBundler {
 export type ChangeListener = (paths: string[]) => void;
 
 export interface LocalHost {
+  /** Rows per page of a streamed export and per batch of a streamed import (the CLI: PLATFORM_STATE_PAGE_ROWS; default EXPORT_PAGE_ROWS). */
+  transferRows?: number;
   /** This process's id, for discovery records. */
   pid: number;
   processAlive: ProcessAlive;

@@ -19,10 +19,12 @@ import type { JsonValue } from '../../modules/types';
 
 export const STATE_EXPORT_PROTOCOL = 'platform.state-export.v0';
 
-/** Largest document accepted or produced, as JSON text (UTF-8 bytes). */
+/**
+ * Largest document held whole in memory, as JSON text (UTF-8 bytes): the playground's Data panel and a
+ * share link. `platform export`/`import` and a hosted export stream a document of any size in pages
+ * (stream.ts); there `state_export_too_large` is only a single record over EXPORT_PAGE_BYTES.
+ */
 export const MAX_STATE_EXPORT_BYTES = 32 * 1024 * 1024;
-/** Most rows in one document, over all tables. */
-export const MAX_STATE_EXPORT_ROWS = 200_000;
 /** Deepest nesting of arrays and objects anywhere in a document (a json field's value included). */
 export const MAX_STATE_EXPORT_DEPTH = 64;
 /** Longest row id accepted. */
@@ -95,7 +97,7 @@ export function refused(code: StateRefusalCode, message: string, detail: Record<
     state_import_schema_mismatch: 'Export again from an application with the same database declaration, or change the manifest back; there is no forced import.',
     state_import_application_mismatch: 'Import the document into the application it was exported from (same manifest name).',
     state_import_record_invalid: 'Fix or remove the record named in the message and import again; nothing was written.',
-    state_export_too_large: `A state export holds at most ${MAX_STATE_EXPORT_ROWS} rows and ${MAX_STATE_EXPORT_BYTES} bytes of JSON.`,
+    state_export_too_large: `A document held whole in memory (the playground's Data panel, a share link) is at most ${MAX_STATE_EXPORT_BYTES} bytes of JSON; platform export and platform import stream any size.`,
   };
   return diagnostic('DG1824', message, { hint: hints[code], detail: { code, ...detail } });
 }
@@ -158,8 +160,24 @@ export function parseStateExport(value: unknown): StateParseResult {
   }
 }
 
-function parseChecked(value: unknown): StateParseResult {
-  const fail = (message: string, detail?: Record<string, unknown>): StateParseResult => ({ ok: false, diagnostic: unusable(message, detail) });
+/** A document's head (every key but the rows) that passed its checks: what a streamed import begins with. */
+export interface StateExportHead {
+  app: string;
+  schema: string;
+  exportedAt: Date;
+  /** The document's own `database` block. */
+  database: DatabaseDeclaration | null;
+  /** The tables it declares, by name. */
+  declared: Record<string, unknown>;
+}
+
+/**
+ * Checks everything of a document but its rows (`value.tables` may hold empty arrays): the protocol,
+ * every key's type, that `schema` is the identity of its own `database`, and that each table it holds
+ * is declared there. One rule for the whole-document parser and the streamed import.
+ */
+export function checkStateExportHead(value: unknown): { ok: true; head: StateExportHead } | { ok: false; diagnostic: Diagnostic } {
+  const fail = (message: string, detail?: Record<string, unknown>) => ({ ok: false as const, diagnostic: unusable(message, detail) });
   if (!isRecord(value)) return fail('A state export must be a JSON object.');
   if (value.protocol !== STATE_EXPORT_PROTOCOL) {
     return fail(
@@ -183,41 +201,68 @@ function parseChecked(value: unknown): StateParseResult {
   }
   const declared = database && isRecord(database.tables) ? database.tables : {};
   if (database && !isRecord(database.tables)) return fail('"database.tables" must be an object.');
+  for (const [table, rows] of Object.entries(value.tables)) {
+    const problem = tableProblem(declared, table);
+    if (problem) return { ok: false, diagnostic: problem };
+    if (!Array.isArray(rows)) return fail(`"tables.${table}" must be an array of rows.`, { table });
+  }
+  return { ok: true, head: { app: value.app, schema: value.schema, exportedAt: new Date(value.exportedAt), database: database as DatabaseDeclaration | null, declared } };
+}
+
+/** DG1822 when a document holds rows of a table its own `database` does not declare. */
+export function tableProblem(declared: Record<string, unknown>, table: string): Diagnostic | undefined {
+  if (TABLE_NAME.test(table) && Object.hasOwn(declared, table)) return undefined;
+  return unusable(`The document contradicts itself: it holds rows of table ${JSON.stringify(table.slice(0, 80))}, which its "database" does not declare.`, { table });
+}
+
+/**
+ * Decodes one row of `tables.<table>[index]` from the wire and checks what the format itself says of
+ * it (an object, `id` of 1 to MAX_ROW_ID_LENGTH characters, `createdAt`/`updatedAt` dates); a
+ * StateRow or DG1822. Whether an id is repeated is the caller's (a Set, or a staging table's key).
+ */
+export function decodeExportRow(table: string, index: number, row: unknown): { ok: true; row: StateRow } | { ok: false; diagnostic: Diagnostic } {
+  const at = `tables.${table}[${index}]`;
+  const fail = (message: string, detail: Record<string, unknown>) => ({ ok: false as const, diagnostic: unusable(message, detail) });
+  if (!isRecord(row)) return fail(`${at} must be an object.`, { table, index });
+  let item: unknown;
+  try {
+    item = decodeValue(row);
+  } catch (error) {
+    return fail(`${at}: ${error instanceof Error ? error.message : String(error)}`, { table, index });
+  }
+  const record = item as Record<string, unknown>;
+  if (typeof record.id !== 'string' || record.id === '' || record.id.length > MAX_ROW_ID_LENGTH) {
+    return fail(`${at}.id must be a string of 1 to ${MAX_ROW_ID_LENGTH} characters.`, { table, index });
+  }
+  if (!isDate(record.createdAt) || !isDate(record.updatedAt)) {
+    return fail(`${at} must have "createdAt" and "updatedAt" as {"$date": ISO 8601}.`, { table, index, id: record.id });
+  }
+  return { ok: true, row: record as StateRow };
+}
+
+/** DG1822 for an id a table holds twice. */
+export function repeatedId(table: string, id: string): Diagnostic {
+  return unusable(`The document contradicts itself: ${table} holds the id ${JSON.stringify(id.slice(0, 80))} twice.`, { table, id });
+}
+
+function parseChecked(value: unknown): StateParseResult {
+  const head = checkStateExportHead(value);
+  if (!head.ok) return head;
+  const document = value as Record<string, unknown> & { tables: Record<string, unknown[]> };
 
   let rowCount = 0;
-  for (const rows of Object.values(value.tables)) if (Array.isArray(rows)) rowCount += rows.length;
-  if (rowCount > MAX_STATE_EXPORT_ROWS) {
-    return { ok: false, diagnostic: refused('state_export_too_large', `The state export holds ${rowCount} rows; at most ${MAX_STATE_EXPORT_ROWS} are accepted.`) };
-  }
-
+  for (const rows of Object.values(document.tables)) rowCount += rows.length;
   const decoded: Record<string, StateRow[]> = {};
-  for (const [table, rows] of Object.entries(value.tables)) {
-    if (!TABLE_NAME.test(table) || !Object.hasOwn(declared, table)) {
-      return fail(`The document contradicts itself: it holds rows of table ${JSON.stringify(table.slice(0, 80))}, which its "database" does not declare.`, { table });
-    }
-    if (!Array.isArray(rows)) return fail(`"tables.${table}" must be an array of rows.`, { table });
+  for (const [table, rows] of Object.entries(document.tables)) {
     const ids = new Set<string>();
     const out: StateRow[] = [];
     for (let index = 0; index < rows.length; index++) {
-      const row = rows[index] as unknown;
-      const at = `tables.${table}[${index}]`;
-      if (!isRecord(row)) return fail(`${at} must be an object.`, { table, index });
-      let item: unknown;
-      try {
-        item = decodeValue(row);
-      } catch (error) {
-        return fail(`${at}: ${error instanceof Error ? error.message : String(error)}`, { table, index });
-      }
-      const record = item as Record<string, unknown>;
-      if (typeof record.id !== 'string' || record.id === '' || record.id.length > MAX_ROW_ID_LENGTH) {
-        return fail(`${at}.id must be a string of 1 to ${MAX_ROW_ID_LENGTH} characters.`, { table, index });
-      }
-      if (!isDate(record.createdAt) || !isDate(record.updatedAt)) {
-        return fail(`${at} must have "createdAt" and "updatedAt" as {"$date": ISO 8601}.`, { table, index, id: record.id });
-      }
-      if (ids.has(record.id)) return fail(`The document contradicts itself: ${table} holds the id ${JSON.stringify(record.id.slice(0, 80))} twice.`, { table, id: record.id });
+      const decoded = decodeExportRow(table, index, rows[index]);
+      if (!decoded.ok) return decoded;
+      const record = decoded.row;
+      if (ids.has(record.id)) return { ok: false, diagnostic: repeatedId(table, record.id) };
       ids.add(record.id);
-      out.push(record as StateRow);
+      out.push(record);
     }
     decoded[table] = out;
   }
@@ -225,9 +270,9 @@ function parseChecked(value: unknown): StateParseResult {
     ok: true,
     state: {
       document: value as unknown as StateExportDocument,
-      app: value.app,
-      schema: value.schema,
-      exportedAt: new Date(value.exportedAt),
+      app: head.head.app,
+      schema: head.head.schema,
+      exportedAt: head.head.exportedAt,
       rows: decoded,
       rowCount,
     },

@@ -9,7 +9,7 @@ import { quoteIdentifier, type SqlDriver, type SqlValue } from '../runtime/sql-d
 import { tableOrder, type DatabaseDeclaration } from '../runtime/tables/schema';
 import { compareSchemas, describeProblems, type DataFacts, type PolicyKind } from '../runtime/tables/schema-change';
 import { encodeValue } from '../runtime/tables/values';
-import { parseStateExport, parseStateExportText, refused, stateSchemaIdentity, type ParsedStateExport } from './document';
+import { parseStateExport, parseStateExportText, refused, stateSchemaIdentity, type ParsedStateExport, type StateRow } from './document';
 import { initialiseDatabase, storedIdentity } from './meta';
 
 export type StateImportResult = { ok: true; counts: Record<string, number> } | { ok: false; diagnostic: Diagnostic };
@@ -54,6 +54,40 @@ function documentFacts(state: ParsedStateExport): DataFacts {
   };
 }
 
+/** The columns and SQL values of one decoded row of `table`, checked against its declaration, or DG1824 `state_import_record_invalid`. */
+export function prepareRow(table: string, fields: Record<string, FieldDeclaration>, row: StateRow): { columns: string[]; params: SqlValue[] } | Diagnostic {
+  const invalid = (message: string, field?: string) =>
+    refused('state_import_record_invalid', `Record ${table}/${row.id.slice(0, 80)} cannot be imported: ${message}`, { table, id: row.id, ...(field ? { field } : {}) });
+  const columns = ['id', 'createdAt', 'updatedAt'];
+  const params: SqlValue[] = [row.id, row.createdAt.getTime(), row.updatedAt.getTime()];
+  for (const key of Object.keys(row)) {
+    if (RUNTIME_KEYS.has(key)) continue;
+    if (!Object.hasOwn(fields, key)) return invalid(`unknown field ${JSON.stringify(key.slice(0, 80))}.`, key);
+    if (fields[key]!.generated) return invalid(`field "${key}" is generated; SQLite computes it.`, key);
+  }
+  for (const [name, field] of Object.entries(fields) as Array<[string, FieldDeclaration]>) {
+    if (field.generated) continue;
+    const value = Object.hasOwn(row, name) ? row[name] : undefined;
+    if (value === null && !field.optional) return invalid(`the required field "${name}" is null.`, name);
+    if (value === undefined || value === null) {
+      // Absent: an optional field holds no value; a required one takes its default or is refused.
+      if (!field.optional && field.default === undefined) return invalid(`the required field "${name}" has no value.`, name);
+      if (field.optional) {
+        columns.push(name);
+        params.push(null);
+      }
+      continue;
+    }
+    try {
+      params.push(encodeValue(table, name, field, value));
+    } catch (error) {
+      return invalid(errorText(error), name);
+    }
+    columns.push(name);
+  }
+  return { columns, params };
+}
+
 /**
  * Checks every row against the manifest's tables and encodes it for SQL; the first bad record is
  * DG1824 `state_import_record_invalid` naming its table and id.
@@ -65,40 +99,13 @@ function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedState
   for (const table of tableOrder(database)) {
     const fields = database.tables[table]!.fields;
     for (const row of state.rows[table] ?? []) {
-      const invalid = (message: string, field?: string) =>
-        refused('state_import_record_invalid', `Record ${table}/${row.id.slice(0, 80)} cannot be imported: ${message}`, { table, id: row.id, ...(field ? { field } : {}) });
-      const columns = ['id', 'createdAt', 'updatedAt'];
-      const params: SqlValue[] = [row.id, row.createdAt.getTime(), row.updatedAt.getTime()];
-      for (const key of Object.keys(row)) {
-        if (RUNTIME_KEYS.has(key)) continue;
-        if (!Object.hasOwn(fields, key)) return invalid(`unknown field ${JSON.stringify(key.slice(0, 80))}.`, key);
-        if (fields[key]!.generated) return invalid(`field "${key}" is generated; SQLite computes it.`, key);
-      }
-      for (const [name, field] of Object.entries(fields) as Array<[string, FieldDeclaration]>) {
-        if (field.generated) continue;
-        const value = Object.hasOwn(row, name) ? row[name] : undefined;
-        if (value === null && !field.optional) return invalid(`the required field "${name}" is null.`, name);
-        if (value === undefined || value === null) {
-          // Absent: an optional field holds no value; a required one takes its default or is refused.
-          if (!field.optional && field.default === undefined) return invalid(`the required field "${name}" has no value.`, name);
-          if (field.optional) {
-            columns.push(name);
-            params.push(null);
-          }
-          continue;
-        }
-        try {
-          params.push(encodeValue(table, name, field, value));
-        } catch (error) {
-          return invalid(errorText(error), name);
-        }
-        columns.push(name);
-      }
+      const prepared = prepareRow(table, fields, row);
+      if (!('columns' in prepared)) return prepared;
       out.push({
         table,
         id: row.id,
-        sql: `INSERT INTO ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-        params,
+        sql: `INSERT INTO ${quoteIdentifier(table)} (${prepared.columns.map(quoteIdentifier).join(', ')}) VALUES (${prepared.columns.map(() => '?').join(', ')})`,
+        params: prepared.params,
       });
     }
   }
@@ -106,55 +113,47 @@ function prepareInserts(manifest: Pick<Manifest, 'database'>, state: ParsedState
 }
 
 /**
- * Imports a document (the parsed JSON value, or a ParsedStateExport) into `driver`, whose database is
- * the application's (or empty: it is then initialised as the runtime would). In order:
- * DG1822 for an unusable document; DG1824 `state_import_application_mismatch` when `app` is not the
- * manifest's name; DG1824 `state_import_schema_mismatch` when the document was exported under
- * another schema identity than the manifest's (tooling.md, Versioning 4: a compatible change since
- * the export is refused too; `detail.problems` names what its records could not follow, by the
- * runtime's schema-change rules), or when the database's schema identity is not the manifest's; DG1824 `state_import_record_invalid` for a record the
- * tables refuse (a value of the wrong type, a constraint, a dangling reference); DG1824
- * `state_export_too_large` over the limits. Never throws for any document; the driver must not be
- * inside a transaction.
- *
- * @example
- * const result = importState(driver, manifest, JSON.parse(text));
- * if (!result.ok) show(result.diagnostic); // nothing was written
+ * Whether a document of `app` exported under `exportedSchema` may replace the records of `driver`'s
+ * database under `manifest`: DG1824 `state_import_application_mismatch`, or `state_import_schema_mismatch`
+ * (the document's schema is not the manifest's; or the database was created for another). `facts`
+ * says what the document's rows hold, to name what they could not follow; a streamed import, which has
+ * not read its rows yet, names nothing. On success, whether the database was never initialised.
  */
-export function importState(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, document: unknown, options: ImportOptions = {}): StateImportResult {
-  let state: ParsedStateExport;
-  if (isParsed(document)) state = document;
-  else {
-    const parsed = parseStateExport(document);
-    if (!parsed.ok) return parsed;
-    state = parsed.state;
-  }
-  if (state.app !== manifest.name) {
+export function checkImportTarget(
+  driver: SqlDriver,
+  manifest: Pick<Manifest, 'name' | 'database'>,
+  exported: { app: string; schema: string; database: DatabaseDeclaration | null },
+  facts: DataFacts | undefined,
+  options: ImportOptions = {},
+): { ok: true; initialise: boolean } | { ok: false; diagnostic: Diagnostic } {
+  if (exported.app !== manifest.name) {
     return {
       ok: false,
-      diagnostic: refused('state_import_application_mismatch', `The export belongs to the application "${state.app}", not "${manifest.name}".`, {
+      diagnostic: refused('state_import_application_mismatch', `The export belongs to the application "${exported.app}", not "${manifest.name}".`, {
         expected: manifest.name,
-        actual: state.app,
+        actual: exported.app,
       }),
     };
   }
   const schema = stateSchemaIdentity(manifest);
-  if (state.schema !== schema) {
+  if (exported.schema !== schema) {
     // tooling.md, Versioning 4: an import succeeds only when the schema identities match, a compatible
     // change since the export included. What its records could not follow is named all the same.
-    let change: ReturnType<typeof compareSchemas>;
-    try {
-      change = compareSchemas(exportedDeclaration(state), manifest.database ?? null, documentFacts(state), options.policies);
-    } catch (error) {
-      return { ok: false, diagnostic: refused('state_import_schema_mismatch', `The export's database declaration cannot be read: ${errorText(error)}`, { expected: schema, actual: state.schema }) };
+    let problems: ReturnType<typeof compareSchemas>['problems'] = [];
+    if (facts) {
+      try {
+        problems = compareSchemas(exported.database, manifest.database ?? null, facts, options.policies).problems;
+      } catch (error) {
+        return { ok: false, diagnostic: refused('state_import_schema_mismatch', `The export's database declaration cannot be read: ${errorText(error)}`, { expected: schema, actual: exported.schema }) };
+      }
     }
-    const why = change.problems.length > 0 ? `; besides, its records could not follow the change: ${describeProblems(change.problems)}` : '';
+    const why = problems.length > 0 ? `; besides, its records could not follow the change: ${describeProblems(problems)}` : '';
     return {
       ok: false,
-      diagnostic: refused('state_import_schema_mismatch', `The export was made under another database declaration (${state.schema.slice(0, 19)}…) than the one in force (${schema.slice(0, 19)}…)${why}.`, {
+      diagnostic: refused('state_import_schema_mismatch', `The export was made under another database declaration (${exported.schema.slice(0, 19)}…) than the one in force (${schema.slice(0, 19)}…)${why}.`, {
         expected: schema,
-        actual: state.schema,
-        ...(change.problems.length > 0 ? { problems: change.problems } : {}),
+        actual: exported.schema,
+        ...(problems.length > 0 ? { problems } : {}),
       }),
     };
   }
@@ -170,9 +169,38 @@ export function importState(driver: SqlDriver, manifest: Pick<Manifest, 'name' |
       diagnostic: refused('state_import_schema_mismatch', 'The database was created for another schema than the manifest\'s: reset the state first.', { expected: schema, actual: stored }),
     };
   }
+  return { ok: true, initialise: stored === undefined };
+}
+
+/**
+ * Imports a document (the parsed JSON value, or a ParsedStateExport) into `driver`, whose database is
+ * the application's (or empty: it is then initialised as the runtime would). In order:
+ * DG1822 for an unusable document; DG1824 `state_import_application_mismatch` when `app` is not the
+ * manifest's name; DG1824 `state_import_schema_mismatch` when the document was exported under
+ * another schema identity than the manifest's (tooling.md, Versioning 4: a compatible change since
+ * the export is refused too; `detail.problems` names what its records could not follow, by the
+ * runtime's schema-change rules), or when the database's schema identity is not the manifest's; DG1824 `state_import_record_invalid` for a record the
+ * tables refuse (a value of the wrong type, a constraint, a dangling reference); DG1824
+ * `state_export_too_large` for text over MAX_STATE_EXPORT_BYTES (importStateText). Never throws for any document; the driver must not be
+ * inside a transaction.
+ *
+ * @example
+ * const result = importState(driver, manifest, JSON.parse(text));
+ * if (!result.ok) show(result.diagnostic); // nothing was written
+ */
+export function importState(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, document: unknown, options: ImportOptions = {}): StateImportResult {
+  let state: ParsedStateExport;
+  if (isParsed(document)) state = document;
+  else {
+    const parsed = parseStateExport(document);
+    if (!parsed.ok) return parsed;
+    state = parsed.state;
+  }
+  const target = checkImportTarget(driver, manifest, { app: state.app, schema: state.schema, database: exportedDeclaration(state) }, documentFacts(state), options);
+  if (!target.ok) return target;
   const inserts = prepareInserts(manifest, state);
   if (!Array.isArray(inserts)) return { ok: false, diagnostic: inserts };
-  return write(driver, manifest, stored === undefined, inserts);
+  return write(driver, manifest, target.initialise, inserts);
 }
 
 /** Parses document text (size first, then JSON) and imports it. */
@@ -193,7 +221,7 @@ class Refused extends Error {
 }
 
 /** The first row that refers to a missing row, where the engine can tell (a Durable Object may refuse the pragma; its deferred check at commit still holds). */
-function dangling(driver: SqlDriver): StateImportResult | undefined {
+export function dangling(driver: SqlDriver): StateImportResult | undefined {
   let rows: ReturnType<SqlDriver['all']>;
   try {
     rows = driver.all('PRAGMA foreign_key_check');

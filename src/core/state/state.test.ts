@@ -16,7 +16,6 @@ import {
   importState,
   importStateText,
   MAX_STATE_EXPORT_BYTES,
-  MAX_STATE_EXPORT_ROWS,
   parseStateExport,
   STATE_EXPORT_PROTOCOL,
   stateSchemaIdentity,
@@ -199,7 +198,6 @@ describe('refusals: precise codes, nothing written', () => {
     ['check violation (SQLite)', () => ({ ...valid(), tables: { folders: [{ id: 'f', createdAt: at, updatedAt: at, name: 'a' }], notes: [{ id: 'x', createdAt: at, updatedAt: at, folder: 'f', title: 't', score: -1 }] } }), 'DG1824', 'state_import_record_invalid'],
     ['dangling reference (checked before COMMIT)', () => ({ ...valid(), tables: { notes: [{ id: 'x', createdAt: at, updatedAt: at, folder: 'missing', title: 't' }] } }), 'DG1824', 'state_import_record_invalid'],
     ['json field holding a Date', () => ({ ...valid(), tables: { folders: [{ id: 'f', createdAt: at, updatedAt: at, name: 'a' }], notes: [{ id: 'x', createdAt: at, updatedAt: at, folder: 'f', title: 't', meta: at }] } }), 'DG1824', 'state_import_record_invalid'],
-    ['too many rows', () => ({ ...valid(), tables: { folders: Array.from({ length: MAX_STATE_EXPORT_ROWS + 1 }, () => 0) } }), 'DG1824', 'state_export_too_large'],
   ];
 
   for (const [name, make, code, detail] of cases) {

@@ -1,0 +1,139 @@
+/**
+ * `platform import` and `platform export` of the todo app's state with 10k and 1M rows against a real
+ * `platform dev` (`npx tsx bench/run.ts transfer`): time, and the peak resident memory of the CLI
+ * process and of the engine (workerd) during each, read from /proc. Memory must stay flat: the
+ * 1M/10k ratio near 1. Baseline in the same run: copying the same file with Node's streams (`cp`-like).
+ * BENCH_TRANSFER_ROWS=10000,100000 runs other sizes while developing.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, cpSync, createReadStream, createWriteStream, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { DevProcess } from '../src/cli/dev-process';
+import { validateManifestText } from '../src/core/manifest';
+import { stateSchemaIdentity } from '../src/core/state';
+import type { Row } from './stats';
+
+const TEMPLATE = join(import.meta.dirname, '../templates/todo');
+const CLI = join(import.meta.dirname, '../bin/platform.mjs');
+
+function writeDocument(path: string, root: string, rows: number): void {
+  const manifest = validateManifestText(readFileSync(join(root, 'app.manifest.json'), 'utf8')).manifest!;
+  const head = JSON.stringify({ protocol: 'platform.state-export.v0', app: manifest.name, schema: stateSchemaIdentity(manifest), database: manifest.database, exportedAt: new Date().toISOString() }, null, 2);
+  const fd = openSync(path, 'w');
+  writeSync(fd, `${head.slice(0, -2)},\n  "tables": {\n    "todos": [`);
+  const base = Date.UTC(2026, 0, 1);
+  for (let i = 0; i < rows; i += 10_000) {
+    let text = '';
+    for (let j = i; j < Math.min(rows, i + 10_000); j++) {
+      const at = new Date(base + j).toISOString();
+      text += `${j === 0 ? '' : ','}\n      ${JSON.stringify({ id: `t${String(j).padStart(8, '0')}`, createdAt: { $date: at }, updatedAt: { $date: at }, ownerId: `user-${j % 97}`, title: `todo number ${j}`, done: j % 2 === 0 }, null, 2).replace(/\n/g, '\n      ')}`;
+    }
+    writeSync(fd, text);
+  }
+  writeSync(fd, '\n    ]\n  }\n}\n');
+  closeSync(fd);
+}
+
+/** VmHWM (peak resident set) of a process, in bytes; 0 once it is gone. */
+function peak(pid: number): number {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function rss(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The workerd processes of a project's dev server. */
+function engines(root: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirNumbers('/proc')) {
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(join(root, '.platform/engines/dev'))) out.push(entry);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
+}
+
+function readdirNumbers(path: string): number[] {
+  return readdirSync(path).filter((name) => /^\d+$/.test(name)).map(Number);
+}
+
+/** Runs the CLI as a process; its time, and the peak RSS of it and of the engine while it ran (polled every 20 ms). */
+async function run(root: string, args: string[]): Promise<{ ms: number; cli: number; engine: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [CLI, ...args, '--json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  let cliPeak = 0;
+  let enginePeak = 0;
+  const poll = setInterval(() => {
+    cliPeak = Math.max(cliPeak, peak(child.pid!));
+    for (const pid of engines(root)) enginePeak = Math.max(enginePeak, rss(pid));
+  }, 20);
+  const code = await new Promise<number>((done) => child.on('exit', (c) => done(c ?? 1)));
+  clearInterval(poll);
+  const ms = performance.now() - started;
+  if (code !== 0) throw new Error(`platform ${args.join(' ')} failed: ${out.slice(0, 2000)}`);
+  return { ms, cli: cliPeak, engine: enginePeak };
+}
+
+export async function transferRows(): Promise<Row[]> {
+  const sizes = (process.env.BENCH_TRANSFER_ROWS ?? '10000,1000000').split(',').map(Number);
+  const rows: Row[] = [];
+  const measured: Record<number, { importMs: number; exportMs: number; copyMs: number; cli: number; engine: number }> = {};
+  for (const size of sizes) {
+    const root = mkdtempSync(join(tmpdir(), 'platform-bench-transfer-'));
+    cpSync(TEMPLATE, root, { recursive: true });
+    const dev = new DevProcess(['dev', '--json', '--port', '0'], root);
+    try {
+      await dev.kind('preview.ready');
+      writeDocument(join(root, 'in.json'), root, size);
+      const bytes = statSync(join(root, 'in.json')).size;
+      // Baseline: the same bytes copied with Node's streams.
+      const copyStart = performance.now();
+      await pipeline(createReadStream(join(root, 'in.json')), createWriteStream(join(root, 'copy.json')));
+      const copyMs = performance.now() - copyStart;
+      const imported = await run(root, ['import', 'in.json', '--state', 'dev']);
+      const exported = await run(root, ['export', '--state', 'dev', '--out', 'out.json']);
+      const reimported = await run(root, ['import', 'out.json', '--state', 'dev']);
+      measured[size] = { importMs: reimported.ms, exportMs: exported.ms, copyMs, cli: Math.max(imported.cli, exported.cli, reimported.cli), engine: Math.max(imported.engine, exported.engine, reimported.engine) };
+      const label = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+      rows.push(
+        { name: `${label} rows (${(bytes / 1e6).toFixed(0)} MB file): platform import`, value: imported.ms, unit: 'ms' },
+        { name: `${label} rows: platform export --out`, value: exported.ms, unit: 'ms' },
+        { name: `${label} rows: platform import of the export (re-import)`, value: reimported.ms, unit: 'ms' },
+        { name: `${label} rows: baseline, a stream copy of the file`, value: copyMs, unit: 'ms' },
+        { name: `${label} rows: export / stream copy`, value: exported.ms / copyMs, unit: 'x' },
+        { name: `${label} rows: peak RSS of the CLI (import, export, re-import)`, value: measured[size]!.cli, unit: 'bytes' },
+        { name: `${label} rows: peak RSS of the engine (workerd)`, value: measured[size]!.engine, unit: 'bytes' },
+      );
+    } finally {
+      await dev.stop();
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+  if (sizes.length >= 2) {
+    const small = measured[sizes[0]!]!;
+    const large = measured[sizes.at(-1)!]!;
+    rows.push(
+      { name: `CLI peak RSS ${sizes.at(-1)}/${sizes[0]} rows (goal: flat, near 1)`, value: large.cli / small.cli, unit: 'x' },
+      { name: `engine peak RSS ${sizes.at(-1)}/${sizes[0]} rows (goal: flat, near 1)`, value: large.engine / small.engine, unit: 'x' },
+      { name: `export time per row ${sizes.at(-1)}/${sizes[0]} (goal: linear, near 1)`, value: large.exportMs / sizes.at(-1)! / (small.exportMs / sizes[0]!), unit: 'x' },
+    );
+  }
+  return rows;
+}
