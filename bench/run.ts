@@ -13,7 +13,7 @@ import { benchProjects } from './projects';
 import { tableRows } from './runtime';
 import { median, percentile, printTable, time, type Row } from './stats';
 
-const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'live', 'dev', 'data'];
+const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'live', 'dev', 'data', 'transfer'];
 const named = process.argv.slice(2);
 for (const name of named) if (!SECTIONS.includes(name)) throw new Error(`No bench section ${JSON.stringify(name)}; the sections are ${SECTIONS.join(', ')}.`);
 const wanted = (section: string) => named.length === 0 || named.includes(section);
@@ -87,3 +87,5 @@ if (wanted('live')) printTable('Live updates: a mutation in one page to the othe
 if (wanted('data')) printTable('Data at size: reads with 10k and 1M rows, each against a trivial query in the same run', await (await import('./data')).dataRows());
 
 if (wanted('dev')) printTable('platform dev: start, and a save to the new generation serving', await (await import('./dev')).devRows());
+
+if (wanted('transfer')) printTable('platform export and import against platform dev: 10k and 1M rows, time and peak memory', await (await import('./transfer')).transferRows());
