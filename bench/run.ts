@@ -1,19 +1,20 @@
 /**
  * `npm run bench`: the figures the issues ask for, measured on this machine, printed as a table.
  * Sections may be named to run only them: `npx tsx bench/run.ts deploy hosting` (foundation, cli, runtime,
- * tests, share, deploy, hosting, compiler, browser, live, dev, data); none named runs them all.
+ * tests, share, deploy, hosting, compiler, browser, open, live, dev, data); none named runs them all.
  */
 import { MemoryFileSystem } from '../src/core/fs';
 import { checkManifest, validateManifestText } from '../src/core/manifest';
 import { FULL_MANIFEST } from '../src/core/manifest/__fixtures__/cases';
 import { browserCompilerRows, openPlayground, workerWarmUpRows } from './browser';
 import { playgroundRows } from './playground';
+import { openProjectRows } from './open-project';
 import { compilerRows, stopCompilers } from './compiler';
 import { benchProjects } from './projects';
 import { tableRows } from './runtime';
 import { median, percentile, printTable, time, type Row } from './stats';
 
-const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'live', 'dev', 'data', 'transfer'];
+const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'open', 'live', 'dev', 'data', 'transfer'];
 const named = process.argv.slice(2);
 for (const name of named) if (!SECTIONS.includes(name)) throw new Error(`No bench section ${JSON.stringify(name)}; the sections are ${SECTIONS.join(', ')}.`);
 const wanted = (section: string) => named.length === 0 || named.includes(section);
@@ -67,8 +68,17 @@ if (wanted('compiler')) {
 }
 await stopCompilers();
 
-const playground = wanted('browser') ? await openPlayground() : undefined;
+const playground = wanted('browser') || wanted('open') ? await openPlayground() : undefined;
 if (playground) {
+  try {
+    // Projects that are not templates as shipped (issue 31): a reopened edited one, a bug-report link, a 200-file share link and zip.
+    if (wanted('open')) printTable('Playground in Chromium: first preview of a project that is not a template, against an untouched template', await openProjectRows(playground.browser, playground.url));
+  } catch (error) {
+    await playground.close();
+    throw error;
+  }
+}
+if (playground && wanted('browser')) {
   try {
     printTable(
       'Compiler worker start-up in Chromium',
@@ -80,7 +90,7 @@ if (playground) {
   } finally {
     await playground.close();
   }
-}
+} else await playground?.close();
 
 if (wanted('live')) printTable('Live updates: a mutation in one page to the other page\'s re-render', await (await import('./live')).liveRows());
 

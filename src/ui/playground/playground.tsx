@@ -361,6 +361,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                 projectId={current.id}
                 takeFrame={(persona, container) => takePreviewFrame(made, persona, container)}
                 {...(staleNote ? { staleNote } : {})}
+                {...(takenDown && !generation ? { emptyNote: 'The build previewed while the type check ran was taken down: the check found errors (see Problems). The preview comes back with the next build that checks.' } : {})}
                 events={{
                   onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, running.current?.clientMap, 'client') }),
                   onCall: (entry) => session.log('runtime.call', { ...entry, durationMs: Math.round(entry.durationMs * 10) / 10 }),
@@ -389,7 +390,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
           <div class="panel-bar">
             <div role="tablist" aria-label="Panels" class="panel-tabs">
               <button type="button" role="tab" aria-selected={panel === 'problems'} onClick={() => setPanel('problems')}>
-                Problems <span class={`count ${errors ? 'has-errors' : ''}`} data-testid="problem-count">{problems.length}</span>
+                Problems <span class={`count ${errors ? 'has-errors' : ''}`} data-testid="problem-count" title={checked ? undefined : 'Checking…'}>{checked || problems.length ? problems.length : '…'}</span>
               </button>
               <button type="button" role="tab" aria-selected={panel === 'console'} onClick={() => setPanel('console')}>
                 Console{' '}

@@ -49,6 +49,8 @@ export interface PreviewPaneProps {
   onOpen?(file: string, span: Span): void;
   /** Shown above the previews when they run an older build than the files (the last good one). */
   staleNote?: string;
+  /** What the pane says when no build is shown (default: the preview appears when the app builds). */
+  emptyNote?: string;
   /** The device size the previews are drawn at, and its change (kept with the layout); Full without. */
   device?: Device;
   onDevice?(device: Device): void;
@@ -300,7 +302,7 @@ function usePreviewTabs(projectId: string | undefined, runtime: PreviewRuntime, 
 export function PreviewPane(props: PreviewPaneProps) {
   const app = props.generation ? previewAppOf(props.generation) : undefined;
   usePreviewTabs(props.projectId, props.runtime, app, props.events);
-  if (!props.generation) return <div class="preview-empty">The preview appears when the app builds.</div>;
+  if (!props.generation) return <div class="preview-empty" data-testid="preview-empty">{props.emptyNote ?? 'The preview appears when the app builds.'}</div>;
   const device = props.device ?? 'full';
   const previews = (
     <div class={`previews ${props.personas.length > 1 ? 'split' : ''}`}>

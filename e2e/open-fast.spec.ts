@@ -1,0 +1,133 @@
+/**
+ * A project opens at the speed of a template, whatever it holds (issue 31, item 1): a reopened
+ * project shows its stored last good build before the compiler is up; a share link's first build is
+ * previewed before the whole project is type-checked, its diagnostics follow, and a build the check
+ * finds broken is taken down; the Problems panel says "Checking…" until the check ran.
+ */
+import { expect, test, type Page, type Route } from '@playwright/test';
+import { encodeShareLink } from '../src/core/share/link';
+import { generatedProject } from '../bench/generated-project';
+import { openTemplate, preview, replaceFile } from './helpers';
+
+test.describe.configure({ timeout: 240_000 });
+
+/** Holds esbuild's wasm (the compiler's start) until `release` is called: the compiler cannot be ready before. */
+async function holdCompiler(page: Page): Promise<() => Promise<void>> {
+  const held: Route[] = [];
+  let releasing = false;
+  await page.route(/\/assets\/esbuild-[^/]*\.wasm$/, (route) => (releasing ? route.continue() : void held.push(route)));
+  return async () => {
+    releasing = true;
+    for (const route of held.splice(0)) await route.continue();
+  };
+}
+
+const marks = (page: Page, names: string[]) => page.evaluate((list) => list.map((name) => performance.getEntriesByName(name)[0]?.startTime ?? null), names);
+
+async function shareLinkOf(files: Record<string, string>): Promise<string> {
+  const encoded = await encodeShareLink({ files, persona: 'alice', openFile: 'src/client/main.tsx', name: 'generated' });
+  if (!encoded.ok) throw new Error(encoded.error.message);
+  return `/#/share/${encoded.hash}`;
+}
+
+test('a reopened edited project shows its stored last good build before the compiler is ready', async ({ page }) => {
+  await openTemplate(page);
+  await replaceFile(page, 'main.tsx', (text) => text.replace('<h1>Todos</h1>', '<h1>Todos, edited</h1>'));
+  await expect(preview(page).getByRole('heading', { name: 'Todos, edited' })).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/);
+  // The edited build has been kept as the last good one (after its check).
+  await expect(page.getByTestId('problem-count')).toHaveText('0', { timeout: 60_000 });
+  await page.waitForTimeout(500);
+
+  const release = await holdCompiler(page);
+  await page.reload();
+  await expect(preview(page).getByRole('heading', { name: 'Todos, edited' })).toBeVisible({ timeout: 30_000 });
+  // The compiler is still held: the preview is the stored build, and the page says so.
+  expect((await marks(page, ['platform:compiler-ready']))[0]).toBeNull();
+  await expect(page.getByTestId('compile-status')).not.toHaveText(/^Ready/);
+  await expect(page.getByTestId('preview-stale')).toContainText('Showing the last good build');
+  await expect(page.getByTestId('problems-checking')).toHaveText('Checking…');
+  await expect(page.getByTestId('all-clear')).toHaveCount(0);
+  await page.screenshot({ path: test.info().outputPath('reopened-stored-build.png') });
+
+  await release();
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 120_000 });
+  await expect(page.getByTestId('preview-stale')).toHaveCount(0);
+  await expect(page.getByTestId('all-clear')).toBeVisible({ timeout: 120_000 });
+  await expect(preview(page).getByRole('heading', { name: 'Todos, edited' })).toBeVisible();
+});
+
+test('a share link of a 200-file project previews its bundle before the type check, then its diagnostics', async ({ page }) => {
+  await page.goto(await shareLinkOf(generatedProject(200)));
+  await expect(preview(page).getByRole('heading', { name: 'Todos' })).toBeVisible({ timeout: 180_000 });
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/);
+  await expect(page.getByTestId('problems-checking').or(page.getByTestId('all-clear'))).toBeVisible();
+  await expect(page.getByTestId('all-clear')).toBeVisible({ timeout: 180_000 });
+  const [ready, checked] = await marks(page, ['platform:preview-ready', 'platform:check-done']);
+  // The preview came first; the check answered after it.
+  expect(ready).not.toBeNull();
+  expect(checked).not.toBeNull();
+  expect(ready!).toBeLessThan(checked!);
+});
+
+test('the Problems panel says Checking… until the check ran, never "No problems" before', async ({ page }) => {
+  // Every state the panel shows, in order, from the page's first render.
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (globalThis as { problemStates?: string[] }).problemStates = seen;
+    new MutationObserver(() => {
+      const now = document.querySelector('[data-testid="problems-checking"]') ? 'checking' : document.querySelector('[data-testid="all-clear"]') ? 'clear' : document.querySelector('.problems') ? 'listed' : 'none';
+      if (seen.at(-1) !== now) seen.push(now);
+    }).observe(document, { subtree: true, childList: true });
+  });
+  const release = await holdCompiler(page);
+  await page.goto(await shareLinkOf(generatedProject(60)));
+  await expect(page.getByTestId('problems-checking')).toHaveText('Checking…', { timeout: 60_000 });
+  await expect(page.getByTestId('problem-count')).toHaveText('…');
+  await page.screenshot({ path: test.info().outputPath('problems-checking.png') });
+  await release();
+  await expect(page.getByTestId('all-clear')).toBeVisible({ timeout: 180_000 });
+  const states = await page.evaluate(() => (globalThis as { problemStates?: string[] }).problemStates!);
+  expect(states.filter((s) => s !== 'none')).toEqual(['checking', 'clear']);
+  expect((await marks(page, ['platform:check-done']))[0]).not.toBeNull();
+});
+
+test('a share link whose files have a type error: its preview built before the check is taken down, and the page says so', async ({ page }) => {
+  const files = generatedProject(60);
+  files['src/client/parts/part000.tsx'] = `${files['src/client/parts/part000.tsx']}\nexport const wrong: number = 'not a number';\n`;
+  await page.goto(await shareLinkOf(files));
+  await expect(page.getByTestId('compile-status')).toHaveText('Build failed: the type check found errors, so its preview was taken down', { timeout: 180_000 });
+  await expect(page.locator('.problems')).toContainText("Type 'string' is not assignable to type 'number'");
+  await expect(page.locator('.problems')).toContainText('src/client/parts/part000.tsx');
+  // No preview runs the broken build.
+  await expect(page.locator('iframe.preview-frame')).toHaveCount(0);
+  await expect(page.getByTestId('preview-empty')).toContainText('was taken down: the check found errors');
+  // It was built and started before the check (compile.ready, typecheck=after), then taken down.
+  await page.getByRole('tab', { name: /Events/ }).click();
+  await expect(page.locator('.events li[data-kind="compile.ready"]')).toContainText('typecheck=after');
+  await expect(page.locator('.events li[data-kind="compile.taken-down"]')).toHaveCount(1);
+  await page.getByRole('tab', { name: /Problems/ }).click();
+  await page.screenshot({ path: test.info().outputPath('taken-down.png') });
+});
+
+test('the preview is not taken for stuck when the playground page itself was busy (the preview that never came)', async ({ page }) => {
+  await openTemplate(page);
+  await expect(preview(page).getByRole('heading', { name: 'Todos' })).toBeVisible();
+  // The page's own thread busy for longer than the heartbeat's patience, as a loaded machine makes it
+  // while the editor, the compiler's start and a big project's tree come up after the first preview.
+  await page.evaluate(() => {
+    const until = Date.now() + 4500;
+    while (Date.now() < until);
+  });
+  await page.waitForTimeout(2500);
+  await expect(page.locator('.preview-stopped')).toHaveCount(0);
+  await expect(preview(page).getByRole('heading', { name: 'Todos' })).toBeVisible();
+});
+
+test('a preview whose code takes a while to start (a big bundle on a loaded machine) is not ended before it loaded', async ({ page }) => {
+  await openTemplate(page);
+  await replaceFile(page, 'main.tsx', (text) => `{\n  const until = Date.now() + 4500;\n  while (Date.now() < until);\n}\n${text.replace('<h1>Todos</h1>', '<h1>Todos, slow to start</h1>')}`);
+  await expect(preview(page).getByRole('heading', { name: 'Todos, slow to start' })).toBeVisible({ timeout: 60_000 });
+  await page.waitForTimeout(1500);
+  await expect(page.locator('.preview-stopped')).toHaveCount(0);
+});
