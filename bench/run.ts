@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the figures the issues ask for, measured on this machine, printed as a table.
  * Sections may be named to run only them: `npx tsx bench/run.ts deploy hosting` (foundation, cli, runtime,
- * tests, share, deploy, hosting, compiler, browser, open, live, dev, data); none named runs them all.
+ * tests, share, deploy, hosting, compiler, browser, open, commits, live, dev, data); none named runs them all.
  */
 import { MemoryFileSystem } from '../src/core/fs';
 import { checkManifest, validateManifestText } from '../src/core/manifest';
@@ -14,7 +14,7 @@ import { benchProjects } from './projects';
 import { tableRows } from './runtime';
 import { median, percentile, printTable, time, type Row } from './stats';
 
-const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'open', 'live', 'dev', 'data', 'transfer'];
+const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'open', 'commits', 'live', 'dev', 'data', 'transfer'];
 const named = process.argv.slice(2);
 for (const name of named) if (!SECTIONS.includes(name)) throw new Error(`No bench section ${JSON.stringify(name)}; the sections are ${SECTIONS.join(', ')}.`);
 const wanted = (section: string) => named.length === 0 || named.includes(section);
@@ -68,11 +68,13 @@ if (wanted('compiler')) {
 }
 await stopCompilers();
 
-const playground = wanted('browser') || wanted('open') ? await openPlayground() : undefined;
+const playground = wanted('browser') || wanted('open') || wanted('commits') ? await openPlayground() : undefined;
 if (playground) {
   try {
     // Projects that are not templates as shipped (issue 31): a reopened edited one, a bug-report link, a 200-file share link and zip.
     if (wanted('open')) printTable('Playground in Chromium: first preview of a project that is not a template, against an untouched template', await openProjectRows(playground.browser, playground.url));
+    // Durable commits against the database's size (issue 31): one small mutation with no data, 1 MB and 50 MB.
+    if (wanted('commits')) printTable('Playground in Chromium: durable commit of one small mutation against database size', await (await import('./durable-commits')).durableCommitRows(playground.browser, playground.url));
   } catch (error) {
     await playground.close();
     throw error;
