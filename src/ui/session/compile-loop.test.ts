@@ -274,4 +274,24 @@ describe('the compile loop', () => {
     // The broken files never ran.
     expect(runtime.starts.map((s) => s.serverCode.includes('server = 2'))).toEqual([false]);
   });
+
+  it('a reopened project whose stored build is read after its first build starts still checks that build before it runs', async () => {
+    const first = open();
+    await until(first.session, (s) => built(s) && s.checked);
+    await vi.advanceTimersByTimeAsync(1000);
+    first.session.edit(SERVER, 'export const server = 2;\n// error: broken');
+    await until(first.session, (s) => s.compile === 'failed');
+    first.session.dispose();
+    // IndexedDB answering late: the stored build arrives 50 ms after the first build was scheduled.
+    const store = first.store;
+    const load = store.loadLastGood.bind(store);
+    store.loadLastGood = () => new Promise((resolve) => setTimeout(() => resolve(load()), 50));
+    const runtime = new MemoryRuntime();
+    const compiler = new MemoryCompiler();
+    const session = new ProjectSession(store.project!, compiler, runtime, store.state, { store });
+    const state = await until(session, (s) => s.compile === 'failed' && s.generation !== undefined);
+    expect(compiler.calls[0]).toMatchObject({ mode: 'preview', skipTypecheck: false });
+    expect(state).toMatchObject({ stale: true, restoredFrom: store.lastGood!.savedAt });
+    expect(runtime.starts.some((s) => s.serverCode.includes('server = 2'))).toBe(false);
+  });
 });

@@ -16,6 +16,7 @@ import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import { SCHEMA_CHANGE_REFUSED } from '../../core/runtime/tables/schema-change';
 import type { CompileResult } from '../compiler-client';
 import type { ProjectStore } from './project-store';
+import type { LastGoodBuild } from '../projects/store';
 import { clientPage, type Generation, type SessionCompiler, type SessionContext, type SessionRuntime } from './session-state';
 
 const decoder = new TextDecoder();
@@ -51,9 +52,14 @@ export class CompileLoop {
    * compiler starts and this session's first build is made (`restoredFrom` marks it until then).
    */
   begin(): void {
-    void this.#showStored();
+    const kept = this.#parts.store.loadLastGood().catch(() => undefined);
+    this.#hasStored = kept.then((build) => build !== undefined);
+    void this.#showStored(kept);
     this.schedule(0);
   }
+
+  /** Whether an earlier session kept a last good build (shown as the session begins). */
+  #hasStored: Promise<boolean> = Promise.resolve(false);
 
   /** The files changed: a build after the quiet window (`focus`: the file edited, checked first). */
   edited(focus?: string): void {
@@ -100,9 +106,10 @@ export class CompileLoop {
     let result: CompileResult | undefined;
     // The session's first build is bundled, previewed and then type-checked (#checkAfter): its preview
     // waits for the bundle, not for the whole project's check; one found broken is taken down. While
-    // the last good build of an earlier session shows (a reopened project), a preview is up already:
-    // the first build is checked before it replaces that one, as every later build is.
-    const trusted = !this.#built && !this.#showingStored();
+    // the last good build of an earlier session is kept (a reopened project), it is shown at once
+    // (#showStored): the first build is checked before it replaces that one, as every later build is,
+    // so files that do not check never run.
+    const trusted = !this.#built && !(await this.#hasStored);
     try {
       result = await compiler.compile(this.#withDependencies(files), 'preview', this.#focus, { skipTypecheck: trusted });
     } catch (error) {
@@ -232,10 +239,10 @@ export class CompileLoop {
    * came first; a build of this session replaces it (keeping the runtime and the previews' pages when
    * the bundles are the same).
    */
-  async #showStored(): Promise<void> {
+  async #showStored(lookup: Promise<LastGoodBuild | undefined>): Promise<void> {
     const ctx = this.#ctx;
-    const { runtime, store } = this.#parts;
-    const kept = await store.loadLastGood().catch(() => undefined);
+    const { runtime } = this.#parts;
+    const kept = await lookup;
     if (!kept || this.#generations !== 0 || ctx.state.generation) return;
     const number = ++this.#generations;
     const generation: Generation = { ...kept.generation, number, client: number };
