@@ -67,6 +67,8 @@ const SCRIPT = /\.(tsx?|jsx?|mjs|cjs)$/;
 const NAMES_PLATFORM = /['"](?:platform(?:\/[^'"\n]*)?|[^'"\n]*\.platform\/[^'"\n]*)['"]/;
 /** Whether a session's installed packages' declarations name a platform module, at its packages' version. */
 const packagesNamingPlatform = new WeakMap<TypeCheckSession, { version: number; names: boolean }>();
+/** The digest of each file's text a session last saw. */
+const digestsOf = new WeakMap<TypeCheckSession, Map<string, { text: string; digest: string }>>();
 /** Declared packages the type checker never takes from node_modules (DG1210 says why). */
 const RENDERER_PACKAGES = Object.values(RENDERERS).flatMap((r) => r.packages);
 const PLATFORM_SUPPLIED = ['platform', ...RENDERER_PACKAGES];
@@ -140,11 +142,18 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     const packagesName = known?.version === session.packagesVersion ? known.names : [...packageFiles.texts].some(([path, text]) => !path.endsWith('.json') && NAMES_PLATFORM.test(text));
     packagesNamingPlatform.set(session, { version: session.packagesVersion, names: packagesName });
     const viewable = !packagesName && !outside.some(([path, text]) => !path.startsWith('.platform/') && SCRIPT.test(path) && text.includes('platform'));
-    // Each text is digested once per analysis, not once per file that imports it.
-    const digests = new Map<string, string | null>();
-    const digestOf = (file: string) => {
-      if (!digests.has(file)) digests.set(file, files.has(file) ? sha256Hex(files.get(file)!) : null);
-      return digests.get(file)!;
+    // Each text is digested once, not once per file that imports it nor once per analysis: a session's
+    // digests are kept with the text they are of.
+    let digests = digestsOf.get(session);
+    if (!digests) digestsOf.set(session, (digests = new Map()));
+    const digestOf = (file: string): string | null => {
+      const text = files.get(file);
+      if (text === undefined) return null;
+      const kept = digests.get(file);
+      if (kept?.text === text) return kept.digest;
+      const digest = sha256Hex(text);
+      digests.set(file, { text, digest });
+      return digest;
     };
     let contractDigest: string | null = null;
     let parts: ContractParts | undefined;

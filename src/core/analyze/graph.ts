@@ -4,7 +4,7 @@
  */
 import type ts from 'typescript';
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics';
-import { normalizeProjectPath } from '../fs';
+import { normalizeProjectPath, type FileSystem } from '../fs';
 import { LineIndex } from '../text/positions';
 import { didYouMean } from '../text/suggest';
 import { parse, readImports, type ImportRecord } from './imports';
@@ -77,10 +77,20 @@ export async function buildModuleGraph(project: Project, packageJson?: PackageJs
   const graph: ModuleGraph = { zones: { client: [], server: [], test: [] }, sources: new Map(), edges: new Map(), packages: [], assets: [], renderer: DEFAULT_RENDERER, diagnostics: [] };
   /** The client zone's renderer imports, in walk order (the client entrypoint's first). */
   const rendererImports: Array<{ renderer: Renderer; file: string; record: ImportRecord }> = [];
+  /** Each file's text, and its line index once a problem in it is reported. */
+  const texts = new Map<string, string>();
   const lines = new Map<string, LineIndex>();
+  const lineIndex = (file: string) => {
+    let index = lines.get(file);
+    if (!index) lines.set(file, (index = new LineIndex(texts.get(file)!)));
+    return index;
+  };
+  // Each path is looked up once per graph: a file a hundred others import is not stat'ed a hundred times.
+  const stats = new Map<string, ReturnType<FileSystem['stat']>>();
+  const looking = { fs: { stat: (path: string) => stats.get(path) ?? (stats.set(path, project.fs.stat(path)), stats.get(path)!) } };
   const reachedBy = new Map<string, Set<Zone>>();
   const report = (code: DiagnosticCode, file: string, record: Pick<ImportRecord, 'start' | 'length'>, message: string, hint?: string) => {
-    const span = lines.get(file)!.span(record.start, record.length);
+    const span = lineIndex(file).span(record.start, record.length);
     graph.diagnostics.push(diagnostic(code, message, { file, span, hint }));
   };
   const entries: Array<[Zone, string]> = [
@@ -107,7 +117,7 @@ export async function buildModuleGraph(project: Project, packageJson?: PackageJs
         if (text === undefined) continue;
         source = parseOnce(project.fs, file, text);
         graph.sources.set(file, source);
-        lines.set(file, new LineIndex(text));
+        texts.set(file, text);
       }
       const fileOwner = ownerOf(project, file);
       const edges = new Set<string>();
@@ -168,7 +178,7 @@ export async function buildModuleGraph(project: Project, packageJson?: PackageJs
       checkPackage(zone, file, fileOwner, record);
       return undefined;
     }
-    const resolved = await resolveRelative(project, file, specifier);
+    const resolved = await resolveRelative(looking, file, specifier);
     if (resolved.outside) {
       report('DG1201', file, record, `The import "${specifier}" leaves the project root.`, 'Keep every imported file inside the project.');
       return undefined;

@@ -23,7 +23,12 @@ export function parse(path: string, text: string): ts.SourceFile {
   return ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, true, scriptKind(path));
 }
 
-export function readImports(source: ts.SourceFile): ImportRecord[] {
+/** Each tree's imports, read once: a tree is parsed once per text (graph.ts), so a rebuild reads only the edited files'. */
+const importsOf = new WeakMap<ts.SourceFile, readonly ImportRecord[]>();
+
+export function readImports(source: ts.SourceFile): readonly ImportRecord[] {
+  const kept = importsOf.get(source);
+  if (kept) return kept;
   const out: ImportRecord[] = [];
   const literal = (node: ts.StringLiteralLike, kind: ImportRecord['kind']) =>
     out.push({ specifier: node.text, start: node.getStart(source), length: node.getWidth(source), kind, literal: true });
@@ -56,5 +61,6 @@ export function readImports(source: ts.SourceFile): ImportRecord[] {
     ts.forEachChild(node, visit);
   };
   visit(source);
+  importsOf.set(source, out);
   return out;
 }

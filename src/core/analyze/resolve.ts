@@ -2,14 +2,13 @@
  * How a relative import names a project file, shared by the module graph and the bundler's plugin.
  * Without TypeScript: the bundler worker loads this, and not the type checker.
  */
-import { normalizeProjectPath } from '../fs';
+import { normalizeProjectPath, type FileSystem } from '../fs';
 import { assetKind } from './packages';
-import type { Project } from './project';
 
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs'];
 
 /** Resolves a relative specifier from a file to an existing project file, or reports why it cannot. */
-export async function resolveRelative(project: Pick<Project, 'fs'>, from: string, specifier: string): Promise<{ path?: string; outside?: boolean }> {
+export async function resolveRelative(project: { fs: Pick<FileSystem, 'stat'> }, from: string, specifier: string): Promise<{ path?: string; outside?: boolean }> {
   const base = from.includes('/') ? from.slice(0, from.lastIndexOf('/')) : '';
   const joined = normalizeProjectPath(base ? `${base}/${specifier}` : specifier);
   if (joined === undefined) return { outside: true };
