@@ -21,6 +21,7 @@ import type { Auth } from '../../core/runtime/personas';
 import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../../core/host/identity';
 import type { AppStart } from '../../../worker/workerd-app';
 import { EngineStartError, WorkerdEngine } from '../../adapters/workerd/workerd-engine';
+import { freeTimeLimit } from '../../core/host/free-time-limit';
 import { isWriteRefusal } from '../../core/fs';
 import { describeError } from '../../core/host/describe';
 import { Watchdog } from '../../core/host/watchdog';
@@ -174,17 +175,22 @@ export class AppEngine {
    * `accept` picks from the answer, with its message, or runtime_not_ready for any other answer).
    */
   async #ask(running: Running, path: string, accept: (body: Record<string, unknown>) => 'ok' | StartFailure['code'] | undefined): Promise<StartFailure | undefined> {
+    // Counted while this thread is free (see freeTimeLimit): an answer that came during a type check is read, not timed out.
+    const abort = new AbortController();
+    const limit = freeTimeLimit(this.#options.startTimeoutMs, () => abort.abort(new Error(`The app did not answer its start (${path}) within ${this.#options.startTimeoutMs} ms.`)));
     try {
       const response = await fetch(`http://127.0.0.1:${running.engine.port}${path}`, {
         headers: { [IDENTITY_HEADER]: signIdentity(running.identityKey, { auth: { appUserId: 'ready', kind: 'guest', roles: [], permissions: [], workspaceIds: [], sessionId: 'ready' } as unknown as Auth, url: 'http://ready.localhost/', method: 'GET', sequence: running.sequence++ }) },
-        signal: AbortSignal.timeout(this.#options.startTimeoutMs),
+        signal: abort.signal,
       });
       const body = ((await response.json().catch(() => undefined)) ?? {}) as Record<string, unknown>;
+      limit.clear();
       const code = accept(body);
       if (code === 'ok') return undefined;
       if (code && typeof body.message === 'string') return { code, message: body.message };
       return { code: 'runtime_not_ready', message: `The app answered its start with HTTP ${response.status}.` };
     } catch (error) {
+      limit.clear();
       return { code: 'runtime_not_ready', message: `The app did not answer when started: ${describeError(error)}` };
     }
   }

@@ -329,7 +329,12 @@ export class DevSession {
       emit(
         devEvent('compile.diagnostic', {
           ...compileDiagnostic('DG1603', `The rebuilt server could not take over (${promoted.code}): ${promoted.message}${promoted.previous === 'restarted' ? ' The last good generation serves again.' : promoted.previous === 'kept' ? ' The last good generation still serves.' : ''}`, {
-            hint: promoted.code === 'provision_failed' ? 'Make the database change compatible, or adopt it with platform state reset --state dev --confirm <app> (a recovery copy is kept).' : 'Fix the server module; the next good rebuild takes over by itself.',
+            hint:
+              promoted.code === 'provision_failed'
+                ? 'Make the database change compatible, or adopt it with platform state reset --state dev --confirm <app> (a recovery copy is kept).'
+                : promoted.code === 'runtime_not_ready'
+                  ? 'The engine or the app in it was still starting at its time limit (counted only while platform dev was free, not during type checks): a server module that loops or waits as it loads never starts; otherwise the machine is busy, and saving again retries.'
+                  : 'Fix the server module; the next good rebuild takes over by itself.',
           }),
           generation,
           diagnostics: [],
