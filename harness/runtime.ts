@@ -7,6 +7,33 @@ import { CompilerClient } from '../src/ui/compiler-client';
 import { RuntimeHost } from '../src/ui/runtime/runtime-host';
 import { PreviewFrame } from '../src/ui/preview/preview-frame';
 import type { Manifest } from '../src/core/manifest';
+import { DurableLog, loadCommitted, type CommittedState } from '../src/ui/runtime/durable-log';
+import { indexedDbCommitStore } from '../src/ui/projects/commit-store';
+import { createStore } from 'idb-keyval';
+
+const commitStoreOf = (id: string) => indexedDbCommitStore(id, () => createStore('platform-playground', 'projects'));
+
+/**
+ * Makes `host`'s commits durable as the playground's session does (SessionData): each journal batch
+ * appended to IndexedDB before its answer, each checkpoint written in the background; `loaded` is
+ * what `load` read for this id (the log numbers on after it). For the bench and the e2e tests.
+ */
+function persist(host: RuntimeHost, id: string, loaded?: CommittedState): { log: DurableLog; checkpoints: number[]; started: number } {
+  const log = new DurableLog(commitStoreOf(id), loaded);
+  const durable = { log, checkpoints: [] as number[], started: 0 };
+  host.onCommit((commit) => {
+    if (commit.kind === 'journal') return log.append(commit.batch);
+    const began = performance.now();
+    durable.started++;
+    const written = log.checkpoint(commit.state);
+    void written.then(() => durable.checkpoints.push(performance.now() - began));
+    return written;
+  });
+  return durable;
+}
+
+/** What a reload restores for `id`: the checkpoint and the journal after it. */
+const load = (id: string) => loadCommitted(commitStoreOf(id));
 
 let compiler: CompilerClient | undefined;
 const decoder = new TextDecoder();
@@ -39,4 +66,4 @@ document.getElementById('ping')!.addEventListener('click', () => {
   document.getElementById('pings')!.textContent = String(pings);
 });
 
-Object.assign(globalThis, { __runtimeHarness: { RuntimeHost, PreviewFrame, compile, plantSecret } });
+Object.assign(globalThis, { __runtimeHarness: { RuntimeHost, PreviewFrame, compile, plantSecret, persist, load } });
