@@ -28,7 +28,7 @@ function writeDocument(path: string, root: string, rows: number): void {
     let text = '';
     for (let j = i; j < Math.min(rows, i + 10_000); j++) {
       const at = new Date(base + j).toISOString();
-      text += `${j === 0 ? '' : ','}\n      ${JSON.stringify({ id: `t${String(j).padStart(8, '0')}`, createdAt: { $date: at }, updatedAt: { $date: at }, ownerId: `user-${j % 97}`, title: `todo number ${j}`, done: j % 2 === 0 }, null, 2).replace(/\n/g, '\n      ')}`;
+      text += `${j === 0 ? '' : ','}\n      ${JSON.stringify({ id: `t${String(j).padStart(8, '0')}`, ownerId: `user-${j % 97}`, title: `todo number ${j}`, done: j % 2 === 0, createdAt: { $date: at }, updatedAt: { $date: at } }, null, 2).replace(/\n/g, '\n      ')}`;
     }
     writeSync(fd, text);
   }
@@ -73,9 +73,9 @@ function readdirNumbers(path: string): number[] {
 }
 
 /** Runs the CLI as a process; its time, and the peak RSS of it and of the engine while it ran (polled every 20 ms). */
-async function run(root: string, args: string[]): Promise<{ ms: number; cli: number; engine: number }> {
+async function run(root: string, cwd: string, args: string[]): Promise<{ ms: number; cli: number; engine: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args, '--json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args, '--dir', root, '--json'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   let cliPeak = 0;
@@ -97,19 +97,22 @@ export async function transferRows(): Promise<Row[]> {
   const measured: Record<number, { importMs: number; exportMs: number; copyMs: number; cli: number; engine: number }> = {};
   for (const size of sizes) {
     const root = mkdtempSync(join(tmpdir(), 'platform-bench-transfer-'));
+    // The files go beside the project, not in it: the dev server watches the project's files.
+    const files = mkdtempSync(join(tmpdir(), 'platform-bench-transfer-files-'));
     cpSync(TEMPLATE, root, { recursive: true });
     const dev = new DevProcess(['dev', '--json', '--port', '0'], root);
     try {
       await dev.kind('preview.ready');
-      writeDocument(join(root, 'in.json'), root, size);
-      const bytes = statSync(join(root, 'in.json')).size;
+      writeDocument(join(files, 'in.json'), root, size);
+      const bytes = statSync(join(files, 'in.json')).size;
       // Baseline: the same bytes copied with Node's streams.
       const copyStart = performance.now();
-      await pipeline(createReadStream(join(root, 'in.json')), createWriteStream(join(root, 'copy.json')));
+      await pipeline(createReadStream(join(files, 'in.json')), createWriteStream(join(files, 'copy.json')));
       const copyMs = performance.now() - copyStart;
-      const imported = await run(root, ['import', 'in.json', '--state', 'dev']);
-      const exported = await run(root, ['export', '--state', 'dev', '--out', 'out.json']);
-      const reimported = await run(root, ['import', 'out.json', '--state', 'dev']);
+      const imported = await run(root, files, ['import', 'in.json', '--state', 'dev']);
+      const exported = await run(root, files, ['export', '--state', 'dev', '--out', 'out.json']);
+      const reimported = await run(root, files, ['import', 'out.json', '--state', 'dev']);
+      const server = peak(dev.child.pid!);
       measured[size] = { importMs: reimported.ms, exportMs: exported.ms, copyMs, cli: Math.max(imported.cli, exported.cli, reimported.cli), engine: Math.max(imported.engine, exported.engine, reimported.engine) };
       const label = size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
       rows.push(
@@ -120,10 +123,12 @@ export async function transferRows(): Promise<Row[]> {
         { name: `${label} rows: export / stream copy`, value: exported.ms / copyMs, unit: 'x' },
         { name: `${label} rows: peak RSS of the CLI (import, export, re-import)`, value: measured[size]!.cli, unit: 'bytes' },
         { name: `${label} rows: peak RSS of the engine (workerd)`, value: measured[size]!.engine, unit: 'bytes' },
+        { name: `${label} rows: peak RSS of the platform dev process since it started (its type check included)`, value: server, unit: 'bytes' },
       );
     } finally {
       await dev.stop();
       rmSync(root, { recursive: true, force: true });
+      rmSync(files, { recursive: true, force: true });
     }
   }
   if (sizes.length >= 2) {

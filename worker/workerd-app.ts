@@ -109,7 +109,9 @@ export class AppStore {
       if (problem) return Response.json({ error: problem }, { status: 400 });
       // Between calls, as an owner's reads are: never inside a call's open transaction.
       const answer = () => answerAdmin(this.#admin.driver, this.#admin.manifest, admin as AdminRequest);
-      return Response.json(await (this.#runtime ? this.#runtime.exclusive(answer) : answer()));
+      const run = () => (this.#runtime ? this.#runtime.exclusive(answer) : answer());
+      if ((admin as AdminRequest).op === 'import-commit') return streamedAnswer(run);
+      return Response.json(await run());
     }
     if (!this.#runtime) return errorResponse(failedCall(503, 'app_unavailable', this.#failure?.message ?? 'The app is not running.'));
     const path = new URL(request.url).pathname;
@@ -145,6 +147,28 @@ export class AppStore {
     });
     return Response.json(answer, { status: answer.kind === 'refused' ? 422 : 200 });
   }
+}
+
+/**
+ * An answer whose one piece of work grows with the data: a streamed import's commit, one SQLite
+ * transaction moving every staged row into place (every other step of an export or import is a bounded
+ * page). Its head goes out at once and its body when the work ends, so the host's deadline watchdog,
+ * which guards against a handler that never answers, does not end the engine in the middle of a
+ * transaction that is progressing; the transaction stays all or nothing, and calls wait behind it.
+ */
+function streamedAnswer(work: () => Promise<unknown>): Response {
+  const body = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = body.writable.getWriter();
+  void (async () => {
+    // After the head has gone out.
+    await new Promise((done) => setTimeout(done, 0));
+    try {
+      await writer.write(new TextEncoder().encode(JSON.stringify(await work())));
+    } finally {
+      await writer.close();
+    }
+  })();
+  return new Response(body.readable, { headers: { 'content-type': 'application/json' } });
 }
 
 /** Checks identities asked whether the module loaded, outside the app's Durable Object (which is not made for it). */

@@ -142,6 +142,9 @@ describe('reading a deployed app as its owner', { shuffle: false }, () => {
 
     const exported = await cli(['inspect', 'notes', '--view', 'export', '--out', 'notes-state.json', '--json']);
     expect(exported.code).toBe(0);
+    // --out streams the document to the file, page by page, and answers only what it wrote (issue 31).
+    expect(exported.envelope.result).toMatchObject({ view: 'export', out: 'notes-state.json', tables: { notes: 1 } });
+    expect(JSON.stringify(exported.envelope)).not.toContain('platform.state-export.v0');
     const document = JSON.parse(readFileSync(join(dir, 'notes-state.json'), 'utf8'));
     expect(document).toMatchObject({ protocol: 'platform.state-export.v0' });
     expect(document.tables.notes.map((row: { text: string }) => row.text)).toEqual(['milk']);

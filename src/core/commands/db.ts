@@ -8,7 +8,7 @@ import type { AdminResult } from '../local/admin';
 import { callAdmin } from '../local/admin-client';
 import type { CommandDefinition } from './types';
 
-export type DbResult = Exclude<AdminResult, { op: 'export' } | { op: 'import' }>;
+export type DbResult = Exclude<AdminResult, { op: 'export-page' | 'import-begin' | 'import-rows' | 'import-commit' | 'import-abort' }>;
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
