@@ -3,10 +3,11 @@
  * shell launcher npm links; the prebuilt CLI, built first from the current sources; `check` starts from its
  * start-up snapshot in one process), against the same check through the Node entry (bin/platform.mjs: a
  * process that starts the snapshot's), without the snapshot, and from the sources through tsx, in the same
- * run, and a bare `node -e 0`. And `platform test` of each template.
+ * run, and a bare `node -e 0`; and `check` of each template as installed, against that bare start. And
+ * `platform test` of each template.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
@@ -51,6 +52,9 @@ export async function cliRows(): Promise<Row[]> {
     const checkNodeEntry = wall([BIN, 'check', '--json', work]);
     const checkOrdinary = wall([BIN, 'check', '--json', work], { PLATFORM_CLI_SNAPSHOT: '0' });
     const checkSources = wall([BIN, 'check', '--json', work], sources);
+    // Each template as it ships, as installed: what a person runs (issue 31 measured todo at 20x a bare node).
+    const templates = readdirSync(join(ROOT, 'templates'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    const templateChecks = templates.map((template) => ({ template, value: wall(['check', '--json', join(ROOT, 'templates', template)], {}, INSTALLED) }));
     return [
       { name: 'baseline: `node -e 0` wall time p50', value: bare, unit: 'ms' },
       { name: '`platform --help` as installed (bin/platform), prebuilt, wall time p50 (goal < 150)', value: help, unit: 'ms' },
@@ -60,6 +64,10 @@ export async function cliRows(): Promise<Row[]> {
       { name: 'baseline: the same check, prebuilt, started without the snapshot p50', value: checkOrdinary, unit: 'ms' },
       { name: 'baseline: the same check from the sources (tsx) p50', value: checkSources, unit: 'ms' },
       { name: 'CLI check / bare node start', value: check / bare, unit: 'x' },
+      ...templateChecks.flatMap(({ template, value }) => [
+        { name: `\`platform check --json templates/${template}\` as installed, wall time p50`, value, unit: 'ms' as const },
+        { name: `  templates/${template} check / bare \`node -e 0\` (goal < 8)`, value: value / bare, unit: 'x' as const },
+      ]),
     ];
   } finally {
     rmSync(work, { recursive: true, force: true });

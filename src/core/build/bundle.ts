@@ -113,6 +113,8 @@ function libraryRelative(library: Library, importer: string, specifier: string):
 /** What a build's plugin reads: swapped before each rebuild, so one esbuild context serves many builds. */
 interface PluginState {
   fs: FileSystem;
+  /** Each path's kind as this build found it: a file a hundred others import is stat'ed once per build, not a hundred times. */
+  stats: Map<string, ReturnType<FileSystem['stat']>>;
   renderer: Renderer;
   builtinsFromDependencies: Array<{ specifier: string; importer: string }>;
 }
@@ -141,7 +143,8 @@ function platformPlugin(library: Library, target: BuildTarget, state: PluginStat
             return path ? { path, namespace: 'lib' } : { errors: [{ text: `Cannot resolve ${specifier} in the platform library` }] };
           }
         } else if (specifier.startsWith('.')) {
-          const resolved = await resolveRelative({ fs: state.fs }, args.importer, specifier);
+          const stat = (path: string) => state.stats.get(path) ?? (state.stats.set(path, state.fs.stat(path)), state.stats.get(path)!);
+          const resolved = await resolveRelative({ fs: { stat } }, args.importer, specifier);
           if (resolved.path) return { path: resolved.path, namespace: 'app' };
           return { errors: [{ text: `Could not resolve "${specifier}"` }] };
         }
@@ -284,12 +287,13 @@ export class Bundler implements ProjectBundler {
       entry = undefined;
     }
     if (!entry) {
-      const state: PluginState = { fs, renderer, builtinsFromDependencies: [] };
+      const state: PluginState = { fs, stats: new Map(), renderer, builtinsFromDependencies: [] };
       const plugin = platformPlugin(this.#library, target, state, vendored && vendorShims(vendored));
       entry = { key, state, context: this.#esbuild.context(buildOptions(target, entryPoints, renderer, plugin)) };
       this.#contexts.set(slot, entry);
     }
     entry.state.fs = fs;
+    entry.state.stats = new Map();
     entry.state.builtinsFromDependencies = [];
     return entry;
   }
@@ -308,7 +312,7 @@ export class Bundler implements ProjectBundler {
       // The vendor's source is CommonJS for esbuild to bundle (React is CommonJS): the text names `require`, the core never calls it.
       const load = (specifier: string) => `${COMMONJS_REQUIRE}(${JSON.stringify(specifier)})`;
       const source = `globalThis[${JSON.stringify(PREVIEW_VENDOR_GLOBAL)}] = {\n${entrypoints.map((e) => `  ${JSON.stringify(e)}: ${load(e)},`).join('\n')}\n};\n`;
-      const state: PluginState = { fs: new MemoryFileSystem({ [entry]: source }), renderer, builtinsFromDependencies: [] };
+      const state: PluginState = { fs: new MemoryFileSystem({ [entry]: source }), stats: new Map(), renderer, builtinsFromDependencies: [] };
       const options = buildOptions('client', [{ in: entry, out: 'vendor' }], renderer, platformPlugin(this.#library, 'client', state));
       vendor = this.#esbuild.build({ ...options, format: 'iife', sourcemap: false, metafile: false } as typeof options).then((result) => {
         const built = new TextDecoder().decode(result.outputFiles.find((o) => o.path.endsWith('.js'))!.contents);

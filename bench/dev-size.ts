@@ -1,0 +1,187 @@
+/**
+ * `platform dev` at size (`npx tsx bench/run.ts dev-size`): generated apps of 200 and 500 source files
+ * (bench/generate-app.ts), each edit kind served by `platform dev` (the save to the compile.ready event,
+ * which comes once the generation serves) against, in the same run, a warm incremental TypeScript builder
+ * given the same change (a SemanticDiagnosticsBuilderProgram kept from the last check, as `tsc --watch`
+ * keeps it, checking the app's files with the platform's options and library and the contract
+ * `platform dev` generated) plus esbuild's incremental contexts for the client and the server
+ * (`context.rebuild()`). The edits: a leaf client component's markup, a server handler's body, and the
+ * body of src/shared/widely.ts, which a hundred files import. And `platform dev`'s start at each size.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import * as esbuild from 'esbuild';
+import ts from 'typescript';
+import { nodeLibrary } from '../src/adapters/node/library';
+import { DevProcess } from '../src/cli/dev-process';
+import { APP_ROOT, ASSET_DECLARATIONS_FILE } from '../src/core/build/library';
+import { compilerOptions } from '../src/core/build/typecheck';
+import { generateApp, sourceCount, WIDELY, widelyText } from '../src/cli/generated-app';
+import { median, type Row } from './stats';
+
+const EDITS = 5;
+const SIZES = [200, 500];
+const NODE_MODULES = join(import.meta.dirname, '../node_modules');
+
+/** A warm incremental TypeScript builder over the platform's library and the app's files, in memory. */
+class WarmBuilder {
+  readonly #texts = new Map<string, string>();
+  readonly #parsed = new Map<string, { text: string; file: ts.SourceFile }>();
+  readonly #options = compilerOptions();
+  #builder: ts.SemanticDiagnosticsBuilderProgram | undefined;
+  #version = 0;
+  readonly #host: ts.CompilerHost;
+
+  constructor() {
+    for (const [path, text] of nodeLibrary().files) this.#texts.set(path, text);
+    const directories = () => {
+      const set = new Set<string>(['/']);
+      for (const path of this.#texts.keys()) for (let i = path.indexOf('/', 1); i > 0; i = path.indexOf('/', i + 1)) set.add(path.slice(0, i));
+      return set;
+    };
+    this.#host = {
+      // Unchanged files keep their parsed tree, as a watch host keeps them.
+      getSourceFile: (name, languageVersion) => {
+        const text = this.#texts.get(name);
+        if (text === undefined) return undefined;
+        const kept = this.#parsed.get(name);
+        if (kept?.text === text) return kept.file;
+        const file = ts.createSourceFile(name, text, languageVersion);
+        // What a watch host sets: the builder compares versions to find the files that changed.
+        (file as ts.SourceFile & { version: string }).version = String(++this.#version);
+        this.#parsed.set(name, { text, file });
+        return file;
+      },
+      getDefaultLibFileName: (options) => `/${ts.getDefaultLibFileName(options)}`,
+      writeFile: () => undefined,
+      getCurrentDirectory: () => APP_ROOT,
+      getCanonicalFileName: (name) => name,
+      useCaseSensitiveFileNames: () => true,
+      getNewLine: () => '\n',
+      fileExists: (name) => this.#texts.has(name),
+      readFile: (name) => this.#texts.get(name),
+      directoryExists: (name) => directories().has(name.replace(/\/$/, '') || '/'),
+      getDirectories: () => [],
+    };
+  }
+
+  set(path: string, text: string): void {
+    this.#texts.set(`${APP_ROOT}/${path}`, text);
+  }
+
+  /** Checks the app's files again (only those the change affected, as the builder decides); the number of errors. */
+  check(): number {
+    const roots = [ASSET_DECLARATIONS_FILE, ...[...this.#texts.keys()].filter((path) => path.startsWith(`${APP_ROOT}/`) && /\.(tsx?)$/.test(path))];
+    this.#builder = ts.createSemanticDiagnosticsBuilderProgram(roots, this.#options, this.#host, this.#builder);
+    let errors = 0;
+    for (const file of this.#builder.getSourceFiles()) {
+      if (!file.fileName.startsWith(`${APP_ROOT}/`)) continue;
+      errors += this.#builder.getSyntacticDiagnostics(file).length + this.#builder.getSemanticDiagnostics(file).length;
+    }
+    return errors;
+  }
+}
+
+/** The files under `dir`, project-relative. */
+function listed(dir: string, root = dir): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? listed(path, root) : [relative(root, path).split('\\').join('/')];
+  });
+}
+
+async function bundlers(root: string): Promise<esbuild.BuildContext[]> {
+  const common: esbuild.BuildOptions = { bundle: true, write: false, format: 'esm', logLevel: 'silent', external: ['platform', 'platform/*'], nodePaths: [NODE_MODULES] };
+  return [
+    await esbuild.context({ ...common, entryPoints: [join(root, 'src/client/main.tsx')], platform: 'browser', jsx: 'automatic', jsxImportSource: 'preact', loader: { '.css': 'css', '.svg': 'dataurl' }, outdir: join(root, '.bench-out') }),
+    await esbuild.context({ ...common, entryPoints: [join(root, 'src/server/index.ts')], platform: 'neutral', outdir: join(root, '.bench-out') }),
+  ];
+}
+
+type Kind = 'leaf' | 'server' | 'widely';
+
+export async function devSizeRows(sizes: readonly number[] = SIZES): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const size of sizes) {
+    const app = generateApp(size);
+    const root = mkdtempSync(join(tmpdir(), `platform-bench-dev-${size}-`));
+    for (const [path, text] of app.files) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    const dev = new DevProcess(['dev', '--json', '--port', '0'], root);
+    let contexts: esbuild.BuildContext[] = [];
+    try {
+      const started = performance.now();
+      const first = await dev.next((event) => event.kind === 'preview.ready' || event.kind === 'compile.diagnostic', 0, Number(process.env.BENCH_DEV_START_LIMIT_MS ?? 600_000));
+      if (first.kind !== 'preview.ready') throw new Error(`platform dev did not start on the ${size}-file app: ${JSON.stringify(first).slice(0, 2000)}`);
+      const start = performance.now() - started;
+      // The contract platform dev generated, for the builder (written after the first generation serves).
+      for (let waited = 0; !existsSync(join(root, '.platform/types/app.d.ts')) && waited < 10_000; waited += 50) await new Promise((done) => setTimeout(done, 50));
+      const builder = new WarmBuilder();
+      for (const [path, text] of app.files) if (/\.(tsx?|json)$/.test(path)) builder.set(path, text);
+      for (const path of listed(join(root, '.platform/types'))) builder.set(`.platform/types/${path}`, readFileSync(join(root, '.platform/types', path), 'utf8'));
+      const firstAt = performance.now();
+      const firstErrors = builder.check();
+      contexts = await bundlers(root);
+      await Promise.all(contexts.map((context) => context.rebuild()));
+      const baselineStart = performance.now() - firstAt;
+      if (firstErrors) throw new Error(`The builder found ${firstErrors} errors in the generated ${size}-file app: the baseline would not check what platform dev checks.`);
+
+      const texts = new Map(app.files);
+      const edit = (kind: Kind, n: number): [string, string] => {
+        if (kind === 'widely') return [WIDELY, widelyText(n + 1)];
+        if (kind === 'leaf') return [app.leaf, app.files.get(app.leaf)!.replace(/<h2>\{title\} (\d+)(?: v\d+)?<\/h2>/, `<h2>{title} $1 v${n}</h2>`)];
+        return [app.server, app.files.get(app.server)!.replace('weight: 1 }', `weight: ${n + 2} }`)];
+      };
+      const times: Record<Kind, { dev: number[]; baseline: number[]; restarted: number; phases: Record<string, number[]> }> = {
+        leaf: { dev: [], baseline: [], restarted: 0, phases: {} },
+        server: { dev: [], baseline: [], restarted: 0, phases: {} },
+        widely: { dev: [], baseline: [], restarted: 0, phases: {} },
+      };
+      for (let n = 0; n <= EDITS; n++) {
+        for (const kind of ['leaf', 'server', 'widely'] as const) {
+          const [path, text] = edit(kind, n);
+          if (text === texts.get(path)) throw new Error(`The ${kind} edit changed nothing in ${path}.`);
+          texts.set(path, text);
+          const from = dev.events.length;
+          const at = performance.now();
+          writeFileSync(join(root, path), text);
+          const ready = await dev.next((event) => event.kind === 'compile.ready' || event.kind === 'compile.diagnostic', from, 600_000);
+          const served = performance.now() - at;
+          if (ready.kind !== 'compile.ready') throw new Error(`platform dev did not serve the ${kind} edit: ${JSON.stringify(ready).slice(0, 2000)}`);
+          builder.set(path, text);
+          const checking = performance.now();
+          const errors = builder.check();
+          await Promise.all(contexts.map((context) => context.rebuild()));
+          const baseline = performance.now() - checking;
+          if (errors) throw new Error(`The builder found ${errors} errors after the ${kind} edit.`);
+          // The first round warms both up (the first edit of a session).
+          if (n === 0) continue;
+          times[kind].dev.push(served);
+          times[kind].baseline.push(baseline);
+          if (ready.restarted) times[kind].restarted++;
+          for (const [phase, ms] of Object.entries((ready.phases ?? {}) as Record<string, number>)) (times[kind].phases[phase] ??= []).push(ms);
+        }
+      }
+      const files = sourceCount(app);
+      rows.push({ name: `${files} files: platform dev, start to preview.ready (both cores shared with the bench)`, value: start, unit: 'ms' });
+      rows.push({ name: `${files} files: baseline, the builder's first check plus both esbuild contexts' first build`, value: baselineStart, unit: 'ms' });
+      const names: Record<Kind, string> = { leaf: 'a leaf client component\'s markup', server: 'a server handler\'s body', widely: `the body of ${WIDELY} (${100} importers)` };
+      for (const kind of ['leaf', 'server', 'widely'] as const) {
+        const { dev: served, baseline, restarted, phases } = times[kind];
+        rows.push({ name: `${files} files, ${names[kind]}: platform dev save to serving p50 (engine restarted ${restarted}/${served.length})`, value: median(served), unit: 'ms' });
+        for (const [phase, values] of Object.entries(phases)) rows.push({ name: `  of which compile.ready's ${phase} p50`, value: median(values), unit: 'ms' });
+        rows.push({ name: `${files} files, ${names[kind]}: baseline, warm builder + esbuild rebuild p50`, value: median(baseline), unit: 'ms' });
+        rows.push({ name: `${files} files, ${names[kind]}: platform dev / baseline, p50 of the ratios (goal < 1.5)`, value: median(served.map((value, i) => value / baseline[i]!)), unit: 'x' });
+      }
+    } finally {
+      await Promise.all(contexts.map((context) => context.dispose()));
+      await dev.stop();
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+  return rows;
+}
