@@ -4,7 +4,7 @@
  * previewed before the whole project is type-checked, its diagnostics follow, and a build the check
  * finds broken is taken down; the Problems panel says "Checking…" until the check ran.
  */
-import { expect, test, type Page, type Route } from '@playwright/test';
+import { chromium, expect, test, type Page, type Route } from '@playwright/test';
 import { encodeShareLink } from '../src/core/share/link';
 import { generatedProject } from '../bench/generated-project';
 import { openTemplate, preview, replaceFile } from './helpers';
@@ -130,4 +130,30 @@ test('a preview whose code takes a while to start (a big bundle on a loaded mach
   await expect(preview(page).getByRole('heading', { name: 'Todos, slow to start' })).toBeVisible({ timeout: 60_000 });
   await page.waitForTimeout(1500);
   await expect(page.locator('.preview-stopped')).toHaveCount(0);
+});
+
+test("the compiler's start (esbuild's wasm, the worker with TypeScript's libraries) comes from the browser's cache on the next visit", async ({ baseURL }, testInfo) => {
+  // A profile on disk, as a person's browser has: an ephemeral context's in-memory cache keeps no entry
+  // as large as esbuild's wasm (14 MB), so a private window fetches it again (docs/playground.md).
+  const context = await chromium.launchPersistentContext(testInfo.outputPath('profile'), { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', baseURL: baseURL! });
+  try {
+    const startCompiler = (p: Page) => p.evaluate(async () => (globalThis as unknown as { __platformCompiler: { ready: Promise<unknown> } }).__platformCompiler.ready);
+    // The worker fetches the wasm itself: its request is seen by the context, not in the page's timeline.
+    const urls = new Set<string>();
+    context.on('request', (request) => {
+      if (/\/assets\/(esbuild-[^/]*\.wasm|compiler\.worker-[^/]*\.js)$/.test(request.url())) urls.add(request.url());
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto('/');
+    await startCompiler(page);
+    expect([...urls].map((url) => url.replace(/^.*\/assets\//, '').split('-')[0]).sort()).toEqual(['compiler.worker', 'esbuild']);
+    // A later visit finds both in the HTTP cache (`only-if-cached` fails otherwise).
+    const later = await context.newPage();
+    await later.goto('/');
+    const cached = await later.evaluate(async (list) => Promise.all(list.map(async (url) => (await fetch(url, { cache: 'only-if-cached', mode: 'same-origin' }).catch(() => undefined))?.status ?? 0)), [...urls]);
+    expect(cached).toEqual([200, 200]);
+    await startCompiler(later);
+  } finally {
+    await context.close();
+  }
 });
