@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the figures the issues ask for, measured on this machine, printed as a table.
  * Sections may be named to run only them: `npx tsx bench/run.ts deploy hosting` (foundation, cli, runtime,
- * tests, share, deploy, hosting, compiler, browser, open, commits, live, dev, dev-size, data); none named runs them all.
+ * tests, share, deploy, hosting, compiler, browser, open, commits, live, dev, dev-size, data, data-workerd); none named runs them all.
  */
 import { MemoryFileSystem } from '../src/core/fs';
 import { checkManifest, validateManifestText } from '../src/core/manifest';
@@ -14,7 +14,7 @@ import { benchProjects } from './projects';
 import { tableRows } from './runtime';
 import { median, percentile, printTable, time, type Row } from './stats';
 
-const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'open', 'commits', 'live', 'dev', 'dev-size', 'data', 'transfer'];
+const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'open', 'commits', 'live', 'dev', 'dev-size', 'data', 'data-workerd', 'transfer'];
 const named = process.argv.slice(2);
 for (const name of named) if (!SECTIONS.includes(name)) throw new Error(`No bench section ${JSON.stringify(name)}; the sections are ${SECTIONS.join(', ')}.`);
 const wanted = (section: string) => named.length === 0 || named.includes(section);
@@ -97,9 +97,10 @@ if (playground && wanted('browser')) {
 if (wanted('live')) printTable('Live updates: a mutation in one page to the other page\'s re-render', await (await import('./live')).liveRows());
 
 if (wanted('data')) printTable('Data at size: reads with 10k and 1M rows, each against a trivial query in the same run', await (await import('./data')).dataRows());
+if (wanted('data-workerd')) printTable('Data at size in workerd: platform dev and hosted, 10k and 1M rows, each read against a trivial query in the same run', await (await import('./data-workerd')).dataWorkerdRows());
 
 if (wanted('dev')) printTable('platform dev: start, and a save to the new generation serving', await (await import('./dev')).devRows());
 
-if (wanted('transfer')) printTable('platform export and import against platform dev: 10k and 1M rows, time and peak memory', await (await import('./transfer')).transferRows());
-
 if (wanted('dev-size')) printTable('platform dev at size: generated apps, each edit against a warm TypeScript builder plus esbuild contexts in the same run', await (await import('./dev-size')).devSizeRows());
+
+if (wanted('transfer')) printTable('platform export and import against platform dev: 10k and 1M rows, time and peak memory', await (await import('./transfer')).transferRows());
