@@ -117,14 +117,20 @@ export class ConfinedWriter {
     return this.#walk(path, this.#segments(path), true)!;
   }
 
-  /** Writes a file under the root, making its folders; its absolute path. A link at the file is refused too. */
-  writeFile(path: string, data: string | Uint8Array, options: WriteOptions = {}): string {
+  /** A file's folder under the root, made and checked on the way, and its name there; a link at the name is refused. */
+  #fileTarget(path: string): { segments: string[]; name: string; folder: string; target: string } {
     const segments = this.#segments(path);
     const name = segments.pop();
     if (name === undefined) throw new WriteRefusal(path, 'outside');
     const folder = this.#walk(path, segments, true)!;
     const target = join(folder, name);
     if (lstatOrUndefined(target)?.isSymbolicLink()) throw new WriteRefusal(path, 'link', [...segments, name].join('/'));
+    return { segments, name, folder, target };
+  }
+
+  /** Writes a file under the root, making its folders; its absolute path. A link at the file is refused too. */
+  writeFile(path: string, data: string | Uint8Array, options: WriteOptions = {}): string {
+    const { segments, name, folder, target } = this.#fileTarget(path);
     this.#stillChecked(path, folder, segments);
     replaceFile(folder, name, data, options);
     return target;
@@ -136,12 +142,7 @@ export class ConfinedWriter {
    * folder checked again just before); `abort` removes it and leaves the old file.
    */
   openFile(path: string, options: WriteOptions = {}): { write(data: string | Uint8Array): void; close(): string; abort(): void } {
-    const segments = this.#segments(path);
-    const name = segments.pop();
-    if (name === undefined) throw new WriteRefusal(path, 'outside');
-    const folder = this.#walk(path, segments, true)!;
-    const target = join(folder, name);
-    if (lstatOrUndefined(target)?.isSymbolicLink()) throw new WriteRefusal(path, 'link', [...segments, name].join('/'));
+    const { segments, name, folder, target } = this.#fileTarget(path);
     const temporary = join(folder, `.platform-write-${randomBytes(8).toString('hex')}.tmp`);
     const existing = lstatOrUndefined(target);
     const mode = existing?.isFile() ? existing.mode & 0o7777 : (options.mode ?? 0o666);

@@ -215,22 +215,29 @@ export class CompileLoop {
    */
   async #restoreLastGood(files: Record<string, string>, replacing?: number): Promise<boolean> {
     const ctx = this.#ctx;
-    const { runtime, store } = this.#parts;
-    const kept = await store.loadLastGood();
+    const kept = await this.#parts.store.loadLastGood();
     if (!kept || files !== ctx.state.project.files || ctx.state.generation?.number !== replacing) return false;
+    const generation = await this.#startKept(kept);
+    if (!generation) return false;
+    if (ctx.state.generation?.number !== replacing || files !== ctx.state.project.files) return false;
+    this.#stored = generation.number;
+    ctx.log('compile.restored', { generation: generation.number, savedAt: new Date(kept.savedAt).toISOString() });
+    ctx.update({ generation, restoredFrom: kept.savedAt });
+    return true;
+  }
+
+  /** A kept build as this session's next generation, its server started on the committed data; nothing when it cannot start. */
+  async #startKept(kept: LastGoodBuild): Promise<Generation | undefined> {
+    const { runtime } = this.#parts;
     const number = ++this.#generations;
     const generation: Generation = { ...kept.generation, number, client: number };
     try {
       await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: runtime.committedState ?? this.#parts.committed() });
     } catch (error) {
-      ctx.log('runtime.restarted', { reason: `The last good build could not start: ${error instanceof Error ? error.message : String(error)}` });
-      return false;
+      this.#ctx.log('runtime.restarted', { reason: `The last good build could not start: ${error instanceof Error ? error.message : String(error)}` });
+      return undefined;
     }
-    if (ctx.state.generation?.number !== replacing || files !== ctx.state.project.files) return false;
-    this.#stored = number;
-    ctx.log('compile.restored', { generation: generation.number, savedAt: new Date(kept.savedAt).toISOString() });
-    ctx.update({ generation, restoredFrom: kept.savedAt });
-    return true;
+    return generation;
   }
 
   /**
@@ -241,17 +248,11 @@ export class CompileLoop {
    */
   async #showStored(lookup: Promise<LastGoodBuild | undefined>): Promise<void> {
     const ctx = this.#ctx;
-    const { runtime } = this.#parts;
     const kept = await lookup;
     if (!kept || this.#generations !== 0 || ctx.state.generation) return;
-    const number = ++this.#generations;
-    const generation: Generation = { ...kept.generation, number, client: number };
-    try {
-      await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: runtime.committedState ?? this.#parts.committed() });
-    } catch (error) {
-      ctx.log('runtime.restarted', { reason: `The last good build could not start: ${error instanceof Error ? error.message : String(error)}` });
-      return;
-    }
+    const generation = await this.#startKept(kept);
+    if (!generation) return;
+    const number = generation.number;
     // A build of this session started the runtime after this one (or is showing already): it wins.
     if (this.#generations !== number || ctx.state.generation) return;
     await this.#parts.started();
