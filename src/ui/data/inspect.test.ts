@@ -56,7 +56,7 @@ describe('inspection in the sandbox', () => {
     if (result.kind !== 'overview') throw new Error(result.kind);
     expect(result.tables[0]).toMatchObject({ name: 'todos', declared: true, rowCount: 2 });
     expect(result.tables[0]!.columns.map((c) => c.name)).toEqual(expect.arrayContaining(['id', 'createdAt', 'ownerId', 'title', 'done']));
-    expect(result.tables[0]!.indexes.some((i) => i.columns.join() === 'ownerId,done')).toBe(true);
+    expect(result.tables[0]!.indexes.some((i) => i.columns.join() === 'ownerId,done,createdAt,id')).toBe(true);
     expect(result.tables.slice(1).every((t) => !t.declared)).toBe(true);
     expect(result.operations).toEqual([
       { kind: 'mutation', name: 'todos.add' },
