@@ -17,7 +17,8 @@ describe('bin/platform.mjs picks the prebuilt CLI only while it is current', () 
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);
   };
-  const entry = (kind: string) => `export async function main(args) { process.stdout.write(${JSON.stringify(kind)} + ' ' + args.join(' ')); return 0; }\n`;
+  const entry = (kind: string) =>
+    `export async function main(args) { process.stdout.write(${JSON.stringify(kind)} + ' ' + args.join(' ')); return 0; }\nexport async function runProcess(args) { process.exitCode = await main(args); }\n`;
   const run = (env: Record<string, string> = {}) =>
     execFileSync(process.execPath, [join(root, 'bin/platform.mjs'), 'check', '.'], { encoding: 'utf8', env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } });
   const built = (builtAt: number, inputs: string[]) => write(CLI_INPUTS, JSON.stringify({ builtAt, inputs }));
@@ -25,7 +26,7 @@ describe('bin/platform.mjs picks the prebuilt CLI only while it is current', () 
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'platform-prebuilt-'));
     mkdirSync(join(root, 'bin'));
-    for (const name of ['platform.mjs', 'prebuilt.mjs']) copyFileSync(join(ROOT, 'bin', name), join(root, 'bin', name));
+    for (const name of ['platform.mjs', 'prebuilt.mjs', 'crash.mjs']) copyFileSync(join(ROOT, 'bin', name), join(root, 'bin', name));
     symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
     write('package.json', JSON.stringify({ type: 'module' }));
     write('src/cli/main.ts', entry('sources'));

@@ -248,12 +248,12 @@ export function repeatedId(table: string, id: string): Diagnostic {
 function parseChecked(value: unknown): StateParseResult {
   const head = checkStateExportHead(value);
   if (!head.ok) return head;
-  const document = value as Record<string, unknown> & { tables: Record<string, unknown[]> };
+  const checked = value as Record<string, unknown> & { tables: Record<string, unknown[]> };
 
   let rowCount = 0;
-  for (const rows of Object.values(document.tables)) rowCount += rows.length;
+  for (const rows of Object.values(checked.tables)) rowCount += rows.length;
   const decoded: Record<string, StateRow[]> = {};
-  for (const [table, rows] of Object.entries(document.tables)) {
+  for (const [table, rows] of Object.entries(checked.tables)) {
     const ids = new Set<string>();
     const out: StateRow[] = [];
     for (let index = 0; index < rows.length; index++) {
@@ -269,7 +269,7 @@ function parseChecked(value: unknown): StateParseResult {
   return {
     ok: true,
     state: {
-      document: value as unknown as StateExportDocument,
+      checked: value as unknown as StateExportDocument,
       app: head.head.app,
       schema: head.head.schema,
       exportedAt: head.head.exportedAt,
