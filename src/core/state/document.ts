@@ -269,7 +269,7 @@ function parseChecked(value: unknown): StateParseResult {
   return {
     ok: true,
     state: {
-      checked: value as unknown as StateExportDocument,
+      document: value as unknown as StateExportDocument,
       app: head.head.app,
       schema: head.head.schema,
       exportedAt: head.head.exportedAt,
