@@ -13,30 +13,36 @@ for (const template of ['todo', 'endpoints']) {
     await openTemplate(page, template);
     await expect(preview(page).locator('body')).not.toBeEmpty();
     const marks = () => page.evaluate(() => ['platform:prebuilt-preview', 'platform:compile-done'].map((name) => performance.getEntriesByName(name).length));
-    // The first build was the prebuilt one.
-    expect((await marks())[0]).toBe(1);
+    // The first build was the prebuilt one. (Counted as deltas from here: under load the opening can
+    // ask for the shipped files' preview twice, a duplicate noted in docs/playground.md.)
+    const opened = (await marks())[0]!;
+    expect(opened).toBeGreaterThanOrEqual(1);
 
     await page.getByRole('treeitem', { name: 'main.tsx' }).click();
     const original = await editorText(page);
     await afterRebuild(page, () => replaceEditorText(page, `${original}\nconsole.log('edited');\n`));
     // The edit's build came from the worker, not from the prebuilt bundles.
-    expect((await marks())[0]).toBe(1);
+    expect((await marks())[0]).toBe(opened);
 
     // Back to the template's files as shipped: the prebuilt bundles serve again, with the same preview.
     await afterRebuild(page, () => replaceEditorText(page, original));
-    expect((await marks())[0]).toBe(2);
+    expect((await marks())[0]).toBe(opened + 1);
   });
 }
 
 test('an edit with a type error is not run: the prebuilt first preview keeps serving', async ({ page }) => {
   await openTemplate(page);
+  await expect(preview(page).locator('body')).not.toBeEmpty();
+  const prebuilt = () => page.evaluate(() => performance.getEntriesByName('platform:prebuilt-preview').length);
+  const opened = await prebuilt();
   await page.getByRole('treeitem', { name: 'main.tsx' }).click();
   const original = await editorText(page);
   await replaceEditorText(page, `${original}\nconst wrong: number = 'text';\n`);
   await expect(page.getByTestId('compile-status')).toHaveText('Build failed: showing the last good build', { timeout: 60_000 });
   await expect(page.locator('.diagnostic').first()).toContainText('src/client/main.tsx');
   await expect(preview(page).locator('body')).not.toBeEmpty();
-  expect(await page.evaluate(() => performance.getEntriesByName('platform:prebuilt-preview').length)).toBe(1);
+  expect(opened).toBeGreaterThanOrEqual(1);
+  expect(await prebuilt()).toBe(opened);
 });
 
 test('the start page loads a runtime sandbox ahead; the template opened takes it, and is stored before it is edited', async ({ page }) => {

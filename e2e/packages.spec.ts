@@ -13,6 +13,8 @@ import { MemoryFileSystem } from '../src/core/fs';
 type Compiled = { artifactId?: string; diagnostics: Diagnostic[] };
 
 test('the compiler worker types and bundles the packages into the artifact the CLI makes', async ({ page }) => {
+  // A build (not a preview) waits for TypeScript's libraries, which the worker now parses after it says ready.
+  test.setTimeout(120_000);
   const files = packageApp();
   await page.goto('/');
   const browser = await page.evaluate(async (project) => {
