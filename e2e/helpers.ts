@@ -75,8 +75,27 @@ export async function storedProject(page: Page, text?: string): Promise<{ active
       });
     try {
       const project = (await read(`project:${id}`)) as { activeFile?: string; persona?: string } | undefined;
-      const state = (await read(`state:${id}`)) as Uint8Array | undefined;
-      const stateHolds = !!needle && state instanceof Uint8Array && new TextDecoder('latin1').decode(state).includes(needle);
+      // The data durably held: the checkpoint (the bare file of older versions, or the chunks its record
+      // names: src/ui/projects/commit-store.ts) and the journal of statements appended since.
+      const record = (await read(`state:${id}`)) as Uint8Array | { gen?: string; chunks?: number; state?: Uint8Array } | undefined;
+      const pieces: Uint8Array[] = [];
+      if (record instanceof Uint8Array) pieces.push(record);
+      else if (record?.state instanceof Uint8Array) pieces.push(record.state);
+      else if (record && typeof record.gen === 'string' && typeof record.chunks === 'number')
+        for (let i = 0; i < record.chunks; i++) pieces.push((await read(`state:${id}:${record.gen}:${i}`)) as Uint8Array);
+      const journal = await new Promise<unknown[]>((resolve) => {
+        const open = indexedDB.open('platform-playground-journal');
+        open.onsuccess = () => {
+          const journalDb = open.result;
+          if (!journalDb.objectStoreNames.contains('entries')) return (journalDb.close(), resolve([]));
+          const request = journalDb.transaction('entries').objectStore('entries').getAll(IDBKeyRange.bound([id, 0], [id, Number.MAX_SAFE_INTEGER]));
+          request.onsuccess = () => (journalDb.close(), resolve(request.result));
+          request.onerror = () => (journalDb.close(), resolve([]));
+        };
+        open.onerror = () => resolve([]);
+      });
+      const text = pieces.map((piece) => (piece instanceof Uint8Array ? new TextDecoder('latin1').decode(piece) : '')).join('') + JSON.stringify(journal);
+      const stateHolds = !!needle && text.includes(needle);
       return { activeFile: project?.activeFile, persona: project?.persona, stateHolds };
     } finally {
       db.close();
