@@ -8,7 +8,9 @@ export default defineConfig({
   testDir: 'e2e',
   // The CLI that tests spawn (bin/platform.mjs) is prebuilt from the current sources first.
   globalSetup: './scripts/build-cli.ts',
-  timeout: 30_000,
+  // A test opens a template and builds it more than once; on 2 cores running 2 workers one build can
+  // take 10 s or more, so no test is given less than 2 minutes (specs that need longer say so).
+  timeout: 120_000,
   fullyParallel: true,
   workers: process.env.CI ? 2 : undefined,
   forbidOnly: !!process.env.CI,
