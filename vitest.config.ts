@@ -6,6 +6,10 @@ export default defineConfig({
     environment: 'node',
     // The CLI that tests spawn (bin/platform.mjs) is prebuilt from the current sources first.
     globalSetup: ['scripts/build-cli.ts'],
-    testTimeout: 30_000,
+    // Both cores: Vitest's default in a run is one worker fewer than the cores (one here), which left the
+    // second core idle while a test waited on a process it spawned. Under two workers a TypeScript-heavy
+    // test can take twice as long, so none is given less than 2 minutes (speed is measured in the bench).
+    maxWorkers: 2,
+    testTimeout: 120_000,
   },
 });
