@@ -127,7 +127,11 @@ test('the preview is not taken for stuck when the playground page itself was bus
 test('a preview whose code takes a while to start (a big bundle on a loaded machine) is not ended before it loaded', async ({ page }) => {
   await openTemplate(page);
   await replaceFile(page, 'main.tsx', (text) => `{\n  const until = Date.now() + 4500;\n  while (Date.now() < until);\n}\n${text.replace('<h1>Todos</h1>', '<h1>Todos, slow to start</h1>')}`);
-  await expect(preview(page).getByRole('heading', { name: 'Todos, slow to start' })).toBeVisible({ timeout: 60_000 });
+  // Whichever comes first, so a failure says which: the edited app's heading, or the preview ended.
+  const heading = preview(page).getByRole('heading', { name: 'Todos, slow to start' });
+  const outcome = async () => ((await page.locator('.preview-stopped').count()) ? 'ended' : (await heading.isVisible().catch(() => false)) ? 'shown' : 'waiting');
+  await expect.poll(outcome, { timeout: 120_000, intervals: [250] }).not.toBe('waiting');
+  expect(await outcome()).toBe('shown');
   await page.waitForTimeout(1500);
   await expect(page.locator('.preview-stopped')).toHaveCount(0);
 });
