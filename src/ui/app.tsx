@@ -86,6 +86,9 @@ export function App() {
   const fragment = current.page === 'share' ? current.fragment : undefined;
   useEffect(() => {
     if (fragment === undefined) return undefined;
+    // A linked project is never a template as shipped (no prebuilt preview): its first preview waits
+    // for the compiler, which starts now, while the link is read and the project stored and opened.
+    compiler.start();
     let live = true;
     setShared(undefined);
     void (async () => {
@@ -101,6 +104,8 @@ export function App() {
   }, [fragment]);
 
   const openFiles = async (work: Promise<OpenedFiles>) => {
+    // As for a share link: dropped files need the compiler for their first preview; it starts now.
+    compiler.start();
     const result = await work;
     if (!result.ok) return setDropped({ tone: 'error', code: result.error.code, message: result.error.message });
     await saveProject(result.project);
