@@ -44,7 +44,7 @@ test('an owner’s edit goes through the ownedTable policy: alice’s row change
   await expect(refused).toHaveAttribute('data-code', 'operation_failed');
   await expect(refused).toContainText(/operation_failed: Record not found: todos\/\S+/);
   await page.screenshot({ path: testInfo.outputPath('refused.png') });
-  await page.getByRole('tablist', { name: 'Data views' }).getByRole('button', { name: 'Refresh' }).click();
+  await page.locator('.data-views').getByRole('button', { name: 'Refresh' }).click();
   await expect(rows.getByRole('cell', { name: 'oat milk', exact: true })).toBeVisible();
   await expect(rows.getByRole('cell', { name: 'stolen', exact: true })).toHaveCount(0);
   await expect(preview(page).getByText('oat milk', { exact: true })).toBeVisible();
@@ -98,7 +98,7 @@ test('under the workspaceTable policy, bob edits a team card and alice’s previ
   await editor(page).getByRole('textbox', { name: 'workspaceId', exact: true }).fill('ws-alice');
   await editor(page).getByRole('button', { name: 'Save as bob' }).click();
   await expect(page.getByTestId('edit-refused')).toHaveAttribute('data-code', 'operation_failed');
-  await page.getByRole('tablist', { name: 'Data views' }).getByRole('button', { name: 'Refresh' }).click();
+  await page.locator('.data-views').getByRole('button', { name: 'Refresh' }).click();
   await expect(rows.getByRole('cell', { name: 'ws-team', exact: true })).toBeVisible();
   await expect(rows.getByRole('cell', { name: 'ws-alice', exact: true })).toHaveCount(0);
 });

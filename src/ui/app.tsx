@@ -175,7 +175,7 @@ export function App() {
   return (
     <div class={`shell ${dragging ? 'dragging' : ''}`} data-theme={theme} onDragOverCapture={onDragOver} onDragLeave={(e) => !e.relatedTarget && setDragging(false)} onDropCapture={onDrop}>
       <header class="topbar">
-        <a href="#/" class="brand" aria-label="Projects and templates">
+        <a href="#/" class="brand" title="Projects and templates">
           <img src="/favicon.svg" alt="" width="22" height="22" />
           <h1>Platform Playground</h1>
         </a>
@@ -195,7 +195,7 @@ export function App() {
             }}
           />
         </label>
-        <button type="button" class="link theme-toggle" onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')} aria-label="Switch between light and dark">
+        <button type="button" class="link theme-toggle" onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')} title="Switch between light and dark">
           {theme === 'dark' ? 'Light' : 'Dark'} theme
         </button>
       </header>

@@ -160,20 +160,23 @@ export function DataPanel({ session, runtime, persona }: { session: ProjectSessi
 
   return (
     <div class="data-panel">
-      <div role="tablist" aria-label="Data views" class="data-views">
-        {(
-          [
-            ['tables', 'Tables'],
-            ['storage', 'Storage'],
-            ['sql', 'SQL'],
-            ['call', 'Run an operation'],
-            ['state', 'Export, import, reset'],
-          ] as const
-        ).map(([id, label]) => (
-          <button key={id} type="button" role="tab" aria-selected={view === id} onClick={() => setView(id)}>
-            {label}
-          </button>
-        ))}
+      <div class="data-views">
+        {/* The tab list holds its tabs only (Refresh inside it was an ARIA violation, aria-required-children). */}
+        <div role="tablist" aria-label="Data views" class="data-view-tabs">
+          {(
+            [
+              ['tables', 'Tables'],
+              ['storage', 'Storage'],
+              ['sql', 'SQL'],
+              ['call', 'Run an operation'],
+              ['state', 'Export, import, reset'],
+            ] as const
+          ).map(([id, label]) => (
+            <button key={id} type="button" role="tab" aria-selected={view === id} onClick={() => setView(id)}>
+              {label}
+            </button>
+          ))}
+        </div>
         <button type="button" class="link refresh" onClick={refresh} title="Read the data again">
           Refresh
         </button>

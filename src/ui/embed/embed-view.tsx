@@ -71,7 +71,7 @@ export function EmbedView({ project, state, pendingImport, persist, mode, compil
           {!active ? (
             <p class="muted">No files.</p>
           ) : mode === 'readonly' ? (
-            <pre class="embed-code" aria-label={active} data-testid="embed-code">
+            <pre class="embed-code" role="region" tabIndex={0} aria-label={active} data-testid="embed-code">
               {current.files[active]}
             </pre>
           ) : (

@@ -24,7 +24,7 @@ import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } 
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { javascript } from '@codemirror/lang-javascript';
 import { json, jsonLanguage, jsonParseLinter } from '@codemirror/lang-json';
-import { bracketMatching, defaultHighlightStyle, foldGutter, foldKeymap, indentOnInput, syntaxHighlighting } from '@codemirror/language';
+import { bracketMatching, defaultHighlightStyle, foldGutter, foldKeymap, HighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
 import { linter, lintKeymap, type Diagnostic as LintDiagnostic, type LintSource } from '@codemirror/lint';
 import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/search';
 import { Compartment, EditorSelection, EditorState, StateEffect, StateField, Annotation, type Extension, type Text } from '@codemirror/state';
@@ -170,7 +170,14 @@ const baseTheme = EditorView.theme({
   '&.cm-focused': { outline: 'none' },
   '.cm-tooltip': { maxWidth: '560px' },
 });
-const lightTheme: Extension = [syntaxHighlighting(defaultHighlightStyle, { fallback: true })];
+/**
+ * CodeMirror's default highlighting with its three colours under 4.5:1 on the editor's background
+ * darkened (axe's color-contrast): types #085 (4.37:1), regular expressions and escapes #e40 (3.72:1),
+ * invalid text #f00 (3.87:1). Every other colour is the default's.
+ */
+const READABLE: Record<string, string> = { '#085': '#007048', '#e40': '#c03000', '#f00': '#d00' };
+const lightHighlight = HighlightStyle.define(defaultHighlightStyle.specs.map((spec) => (typeof spec.color === 'string' && READABLE[spec.color] ? { ...spec, color: READABLE[spec.color] } : spec)));
+const lightTheme: Extension = [syntaxHighlighting(lightHighlight, { fallback: true })];
 const darkTheme: Extension = [oneDark, EditorView.theme({ '&': { backgroundColor: 'var(--ws-editor-bg)' }, '.cm-gutters': { backgroundColor: 'var(--ws-editor-bg)' } }, { dark: true })];
 const noWrap: Extension = [];
 const wrapOf = (wrap: boolean | undefined): Extension => (wrap ? EditorView.lineWrapping : noWrap);
@@ -277,7 +284,9 @@ export function CodeEditor(props: CodeEditorProps) {
         baseTheme,
         themeCompartment.current.of(themeOf(current.current.theme)),
         wrapCompartment.current.of(wrapOf(current.current.wrap)),
-        EditorView.contentAttributes.of({ 'aria-label': current.current.label ?? path, 'data-path': path }),
+        // tabindex 0: the same one tab stop an editable content has anyway, said where axe looks for it (it
+        // does not count contenteditable as focusable, and flagged the scroller: scrollable-region-focusable).
+        EditorView.contentAttributes.of({ 'aria-label': current.current.label ?? path, 'data-path': path, tabindex: '0' }),
         EditorView.updateListener.of((update) => {
           if (update.selectionSet && shownPath.current === path) viewMoved();
           if (!update.docChanged || shownPath.current !== path) return;

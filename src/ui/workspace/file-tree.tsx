@@ -483,12 +483,17 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
               </div>
               )}
               {confirm}
-              {node.kind === 'folder' && open && (
-                <ul role="group" class="ws-tree-group">
+            </li>
+            {/* The folder's group follows its item instead of sitting in it: an item's text is then its own
+                name only (inside, every child's name was part of the folder's text, and its label did not
+                match it: label-content-name-mismatch). aria-level says each item's depth. */}
+            {node.kind === 'folder' && open && (
+              <li role="none">
+                <ul role="group" class="ws-tree-group" aria-label={node.path}>
                   {renderNodes(node, depth + 1)}
                 </ul>
-              )}
-            </li>
+              </li>
+            )}
           </Fragment>
         );
       }),

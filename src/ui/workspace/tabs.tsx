@@ -93,6 +93,7 @@ export function Tabs({ tabs, active, onSelect, onClose, panelId, label = 'Open f
               aria-controls={panelId}
               aria-label={tab.dirty ? `${tab.path} (unsaved)` : tab.path}
               tabIndex={tab.path === focusable ? 0 : -1}
+              aria-keyshortcuts="Delete"
               onClick={() => onSelect(tab.path)}
               onAuxClick={(event) => {
                 if (event.button === 1) {
@@ -106,11 +107,13 @@ export function Tabs({ tabs, active, onSelect, onClose, panelId, label = 'Open f
               {ambiguous && <span class="ws-tab-folder">{folder}</span>}
             </button>
             {tab.dirty && <span class="ws-tab-dirty" aria-hidden="true" title="Unsaved changes" />}
-            <button type="button" class="ws-tab-close" tabIndex={-1} aria-label={`Close ${tab.path}`} title="Close" onClick={() => close(tab.path)}>
-              <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="1.4" stroke-linecap="round">
+            {/* For the pointer only: a tab list holds tabs and nothing else (a button beside each tab was
+                an ARIA violation, aria-required-children); from the keyboard, Delete on the tab closes it. */}
+            <span class="ws-tab-close" aria-hidden="true" title={`Close (Delete)`} onClick={() => close(tab.path)}>
+              <svg viewBox="0 0 16 16" width="14" height="14" fill="none" stroke="currentColor" stroke-width="1.4" stroke-linecap="round">
                 <path d="M4.5 4.5l7 7M11.5 4.5l-7 7" />
               </svg>
-            </button>
+            </span>
           </div>
         );
       })}

@@ -1,0 +1,62 @@
+/**
+ * axe-core over the playground's views (the start page, the workspace with a template open in the
+ * light and the dark theme, the bottom panel's tabs, the Share popover and the embed): a serious or
+ * critical violation fails the test, named with its rule, its elements and axe's own summary of the fix.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { openTemplate } from './helpers';
+
+/** The serious and critical violations axe finds in the page as it is now (the preview's frame apart: it is the app's own page). */
+async function violations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).exclude('iframe.preview-frame').exclude('iframe.preview-frame-spare').analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.map((node) => `${v.impact} ${v.id}: ${node.target.join(' ')} — ${node.failureSummary?.replace(/\s+/g, ' ')}`));
+}
+
+test('the start page has no serious or critical accessibility violation', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.locator('[data-template="todo"]')).toBeVisible();
+  expect(await violations(page)).toEqual([]);
+});
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`the workspace in the ${theme} theme has no serious or critical accessibility violation`, async ({ page }) => {
+    await page.emulateMedia({ colorScheme: theme });
+    await openTemplate(page);
+    await expect(page.getByTestId('problem-count')).toHaveText(/^\d+$/, { timeout: 60_000 });
+    expect(await violations(page)).toEqual([]);
+  });
+}
+
+test('each bottom panel tab and the Share popover have no serious or critical accessibility violation', async ({ page }) => {
+  await openTemplate(page);
+  const tabs = page.getByRole('tablist', { name: 'Panels' }).getByRole('tab');
+  const found: string[] = [];
+  const count = await tabs.count();
+  expect(count).toBeGreaterThan(3);
+  for (let i = 0; i < count; i++) {
+    const tab = tabs.nth(i);
+    await tab.click();
+    await expect(tab).toHaveAttribute('aria-selected', 'true');
+    const name = (await tab.innerText()).trim();
+    found.push(...(await violations(page)).map((v) => `${name}: ${v}`));
+  }
+  await page.getByRole('button', { name: 'Share…' }).click();
+  await expect(page.getByTestId('share-link')).toBeVisible();
+  found.push(...(await violations(page)).map((v) => `Share: ${v}`));
+  expect(found).toEqual([]);
+});
+
+test('the embed has no serious or critical accessibility violation', async ({ page }) => {
+  await openTemplate(page);
+  await page.getByRole('button', { name: 'Share…' }).click();
+  const link = await page.getByTestId('share-link').inputValue();
+  const hash = link.slice(link.indexOf('#'));
+  for (const mode of ['embed', 'embed=readonly']) {
+    await page.goto(`/?${mode}${hash}`);
+    await expect(page.locator('iframe.preview-frame').first()).toBeVisible({ timeout: 60_000 });
+    expect((await violations(page)).map((v) => `${mode}: ${v}`)).toEqual([]);
+  }
+});
