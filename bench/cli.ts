@@ -3,15 +3,18 @@
  * shell launcher npm links; the prebuilt CLI, built first from the current sources; `check` starts from its
  * start-up snapshot in one process), against the same check through the Node entry (bin/platform.mjs: a
  * process that starts the snapshot's), without the snapshot, and from the sources through tsx, in the same
- * run, and a bare `node -e 0`; and `check` of each template as installed, against that bare start. And
- * `platform test` of each template.
+ * run, and a bare `node -e 0`; and `check` of each template as installed, against that bare start: the
+ * first check (no kept answer) and a check again with nothing changed (answered from the answer the first
+ * kept, src/cli/check-cache.ts). The fixture app's rows are of the check itself: its kept answer is
+ * removed before each run. And `platform test` of each template.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
 import { pathToFileURL } from 'node:url';
+import { CHECK_CACHE_FILE } from '../src/cli/check-cache';
 import { prebuiltEntry, snapshotArgs } from '../bin/prebuilt.mjs';
 import { buildCli } from '../scripts/build-cli';
 import { median, time, type Row } from './stats';
@@ -27,10 +30,13 @@ function assertPrebuilt(what: string): void {
   if (!prebuiltEntry(pathToFileURL(`${ROOT}/`))) throw new Error(`A source of the CLI changed while ${what} was measured, so the sources ran instead of the prebuilt CLI; run the bench on a quiet checkout.`);
 }
 
-/** Wall time p50 of `node args…`, or of `file args…` when `file` is given. */
-function wall(args: string[], env: Record<string, string> = {}, file = process.execPath): number {
+/** Wall time p50 of `node args…`, or of `file args…` when `file` is given; `before` runs ahead of each run, untimed. */
+function wall(args: string[], env: Record<string, string> = {}, file = process.execPath, before = () => {}): number {
   const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) times.push(time(() => execFileSync(file, args, { env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } })));
+  for (let i = 0; i < RUNS; i++) {
+    before();
+    times.push(time(() => execFileSync(file, args, { env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } })));
+  }
   if (env.PLATFORM_CLI_SOURCES !== '1') assertPrebuilt((file === process.execPath ? args.slice(1) : args).join(' '));
   return median(times);
 }
@@ -39,6 +45,7 @@ export async function cliRows(): Promise<Row[]> {
   await buildCli();
   if (!snapshotArgs(pathToFileURL(`${ROOT}/`))) throw new Error("The CLI's start-up snapshot was not built for this Node: the check figure would be of a start without it.");
   const work = mkdtempSync(join(tmpdir(), 'platform-bench-'));
+  const copies = mkdtempSync(join(tmpdir(), 'platform-bench-templates-'));
   try {
     for (const [path, text] of Object.entries(baseApp())) {
       mkdirSync(dirname(join(work, path)), { recursive: true });
@@ -48,13 +55,22 @@ export async function cliRows(): Promise<Row[]> {
     const bare = wall(['-e', '0']);
     const help = wall(['--help'], {}, INSTALLED);
     const helpSources = wall([BIN, '--help'], sources);
-    const check = wall(['check', '--json', work], {}, INSTALLED);
-    const checkNodeEntry = wall([BIN, 'check', '--json', work]);
-    const checkOrdinary = wall([BIN, 'check', '--json', work], { PLATFORM_CLI_SNAPSHOT: '0' });
-    const checkSources = wall([BIN, 'check', '--json', work], sources);
+    // The check itself: no kept answer.
+    const forget = (directory: string) => () => rmSync(join(directory, CHECK_CACHE_FILE), { force: true });
+    const check = wall(['check', '--json', work], {}, INSTALLED, forget(work));
+    const checkNodeEntry = wall([BIN, 'check', '--json', work], {}, process.execPath, forget(work));
+    const checkOrdinary = wall([BIN, 'check', '--json', work], { PLATFORM_CLI_SNAPSHOT: '0' }, process.execPath, forget(work));
+    const checkSources = wall([BIN, 'check', '--json', work], sources, process.execPath, forget(work));
     // Each template as it ships, as installed: what a person runs (issue 31 measured todo at 20x a bare node).
+    // First checks (no kept answer), then checks again with nothing changed (the first kept its answer).
     const templates = readdirSync(join(ROOT, 'templates'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
-    const templateChecks = templates.map((template) => ({ template, value: wall(['check', '--json', join(ROOT, 'templates', template)], {}, INSTALLED) }));
+    // Copies (the same files): a check keeps its answer in the project's .platform/, and tests copy the checkout's templates whole.
+    const templateChecks = templates.map((template) => {
+      const directory = join(copies, template);
+      cpSync(join(ROOT, 'templates', template), directory, { recursive: true, filter: (source) => !source.endsWith('/.platform') });
+      const first = wall(['check', '--json', directory], {}, INSTALLED, forget(directory));
+      return { template, first, again: wall(['check', '--json', directory], {}, INSTALLED) };
+    });
     return [
       { name: 'baseline: `node -e 0` wall time p50', value: bare, unit: 'ms' },
       { name: '`platform --help` as installed (bin/platform), prebuilt, wall time p50 (goal < 150)', value: help, unit: 'ms' },
@@ -64,13 +80,16 @@ export async function cliRows(): Promise<Row[]> {
       { name: 'baseline: the same check, prebuilt, started without the snapshot p50', value: checkOrdinary, unit: 'ms' },
       { name: 'baseline: the same check from the sources (tsx) p50', value: checkSources, unit: 'ms' },
       { name: 'CLI check / bare node start', value: check / bare, unit: 'x' },
-      ...templateChecks.flatMap(({ template, value }) => [
-        { name: `\`platform check --json templates/${template}\` as installed, wall time p50`, value, unit: 'ms' as const },
-        { name: `  templates/${template} check / bare \`node -e 0\` (goal < 8)`, value: value / bare, unit: 'x' as const },
+      ...templateChecks.flatMap(({ template, first, again }) => [
+        { name: `\`platform check --json templates/${template}\` as installed, first check (no kept answer), wall time p50`, value: first, unit: 'ms' as const },
+        { name: `  templates/${template} first check / bare \`node -e 0\` (goal < 8)`, value: first / bare, unit: 'x' as const },
+        { name: `  the same, checked again with nothing changed (its kept answer), wall time p50`, value: again, unit: 'ms' as const },
+        { name: `  templates/${template} check again / bare \`node -e 0\` (goal < 8)`, value: again / bare, unit: 'x' as const },
       ]),
     ];
   } finally {
     rmSync(work, { recursive: true, force: true });
+    rmSync(copies, { recursive: true, force: true });
   }
 }
 

@@ -13,6 +13,7 @@
  * never hidden behind a stale build.
  */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, relative, sep } from 'node:path';
@@ -21,6 +22,7 @@ import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { RUNTIME_REQUIRE_KEY, STARTUP_SNAPSHOT_KEY } from '../src/adapters/node/startup-snapshot';
 import { checkoutBanner, checkoutPaths } from '../src/adapters/webcontainer/toolchain-bundle';
+import { CHECK_CACHE_KEY } from '../src/cli/check-cache';
 import { SNAPSHOT_BLOB, SNAPSHOT_INFO, SNAPSHOT_LAUNCHER, snapshotArgs, snapshotInfo } from '../bin/prebuilt.mjs';
 
 export const ROOT = join(import.meta.dirname, '..');
@@ -138,6 +140,11 @@ export async function buildCli(root: string = ROOT): Promise<CliInputs> {
   const files = [...result.outputFiles].sort((a, b) => Number(basename(a.path) === 'main.js') - Number(basename(b.path) === 'main.js'));
   for (const file of files) writeAtomically(file.path, file.text);
   const snapshotInputs = await buildSnapshot(root);
+  // A key of this build's own, which `check` signs the answers it keeps with (src/cli/check-cache.ts):
+  // answers kept by another build, or written by anyone else, are not taken.
+  const key = join(root, CHECK_CACHE_KEY);
+  writeFileSync(`${key}.${process.pid}.tmp`, randomBytes(32), { mode: 0o600 });
+  renameSync(`${key}.${process.pid}.tmp`, key);
   const inputs: CliInputs = {
     builtAt,
     inputs: [...new Set([...Object.keys(result.metafile.inputs), ...snapshotInputs])]

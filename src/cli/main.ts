@@ -9,6 +9,7 @@ import type { Compiler } from '../core/build/build';
 import type { ControlPlaneHost } from '../core/deploy/host';
 import { FileCredentialStore, configDir } from '../adapters/node/credentials';
 import { crashReport, CRASH_STATUS, installCrashHandler } from '../../bin/crash.mjs';
+import { buildCheckCacheKey, checkDirectory, keepAnswer, keptAnswer, RecordingFileSystem } from './check-cache';
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -25,6 +26,11 @@ export interface CliIo {
   env?: Record<string, string | undefined>;
   /** How requests reach a control plane; default: Node's fetch. */
   fetch?: (request: Request) => Promise<Response>;
+  /**
+   * What `check`'s kept answers are signed with (check-cache.ts): by default this build's key, none when
+   * the CLI's build is not current; false keeps and uses none. Tests give a key of their own.
+   */
+  checkCache?: { key: Uint8Array; identity: string } | false;
 }
 
 /** Connection errors of a request sent on a kept-alive connection the server had just closed (its idle timeout). */
@@ -100,6 +106,10 @@ export function nodeHost(io: CliIo): CommandHost {
 export async function main(args: string[], io?: CliIo): Promise<number> {
   try {
     const cli = io ?? processIo();
+    const directory = checkDirectory(args);
+    // A compiler given by the caller is not the build's: its answers are not kept unless a key is given too.
+    const signing = directory === undefined ? undefined : cli.checkCache === undefined ? (cli.compiler ? undefined : buildCheckCacheKey()) : cli.checkCache || undefined;
+    if (directory !== undefined && signing) return await keptCheck(args, cli, directory, signing);
     const result = await runCommandLine(args, nodeHost(cli));
     if (result.output) cli.stdout.write(`${result.output}\n`);
     return result.exitCode;
@@ -107,6 +117,27 @@ export async function main(args: string[], io?: CliIo): Promise<number> {
     (io?.stderr ?? process.stderr).write(crashReport(error, args, io?.env ?? process.env));
     return CRASH_STATUS;
   }
+}
+
+/**
+ * `check`, answered from the project's kept answer when nothing it read changed since (check-cache.ts);
+ * else checked, its reads recorded, and its answer kept. A check that wrote to stderr keeps nothing.
+ */
+async function keptCheck(args: string[], cli: CliIo, directory: string, { key, identity }: { key: Uint8Array; identity: string }): Promise<number> {
+  const fs = new NodeFileSystem(resolve(cli.cwd, directory));
+  const kept = await keptAnswer(fs, fs.root, args, key, identity);
+  if (kept) {
+    if (kept.output) cli.stdout.write(`${kept.output}\n`);
+    return kept.exitCode;
+  }
+  const recorded = new RecordingFileSystem(fs);
+  let spoke = false;
+  const stderr = { write: (text: string) => ((spoke = true), cli.stderr.write(text)) };
+  const host = nodeHost({ ...cli, stderr });
+  const result = await runCommandLine(args, { ...host, project: (path) => (path === directory ? recorded : host.project(path)) });
+  if (result.output) cli.stdout.write(`${result.output}\n`);
+  if (!spoke) await keepAnswer(fs, fs.root, recorded, args, key, identity, { output: result.output, exitCode: result.exitCode });
+  return result.exitCode;
 }
 
 /** A process's run of the CLI (every entry: bin/platform.mjs, the start-up snapshot's): the crash handler installed, then main; the exit status set. */

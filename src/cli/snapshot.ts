@@ -18,9 +18,11 @@ import { pathToFileURL } from 'node:url';
 import { startupSnapshot as v8Snapshot } from 'node:v8';
 import ts from 'typescript';
 import { prebuiltEntry } from '../../bin/prebuilt.mjs';
+import { nodeLibrary } from '../adapters/node/library';
 import { prepareLibraryFiles } from '../adapters/node/prepare-library';
 import { RUNTIME_REQUIRE_KEY, STARTUP_SNAPSHOT_KEY, type StartupSnapshot } from '../adapters/node/startup-snapshot';
 import { installCrashHandler } from '../../bin/crash.mjs';
+import { libraryDigest } from './check-cache';
 import { runProcess } from './main';
 
 /** The commands the bundled CLI runs: those that only read, type-check, bundle and write files. */
@@ -30,6 +32,8 @@ const BUNDLED_COMMANDS = new Set(['check', 'build']);
 declare const __checkoutRoot: string;
 
 void prepareLibraryFiles().then((prepared) => {
+  // Digested now, so a `check` answered from the project's kept answer (check-cache.ts) does not read the library.
+  libraryDigest(nodeLibrary());
   const global = globalThis as Record<symbol, unknown>;
   global[Symbol.for(STARTUP_SNAPSHOT_KEY)] = { ts, prepared } satisfies StartupSnapshot;
   v8Snapshot.setDeserializeMainFunction(() => {

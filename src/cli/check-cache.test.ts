@@ -1,0 +1,234 @@
+/**
+ * `platform check`'s kept answer (check-cache.ts): used only while nothing the check read changed and
+ * only when this CLI signed it; any edit (a source, the manifest, an installed package's declarations)
+ * is checked again, and a kept answer that is corrupt, forged or not a file is ignored, never trusted.
+ */
+import { execFile } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeCompiler } from '../adapters/node/compiler';
+import type { Compiler } from '../core/build/build';
+import { packageApp } from '../core/build/__fixtures__/package-app';
+import { baseApp } from '../core/analyze/__fixtures__/base-app';
+import { prebuiltEntry } from '../../bin/prebuilt.mjs';
+import { CHECK_CACHE_FILE, checkDirectory } from './check-cache';
+import { main } from './main';
+
+const ROOT = join(import.meta.dirname, '../..');
+let work: string;
+/**
+ * How many times a check asked for the compiler: a kept answer asks for none. Each check gets a new one,
+ * as each process of the CLI has (a warm session reuses installed packages it read already, unread by a
+ * later check).
+ */
+let compilations = 0;
+const compiler = async (): Promise<Compiler> => {
+  compilations++;
+  return nodeCompiler();
+};
+const KEY = { key: randomBytes(32), identity: 'this build' };
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'platform-check-cache-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function project(name: string, files: Record<string, string>): string {
+  const dir = join(work, name);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+async function check(dir: string, { json = true, signing = KEY }: { json?: boolean; signing?: typeof KEY } = {}) {
+  let stdout = '';
+  const before = compilations;
+  const args = json ? ['check', '--json', dir] : ['check', dir];
+  const code = await main(args, { cwd: work, compiler, checkCache: signing, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
+  return { code, stdout, checked: compilations > before };
+}
+
+const codes = (stdout: string) => (JSON.parse(stdout) as { diagnostics: Array<{ code: string }> }).diagnostics.map((d) => d.code);
+
+describe('a kept check answer', () => {
+  it('answers a project nothing changed in, byte for byte, without checking it again', async () => {
+    const dir = project('unchanged', baseApp());
+    const first = await check(dir);
+    expect(first.checked).toBe(true);
+    expect(first.code).toBe(0);
+    expect(existsSync(join(dir, CHECK_CACHE_FILE))).toBe(true);
+    const second = await check(dir);
+    expect(second).toEqual({ ...first, checked: false });
+    // The text form is another answer, kept on its own.
+    const text = await check(dir, { json: false });
+    expect(text.checked).toBe(true);
+    expect(text.stdout).toMatch(/^✓ todo-app: /);
+  }, 60_000);
+
+  it('is not used after an edit of a source: the new error appears', async () => {
+    const dir = project('edited', baseApp());
+    expect((await check(dir)).code).toBe(0);
+    const server = join(dir, 'src/server/index.ts');
+    writeFileSync(server, `${readFileSync(server, 'utf8')}\nexport const broken: number = 'not a number';\n`);
+    const after = await check(dir);
+    expect(after.checked).toBe(true);
+    expect(after.code).toBe(1);
+    expect(codes(after.stdout)).toContain('DG1205');
+    // And the broken answer is not kept past the fix either.
+    writeFileSync(server, readFileSync(server, 'utf8').replace("export const broken: number = 'not a number';\n", ''));
+    expect(await check(dir)).toMatchObject({ code: 0, checked: true });
+  }, 60_000);
+
+  it('is not used after an edit of the manifest, a new file, or an installed package’s declarations', async () => {
+    const dir = project('packages', packageApp());
+    expect(await check(dir)).toMatchObject({ code: 0, checked: true });
+    expect(await check(dir)).toMatchObject({ code: 0, checked: false });
+
+    const declarations = join(dir, 'node_modules/tiny-slug/lib/index.d.ts');
+    const typed = readFileSync(declarations, 'utf8');
+    writeFileSync(declarations, typed.replace('slug(text: string)', 'slug(text: number)'));
+    const afterPackage = await check(dir);
+    expect(afterPackage).toMatchObject({ code: 1, checked: true });
+    expect(codes(afterPackage.stdout)).toContain('DG1205');
+    writeFileSync(declarations, typed);
+    expect(await check(dir)).toMatchObject({ code: 0, checked: true });
+
+    const manifestPath = join(dir, 'app.manifest.json');
+    const manifest = readFileSync(manifestPath, 'utf8');
+    writeFileSync(manifestPath, manifest.replace('"name"', '"nmae"'));
+    const afterManifest = await check(dir);
+    expect(afterManifest).toMatchObject({ code: 1, checked: true });
+    expect(codes(afterManifest.stdout)).toContain('DG1003');
+    writeFileSync(manifestPath, manifest);
+    expect(await check(dir)).toMatchObject({ code: 0, checked: true });
+
+    // A file no import reaches is still in every file's scope (a global declaration).
+    writeFileSync(join(dir, 'src/shared/globals.d.ts'), 'declare const slug: number;\n');
+    expect(await check(dir)).toMatchObject({ checked: true });
+  }, 120_000);
+
+  it('is not used by another build of the CLI, nor for another TypeScript or library', async () => {
+    const dir = project('other-build', baseApp());
+    await check(dir);
+    expect((await check(dir, { signing: { key: randomBytes(32), identity: KEY.identity } })).checked).toBe(true);
+    expect((await check(dir, { signing: { key: KEY.key, identity: 'another TypeScript' } })).checked).toBe(true);
+  }, 60_000);
+});
+
+describe('a kept answer a stranger wrote', () => {
+  /** A project whose kept answer claims no errors, and a file that has one. */
+  async function brokenProject(name: string): Promise<{ dir: string; server: string }> {
+    const dir = project(name, baseApp());
+    const server = join(dir, 'src/server/index.ts');
+    writeFileSync(server, `${readFileSync(server, 'utf8')}\nexport const broken: number = 'not a number';\n`);
+    return { dir, server };
+  }
+
+  it('is ignored when corrupt, and replaced by a good one', async () => {
+    const { dir } = await brokenProject('corrupt');
+    for (const garbage of ['', '{', 'null', '[]', '{"format":"platform.check-cache.v0","reads":[["text"]],"output":1}', randomBytes(4096).toString('latin1')]) {
+      mkdirSync(join(dir, '.platform'), { recursive: true });
+      writeFileSync(join(dir, CHECK_CACHE_FILE), garbage);
+      const answer = await check(dir);
+      expect(answer).toMatchObject({ code: 1, checked: true });
+      expect(codes(answer.stdout)).toContain('DG1205');
+    }
+    expect(await check(dir)).toMatchObject({ code: 1, checked: false });
+  }, 60_000);
+
+  it('is not trusted when it is well formed, its reads match the project, and it is signed by another key or altered', async () => {
+    const { dir, server } = await brokenProject('forged');
+    const broken = readFileSync(server, 'utf8');
+    writeFileSync(server, broken.replace("\nexport const broken: number = 'not a number';\n", ''));
+    const clean = await check(dir);
+    expect(clean.code).toBe(0);
+    writeFileSync(server, broken);
+    expect((await check(dir)).code).toBe(1);
+    const file = join(dir, CHECK_CACHE_FILE);
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { format: string; args: string[]; reads: unknown[]; output: string; exitCode: number; signature: string };
+
+    // Our own answer altered to say ok: its signature no longer holds.
+    writeFileSync(file, JSON.stringify({ ...kept, output: clean.stdout.trimEnd(), exitCode: 0 }));
+    const altered = await check(dir);
+    expect(altered).toMatchObject({ code: 1, checked: true });
+    expect(codes(altered.stdout)).toContain('DG1205');
+
+    // A stranger's whole answer (their own key, the project's reads exactly) saying ok.
+    const stranger = { key: randomBytes(32), identity: KEY.identity };
+    const forged = { ...kept, output: clean.stdout.trimEnd(), exitCode: 0 };
+    const signature = createHmac('sha256', stranger.key).update(JSON.stringify([forged.format, stranger.identity, forged.args, forged.reads, forged.output, forged.exitCode])).digest('hex');
+    writeFileSync(file, JSON.stringify({ ...forged, signature }));
+    // Well formed and matching: under the stranger's key it would be the answer.
+    expect(await check(dir, { signing: stranger })).toMatchObject({ code: 0, checked: false });
+    writeFileSync(file, JSON.stringify({ ...forged, signature }));
+    const answer = await check(dir);
+    expect(answer).toMatchObject({ code: 1, checked: true });
+    expect(codes(answer.stdout)).toContain('DG1205');
+  }, 60_000);
+
+  it('is not read through a link, nor from a pipe; the link is replaced, not written through', async () => {
+    const { dir } = await brokenProject('link');
+    const elsewhere = join(work, 'elsewhere.json');
+    writeFileSync(elsewhere, 'not the cache');
+    mkdirSync(join(dir, '.platform'), { recursive: true });
+    symlinkSync(elsewhere, join(dir, CHECK_CACHE_FILE));
+    expect(await check(dir)).toMatchObject({ code: 1, checked: true });
+    expect(readFileSync(elsewhere, 'utf8')).toBe('not the cache');
+    expect(statSync(join(dir, CHECK_CACHE_FILE)).isFile()).toBe(true);
+
+    const piped = (await brokenProject('pipe')).dir;
+    mkdirSync(join(piped, '.platform'), { recursive: true });
+    await promisify(execFile)('mkfifo', [join(piped, CHECK_CACHE_FILE)]);
+    expect(await check(piped)).toMatchObject({ code: 1, checked: true });
+  }, 60_000);
+});
+
+describe('which invocations keep an answer', () => {
+  it('check with at most a directory and --json', () => {
+    expect(checkDirectory(['check'])).toBe('.');
+    expect(checkDirectory(['--json', 'check', 'app'])).toBe('app');
+    expect(checkDirectory(['check', 'app', '--json'])).toBe('app');
+    expect(checkDirectory(['check', '--help'])).toBeUndefined();
+    expect(checkDirectory(['check', 'a', 'b'])).toBeUndefined();
+    expect(checkDirectory(['build', 'app'])).toBeUndefined();
+  });
+
+  it('the checkout’s own templates get no .platform/ (tests and `platform new` copy them whole)', async () => {
+    const dir = join(ROOT, 'templates/todo');
+    const made = !existsSync(join(dir, '.platform'));
+    try {
+      expect((await check(dir)).code).toBe(0);
+      expect(existsSync(join(dir, CHECK_CACHE_FILE))).toBe(false);
+    } finally {
+      if (made) rmSync(join(dir, '.platform'), { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a directory without a manifest gets no .platform/', async () => {
+    const dir = project('no-manifest', { 'README.md': 'nothing here\n' });
+    expect((await check(dir)).code).toBe(1);
+    expect(existsSync(join(dir, '.platform'))).toBe(false);
+  });
+});
+
+describe('platform check as installed', () => {
+  it('answers the same from its kept answer as when it checked, and keeps it unchanged', async () => {
+    // The test setup builds the CLI; the sources keep no answer (their build is not current).
+    expect(prebuiltEntry(new URL(`file://${ROOT}/`))).toBeDefined();
+    const dir = join(work, 'installed');
+    cpSync(join(ROOT, 'templates/todo'), dir, { recursive: true });
+    const run = () => promisify(execFile)(join(ROOT, 'bin/platform'), ['check', '--json', dir], { env: { ...process.env, PLATFORM_CLI_SOURCES: '' } });
+    const first = await run();
+    const kept = statSync(join(dir, CHECK_CACHE_FILE)).mtimeMs;
+    const second = await run();
+    expect(second.stdout).toBe(first.stdout);
+    expect(statSync(join(dir, CHECK_CACHE_FILE)).mtimeMs).toBe(kept);
+    expect(JSON.parse(second.stdout)).toMatchObject({ command: 'check', ok: true });
+  }, 60_000);
+});
