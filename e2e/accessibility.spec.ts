@@ -60,3 +60,26 @@ test('the embed has no serious or critical accessibility violation', async ({ pa
     expect((await violations(page)).map((v) => `${mode}: ${v}`)).toEqual([]);
   }
 });
+
+test('the panel tabs and the Data views move with the arrow keys, Home and End, one tab stop each', async ({ page }) => {
+  await openTemplate(page);
+  const panels = page.getByRole('tablist', { name: 'Panels' });
+  const problems = panels.getByRole('tab', { name: /^Problems/ });
+  await problems.click();
+  await expect(panels.locator('[role="tab"][tabindex="0"]')).toHaveCount(1);
+  await page.keyboard.press('ArrowRight');
+  const console = panels.getByRole('tab', { name: /^Console/ });
+  await expect(console).toBeFocused();
+  await expect(console).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await expect(panels.getByRole('tab', { name: 'Terminal' })).toBeFocused();
+  await page.keyboard.press('Home');
+  await expect(problems).toHaveAttribute('aria-selected', 'true');
+  await panels.getByRole('tab', { name: 'Data' }).click();
+  const views = page.getByRole('tablist', { name: 'Data views' });
+  await views.getByRole('tab', { name: 'Tables' }).focus();
+  await page.keyboard.press('End');
+  await expect(views.getByRole('tab', { name: 'Export, import, reset' })).toHaveAttribute('aria-selected', 'true');
+  await expect(views.getByRole('tab', { name: 'Export, import, reset' })).toBeFocused();
+});

@@ -4,6 +4,7 @@
  * (export, import, reset, restore). All of it is read in the sandbox (RuntimeHost.inspect) and
  * arrives as checked data.
  */
+import { rovingTab, tabListKeys } from '../tab-list';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { ProjectSession } from '../playground/project-session';
@@ -162,7 +163,7 @@ export function DataPanel({ session, runtime, persona }: { session: ProjectSessi
     <div class="data-panel">
       <div class="data-views">
         {/* The tab list holds its tabs only (Refresh inside it was an ARIA violation, aria-required-children). */}
-        <div role="tablist" aria-label="Data views" class="data-view-tabs">
+        <div role="tablist" aria-label="Data views" class="data-view-tabs" onKeyDown={tabListKeys}>
           {(
             [
               ['tables', 'Tables'],
@@ -172,7 +173,7 @@ export function DataPanel({ session, runtime, persona }: { session: ProjectSessi
               ['state', 'Export, import, reset'],
             ] as const
           ).map(([id, label]) => (
-            <button key={id} type="button" role="tab" aria-selected={view === id} onClick={() => setView(id)}>
+            <button key={id} type="button" role="tab" aria-selected={view === id} tabIndex={rovingTab(view === id)} onClick={() => setView(id)}>
               {label}
             </button>
           ))}

@@ -1,4 +1,5 @@
 /** The workspace of one open project: files, tabs and editor; previews as personas; problems and events. */
+import { rovingTab, tabListKeys } from '../tab-list';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Diagnostic, Span } from '../../core/diagnostics';
 import type { PersonaName } from '../../core/runtime/personas';
@@ -290,9 +291,9 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
       >
         <div class={`workspace-area${narrow ? ` narrow view-${view}` : ''}`}>
           {narrow && (
-            <div role="tablist" aria-label="Workspace" class="view-tabs">
+            <div role="tablist" aria-label="Workspace" class="view-tabs" onKeyDown={tabListKeys}>
               {(['files', 'code', 'preview'] as const).map((name) => (
-                <button type="button" role="tab" key={name} aria-selected={view === name} onClick={() => setView(name)}>
+                <button type="button" role="tab" key={name} aria-selected={view === name} tabIndex={rovingTab(view === name)} onClick={() => setView(name)}>
                   {name === 'files' ? 'Files' : name === 'code' ? 'Code' : 'Preview'}
                 </button>
               ))}
@@ -388,11 +389,11 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
         </div>
         <div class={`bottom-panels ${panelState}`} data-testid="bottom-panel" data-state={panelState}>
           <div class="panel-bar">
-            <div role="tablist" aria-label="Panels" class="panel-tabs">
-              <button type="button" role="tab" aria-selected={panel === 'problems'} onClick={() => setPanel('problems')}>
+            <div role="tablist" aria-label="Panels" class="panel-tabs" onKeyDown={tabListKeys}>
+              <button type="button" role="tab" aria-selected={panel === 'problems'} tabIndex={rovingTab(panel === 'problems')} onClick={() => setPanel('problems')}>
                 Problems <span class={`count ${errors ? 'has-errors' : ''}`} data-testid="problem-count" title={checked ? undefined : 'Checking…'}>{checked || problems.length ? problems.length : '…'}</span>
               </button>
-              <button type="button" role="tab" aria-selected={panel === 'console'} onClick={() => setPanel('console')}>
+              <button type="button" role="tab" aria-selected={panel === 'console'} tabIndex={rovingTab(panel === 'console')} onClick={() => setPanel('console')}>
                 Console{' '}
                 {consoleErrors > 0 && (
                   <span class="count has-errors" data-testid="console-errors">
@@ -400,7 +401,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                   </span>
                 )}
               </button>
-              <button type="button" role="tab" aria-selected={panel === 'tests'} onClick={() => setPanel('tests')}>
+              <button type="button" role="tab" aria-selected={panel === 'tests'} tabIndex={rovingTab(panel === 'tests')} onClick={() => setPanel('tests')}>
                 Tests{' '}
                 {tests.state.status !== 'idle' && (
                   <span class={`count ${tests.state.failed ? 'has-errors' : ''}`} data-testid="test-count">
@@ -408,16 +409,16 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                   </span>
                 )}
               </button>
-              <button type="button" role="tab" aria-selected={panel === 'events'} onClick={() => setPanel('events')}>
+              <button type="button" role="tab" aria-selected={panel === 'events'} tabIndex={rovingTab(panel === 'events')} onClick={() => setPanel('events')}>
                 Events
               </button>
-              <button type="button" role="tab" aria-selected={panel === 'data'} onClick={() => setPanel('data')}>
+              <button type="button" role="tab" aria-selected={panel === 'data'} tabIndex={rovingTab(panel === 'data')} onClick={() => setPanel('data')}>
                 Data
               </button>
-              <button type="button" role="tab" aria-selected={panel === 'deploy'} onClick={() => setPanel('deploy')}>
+              <button type="button" role="tab" aria-selected={panel === 'deploy'} tabIndex={rovingTab(panel === 'deploy')} onClick={() => setPanel('deploy')}>
                 Deploy
               </button>
-              <button type="button" role="tab" aria-selected={panel === 'terminal'} onClick={() => setPanel('terminal')}>
+              <button type="button" role="tab" aria-selected={panel === 'terminal'} tabIndex={rovingTab(panel === 'terminal')} onClick={() => setPanel('terminal')}>
                 Terminal
               </button>
             </div>
