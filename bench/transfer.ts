@@ -6,35 +6,16 @@
  * BENCH_TRANSFER_ROWS=10000,100000 runs other sizes while developing.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, cpSync, createReadStream, createWriteStream, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { cpSync, createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { DevProcess } from '../src/cli/dev-process';
-import { validateManifestText } from '../src/core/manifest';
-import { stateSchemaIdentity } from '../src/core/state';
+import { writeStateDocument } from '../src/cli/generated-state';
 import type { Row } from './stats';
 
 const TEMPLATE = join(import.meta.dirname, '../templates/todo');
 const CLI = join(import.meta.dirname, '../bin/platform.mjs');
-
-function writeDocument(path: string, root: string, rows: number): void {
-  const manifest = validateManifestText(readFileSync(join(root, 'app.manifest.json'), 'utf8')).manifest!;
-  const head = JSON.stringify({ protocol: 'platform.state-export.v0', app: manifest.name, schema: stateSchemaIdentity(manifest), database: manifest.database, exportedAt: new Date().toISOString() }, null, 2);
-  const fd = openSync(path, 'w');
-  writeSync(fd, `${head.slice(0, -2)},\n  "tables": {\n    "todos": [`);
-  const base = Date.UTC(2026, 0, 1);
-  for (let i = 0; i < rows; i += 10_000) {
-    let text = '';
-    for (let j = i; j < Math.min(rows, i + 10_000); j++) {
-      const at = new Date(base + j).toISOString();
-      text += `${j === 0 ? '' : ','}\n      ${JSON.stringify({ id: `t${String(j).padStart(8, '0')}`, ownerId: `user-${j % 97}`, title: `todo number ${j}`, done: j % 2 === 0, createdAt: { $date: at }, updatedAt: { $date: at } }, null, 2).replace(/\n/g, '\n      ')}`;
-    }
-    writeSync(fd, text);
-  }
-  writeSync(fd, '\n    ]\n  }\n}\n');
-  closeSync(fd);
-}
 
 /** VmHWM (peak resident set) of a process, in bytes; 0 once it is gone. */
 function peak(pid: number): number {
@@ -107,8 +88,7 @@ export async function transferRows(): Promise<Row[]> {
     const dev = new DevProcess(['dev', '--json', '--port', '0'], root);
     try {
       await dev.kind('preview.ready');
-      writeDocument(join(files, 'in.json'), root, size);
-      const bytes = statSync(join(files, 'in.json')).size;
+      const bytes = writeStateDocument(join(files, 'in.json'), root, { rows: size, exportedAt: new Date().toISOString() });
       // Baseline: the same bytes copied with Node's streams.
       const copyStart = performance.now();
       await pipeline(createReadStream(join(files, 'in.json')), createWriteStream(join(files, 'copy.json')));

@@ -4,7 +4,7 @@
  * a byte-identical round trip, a failure late in the file leaving the state as it was, and `--out`
  * printing no document.
  */
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from './main';
 import { DevProcess } from './dev-process';
-import { stateSchemaIdentity } from '../core/state';
-import { validateManifestText } from '../core/manifest';
+import { writeStateDocument } from './generated-state';
 
 const TEMPLATE = join(import.meta.dirname, '../../templates/todo');
 const ROWS = 210_000;
@@ -22,27 +21,6 @@ async function cli(cwd: string, ...args: string[]): Promise<{ code: number; stdo
   let stdout = '';
   const code = await main([...args, '--json'], { cwd, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
   return { code, stdout, json: JSON.parse(stdout) };
-}
-
-/** The todo app's export document with `rows` rows, written as `platform export` writes one, a piece at a time. */
-function writeDocument(path: string, root: string, rows: number, exportedAt: string, bad?: number): void {
-  const manifest = validateManifestText(readFileSync(join(root, 'app.manifest.json'), 'utf8')).manifest!;
-  const head = JSON.stringify({ protocol: 'platform.state-export.v0', app: manifest.name, schema: stateSchemaIdentity(manifest), database: manifest.database, exportedAt }, null, 2);
-  const fd = openSync(path, 'w');
-  writeSync(fd, `${head.slice(0, -2)},\n  "tables": {\n    "todos": [`);
-  const base = Date.UTC(2026, 0, 1);
-  for (let i = 0; i < rows; i += 10_000) {
-    let text = '';
-    for (let j = i; j < Math.min(rows, i + 10_000); j++) {
-      const at = new Date(base + j).toISOString();
-      // The key order an export writes: id, the declared fields, then the timestamps.
-      const row = { id: `t${String(j).padStart(7, '0')}`, ownerId: `user-${j % 7}`, title: j === bad ? 'x'.repeat(300) : `todo ${j}`, done: j % 2 === 0, createdAt: { $date: at }, updatedAt: { $date: at } };
-      text += `${j === 0 ? '' : ','}\n      ${JSON.stringify(row, null, 2).replace(/\n/g, '\n      ')}`;
-    }
-    writeSync(fd, text);
-  }
-  writeSync(fd, '\n    ]\n  }\n}\n');
-  closeSync(fd);
 }
 
 const withoutExportedAt = (text: string) => text.replace(/\n {2}"exportedAt": "[^"]*",\n/, '\n');
@@ -71,7 +49,7 @@ describe(`platform export and import of ${ROWS} rows against platform dev`, () =
   const run = (...args: string[]) => cli(files, ...args, '--dir', root);
 
   it('imports, exports byte for byte, and refuses a bad record late in the file leaving the state as it was', { timeout: 600_000 }, async () => {
-    writeDocument(join(files, 'big.json'), root, ROWS, '2026-01-02T00:00:00.000Z');
+    writeStateDocument(join(files, 'big.json'), root, { rows: ROWS, exportedAt: '2026-01-02T00:00:00.000Z' });
     const imported = await run('import', 'big.json', '--state', 'dev');
     expect(imported.json.diagnostics).toEqual([]);
     expect(imported.json.result).toMatchObject({ counts: { todos: ROWS } });
@@ -98,7 +76,7 @@ describe(`platform export and import of ${ROWS} rows against platform dev`, () =
     expect(text).toContain('text.json');
 
     // A record the table refuses, 200,000 rows in: nothing of the import is written.
-    writeDocument(join(files, 'bad.json'), root, ROWS + 5, '2026-01-03T00:00:00.000Z', 200_000);
+    writeStateDocument(join(files, 'bad.json'), root, { rows: ROWS + 5, exportedAt: '2026-01-03T00:00:00.000Z', bad: 200_000 });
     const refused = await run('import', 'bad.json', '--state', 'dev');
     expect(refused.json.diagnostics).toMatchObject([{ code: 'DG1824', detail: { code: 'state_import_record_invalid' } }]);
     expect((await run('db', 'exec', 'SELECT count(*) AS n FROM todos')).json.result.rows).toEqual([[ROWS]]);
@@ -109,7 +87,7 @@ describe(`platform export and import of ${ROWS} rows against platform dev`, () =
   });
 
   it('exports through many small pages when asked to (PLATFORM_STATE_PAGE_ROWS)', { timeout: 300_000 }, async () => {
-    writeDocument(join(files, 'small.json'), root, 100, '2026-01-02T00:00:00.000Z');
+    writeStateDocument(join(files, 'small.json'), root, { rows: 100, exportedAt: '2026-01-02T00:00:00.000Z' });
     process.env.PLATFORM_STATE_PAGE_ROWS = '7';
     try {
       expect((await run('import', 'small.json', '--state', 'dev')).json.result).toMatchObject({ counts: { todos: 100 } });

@@ -14,10 +14,20 @@ import type { JsonValue } from '../../modules/types';
 import { refused, STATE_EXPORT_PROTOCOL, stateSchemaIdentity } from './document';
 import { storedIdentity } from './meta';
 
-/** Rows one page holds at most (a page also ends past EXPORT_PAGE_BYTES). */
-export const EXPORT_PAGE_ROWS = 5000;
-/** JSON bytes past which a page ends; a single row larger than this is `state_export_too_large`. */
-export const EXPORT_PAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * Rows one page holds at most (a page also ends past EXPORT_PAGE_BYTES). Pages are kept small because
+ * the engine holds a whole page as objects while it answers: measured in workerd (issue 31), pages of
+ * 5,000 rows (about 1 MB of JSON) outgrew V8's young generation, and the engine's anonymous memory
+ * grew with every page read (41 → 186 MB over two exports of 200,000 rows); at 2,000 rows it stayed
+ * flat (44 → 50 MB over four exports, 46 → 59 MB through an import, two exports and a re-import of 1M).
+ */
+export const EXPORT_PAGE_ROWS = 2000;
+/** JSON bytes past which a page ends (the streamed import's batches end there too). */
+export const EXPORT_PAGE_BYTES = 512 * 1024;
+/** The largest record a page carries (alone, when it is bigger than EXPORT_PAGE_BYTES); a larger one is `state_export_too_large`. */
+export const EXPORT_RECORD_BYTES = 4 * 1024 * 1024;
+/** Rows a page reads first, before it knows how big the table's rows are. */
+const FIRST_READ_ROWS = 64;
 
 /** Every key of the document but the rows, and its tables in document order. */
 export interface ExportHead {
@@ -42,7 +52,10 @@ export interface PageOptions {
   /** The export's time, for the first page (later pages carry it in the cursor); now when not given. */
   now?: Date;
   maxRows?: number;
+  /** JSON bytes past which the page ends (EXPORT_PAGE_BYTES). */
   maxBytes?: number;
+  /** The largest record's JSON (EXPORT_RECORD_BYTES); at least maxBytes. */
+  maxRecordBytes?: number;
 }
 
 export type ExportPageResult = { ok: true; page: ExportPage } | { ok: false; diagnostic: Diagnostic };
@@ -77,7 +90,7 @@ function decodeCursor(text: string): Cursor | undefined {
 /**
  * One page of the export of `manifest`'s tables from `driver`, from `cursor` (none: the first page).
  * DG1824 `state_import_schema_mismatch` for a database created for another schema, or a schema changed
- * since the cursor was made; `state_export_too_large` for one row over the page's bytes; DG1840 for a
+ * since the cursor was made; `state_export_too_large` for one row over EXPORT_RECORD_BYTES; DG1840 for a
  * cursor that is not one this function made. Generated fields are left out (SQLite computes them again
  * on import); a database the runtime never initialised exports as empty tables.
  *
@@ -106,6 +119,7 @@ export function exportPage(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 
   const head: ExportHead = { protocol: STATE_EXPORT_PROTOCOL, app: manifest.name, schema, database: (database ?? null) as unknown as JsonValue, exportedAt: cursor.exportedAt, tables: names };
   const maxRows = Math.max(1, options.maxRows ?? EXPORT_PAGE_ROWS);
   const maxBytes = Math.max(1, options.maxBytes ?? EXPORT_PAGE_BYTES);
+  const maxRecordBytes = Math.max(maxBytes, options.maxRecordBytes ?? EXPORT_RECORD_BYTES);
   const rows: ExportPage['rows'] = [];
   let count = 0;
   let bytes = 0;
@@ -117,26 +131,34 @@ export function exportPage(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 
     const fields = Object.entries(database!.tables[name]!.fields).filter(([, field]) => !field.generated);
     const columns = ['id', 'createdAt', 'updatedAt', ...fields.map(([field]) => field)].map(quoteIdentifier).join(', ');
     const where = after ? ' WHERE ("createdAt", "id") > (?, ?)' : '';
-    const records = driver.all(`SELECT ${columns} FROM ${quoteIdentifier(name)}${where} ORDER BY "createdAt", "id" LIMIT ?`, [...(after ?? []), maxRows - count]);
-    const out: JsonValue[] = [];
+    // As many rows as the bytes left are likely to hold (by the rows read so far), so that a page of
+    // big rows never reads far more than it keeps.
+    const ask = Math.min(maxRows - count, count === 0 ? FIRST_READ_ROWS : Math.max(1, Math.ceil(((maxBytes - bytes) * count) / Math.max(1, bytes))));
+    const records = driver.all(`SELECT ${columns} FROM ${quoteIdentifier(name)}${where} ORDER BY "createdAt", "id" LIMIT ?`, [...(after ?? []), ask]);
+    let full = false;
     for (const record of records) {
       const row = encodeValue(decodeRow(fields, record)) as JsonValue;
       const size = JSON.stringify(row).length;
-      if (size > maxBytes && out.length === 0 && count === 0) {
-        return { ok: false, diagnostic: refused('state_export_too_large', `Record ${name}/${String(record.id).slice(0, 80)} is ${size} characters of JSON; one export page holds at most ${maxBytes}.`, { table: name, id: String(record.id) }) };
+      if (size > maxRecordBytes) {
+        return { ok: false, diagnostic: refused('state_export_too_large', `Record ${name}/${String(record.id).slice(0, 80)} is ${size} characters of JSON; one export page holds at most ${maxRecordBytes}.`, { table: name, id: String(record.id) }) };
       }
-      if (bytes + size > maxBytes && count > 0) break;
-      out.push(row);
+      if (bytes + size > maxBytes && count > 0) {
+        full = true;
+        break;
+      }
+      const group = rows.at(-1);
+      if (group?.table === name) group.rows.push(row);
+      else rows.push({ table: name, rows: [row] });
       count++;
       bytes += size;
       after = [Number(record.createdAt), String(record.id)];
     }
-    if (out.length > 0) rows.push({ table: name, rows: out });
-    // Fewer rows than asked for, and none left out for size: the table is done.
-    if (out.length === records.length && records.length < maxRows - (count - out.length)) {
+    if (full) break;
+    // Fewer rows than asked for: the table is done.
+    if (records.length < ask) {
       table++;
       after = null;
-    } else if (out.length < records.length) break;
+    }
   }
   return { ok: true, page: { head, rows, next: table < names.length ? encodeCursor({ schema, exportedAt: cursor.exportedAt, table, after }) : null } };
 }

@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeSqlDriverFactory } from '../../adapters/node/sqljs';
+import type { JsonValue } from '../../modules/types';
 import type { Manifest } from '../manifest';
 import type { SqlDriver, SqlDriverFactory } from '../runtime/sql-driver';
 import { fingerprint, RICH } from './__fixtures__/rich';
 import { sampleStateExport } from './__fixtures__/sample';
-import { chunksOf, driverImportTarget, exportPage, exportState, importState, stateSchemaIdentity, STATE_EXPORT_PROTOCOL, streamExport, streamImport } from '.';
+import { chunksOf, driverImportTarget, EXPORT_PAGE_BYTES, EXPORT_PAGE_ROWS, EXPORT_RECORD_BYTES, exportPage, exportState, importState, stateSchemaIdentity, STATE_EXPORT_PROTOCOL, streamExport, streamImport } from '.';
 
 let factory: SqlDriverFactory;
 beforeAll(async () => {
@@ -47,6 +48,45 @@ describe('streamed export', () => {
     const bare = exportState(factory(), none, { now: NOW });
     if (!bare.ok) throw new Error(bare.diagnostic.message);
     expect(await exportText(factory(), none, 3)).toBe(`${JSON.stringify(bare.document, null, 2)}\n`);
+  });
+
+  it('keeps each page small (the engine holds one page at a time), and gives a record larger than a page a page of its own', () => {
+    // Default pages stay well under the largest record a page may carry.
+    expect(EXPORT_PAGE_BYTES * 4).toBeLessThanOrEqual(EXPORT_RECORD_BYTES);
+    const driver = seeded(3000);
+    const first = exportPage(driver, RICH, undefined, { now: NOW });
+    if (!first.ok) throw new Error(first.diagnostic.message);
+    const rows = first.page.rows.flatMap((group) => group.rows);
+    expect(rows.length).toBeLessThanOrEqual(EXPORT_PAGE_ROWS);
+    expect(JSON.stringify(rows).length).toBeLessThan(EXPORT_PAGE_BYTES + 2000);
+
+    // A note whose meta is bigger than a page but smaller than a record's limit: alone on its page, not refused.
+    const big = factory();
+    const document = sampleStateExport(RICH, 3);
+    (document.tables.notes![1] as Record<string, JsonValue>).meta = { text: 'm'.repeat(3000) };
+    expect(importState(big, RICH, document)).toMatchObject({ ok: true });
+    const pages: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = exportPage(big, RICH, cursor, { now: NOW, maxBytes: 1000, maxRecordBytes: 10_000 });
+      if (!page.ok) throw new Error(page.diagnostic.message);
+      pages.push(page.page.rows.reduce((sum, group) => sum + group.rows.length, 0));
+      cursor = page.page.next ?? undefined;
+    } while (cursor);
+    expect(pages.reduce((a, b) => a + b, 0)).toBe(6);
+    expect(pages).toContain(1);
+    // Over a record's limit: refused, naming the record.
+    let refusal: unknown;
+    cursor = undefined;
+    do {
+      const page = exportPage(big, RICH, cursor, { now: NOW, maxBytes: 1000, maxRecordBytes: 2000 });
+      if (!page.ok) {
+        refusal = page.diagnostic;
+        break;
+      }
+      cursor = page.page.next ?? undefined;
+    } while (cursor);
+    expect(refusal).toMatchObject({ code: 'DG1824', detail: { code: 'state_export_too_large', table: 'notes' } });
   });
 
   it('refuses a cursor it did not make, and one from before a schema change', () => {
