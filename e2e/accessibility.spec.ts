@@ -83,3 +83,20 @@ test('the panel tabs and the Data views move with the arrow keys, Home and End, 
   await expect(views.getByRole('tab', { name: 'Export, import, reset' })).toHaveAttribute('aria-selected', 'true');
   await expect(views.getByRole('tab', { name: 'Export, import, reset' })).toBeFocused();
 });
+
+test('the Share popover takes the focus as it opens and gives it back to the Share button as it closes', async ({ page }) => {
+  await openTemplate(page);
+  const share = page.getByRole('button', { name: 'Share…' });
+  await share.focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Share' });
+  await expect(dialog).toBeVisible();
+  await expect.poll(() => dialog.evaluate((el) => el.contains(document.activeElement))).toBe(true);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(share).toBeFocused();
+  // Closed with its × too.
+  await share.click();
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(share).toBeFocused();
+});

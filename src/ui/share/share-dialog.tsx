@@ -1,5 +1,5 @@
 /** The Share popover: the project's link (with or without its data), "Copy bug report", copied to the clipboard. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ProjectSession } from '../playground/project-session';
 import type { TestsState } from '../tests/test-session';
 import { buildShareLink, bugReportFor, type BuiltLink } from './share';
@@ -34,6 +34,18 @@ export function ShareDialog({ session, tests, onClose }: { session: ProjectSessi
     };
   }, [session, withData, files, persona, active]);
 
+  // The popover takes the focus as it opens, and gives it back to what opened it (the Share button) as
+  // it closes, by Escape or ×: before, focus stayed behind it and then fell to the page's body.
+  const root = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : undefined;
+    root.current?.focus();
+    return () => {
+      const lost = !document.activeElement || document.activeElement === document.body || root.current?.contains(document.activeElement);
+      if (lost && opener?.isConnected) opener.focus();
+    };
+  }, []);
+
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => event.key === 'Escape' && onClose();
     addEventListener('keydown', onKey);
@@ -51,7 +63,7 @@ export function ShareDialog({ session, tests, onClose }: { session: ProjectSessi
   };
 
   return (
-    <div class="share-dialog" role="dialog" aria-label="Share">
+    <div class="share-dialog" role="dialog" aria-label="Share" tabIndex={-1} ref={root}>
       <div class="share-head">
         <strong>Share this project</strong>
         <button type="button" class="link" onClick={onClose} aria-label="Close">
