@@ -11,8 +11,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import ts from 'typescript';
+import { prebuiltEntry } from '../bin/prebuilt.mjs';
 import { nodeLibrary } from '../src/adapters/node/library';
 import { DevProcess } from '../src/cli/dev-process';
 import { APP_ROOT, ASSET_DECLARATIONS_FILE } from '../src/core/build/library';
@@ -20,9 +22,12 @@ import { compilerOptions } from '../src/core/build/typecheck';
 import { generateApp, sourceCount, WIDELY, widelyText } from '../src/cli/generated-app';
 import { median, type Row } from './stats';
 
-const EDITS = 5;
-const SIZES = [200, 500];
+/** Quicker iterations: BENCH_DEV_SIZE_SIZES=200 BENCH_DEV_SIZE_EDITS=3 (the defaults, 200,500 and 5, give the reported rows). */
+const EDITS = Number(process.env.BENCH_DEV_SIZE_EDITS ?? 5);
+const SIZES = process.env.BENCH_DEV_SIZE_SIZES ? process.env.BENCH_DEV_SIZE_SIZES.split(',').map(Number) : [200, 500];
 const NODE_MODULES = join(import.meta.dirname, '../node_modules');
+/** What `platform dev` runs: the prebuilt CLI (bundles on a thread of its own) while it is current, else the sources through tsx (bundles on the command's thread). */
+const cliKind = () => (prebuiltEntry(pathToFileURL(join(import.meta.dirname, '../'))) ? 'prebuilt CLI' : 'CLI from its sources: the prebuilt one was stale');
 
 /** A warm incremental TypeScript builder over the platform's library and the app's files, in memory. */
 class WarmBuilder {
@@ -111,6 +116,7 @@ export async function devSizeRows(sizes: readonly number[] = SIZES): Promise<Row
       mkdirSync(dirname(join(root, path)), { recursive: true });
       writeFileSync(join(root, path), text);
     }
+    const cli = cliKind();
     const dev = new DevProcess(['dev', '--json', '--port', '0'], root);
     let contexts: esbuild.BuildContext[] = [];
     try {
@@ -167,7 +173,7 @@ export async function devSizeRows(sizes: readonly number[] = SIZES): Promise<Row
         }
       }
       const files = sourceCount(app);
-      rows.push({ name: `${files} files: platform dev, start to preview.ready (both cores shared with the bench)`, value: start, unit: 'ms' });
+      rows.push({ name: `${files} files: platform dev, start to preview.ready (${cli}; both cores shared with the bench)`, value: start, unit: 'ms' });
       rows.push({ name: `${files} files: baseline, the builder's first check plus both esbuild contexts' first build`, value: baselineStart, unit: 'ms' });
       const names: Record<Kind, string> = { leaf: 'a leaf client component\'s markup', server: 'a server handler\'s body', widely: `the body of ${WIDELY} (${100} importers)` };
       for (const kind of ['leaf', 'server', 'widely'] as const) {

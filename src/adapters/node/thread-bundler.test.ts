@@ -57,12 +57,13 @@ describe('ThreadBundler', () => {
       expect(bundler.offThread).toBe(true);
       const there = await bundler.bundle(project, ['client', 'server']);
       expect(texts(there)).toEqual(texts(here));
-      // An edit on disk is read by the thread itself.
+      // An edit on disk reaches the thread with the next analysis (the sources it read travel with the project).
       await (project.fs as NodeFileSystem).writeFile('src/shared/text.ts', "export function clean(text: string): string {\n  return text.trim() + ' edited on disk';\n}\n");
-      const edited = await bundler.bundle(project, ['client', 'server']);
+      const analysed = (await analyzeProject(project.fs, { library, typecheck: false })).project!;
+      const edited = await bundler.bundle(analysed, ['client', 'server']);
       expect(new TextDecoder().decode(edited.files.get('client/app.js'))).toContain('edited on disk');
       const reference = new Bundler(esbuild, library);
-      expect(texts(edited)).toEqual(texts(await reference.bundle(project, ['client', 'server'])));
+      expect(texts(edited)).toEqual(texts(await reference.bundle(analysed, ['client', 'server'])));
       await reference.dispose();
     } finally {
       await bundler.dispose();

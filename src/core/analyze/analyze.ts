@@ -83,7 +83,14 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
   const diagnostics: Diagnostic[] = [...manifestDiagnostics];
   if (!manifest) return { generated, sources, diagnostics, timings: { ...timings, analyze: now() - started } };
 
-  const opened = await openProject(fs, manifest);
+  // Every file listed and each source file read once, first: the module graph and the bundler take them from here.
+  const listed = await listFiles(fs, '');
+  for (const path of listed) {
+    if (!SOURCE.test(path)) continue;
+    const text = await fs.readText(path);
+    if (text !== undefined) sources.set(path, text);
+  }
+  const opened = { ...(await openProject(fs, manifest, listed)), snapshot: { files: listed, texts: sources } };
   const packageJson = await readPackageJson(opened);
   const graph = await buildModuleGraph(opened, packageJson);
   const project: Project = { ...opened, renderer: graph.renderer };
@@ -96,12 +103,6 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
   diagnostics.push(...server.diagnostics);
   generated.set(APP_TYPES_FILE, generateAppTypes(manifest, server.table, project.serverEntry));
   if (manifest.untypedDependencies?.length) generated.set(UNTYPED_FILE, generateUntypedDeclarations(manifest.untypedDependencies));
-
-  for (const path of await listFiles(fs, '')) {
-    if (!SOURCE.test(path)) continue;
-    const text = await fs.readText(path);
-    if (text !== undefined) sources.set(path, text);
-  }
 
   timings.analyze = now() - started;
 

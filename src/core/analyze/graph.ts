@@ -9,7 +9,7 @@ import { LineIndex } from '../text/positions';
 import { didYouMean } from '../text/suggest';
 import { parse, readImports, type ImportRecord } from './imports';
 import { assetKind, DEFAULT_RENDERER, isBare, isNodeBuiltin, packageName, PLATFORM_MODULES, rendererOf, RENDERERS, type Renderer } from './packages';
-import { ownerOf, SHARED_ROOT, type Project, type Zone } from './project';
+import { ownerOf, SHARED_ROOT, snapshotStat, type Project, type Zone } from './project';
 import { resolveRelative } from './resolve';
 
 const ZONE_NAMES: Record<Zone, string> = { client: 'client', server: 'server', test: 'test' };
@@ -44,7 +44,7 @@ export interface PackageJson {
 }
 
 export async function readPackageJson(project: Project): Promise<PackageJson | undefined> {
-  const text = await project.fs.readText('package.json');
+  const text = project.snapshot?.texts.get('package.json') ?? (await project.fs.readText('package.json'));
   if (text === undefined) return undefined;
   try {
     const value = JSON.parse(text) as { dependencies?: unknown };
@@ -86,8 +86,14 @@ export async function buildModuleGraph(project: Project, packageJson?: PackageJs
     return index;
   };
   // Each path is looked up once per graph: a file a hundred others import is not stat'ed a hundred times.
+  // With the analysis's snapshot, a path it lists is answered from it, and only others reach the file system.
   const stats = new Map<string, ReturnType<FileSystem['stat']>>();
-  const looking = { fs: { stat: (path: string) => stats.get(path) ?? (stats.set(path, project.fs.stat(path)), stats.get(path)!) } };
+  const { snapshot } = project;
+  const statOf = (path: string): ReturnType<FileSystem['stat']> => {
+    const listed = snapshot ? snapshotStat(snapshot, path) : 'unlisted';
+    return listed === 'unlisted' ? project.fs.stat(path) : Promise.resolve(listed);
+  };
+  const looking = { fs: { stat: (path: string) => stats.get(path) ?? (stats.set(path, statOf(path)), stats.get(path)!) } };
   const reachedBy = new Map<string, Set<Zone>>();
   const report = (code: DiagnosticCode, file: string, record: Pick<ImportRecord, 'start' | 'length'>, message: string, hint?: string) => {
     const span = lineIndex(file).span(record.start, record.length);
@@ -113,7 +119,7 @@ export async function buildModuleGraph(project: Project, packageJson?: PackageJs
 
       let source = graph.sources.get(file);
       if (!source) {
-        const text = await project.fs.readText(file);
+        const text = snapshot?.texts.get(file) ?? (await project.fs.readText(file));
         if (text === undefined) continue;
         source = parseOnce(project.fs, file, text);
         graph.sources.set(file, source);

@@ -1,5 +1,5 @@
 /** An app project as the compiler sees it: its manifest, its entrypoints, its zones and its test files. */
-import type { FileSystem } from '../fs';
+import type { EntryKind, FileSystem } from '../fs';
 import { normalizeProjectPath } from '../fs';
 import type { Manifest } from '../manifest';
 import type { Renderer } from './packages';
@@ -21,6 +21,41 @@ export interface Project {
   zoneRoots: Partial<Record<Zone, string>>;
   /** The renderer the client zone selected (set by the analysis from the module graph; Preact when absent). */
   renderer?: Renderer;
+  /**
+   * The files as this analysis found them (set by the analysis): the module graph and the bundler
+   * resolve and load from it, so one build sees one state of the files, and each file is read once.
+   */
+  snapshot?: ProjectSnapshot;
+}
+
+/**
+ * Every file under the project root as `listFiles` lists them (node_modules and dot-folders aside),
+ * sorted, and the text of each source file, read once. Plain data: it travels to a bundle thread.
+ */
+export interface ProjectSnapshot {
+  files: readonly string[];
+  texts: ReadonlyMap<string, string>;
+}
+
+/** A path with a segment `listFiles` skips: node_modules, or a name that starts with a dot. */
+const UNLISTED = /(?:^|\/)(?:node_modules(?:\/|$)|\.)/;
+
+/** Each snapshot's files and the folders that hold them, as sets (made once per snapshot). */
+const indexes = new WeakMap<ProjectSnapshot, { files: Set<string>; directories: Set<string> }>();
+
+/**
+ * What a snapshot says a path is: a file, a folder, or nothing (`undefined`); `'unlisted'` for a path
+ * `listFiles` does not walk (under node_modules or a dot-folder), which only the file system can answer.
+ */
+export function snapshotStat(snapshot: ProjectSnapshot, path: string): EntryKind | undefined | 'unlisted' {
+  if (UNLISTED.test(path)) return 'unlisted';
+  let index = indexes.get(snapshot);
+  if (!index) {
+    const directories = new Set<string>(['']);
+    for (const file of snapshot.files) for (let i = file.indexOf('/'); i > 0; i = file.indexOf('/', i + 1)) directories.add(file.slice(0, i));
+    indexes.set(snapshot, (index = { files: new Set(snapshot.files), directories }));
+  }
+  return index.files.has(path) ? 'file' : index.directories.has(path) ? 'directory' : undefined;
 }
 
 function dirname(path: string): string {
@@ -48,10 +83,12 @@ export async function listFiles(fs: FileSystem, root: string): Promise<string[]>
   return out.sort();
 }
 
-export async function openProject(fs: FileSystem, manifest: Manifest): Promise<Project> {
+/** `listed`: every file under the root, as `listFiles(fs, '')` gives them (the tests are found among them instead of listed again). */
+export async function openProject(fs: FileSystem, manifest: Manifest, listed?: readonly string[]): Promise<Project> {
   const clientEntry = normalizeProjectPath(manifest.entrypoints.client) ?? manifest.entrypoints.client;
   const serverEntry = normalizeProjectPath(manifest.entrypoints.server) ?? manifest.entrypoints.server;
-  const testFiles = (await listFiles(fs, TESTS_ROOT)).filter((f) => /\.test\.tsx?$/.test(f));
+  const inTests = listed ? listed.filter((f) => f.startsWith(`${TESTS_ROOT}/`)) : await listFiles(fs, TESTS_ROOT);
+  const testFiles = inTests.filter((f) => /\.test\.tsx?$/.test(f));
   // An entrypoint's folder is its zone's own only when it holds neither the other entrypoint nor shared code.
   const zoneRoots: Partial<Record<Zone, string>> = {};
   const clientDir = dirname(clientEntry);

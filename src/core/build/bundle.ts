@@ -8,7 +8,7 @@ import type { FileSystem } from '../fs';
 import { MemoryFileSystem, normalizeProjectPath } from '../fs';
 import { resolveRelative } from '../analyze/resolve';
 import { assetKind, DEFAULT_RENDERER, isNodeBuiltin, packageName, PLATFORM_MODULES, RENDERERS, type Renderer } from '../analyze/packages';
-import { listFiles, type Project } from '../analyze/project';
+import { listFiles, snapshotStat, type Project, type ProjectSnapshot } from '../analyze/project';
 import type { BuildContext, BuildOptions, EsbuildApi, Message, Metafile, Plugin } from './esbuild-types';
 import { PLATFORM_MODULES_ROOT, type Library } from './library';
 import { lineBreaks, PREVIEW_VENDOR_END, PREVIEW_VENDOR_START } from './preview-vendor';
@@ -78,8 +78,18 @@ function loaderFor(path: string): 'ts' | 'tsx' | 'js' | 'jsx' | 'json' | 'css' |
   return 'text';
 }
 
+/** Each Library's answers of libraryPackageFile (a Library's files do not change): a hundred components importing preact/hooks read its package.json once. */
+const packageFiles = new WeakMap<Library, Map<string, string | undefined>>();
+
 /** The file a bare specifier names in a package of the platform Library (a renderer), from its package.json. */
 function libraryPackageFile(library: Library, specifier: string): string | undefined {
+  let known = packageFiles.get(library);
+  if (!known) packageFiles.set(library, (known = new Map()));
+  if (!known.has(specifier)) known.set(specifier, readLibraryPackageFile(library, specifier));
+  return known.get(specifier);
+}
+
+function readLibraryPackageFile(library: Library, specifier: string): string | undefined {
   const name = packageName(specifier);
   const text = library.files.get(`${PLATFORM_MODULES_ROOT}/${name}/package.json`);
   if (text === undefined) return undefined;
@@ -113,10 +123,23 @@ function libraryRelative(library: Library, importer: string, specifier: string):
 /** What a build's plugin reads: swapped before each rebuild, so one esbuild context serves many builds. */
 interface PluginState {
   fs: FileSystem;
+  /** The files as the build's analysis found them: app paths it lists are resolved and loaded from it, not read again. */
+  snapshot?: ProjectSnapshot;
+  /** Each snapshot text last loaded, by path, with its bytes: kept across the context's builds, found again by the text. */
+  encoded: Map<string, { text: string; bytes: Uint8Array }>;
   /** Each path's kind as this build found it: a file a hundred others import is stat'ed once per build, not a hundred times. */
   stats: Map<string, ReturnType<FileSystem['stat']>>;
   renderer: Renderer;
   builtinsFromDependencies: Array<{ specifier: string; importer: string }>;
+}
+
+/** The loaders of the files a snapshot holds the text of (the analysis reads scripts and JSON). */
+const SNAPSHOT_LOADERS = new Set(['ts', 'tsx', 'js', 'jsx', 'json']);
+
+/** What a path is, from the build's snapshot where it lists the path, else from the file system. */
+function statOf(state: PluginState, path: string): ReturnType<FileSystem['stat']> {
+  const listed = state.snapshot ? snapshotStat(state.snapshot, path) : 'unlisted';
+  return listed === 'unlisted' ? state.fs.stat(path) : Promise.resolve(listed);
 }
 
 /**
@@ -143,7 +166,7 @@ function platformPlugin(library: Library, target: BuildTarget, state: PluginStat
             return path ? { path, namespace: 'lib' } : { errors: [{ text: `Cannot resolve ${specifier} in the platform library` }] };
           }
         } else if (specifier.startsWith('.')) {
-          const stat = (path: string) => state.stats.get(path) ?? (state.stats.set(path, state.fs.stat(path)), state.stats.get(path)!);
+          const stat = (path: string) => state.stats.get(path) ?? (state.stats.set(path, statOf(state, path)), state.stats.get(path)!);
           const resolved = await resolveRelative({ fs: { stat } }, args.importer, specifier);
           if (resolved.path) return { path: resolved.path, namespace: 'app' };
           return { errors: [{ text: `Could not resolve "${specifier}"` }] };
@@ -164,9 +187,18 @@ function platformPlugin(library: Library, target: BuildTarget, state: PluginStat
         return path ? { path, namespace: 'app' } : { errors: [{ text: `Could not resolve "${specifier}"` }] };
       });
       build.onLoad({ filter: /.*/, namespace: 'app' }, async (args) => {
+        const loader = loaderFor(args.path);
+        // A script or JSON file the analysis read is bundled as it was read (and type-checked).
+        const text = SNAPSHOT_LOADERS.has(loader) ? state.snapshot?.texts.get(args.path) : undefined;
+        if (text !== undefined) {
+          // Encoded once per text, not on every rebuild (esbuild takes bytes).
+          let kept = state.encoded.get(args.path);
+          if (kept?.text !== text) state.encoded.set(args.path, (kept = { text, bytes: encoder.encode(text) }));
+          return { contents: kept.bytes, loader };
+        }
         const contents = await state.fs.readBytes(args.path);
         if (contents === undefined) return { errors: [{ text: `Cannot read ${args.path}` }] };
-        return { contents, loader: loaderFor(args.path) };
+        return { contents, loader };
       });
       build.onLoad({ filter: /.*/, namespace: 'lib' }, (args) => {
         const contents = shimContents.get(args.path) ?? library.files.get(args.path);
@@ -262,10 +294,12 @@ export interface PreviewVendor {
 type ClientContext = BuildContext<BuildOptions & { write: false; metafile: true }>;
 
 /**
- * Bundles projects with one esbuild context per target, kept between builds: a rebuild re-reads every
- * file through the plugin but re-parses only what changed. The playground's compiler worker keeps one;
- * the CLI makes one per command. A preview's React client has a context of its own (its renderer
- * comes from the vendor script), so previews and artifacts built in turn each stay incremental.
+ * Bundles projects with one esbuild context per target, kept between builds: a rebuild goes through
+ * the plugin for every module again (esbuild re-runs a plugin's callbacks on each rebuild), but takes a
+ * project's sources from the analysis's snapshot instead of reading them, and esbuild re-parses only
+ * what changed. The playground's compiler worker keeps one; the CLI makes one per command. A
+ * preview's React client has a context of its own (its renderer comes from the vendor script), so
+ * previews and artifacts built in turn each stay incremental.
  */
 export class Bundler implements ProjectBundler {
   readonly #esbuild: EsbuildApi;
@@ -278,7 +312,7 @@ export class Bundler implements ProjectBundler {
     this.#library = library;
   }
 
-  async #context(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, fs: FileSystem, renderer: Renderer, vendored: readonly string[] | undefined) {
+  async #context(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, fs: FileSystem, snapshot: ProjectSnapshot | undefined, renderer: Renderer, vendored: readonly string[] | undefined) {
     const key = JSON.stringify([entryPoints, renderer]);
     const slot = vendored ? `${target}:preview` : target;
     let entry = this.#contexts.get(slot);
@@ -287,12 +321,15 @@ export class Bundler implements ProjectBundler {
       entry = undefined;
     }
     if (!entry) {
-      const state: PluginState = { fs, stats: new Map(), renderer, builtinsFromDependencies: [] };
+      const state: PluginState = { fs, stats: new Map(), encoded: new Map(), renderer, builtinsFromDependencies: [] };
       const plugin = platformPlugin(this.#library, target, state, vendored && vendorShims(vendored));
       entry = { key, state, context: this.#esbuild.context(buildOptions(target, entryPoints, renderer, plugin)) };
       this.#contexts.set(slot, entry);
     }
     entry.state.fs = fs;
+    entry.state.snapshot = snapshot;
+    // What a deleted file left is let go of.
+    if (snapshot) for (const path of entry.state.encoded.keys()) if (!snapshot.texts.has(path)) entry.state.encoded.delete(path);
     entry.state.stats = new Map();
     entry.state.builtinsFromDependencies = [];
     return entry;
@@ -312,7 +349,7 @@ export class Bundler implements ProjectBundler {
       // The vendor's source is CommonJS for esbuild to bundle (React is CommonJS): the text names `require`, the core never calls it.
       const load = (specifier: string) => `${COMMONJS_REQUIRE}(${JSON.stringify(specifier)})`;
       const source = `globalThis[${JSON.stringify(PREVIEW_VENDOR_GLOBAL)}] = {\n${entrypoints.map((e) => `  ${JSON.stringify(e)}: ${load(e)},`).join('\n')}\n};\n`;
-      const state: PluginState = { fs: new MemoryFileSystem({ [entry]: source }), stats: new Map(), renderer, builtinsFromDependencies: [] };
+      const state: PluginState = { fs: new MemoryFileSystem({ [entry]: source }), stats: new Map(), encoded: new Map(), renderer, builtinsFromDependencies: [] };
       const options = buildOptions('client', [{ in: entry, out: 'vendor' }], renderer, platformPlugin(this.#library, 'client', state));
       vendor = this.#esbuild.build({ ...options, format: 'iife', sourcemap: false, metafile: false } as typeof options).then((result) => {
         const built = new TextDecoder().decode(result.outputFiles.find((o) => o.path.endsWith('.js'))!.contents);
@@ -343,7 +380,7 @@ export class Bundler implements ProjectBundler {
     const run = async (target: BuildTarget, preview = vendor !== undefined) => {
       if (entries[target].length === 0) return;
       const vendored = preview && target === 'client' ? vendoredEntrypoints(renderer) : undefined;
-      const { context, state } = await this.#context(target, entries[target], fs, renderer, vendored);
+      const { context, state } = await this.#context(target, entries[target], fs, project.snapshot, renderer, vendored);
       try {
         const result = await (await context).rebuild();
         for (const output of result.outputFiles ?? []) files.set(output.path.slice('/out/'.length), output.contents);
