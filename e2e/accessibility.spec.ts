@@ -73,6 +73,9 @@ test('the panel tabs and the Data views move with the arrow keys, Home and End, 
   await expect(console).toHaveAttribute('aria-selected', 'true');
   await page.keyboard.press('ArrowLeft');
   await page.keyboard.press('ArrowLeft');
+  // The terminal panel opened (it used to take the focus from its tab as it did).
+  await expect(page.locator('.terminal-host')).toBeVisible();
+  await expect(page.locator('.terminal-host .xterm')).toBeVisible();
   await expect(panels.getByRole('tab', { name: 'Terminal' })).toBeFocused();
   await page.keyboard.press('Home');
   await expect(problems).toHaveAttribute('aria-selected', 'true');

@@ -107,7 +107,9 @@ export function TerminalPanel({ files, compiler, environment, onDependencies, th
         term.write(PROMPT);
       });
     });
-    term.focus();
+    // The terminal takes the focus as it opens, except from its tab: a keyboard moving along the panel
+    // tabs (src/ui/tab-list.ts) stays on them, as the tabs pattern has it; Tab goes into the panel.
+    if (!(document.activeElement instanceof HTMLElement && document.activeElement.getAttribute('role') === 'tab')) term.focus();
     return () => {
       running?.abort();
       input.dispose();
