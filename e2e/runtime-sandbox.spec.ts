@@ -348,7 +348,10 @@ test('committed state survives a restart, uncommitted work does not; a burst of 
   // 20 commits, sent at most once per commitDelayMs (250 ms): once when the burst is quick.
   expect(result.commitsAfterBurst).toBeGreaterThanOrEqual(1);
   expect(result.commitsAfterBurst).toBeLessThanOrEqual(1 + Math.floor(result.burstMs / 250));
-  expect(result.commitsAfterFlush).toBe(result.commitsAfterBurst + 1);
+  // Bob's write, flushed, is one batch more; a burst that outlasted commitDelayMs (a loaded machine, seen in
+  // CI) may have had a batch of its own still to come after the first was counted.
+  expect(result.commitsAfterFlush).toBeGreaterThan(result.commitsAfterBurst);
+  expect(result.commitsAfterFlush).toBeLessThanOrEqual(2 + Math.floor(result.burstMs / 250));
   expect(result.echoed).toEqual({ status: 201, header: 'yes', text: 'hello' });
   expect(result.stopped).toEqual({ status: 503, code: 'runtime_unavailable' });
   // all() orders by createdAt then id, and minted ids keep insertion order within a millisecond.

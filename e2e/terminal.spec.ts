@@ -100,7 +100,9 @@ test('while the boot is pending (StackBlitz does not answer) the panel says it i
   await page.getByRole('tab', { name: 'Terminal' }).click();
   await expect(page.getByTestId('terminal-mode')).toHaveText('In-browser commands — WebContainer starting…');
   expect(await run(page, 'platform check')).toEqual(cli(['check', 'templates/todo']));
-  await expect(page.getByTestId('terminal-mode')).toHaveText('In-browser commands — WebContainer starting…');
+  // Running a command changed nothing: still starting, or (when the check outlasted the boot's 15 s on
+  // a loaded machine, seen in CI) the boot's own timeout, never anything else.
+  await expect(page.getByTestId('terminal-mode')).toHaveText(/^In-browser commands — WebContainer (starting…|unavailable: boot timed out after 15 s)/);
   expect(pending.some((url) => url.startsWith('https://stackblitz.com/headless'))).toBe(true);
 });
 
