@@ -70,6 +70,8 @@ export interface ControlPlaneOptions {
   appStartTimeoutMs?: number;
   /** The bytes each app environment may store, rows and objects (default 1 GiB): past it a write is refused with 507 storage_quota_exceeded. */
   maxStoredBytes?: number;
+  /** How long a hosted environment's engine may go unused before it sleeps (default 2 minutes; 0 keeps engines awake). */
+  engineIdleMs?: number;
   /** Custom domains: the resolver that verifies them (DNS by default), the hosting provider, the per-builder quota. */
   domains?: DomainOptions;
   /** The template catalogue served at /v0/templates (default: the repository's templates). */
@@ -130,6 +132,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     ...(options.handlerGraceMs !== undefined ? { graceMs: options.handlerGraceMs } : {}),
     ...(options.appStartTimeoutMs ? { startTimeoutMs: options.appStartTimeoutMs } : {}),
     ...(options.maxStoredBytes ? { maxStoredBytes: options.maxStoredBytes } : {}),
+    ...(options.engineIdleMs !== undefined ? { idleMs: options.engineIdleMs } : {}),
   });
 
   // The sweep: deletions a crash interrupted are finished before anything is served.

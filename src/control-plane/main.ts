@@ -3,6 +3,7 @@
  *
  *   tsx src/control-plane/main.ts [--port 4310] [--host 127.0.0.1] [--data .platform/control-plane]
  *     [--public-origin http://localhost:4310] [--playground-origin http://localhost:5173 …]
+ *     [--max-stored-mb N] [--engine-idle-seconds N]
  *
  * Prints its URL and the operator secret, which makes a passkey account a builder (on /account or /device).
  */
@@ -63,8 +64,14 @@ async function main(): Promise<void> {
       'public-origin': { type: 'string', default: process.env.PLATFORM_PUBLIC_ORIGIN },
       'playground-origin': { type: 'string', multiple: true },
       'max-stored-mb': { type: 'string', default: process.env.PLATFORM_MAX_STORED_MB },
+      'engine-idle-seconds': { type: 'string', default: process.env.PLATFORM_ENGINE_IDLE_SECONDS },
     },
   });
+  const idleSeconds = values['engine-idle-seconds'] === undefined ? undefined : Number(values['engine-idle-seconds']);
+  if (idleSeconds !== undefined && !(Number.isFinite(idleSeconds) && idleSeconds >= 0)) {
+    console.error(`--engine-idle-seconds ${JSON.stringify(values['engine-idle-seconds'])} is not usable: it must be a number of seconds, 0 or more (0 keeps engines awake).`);
+    process.exit(2);
+  }
   const maxStoredMb = values['max-stored-mb'] === undefined ? undefined : Number(values['max-stored-mb']);
   if (maxStoredMb !== undefined && !(Number.isInteger(maxStoredMb) && maxStoredMb > 0)) {
     console.error(`--max-stored-mb ${JSON.stringify(values['max-stored-mb'])} is not usable: it must be a whole number of MiB above 0.`);
@@ -87,6 +94,7 @@ async function main(): Promise<void> {
     ...(playgroundOrigins ? { corsOrigins: playgroundOrigins } : {}),
     ...(values['public-origin'] ? { publicOrigin: values['public-origin'] } : {}),
     ...(maxStoredMb ? { maxStoredBytes: maxStoredMb * 1024 * 1024 } : {}),
+    ...(idleSeconds !== undefined ? { engineIdleMs: idleSeconds * 1000 } : {}),
   });
   console.log(`platform control plane on ${started.url} (data in ${resolve(values.data!)})`);
   console.log(`Accounts sign in with passkeys at ${started.url}/account; builder status is granted once per account with the operator secret: ${started.plane.secrets.operatorSecret}`);

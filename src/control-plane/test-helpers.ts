@@ -330,9 +330,9 @@ export interface PlaneProcess {
   exited: Promise<void>;
 }
 
-/** Starts the control plane as its own process on `dataDir` (port 0) and resolves when it listens. */
-export function startPlaneProcess(dataDir: string): Promise<PlaneProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'main.ts'), '--port', '0', '--data', dataDir], { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the control plane as its own process on `dataDir` (port 0, with `args` added) and resolves when it listens. */
+export function startPlaneProcess(dataDir: string, args: readonly string[] = []): Promise<PlaneProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'main.ts'), '--port', '0', '--data', dataDir, ...args], { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   return new Promise((resolve, reject) => {
     let out = '';

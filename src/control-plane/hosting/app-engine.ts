@@ -87,6 +87,12 @@ export class AppEngine {
   #memoryCheck: ReturnType<typeof setInterval> | undefined;
   /** Requests sent and not yet handed over whole (a buffered answer read, a streamed one's head): memory is judged when none is. */
   #inFlight = 0;
+  /** Streamed answers still flowing to their reader (a live stream, a `stream()` body): the engine is busy while one is open. */
+  #streams = 0;
+  /** Requests (and `ready` calls) waiting for the engine to start: it is not idle while one waits. */
+  #waiting = 0;
+  /** When a request was last sent or an answer last ended (performance.now()): how long the engine has slept since. */
+  #lastActive = performance.now();
   #closed = false;
   /**
    * Connections to the engine, kept open between requests (Node's fetch would parse and tee every
@@ -105,8 +111,19 @@ export class AppEngine {
 
   /** Starts the engine (once); resolves undefined when the app is ready, or why it could not start. */
   async ready(): Promise<StartFailure | undefined> {
-    const running = await this.#start();
+    const running = await this.#waitFor(this.#start());
     return 'engine' in running ? undefined : running;
+  }
+
+  /** `started`, with this caller counted as waiting (the engine is not idle meanwhile). */
+  async #waitFor<T>(started: Promise<T>): Promise<T> {
+    this.#waiting++;
+    try {
+      return await started;
+    } finally {
+      this.#waiting--;
+      this.#lastActive = performance.now();
+    }
   }
 
   /**
@@ -259,12 +276,12 @@ export class AppEngine {
   /** Serves a request as `auth`. Requests may overlap; the runtime in the isolate runs them one at a time. */
   async fetch(auth: Auth, request: HostedRequest): Promise<Response> {
     if (this.#closed) return errorResponse(failedCall(503, 'app_unavailable', 'The app is stopping.'));
-    let running = await this.#start();
+    let running = await this.#waitFor(this.#start());
     // An engine over its memory takes no further request: it is ended and a fresh one serves this one,
     // whatever the once-a-second reading has seen so far.
     if ('engine' in running && this.#inFlight === 0 && this.#overMemory(running)) {
-      await running.engine.exited;
-      running = await this.#start();
+      await this.#waitFor(running.engine.exited);
+      running = await this.#waitFor(this.#start());
     }
     if (!('engine' in running)) return errorResponse(failedCall(503, 'app_unavailable', running.message));
     const headers: Record<string, string | string[]> = {};
@@ -282,11 +299,13 @@ export class AppEngine {
       let settled = false;
       let handedOver = false;
       this.#inFlight++;
+      this.#lastActive = performance.now();
       /** This request no longer holds the engine; the last one out judges its memory before its answer is handed over. */
       const done = () => {
         if (handedOver) return;
         handedOver = true;
         this.#inFlight--;
+        this.#lastActive = performance.now();
         if (this.#inFlight === 0) this.#overMemory(engine);
       };
       const pending: Pending = {
@@ -305,12 +324,38 @@ export class AppEngine {
       const sent = httpRequest({ agent: this.#agent, host: '127.0.0.1', port: running.engine.port, method: request.method, path: `${url.pathname}${url.search}`, headers }, (answer) => {
         this.#pending.progress();
         this.#pending.close(pending);
-        void engineResponse(request.method, answer).then(pending.settle, unreachable);
+        void engineResponse(request.method, answer, this.#streamOpened).then(pending.settle, unreachable);
       });
       sent.once('error', unreachable);
       this.#pending.open(pending);
       sent.end(request.body ? Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength) : undefined);
     });
+  }
+
+  /** Counts a streamed answer as open until its last byte has gone (or its reader left). */
+  readonly #streamOpened = (answer: IncomingMessage): void => {
+    this.#streams++;
+    answer.once('close', () => {
+      this.#streams--;
+      this.#lastActive = performance.now();
+    });
+  };
+
+  /**
+   * Puts the engine to sleep when nothing has used it for `idleMs`: no request in flight, no streamed
+   * answer open, and none sent or ended within that time. When it does, the engine takes no further
+   * request (the host makes a new one for the next, which starts on the same committed data) and the
+   * promise answered settles once its process has ended; undefined when it is not idle.
+   */
+  sleepIfIdle(idleMs: number, now = performance.now()): Promise<void> | undefined {
+    if (this.#closed || this.#inFlight > 0 || this.#streams > 0 || this.#waiting > 0 || this.#pending.size > 0) return undefined;
+    if (now - this.#lastActive < idleMs) return undefined;
+    return this.kill();
+  }
+
+  /** Whether the engine has stopped taking requests (asleep, swapped or stopped). */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** Waits briefly for open requests, then ends the engine (a swap to another artifact, a stop). */
@@ -337,7 +382,7 @@ export class AppEngine {
  * whole and passed on as bytes (Node writes it with its length at once, not as a chunked stream); any
  * other body streams as it arrives, so a slow reader still holds the engine back.
  */
-function engineResponse(method: string, answer: IncomingMessage): Promise<Response> {
+function engineResponse(method: string, answer: IncomingMessage, streamed: (answer: IncomingMessage) => void): Promise<Response> {
   const headers = new Headers();
   const raw = answer.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) if (!HOP_BY_HOP.has(raw[i]!.toLowerCase())) headers.append(raw[i]!, raw[i + 1]!);
@@ -347,7 +392,10 @@ function engineResponse(method: string, answer: IncomingMessage): Promise<Respon
     return Promise.resolve(new Response(null, init));
   }
   const length = Number(answer.headers['content-length'] ?? NaN);
-  if (!(length <= BUFFERED_BYTES)) return Promise.resolve(new Response(Readable.toWeb(answer) as ReadableStream<Uint8Array>, init));
+  if (!(length <= BUFFERED_BYTES)) {
+    streamed(answer);
+    return Promise.resolve(new Response(Readable.toWeb(answer) as ReadableStream<Uint8Array>, init));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     answer.on('data', (chunk: Buffer) => chunks.push(chunk));

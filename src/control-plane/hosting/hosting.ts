@@ -57,7 +57,16 @@ export interface HostingOptions {
   maxStoredBytes?: number;
   /** People signed in to apps (app-auth.ts): who a visitor with an app session is, and the platform's `/__platform/` paths. */
   appAuth?: AppAuthHook;
+  /**
+   * How long an environment's engine may go unused before it sleeps: its process ends and its memory
+   * returns to the machine; the next request starts it again on the same data (default
+   * `DEFAULT_ENGINE_IDLE_MS`; 0 keeps engines awake).
+   */
+  idleMs?: number;
 }
+
+/** How long an engine goes unused before it sleeps, unless the control plane is told otherwise. */
+export const DEFAULT_ENGINE_IDLE_MS = 120_000;
 
 /** Random bytes for new visitors' guest ids, drawn from the system's CSPRNG a page at a time rather than 16 bytes per visitor. */
 let guestBytes = Buffer.alloc(0);
@@ -95,9 +104,39 @@ export class Hosting {
   readonly #options: HostingOptions;
   readonly #processes = new Map<string, AppEngine>();
   readonly #swaps = new Map<string, Promise<void>>();
+  /** Puts unused engines to sleep (see `idleMs`). */
+  readonly #sleeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: HostingOptions) {
     this.#options = options;
+    const idleMs = options.idleMs ?? DEFAULT_ENGINE_IDLE_MS;
+    if (idleMs > 0) {
+      this.#sleeper = setInterval(() => this.sleepIdle(idleMs), Math.max(250, Math.min(idleMs / 2, 10_000)));
+      this.#sleeper.unref();
+    }
+  }
+
+  /**
+   * Ends the engines nobody has used for `idleMs` (the sleeper's round; also callable directly). Each
+   * leaves its environment at once, and its end is queued like a swap, so the next request for it waits
+   * for the old process to have ended before a new one opens the same data. Answers how many slept.
+   */
+  sleepIdle(idleMs: number): number {
+    let slept = 0;
+    for (const [key, engine] of this.#processes) {
+      const ended = engine.sleepIfIdle(idleMs);
+      if (!ended) continue;
+      slept++;
+      this.#processes.delete(key);
+      const previous = this.#swaps.get(key) ?? Promise.resolve();
+      this.#swaps.set(key, previous.then(() => ended).then(() => undefined, () => undefined));
+    }
+    return slept;
+  }
+
+  /** How many environments have an engine awake now. */
+  get awake(): number {
+    return this.#processes.size;
   }
 
   /** Where an environment's Durable Object keeps its SQLite files. */
@@ -386,6 +425,7 @@ export class Hosting {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#sleeper);
     const engines = [...this.#processes.values()];
     this.#processes.clear();
     await Promise.all(engines.map((engine) => engine.kill()));
