@@ -1,9 +1,10 @@
 /**
  * How long a project takes to show its first preview when it is not a template as shipped (issue 31,
  * item 1): a reopened edited project, a bug-report link (a share link of an edited project with its
- * data), and a generated 200-file project opened from a share link and from a zip, each against an
- * untouched template opened in the same run. Each time runs from the page's navigation (the zip: from
- * its drop) to the `platform:preview-ready` mark, in a fresh profile except the reopen (a reload).
+ * data), and generated projects of 50 and 200 files (BENCH_OPEN_FILES) opened from a share link and
+ * from a zip, each against an untouched template opened in the same run. Each time runs from the
+ * page's navigation (the zip: from its drop) to the `platform:preview-ready` mark, in a fresh profile
+ * except the reopen (a reload).
  */
 import type { Browser, Page } from '@playwright/test';
 import { strToU8, zipSync } from 'fflate';
@@ -12,7 +13,8 @@ import { generatedProject } from './generated-project';
 import { median, type Row } from './stats';
 
 const RUNS = Number(process.env.BENCH_OPEN_RUNS ?? 5);
-const SIZE = Number(process.env.BENCH_OPEN_FILES ?? 200);
+/** The generated projects' sizes in files: the issue's 200, and a smaller one, so a cost that grows with the files shows. */
+const SIZES = (process.env.BENCH_OPEN_FILES ?? '50,200').split(',').map(Number);
 
 async function previewReady(page: Page, timeoutMs = 300_000): Promise<number> {
   const handle = await page.waitForFunction(() => performance.getEntriesByName('platform:preview-ready')[0]?.startTime, undefined, { timeout: timeoutMs, polling: 20 });
@@ -107,28 +109,32 @@ export async function openProjectRows(browser: Browser, url: string): Promise<Ro
     return 0;
   });
 
-  // A generated project of SIZE files, from a share link and from a zip.
-  const files = generatedProject(SIZE);
-  const encoded = await encodeShareLink({ files, persona: 'alice', openFile: 'src/client/main.tsx', name: `generated ${SIZE}` });
-  if (!encoded.ok) throw new Error(encoded.error.message);
-  const link = await fresh(
-    browser,
-    async (p) => {
-      await p.goto(`${url}#/share/${encoded.hash}`);
-      return 0;
-    },
-    true,
-  );
-  const zip = zipSync(Object.fromEntries(Object.entries(files).map(([path, text]) => [`generated/${path}`, strToU8(text)])));
-  const zipped = await fresh(
-    browser,
-    async (p) => {
-      await p.goto(url);
-      await p.locator('[data-template="todo"]').waitFor();
-      return dropZip(p, zip);
-    },
-    true,
-  );
+  // Generated projects of each size, from a share link and from a zip.
+  const generated: Array<{ size: number; link: { preview: number[]; check: number[] }; zipped: { preview: number[]; check: number[] } }> = [];
+  for (const size of SIZES) {
+    const files = generatedProject(size);
+    const encoded = await encodeShareLink({ files, persona: 'alice', openFile: 'src/client/main.tsx', name: `generated ${size}` });
+    if (!encoded.ok) throw new Error(encoded.error.message);
+    const link = await fresh(
+      browser,
+      async (p) => {
+        await p.goto(`${url}#/share/${encoded.hash}`);
+        return 0;
+      },
+      true,
+    );
+    const zip = zipSync(Object.fromEntries(Object.entries(files).map(([path, text]) => [`generated/${path}`, strToU8(text)])));
+    const zipped = await fresh(
+      browser,
+      async (p) => {
+        await p.goto(url);
+        await p.locator('[data-template="todo"]').waitFor();
+        return dropZip(p, zip);
+      },
+      true,
+    );
+    generated.push({ size, link, zipped });
+  }
 
   const base = median(template.preview);
   const row = (name: string, values: number[]): Row[] => [
@@ -140,9 +146,11 @@ export async function openProjectRows(browser: Browser, url: string): Promise<Ro
     { name: `baseline, same run: first preview of an untouched template (todo), page load, p50 of ${template.preview.length}`, value: base, unit: 'ms' },
     ...row('reopened edited project (reload)', reopened),
     ...row('bug-report link (edited todo with 3 rows), fresh profile', report.preview),
-    ...row(`${SIZE}-file share link, fresh profile`, link.preview),
-    { name: `  ${SIZE}-file share link: its type check answered, p50`, value: median(link.check), unit: 'ms' },
-    ...row(`${SIZE}-file zip, from its drop, fresh profile`, zipped.preview),
-    { name: `  ${SIZE}-file zip: its type check answered, from the drop, p50`, value: median(zipped.check), unit: 'ms' },
+    ...generated.flatMap(({ size, link, zipped }) => [
+      ...row(`${size}-file share link, fresh profile`, link.preview),
+      { name: `  ${size}-file share link: its type check answered, p50`, value: median(link.check), unit: 'ms' as const },
+      ...row(`${size}-file zip, from its drop, fresh profile`, zipped.preview),
+      { name: `  ${size}-file zip: its type check answered, from the drop, p50`, value: median(zipped.check), unit: 'ms' as const },
+    ]),
   ];
 }

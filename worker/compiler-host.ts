@@ -1,131 +1,65 @@
 /// <reference lib="webworker" />
 /**
- * The compiler worker: esbuild-wasm and TypeScript over the project's files in memory. It runs only
- * trusted code (the compiler); the app's code is bundled here, never executed.
+ * The compiler worker's body, loaded by its entry (compiler.worker.ts) once that has started esbuild's
+ * wasm and the bundler worker: TypeScript, the analysis, the builds, the language service and the
+ * terminal's commands. It runs only trusted code (the compiler); the app's code is bundled, never executed.
  */
 import * as esbuild from 'esbuild-wasm';
-import wasmURL from 'esbuild-wasm/esbuild.wasm?url';
 import embedded from 'virtual:platform-library';
 import { analyzeProject } from '../src/core/analyze/analyze';
 import { compileProject, type Compiler } from '../src/core/build/build';
-import { ALL_TARGETS, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler } from '../src/core/build/bundle';
-import type { Project } from '../src/core/analyze/project';
+import type { EsbuildApi } from '../src/core/build/esbuild-types';
 import { embeddedLibrary } from '../src/core/build/library';
-import { RemoteBundler } from '../src/core/build/remote-bundler';
 import { BundleReuse } from '../src/core/build/bundle-reuse';
 import { toVirtual, TypeCheckSession } from '../src/core/build/typecheck';
 import { MemoryFileSystem } from '../src/core/fs';
-import type { BundlerRequest, BundlerResponse } from './protocol/bundler';
 import { prepareTests } from '../src/core/testing/prepare';
 import type { Analysis } from '../src/core/analyze/analyze';
 import ts from 'typescript';
 import type { CompilerRequest, CompilerResponse, CompletionItem } from './protocol/compiler';
+import type { CompilerStart } from './compiler.worker';
 import { CommandRuns } from './command-host';
-
-declare const self: DedicatedWorkerGlobalScope;
 
 const INSTALL_UNAVAILABLE = 'Packages cannot be installed in the browser playground unless a WebContainer is available.';
 
-function post(message: CompilerResponse, transfer: Transferable[] = []): void {
-  self.postMessage(message, transfer);
-}
+let post: CompilerStart['post'] = () => undefined;
+let compiler: Promise<Compiler> = new Promise<Compiler>(() => undefined);
+/** This worker's own esbuild (the tests' and the terminal commands' bundles), started on its first use or when idle. */
+let ownEsbuild: (() => Promise<void>) | undefined;
 
 /**
- * esbuild's wasm, compiled as it streams in, with progress posted as bytes arrive (the page shows it:
- * 14 MB is most of the start-up on a slow connection).
+ * Starts the compiler over the wasm and the bundler the entry started; returns the handler of its
+ * requests. Ready once the bundler is: TypeScript's libraries are parsed (warm) when the worker has
+ * nothing to do, since a first build bundles before it checks and its preview need not wait for them;
+ * this worker's own esbuild starts on its first use (a preview is bundled by the bundler worker).
  */
-async function loadEsbuildWasm(): Promise<WebAssembly.Module> {
-  const response = await fetch(wasmURL);
-  if (!response.ok || !response.body) throw new Error(`esbuild's wasm could not be loaded (${response.status}).`);
-  const total = Number(response.headers.get('content-length') ?? 0) || 0;
-  let loaded = 0;
-  let reported = 0;
-  const counted = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        loaded += chunk.byteLength;
-        // About 50 updates over the whole file, and the last one.
-        if (loaded - reported > (total || 14e6) / 50 || loaded === total) {
-          reported = loaded;
-          post({ type: 'progress', loaded, total });
-        }
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  return WebAssembly.compileStreaming(new Response(counted, { headers: { 'content-type': 'application/wasm' } }));
-}
-
-/**
- * The project bundler of this worker's compiles: a worker of its own (worker/bundler.worker.ts), so a
- * preview's bundle is made while this thread type-checks. It is given the esbuild wasm this worker
- * compiled; this worker keeps its own esbuild too, for the tests' and the terminal commands' bundles.
- */
-class WorkerBundler implements ProjectBundler {
-  readonly offThread = true;
-  readonly #worker = new Worker(new URL('./bundler.worker.ts', import.meta.url), { type: 'module', name: 'bundler' });
-  readonly #remote = new RemoteBundler(
-    (request) => this.#post(request),
-    ({ fs }) => {
-      if (!(fs instanceof MemoryFileSystem)) throw new Error('The bundler worker bundles projects held in memory.');
-      return { files: fs.entries() };
-    },
-  );
-  readonly ready: Promise<void>;
-
-  constructor(wasmModule: Promise<WebAssembly.Module>) {
-    let started: { resolve(): void; reject(error: Error): void };
-    this.ready = new Promise<void>((resolve, reject) => (started = { resolve, reject }));
-    this.#worker.onmessage = (event: MessageEvent<BundlerResponse>) => {
-      const message = event.data;
-      if (message.type === 'ready') return started.resolve();
-      if (message.type === 'startup-failed') return started.reject(new Error(`The bundler could not start: ${message.message}`));
-      this.#remote.answer(message);
+export function startCompilerHost(start: CompilerStart): (request: CompilerRequest) => void {
+  post = start.post;
+  const hostLoaded = performance.now();
+  let initialized: Promise<void> | undefined;
+  ownEsbuild = () => (initialized ??= start.wasmModule.then((module) => esbuild.initialize({ wasmModule: module, worker: false })));
+  const ensure = ownEsbuild;
+  compiler = (async () => {
+    const library = embeddedLibrary(embedded);
+    const libraryReady = performance.now();
+    const typecheck = new TypeCheckSession(library);
+    await start.bundler.ready;
+    const esbuildDone = performance.now();
+    post({
+      type: 'ready',
+      startup: { library: libraryReady - hostLoaded, esbuild: esbuildDone - start.started, typescript: hostLoaded - start.started, total: performance.now() - start.started },
+    });
+    const api: EsbuildApi = {
+      build: (async (options: esbuild.BuildOptions) => (await ensure(), esbuild.build(options))) as EsbuildApi['build'],
+      context: (async (options: esbuild.BuildOptions) => (await ensure(), esbuild.context(options))) as EsbuildApi['context'],
+      version: esbuild.version,
     };
-    this.#worker.onerror = (event) => {
-      const error = new Error(`The bundler failed: ${event.message}`);
-      started.reject(error);
-      this.#remote.fail(error);
-    };
-    void wasmModule.then((module) => this.#post({ type: 'init', wasmModule: module }), (error: unknown) => started.reject(error instanceof Error ? error : new Error(String(error))));
-  }
-
-  #post(request: BundlerRequest): void {
-    this.#worker.postMessage(request);
-  }
-
-  bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS, options?: BundleOptions): Promise<BundleResult> {
-    return this.#remote.bundle(project, targets, options);
-  }
-
-  async dispose(): Promise<void> {
-    await this.#remote.dispose();
-    this.#worker.terminate();
-  }
+    return { esbuild: api, library, typecheck, bundler: start.bundler, installUnavailable: INSTALL_UNAVAILABLE, now: () => performance.now() };
+  })();
+  compiler.catch((error: unknown) => post({ type: 'startup-failed', message: error instanceof Error ? error.message : String(error) }));
+  void compiler.then(() => setTimeout(() => void drain(), 0), () => undefined);
+  return receive;
 }
-
-const compiler: Promise<Compiler> = (async () => {
-  const started = performance.now();
-  const library = embeddedLibrary(embedded);
-  const libraryReady = performance.now();
-  // esbuild's wasm streams in and compiles while TypeScript parses its libraries on this thread; the
-  // bundler worker starts on the same compiled module.
-  const wasmModule = loadEsbuildWasm();
-  const bundler = new WorkerBundler(wasmModule);
-  const esbuildReady = wasmModule.then((module) => esbuild.initialize({ wasmModule: module, worker: false })).then(() => bundler.ready).then(() => performance.now());
-  const typecheck = new TypeCheckSession(library);
-  // TypeScript's libraries are parsed (warm) once the worker has nothing to do, not before it is
-  // ready: a first build bundles before it checks, and its preview need not wait for them (drain).
-  const esbuildDone = await esbuildReady;
-  post({
-    type: 'ready',
-    startup: { library: libraryReady - started, esbuild: esbuildDone - started, typescript: 0, total: performance.now() - started },
-  });
-  const api = { build: esbuild.build, context: esbuild.context, version: esbuild.version };
-  return { esbuild: api, library, typecheck, bundler, installUnavailable: INSTALL_UNAVAILABLE, now: () => performance.now() };
-})();
-
-compiler.catch((error: unknown) => post({ type: 'startup-failed', message: error instanceof Error ? error.message : String(error) }));
 
 type CompileRequest = Extract<CompilerRequest, { type: 'compile' }>;
 type LanguageRequest = Extract<CompilerRequest, { type: 'completions' | 'quickinfo' | 'format' }>;
@@ -269,9 +203,8 @@ async function warmOnce(): Promise<void> {
   warmed = true;
   const host = await compiler.catch(() => undefined);
   host?.typecheck.warm();
+  await ownEsbuild?.().catch(() => undefined);
 }
-
-void compiler.then(() => setTimeout(() => void drain(), 0), () => undefined);
 
 /** The next compile of each kind: an edit's compile supersedes the previous edit's, never a test run's. */
 const pending = new Map<'edit' | 'test', CompileRequest>();
@@ -333,8 +266,8 @@ async function next(): Promise<void> {
   }
 }
 
-self.addEventListener('message', (event: MessageEvent<CompilerRequest>) => {
-  const request = event.data;
+/** A request from the page. */
+function receive(request: CompilerRequest): void {
   switch (request.type) {
     case 'compile': {
       const previous = pending.get(slotOf(request));
@@ -372,4 +305,4 @@ self.addEventListener('message', (event: MessageEvent<CompilerRequest>) => {
       throw new Error(`Unknown compiler request ${JSON.stringify(unknown)}`);
     }
   }
-});
+}
