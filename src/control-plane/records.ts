@@ -1,13 +1,12 @@
 /**
  * The control plane's records (accounts and their passkeys, builders, sessions, tokens, apps, deployments, whose blobs are whose, environment values, app users' sessions and workspaces) in
- * SQLite over sql.js. The whole database is exported and written atomically after every change, so
- * the records on disk are always a committed state and survive a restart.
+ * SQLite, kept in one file with a write-ahead log: every change is durable when it returns and survives
+ * a kill and a restart.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { nodeSqlDriverFactory } from '../adapters/node/sqljs';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
 import type { SqlValue } from '../core/runtime/sql-driver';
-import type { SqlJsDriver } from '../adapters/sqljs/sqljs-driver';
-import { writeAtomic } from './files';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS builders (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, createdAt INTEGER NOT NULL);
@@ -46,38 +45,63 @@ CREATE INDEX IF NOT EXISTS workspace_invites_by_workspace ON workspace_invites (
 
 export type Row = Record<string, SqlValue>;
 
+/**
+ * The records in SQLite through better-sqlite3, in write-ahead-log mode: a change appends its pages to
+ * the log and syncs it (`synchronous = FULL`), so a write costs the same with a hundred records or a
+ * million, and a kill at any moment keeps every change that returned. A records file from before (a
+ * whole database written by sql.js) is a SQLite file like any other: it opens as it is and turns to WAL
+ * mode on its first open, which is all its migration needs.
+ */
 export class Records {
-  readonly #driver: SqlJsDriver;
-  readonly #file: string | undefined;
+  readonly #db: Database.Database;
+  /** Prepared statements by their text: the control plane runs a small fixed set of them. */
+  readonly #statements = new Map<string, Database.Statement>();
   #depth = 0;
 
-  private constructor(driver: SqlJsDriver, file: string | undefined) {
-    this.#driver = driver;
-    this.#file = file;
-    this.#driver.exec(SCHEMA);
+  private constructor(db: Database.Database) {
+    this.#db = db;
+    this.#db.exec(SCHEMA);
   }
 
   /** Opens the records kept in `file` (made when absent); without a file, they live in memory only. */
   static async open(file?: string): Promise<Records> {
-    const factory = await nodeSqlDriverFactory();
-    const bytes = file && existsSync(file) ? new Uint8Array(readFileSync(file)) : undefined;
-    const records = new Records(factory(bytes), file);
-    records.#persist();
-    return records;
+    if (!file) return new Records(new Database(':memory:'));
+    mkdirSync(dirname(file), { recursive: true });
+    const db = new Database(file);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      // Another process holding the write lock for a moment (a second control plane on the same file) is waited for, not an error.
+      db.pragma('busy_timeout = 5000');
+      return new Records(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  #statement(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
   }
 
   all(sql: string, params: readonly SqlValue[] = []): Row[] {
-    return this.#driver.all(sql, params);
+    return this.#statement(sql).all(...params) as Row[];
   }
 
   get(sql: string, params: readonly SqlValue[] = []): Row | undefined {
-    return this.#driver.all(sql, params)[0];
+    return this.#statement(sql).get(...params) as Row | undefined;
   }
 
-  /** Runs a change and writes the records to disk (unless inside `transaction`, which writes once at its end). */
+  /** Runs a change; it is on disk when this returns (unless inside `transaction`, whose end commits them all). */
   run(sql: string, params: readonly SqlValue[] = []): void {
-    this.#driver.exec(sql, params);
-    if (this.#depth === 0) this.#persist();
+    const statement = this.#statement(sql);
+    if (statement.reader) statement.all(...params);
+    else statement.run(...params);
   }
 
   /** Runs several changes as one: all of them reach the disk, or none. */
@@ -85,18 +109,13 @@ export class Records {
     if (this.#depth > 0) return work();
     this.#depth++;
     try {
-      return this.#driver.transactionSync(work);
+      return this.#db.transaction(work)();
     } finally {
       this.#depth--;
-      this.#persist();
     }
   }
 
-  #persist(): void {
-    if (this.#file) writeAtomic(this.#file, this.#driver.export());
-  }
-
   close(): void {
-    this.#driver.close();
+    this.#db.close();
   }
 }
