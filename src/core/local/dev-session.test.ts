@@ -138,12 +138,14 @@ describe('DevSession: when a rebuild starts and when it is announced', () => {
     await fs.writeFile('src/server/index.ts', addQuery('extra.two'));
     session.changed(['src/server/index.ts']);
     await next('compile.ready', from);
-    // Its type check began before the quiet window had passed, not once the writes were done.
-    expect(syncs[synced]! - saved).toBeLessThan(QUIET_WINDOW_MS);
     expect(syncs[synced]! - saved).toBeGreaterThanOrEqual(FIRST_CHANGE_MS - 0.5);
     await session.close();
     const contract = writes.filter((w) => w.path === '.platform/types/app.d.ts');
     expect(contract.map((w) => /extra\.two/.test(w.text))).toEqual([...contract.slice(0, -1).map(() => false), true]);
     expect(contract.at(-2)!.text).toContain('extra.one');
+    // Its type check began while the last build's contract was still being written, not once the
+    // writes were done (an order of events, which a busy machine does not change; the gap to the
+    // save is no assertion: under load it passed the quiet window).
+    expect(syncs[synced]!).toBeLessThan(contract.at(-2)!.at);
   });
 });
