@@ -4,12 +4,14 @@
  * start-up snapshot in one process), against the same check through the Node entry (bin/platform.mjs: a
  * process that starts the snapshot's), without the snapshot, and from the sources through tsx, in the same
  * run, and a bare `node -e 0`; and `check` of each template as installed, against that bare start: the
- * first check (no kept answer) and a check again with nothing changed (answered from the answer the first
- * kept, src/cli/check-cache.ts). The fixture app's rows are of the check itself: its kept answer is
+ * first check (no kept answer), a check again with nothing changed (answered from the answer the first
+ * kept, src/cli/check-cache.ts), and a check after an edit of the server entry or of the client entry
+ * (a comment line that differs every run: the kept answer no longer holds, the per-file results of the
+ * files the edit cannot reach do). The fixture app's rows are of the check itself: its kept answer is
  * removed before each run. And `platform test` of each template.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
@@ -57,6 +59,12 @@ export async function cliRows(): Promise<Row[]> {
     const helpSources = wall([BIN, '--help'], sources);
     // The check itself: no kept answer.
     const forget = (directory: string) => () => rmSync(join(directory, CHECK_CACHE_FILE), { force: true });
+    // An edit of `file` before each run: a comment line of its own at the end (untimed).
+    let edits = 0;
+    const edit = (directory: string, file: string) => {
+      const original = readFileSync(join(directory, file), 'utf8');
+      return () => writeFileSync(join(directory, file), `${original}// edit ${++edits}\n`);
+    };
     const check = wall(['check', '--json', work], {}, INSTALLED, forget(work));
     const checkNodeEntry = wall([BIN, 'check', '--json', work], {}, process.execPath, forget(work));
     const checkOrdinary = wall([BIN, 'check', '--json', work], { PLATFORM_CLI_SNAPSHOT: '0' }, process.execPath, forget(work));
@@ -69,7 +77,10 @@ export async function cliRows(): Promise<Row[]> {
       const directory = join(copies, template);
       cpSync(join(ROOT, 'templates', template), directory, { recursive: true, filter: (source) => !source.endsWith('/.platform') });
       const first = wall(['check', '--json', directory], {}, INSTALLED, forget(directory));
-      return { template, first, again: wall(['check', '--json', directory], {}, INSTALLED) };
+      const again = wall(['check', '--json', directory], {}, INSTALLED);
+      const serverEdit = wall(['check', '--json', directory], {}, INSTALLED, edit(directory, 'src/server/index.ts'));
+      const clientEdit = wall(['check', '--json', directory], {}, INSTALLED, edit(directory, 'src/client/main.tsx'));
+      return { template, first, again, serverEdit, clientEdit };
     });
     return [
       { name: 'baseline: `node -e 0` wall time p50', value: bare, unit: 'ms' },
@@ -80,11 +91,15 @@ export async function cliRows(): Promise<Row[]> {
       { name: 'baseline: the same check, prebuilt, started without the snapshot p50', value: checkOrdinary, unit: 'ms' },
       { name: 'baseline: the same check from the sources (tsx) p50', value: checkSources, unit: 'ms' },
       { name: 'CLI check / bare node start', value: check / bare, unit: 'x' },
-      ...templateChecks.flatMap(({ template, first, again }) => [
+      ...templateChecks.flatMap(({ template, first, again, serverEdit, clientEdit }) => [
         { name: `\`platform check --json templates/${template}\` as installed, first check (no kept answer), wall time p50`, value: first, unit: 'ms' as const },
         { name: `  templates/${template} first check / bare \`node -e 0\` (goal < 8)`, value: first / bare, unit: 'x' as const },
         { name: `  the same, checked again with nothing changed (its kept answer), wall time p50`, value: again, unit: 'ms' as const },
         { name: `  templates/${template} check again / bare \`node -e 0\` (goal < 8)`, value: again / bare, unit: 'x' as const },
+        { name: `  the same, after an edit of src/server/index.ts (per-file results kept), wall time p50`, value: serverEdit, unit: 'ms' as const },
+        { name: `  templates/${template} check after a server edit / bare \`node -e 0\` (goal < 8)`, value: serverEdit / bare, unit: 'x' as const },
+        { name: `  the same, after an edit of src/client/main.tsx (per-file results kept), wall time p50`, value: clientEdit, unit: 'ms' as const },
+        { name: `  templates/${template} check after a client edit / bare \`node -e 0\` (goal < 8)`, value: clientEdit / bare, unit: 'x' as const },
       ]),
     ];
   } finally {

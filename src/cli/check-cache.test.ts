@@ -26,9 +26,15 @@ let work: string;
  * later check).
  */
 let compilations = 0;
+/** The project files the last compiler's type checker typed (TypeCheckSession.check), in order. */
+let typed: string[] = [];
 const compiler = async (): Promise<Compiler> => {
   compilations++;
-  return nodeCompiler();
+  const made = nodeCompiler();
+  const check = made.typecheck.check.bind(made.typecheck);
+  typed = [];
+  made.typecheck.check = (paths) => (typed.push(...paths), check(paths));
+  return made;
 };
 const KEY = { key: randomBytes(32), identity: 'this build' };
 
@@ -147,7 +153,7 @@ describe('a kept answer a stranger wrote', () => {
     writeFileSync(server, broken);
     expect((await check(dir)).code).toBe(1);
     const file = join(dir, CHECK_CACHE_FILE);
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as { format: string; args: string[]; reads: unknown[]; output: string; exitCode: number; signature: string };
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { format: string; args: string[]; reads: unknown[]; output: string; exitCode: number; results: unknown; signature: string };
 
     // Our own answer altered to say ok: its signature no longer holds.
     writeFileSync(file, JSON.stringify({ ...kept, output: clean.stdout.trimEnd(), exitCode: 0 }));
@@ -158,7 +164,7 @@ describe('a kept answer a stranger wrote', () => {
     // A stranger's whole answer (their own key, the project's reads exactly) saying ok.
     const stranger = { key: randomBytes(32), identity: KEY.identity };
     const forged = { ...kept, output: clean.stdout.trimEnd(), exitCode: 0 };
-    const signature = createHmac('sha256', stranger.key).update(JSON.stringify([forged.format, stranger.identity, forged.args, forged.reads, forged.output, forged.exitCode])).digest('hex');
+    const signature = createHmac('sha256', stranger.key).update(JSON.stringify([forged.format, stranger.identity, forged.args, forged.reads, forged.output, forged.exitCode, forged.results])).digest('hex');
     writeFileSync(file, JSON.stringify({ ...forged, signature }));
     // Well formed and matching: under the stranger's key it would be the answer.
     expect(await check(dir, { signing: stranger })).toMatchObject({ code: 0, checked: false });
@@ -183,6 +189,82 @@ describe('a kept answer a stranger wrote', () => {
     await promisify(execFile)('mkfifo', [join(piped, CHECK_CACHE_FILE)]);
     expect(await check(piped)).toMatchObject({ code: 1, checked: true });
   }, 60_000);
+});
+
+/** The answer of a check of the same files with nothing kept: a copy of the project without `.platform/`. */
+async function freshAnswer(dir: string, name: string): Promise<string> {
+  const copy = join(work, name);
+  cpSync(dir, copy, { recursive: true, filter: (source) => !source.endsWith('/.platform') });
+  const fresh = await check(copy);
+  expect(fresh.checked).toBe(true);
+  // The copy's own path is in no answer (the project is named by its manifest).
+  return fresh.stdout;
+}
+
+type KeptFile = { results: { checked: Record<string, { key: string; diagnostics: unknown[] }> }; signature: string };
+
+describe('per-file results kept with the answer', () => {
+  it('a check after an edit types only what the edit can reach, and answers as a check with nothing kept', async () => {
+    const dir = project('one-edit', baseApp());
+    const all = ['src/server/index.ts', 'src/shared/text.ts', 'src/client/main.tsx', 'tests/todos.test.ts'];
+    expect(await check(dir)).toMatchObject({ code: 0, checked: true });
+    expect(typed.sort()).toEqual(all.filter((path) => existsSync(join(dir, path))).sort());
+
+    // A body-only edit of the shared file (its declarations unchanged): that file alone is typed again.
+    const shared = join(dir, 'src/shared/text.ts');
+    writeFileSync(shared, readFileSync(shared, 'utf8').replace('return text.trim();', 'return text.trim().toString();'));
+    const body = await check(dir);
+    expect(body).toMatchObject({ code: 0, checked: true });
+    expect(typed).toEqual(['src/shared/text.ts']);
+    expect(body.stdout).toBe(await freshAnswer(dir, 'one-edit-fresh-1'));
+
+    // An edit of the client: the client alone.
+    const client = join(dir, 'src/client/main.tsx');
+    writeFileSync(client, readFileSync(client, 'utf8').replace('<main>', '<main class="todos">'));
+    expect(await check(dir)).toMatchObject({ code: 0, checked: true });
+    expect(typed).toEqual(['src/client/main.tsx']);
+
+    // An edit of the server's endpoint body that keeps its declarations: the server alone.
+    const server = join(dir, 'src/server/index.ts');
+    writeFileSync(server, readFileSync(server, 'utf8').replace("new Response('ok')", "new Response('fine')"));
+    const serverEdit = await check(dir);
+    expect(serverEdit).toMatchObject({ code: 0, checked: true });
+    expect(typed).toEqual(['src/server/index.ts']);
+    expect(serverEdit.stdout).toBe(await freshAnswer(dir, 'one-edit-fresh-2'));
+
+    // A change of the shared file's exported type: it and every file importing it are typed again, and the error found.
+    writeFileSync(shared, readFileSync(shared, 'utf8').replace('clean(text: string): string', 'clean(text: number): string').replace('text.trim()', 'String(text).trim()'));
+    const typeChange = await check(dir);
+    expect(typeChange).toMatchObject({ code: 1, checked: true });
+    expect(typed).toEqual(expect.arrayContaining(['src/shared/text.ts', 'src/server/index.ts', 'src/client/main.tsx']));
+    expect(codes(typeChange.stdout)).toContain('DG1205');
+    expect(typeChange.stdout).toBe(await freshAnswer(dir, 'one-edit-fresh-3'));
+  }, 120_000);
+
+  it('altered or signed by another key, are not used: the edited project is typed whole', async () => {
+    const dir = project('forged-results', baseApp());
+    const server = join(dir, 'src/server/index.ts');
+    const good = readFileSync(server, 'utf8');
+    writeFileSync(server, `${good}\nexport const broken: number = 'not a number';\n`);
+    expect((await check(dir)).code).toBe(1);
+    const file = join(dir, CHECK_CACHE_FILE);
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as KeptFile;
+    // The server's kept result altered to hold no error, and the source edited (a comment) so the answer is not used.
+    const entry = kept.results.checked['src/server/index.ts']!;
+    const altered = { ...kept, results: { ...kept.results, checked: { ...kept.results.checked, 'src/server/index.ts': { ...entry, diagnostics: [] } } } };
+    writeFileSync(file, JSON.stringify(altered));
+    writeFileSync(server, `${readFileSync(server, 'utf8')}// edited\n`);
+    const answer = await check(dir);
+    expect(answer).toMatchObject({ code: 1, checked: true });
+    expect(codes(answer.stdout)).toContain('DG1205');
+    expect(typed.sort()).toEqual(['src/client/main.tsx', 'src/server/index.ts', 'src/shared/text.ts', 'tests/todos.test.ts'].filter((path) => existsSync(join(dir, path))).sort());
+
+    // Kept by another build (another key): typed whole again.
+    const other = { key: randomBytes(32), identity: KEY.identity };
+    writeFileSync(server, `${readFileSync(server, 'utf8')}// edited again\n`);
+    expect(await check(dir, { signing: other })).toMatchObject({ code: 1, checked: true });
+    expect(typed.length).toBeGreaterThan(1);
+  }, 120_000);
 });
 
 describe('which invocations keep an answer', () => {

@@ -10,6 +10,10 @@
  * platform's library it checks with), is the kept answer printed. Whatever the check did not read cannot
  * change its answer, so an edit of anything it read is checked again.
  *
+ * The file also keeps the type checker's per-file results of that check (KeptResults, kept and taken by
+ * KeptResultsSession in src/adapters/node/compiler.ts), each under a digest of what it depends on: a
+ * check after an edit, whose kept answer no longer holds, types only the files whose keys changed.
+ *
  * A cloned repository is a stranger: the file is signed with a key made anew by every build of the CLI
  * (`build/cli/check-cache.key`, scripts/build-cli.ts), and a file that is not whole, not well formed or
  * not signed by this build is ignored (and replaced by the next check), never trusted. A CLI whose build
@@ -26,6 +30,7 @@ import { prebuiltEntry } from '../../bin/prebuilt.mjs';
 import type { Library } from '../core/build/library';
 import type { EntryKind, WritableFileSystem } from '../core/fs';
 import { MANIFEST_FILE } from '../core/manifest';
+import type { KeptResults } from '../adapters/node/compiler';
 import { nodeLibrary } from '../adapters/node/library';
 import { startupSnapshot } from '../adapters/node/startup-snapshot';
 
@@ -33,7 +38,7 @@ import { startupSnapshot } from '../adapters/node/startup-snapshot';
 export const CHECK_CACHE_FILE = '.platform/check-cache.json';
 /** Checkout-relative: the key a build of the CLI signs kept answers with (written by scripts/build-cli.ts). */
 export const CHECK_CACHE_KEY = 'build/cli/check-cache.key';
-const FORMAT = 'platform.check-cache.v0';
+const FORMAT = 'platform.check-cache.v1';
 /** A kept answer larger than this is not read (a check's answer is some kilobytes). */
 const MAX_BYTES = 8 * 1024 * 1024;
 const CHECKOUT = new URL('../../', import.meta.url);
@@ -182,13 +187,13 @@ function inCheckoutTemplates(root: string): boolean {
   }
 }
 
-/** The signature of a kept answer: over the CLI's identity, the arguments, the trace and the answer. */
-function sign(key: Uint8Array, identity: string, args: readonly string[], reads: readonly Read[], answer: CheckAnswer): string {
-  return createHmac('sha256', key).update(JSON.stringify([FORMAT, identity, args, reads, answer.output, answer.exitCode])).digest('hex');
+/** The signature of a kept answer: over the CLI's identity, the arguments, the trace, the answer and the per-file results. */
+function sign(key: Uint8Array, identity: string, args: readonly string[], reads: readonly Read[], answer: CheckAnswer, results: KeptResults | null): string {
+  return createHmac('sha256', key).update(JSON.stringify([FORMAT, identity, args, reads, answer.output, answer.exitCode, results])).digest('hex');
 }
 
 /** The kept answer's text, or undefined: only a regular file (no link, no device or pipe) of at most MAX_BYTES. */
-function readKept(root: string): string | undefined {
+function readKeptFile(root: string): string | undefined {
   try {
     if (!lstatSync(join(root, '.platform')).isDirectory()) return undefined;
     const fd = openSync(join(root, CHECK_CACHE_FILE), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
@@ -232,38 +237,63 @@ async function readAgain(fs: WritableFileSystem, [op, path]: Read): Promise<stri
   return listing(await fs.readDir(path));
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Per-file results of the shape KeptResults has (they are used only when signed by this build; a shape check besides). */
+function isResults(value: unknown): value is KeptResults {
+  if (!isRecord(value) || typeof value.packages !== 'string' || !isRecord(value.checked) || !isRecord(value.signatures)) return false;
+  if (!Object.values(value.checked).every((entry) => isRecord(entry) && typeof entry.key === 'string' && Array.isArray(entry.diagnostics))) return false;
+  if (!Object.values(value.signatures).every((entry) => isRecord(entry) && typeof entry.text === 'string' && typeof entry.context === 'string')) return false;
+  const declarations = value.declarations;
+  return declarations === null || (isRecord(declarations) && Array.isArray(declarations.keys) && isRecord(declarations.files));
+}
+
+/** What a project's kept file gives a check: the answer, and the per-file results (either may be absent). */
+export interface Kept {
+  answer?: CheckAnswer;
+  results?: KeptResults;
+}
+
 /**
- * The kept answer of `check` with these arguments in the project at `root` (`fs` its file system), when
- * it is signed with `key` for this `identity` and every read it recorded returns the same now; else undefined.
+ * What the project at `root` (`fs` its file system) keeps for `check` with these arguments, when it is
+ * signed with `key` for this `identity`: the answer, when the arguments are the same and every read it
+ * recorded returns the same now; and the per-file results (keyed by digests of what each depends on,
+ * KeptResults), whatever changed since.
  */
-export async function keptAnswer(fs: WritableFileSystem, root: string, args: readonly string[], key: Uint8Array, identity: string): Promise<CheckAnswer | undefined> {
-  const text = readKept(root);
-  if (text === undefined) return undefined;
-  let kept: { format?: unknown; args?: unknown; reads?: unknown; output?: unknown; exitCode?: unknown; signature?: unknown };
+export async function readKept(fs: WritableFileSystem, root: string, args: readonly string[], key: Uint8Array, identity: string): Promise<Kept> {
+  const text = readKeptFile(root);
+  if (text === undefined) return {};
+  let kept: { format?: unknown; args?: unknown; reads?: unknown; output?: unknown; exitCode?: unknown; results?: unknown; signature?: unknown };
   try {
     kept = JSON.parse(text) as typeof kept;
   } catch {
-    return undefined;
+    return {};
   }
-  if (typeof kept !== 'object' || kept === null || kept.format !== FORMAT || typeof kept.output !== 'string' || typeof kept.signature !== 'string') return undefined;
-  if (!Number.isInteger(kept.exitCode) || !Array.isArray(kept.args) || !Array.isArray(kept.reads) || !kept.reads.every(isRead)) return undefined;
-  if (kept.args.length !== args.length || kept.args.some((arg, i) => arg !== args[i])) return undefined;
+  if (!isRecord(kept) || kept.format !== FORMAT || typeof kept.output !== 'string' || typeof kept.signature !== 'string') return {};
+  if (!Number.isInteger(kept.exitCode) || !Array.isArray(kept.args) || !kept.args.every((arg) => typeof arg === 'string') || !Array.isArray(kept.reads) || !kept.reads.every(isRead)) return {};
+  const results = kept.results === null || isResults(kept.results) ? kept.results : undefined;
+  if (results === undefined) return {};
   const answer = { output: kept.output, exitCode: kept.exitCode as number };
-  const expected = Buffer.from(sign(key, identity, args, kept.reads, answer), 'hex');
+  const expected = Buffer.from(sign(key, identity, kept.args as string[], kept.reads, answer, results), 'hex');
   const given = Buffer.from(kept.signature, 'hex');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-  for (const read of kept.reads) if ((await readAgain(fs, read)) !== read[2]) return undefined;
-  return answer;
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return {};
+  const found: Kept = results ? { results } : {};
+  if (kept.args.length !== args.length || kept.args.some((arg, i) => arg !== args[i])) return found;
+  for (const read of kept.reads) if ((await readAgain(fs, read)) !== read[2]) return found;
+  return { ...found, answer };
 }
 
-/** Keeps the answer of a check whose reads `recorded` holds; a trace that cannot stand, or a write that fails or is refused, keeps nothing. */
-export async function keepAnswer(fs: WritableFileSystem, root: string, recorded: RecordingFileSystem, args: readonly string[], key: Uint8Array, identity: string, answer: CheckAnswer): Promise<void> {
+/**
+ * Keeps the answer of a check whose reads `recorded` holds, with its per-file results (`results`, null
+ * for none); a trace that cannot stand, or a write that fails or is refused, keeps nothing.
+ */
+export async function keepAnswer(fs: WritableFileSystem, root: string, recorded: RecordingFileSystem, args: readonly string[], key: Uint8Array, identity: string, answer: CheckAnswer, results: KeptResults | null): Promise<void> {
   // Only a project's answer: a directory without a manifest gets no `.platform/` of the CLI's making.
   if (!recorded.usable || !recorded.reads.some(([op, path, result]) => op === 'text' && path === MANIFEST_FILE && result !== null)) return;
   // Nor the CLI's own templates in its checkout: what `platform new` copies, and tests copy whole.
   if (inCheckoutTemplates(root)) return;
   const reads = recorded.kept();
-  const text = JSON.stringify({ format: FORMAT, args, reads, output: answer.output, exitCode: answer.exitCode, signature: sign(key, identity, args, reads, answer) });
+  const text = JSON.stringify({ format: FORMAT, args, reads, output: answer.output, exitCode: answer.exitCode, results, signature: sign(key, identity, args, reads, answer, results) });
   try {
     await fs.writeFile(CHECK_CACHE_FILE, `${text}\n`);
   } catch {

@@ -6,10 +6,11 @@ import { stoppable } from '../core/host/stoppable';
 import { NodeFileSystem } from '../adapters/node/node-file-system';
 import { nodeLocalHost } from '../adapters/node/local-host';
 import type { Compiler } from '../core/build/build';
+import type { KeptResultsSession } from '../adapters/node/compiler';
 import type { ControlPlaneHost } from '../core/deploy/host';
 import { FileCredentialStore, configDir } from '../adapters/node/credentials';
 import { crashReport, CRASH_STATUS, installCrashHandler } from '../../bin/crash.mjs';
-import { buildCheckCacheKey, checkDirectory, keepAnswer, keptAnswer, RecordingFileSystem } from './check-cache';
+import { buildCheckCacheKey, checkDirectory, keepAnswer, readKept, RecordingFileSystem } from './check-cache';
 
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -121,22 +122,28 @@ export async function main(args: string[], io?: CliIo): Promise<number> {
 
 /**
  * `check`, answered from the project's kept answer when nothing it read changed since (check-cache.ts);
- * else checked, its reads recorded, and its answer kept. A check that wrote to stderr keeps nothing.
+ * else checked, its reads recorded, and its answer kept, with the type checker's per-file results: a
+ * check after an edit takes those of the files the edit cannot reach (KeptResultsSession). A check that
+ * wrote to stderr keeps nothing.
  */
 async function keptCheck(args: string[], cli: CliIo, directory: string, { key, identity }: { key: Uint8Array; identity: string }): Promise<number> {
   const fs = new NodeFileSystem(resolve(cli.cwd, directory));
-  const kept = await keptAnswer(fs, fs.root, args, key, identity);
-  if (kept) {
-    if (kept.output) cli.stdout.write(`${kept.output}\n`);
-    return kept.exitCode;
+  const kept = await readKept(fs, fs.root, args, key, identity);
+  if (kept.answer) {
+    if (kept.answer.output) cli.stdout.write(`${kept.answer.output}\n`);
+    return kept.answer.exitCode;
   }
   const recorded = new RecordingFileSystem(fs);
   let spoke = false;
   const stderr = { write: (text: string) => ((spoke = true), cli.stderr.write(text)) };
   const host = nodeHost({ ...cli, stderr });
-  const result = await runCommandLine(args, { ...host, project: (path) => (path === directory ? recorded : host.project(path)) });
+  const compiler = await host.compiler();
+  // The Node compiler's session (compiler.ts, loaded lazily: --help loads no TypeScript); a caller's may be another.
+  const session = 'adopt' in compiler.typecheck ? (compiler.typecheck as KeptResultsSession) : undefined;
+  session?.adopt(kept.results);
+  const result = await runCommandLine(args, { ...host, compiler: async () => compiler, project: (path) => (path === directory ? recorded : host.project(path)) });
   if (result.output) cli.stdout.write(`${result.output}\n`);
-  if (!spoke) await keepAnswer(fs, fs.root, recorded, args, key, identity, { output: result.output, exitCode: result.exitCode });
+  if (!spoke) await keepAnswer(fs, fs.root, recorded, args, key, identity, { output: result.output, exitCode: result.exitCode }, session?.keptResults() ?? null);
   return result.exitCode;
 }
 
