@@ -14,7 +14,7 @@ import { AppAuth } from './app-auth';
 import { appSignInRoutes } from './app-sign-in-routes';
 import { browserKeyRoutes, type SpendDevice } from './browser-key-routes';
 import { revokeBrowserKey } from './browser-keys';
-import { approvalPage } from './device-page';
+import { approvalPage, type Asker } from './device-page';
 import { resultPage } from './pages';
 import { interactive, on, signedIn, type ControlEnv } from './middleware';
 import { ensureDeviceSources, evictDevice, PENDING_DEVICES_PER_SOURCE, roomForDevice } from './device-codes';
@@ -82,7 +82,7 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     while (ctx.records.get('SELECT 1 FROM devices WHERE userCode = ?', [code])) code = userCode();
     ctx.records.transaction(() => {
       if (room && 'evict' in room && room.evict) evictDevice(ctx, room.evict, now);
-      ctx.records.run('INSERT INTO devices (deviceHash, userCode, createdAt, expiresAt, state, source) VALUES (?, ?, ?, ?, ?, ?)', [hashToken(deviceCode), code, now, now + ctx.deviceTtlMs, 'pending', source]);
+      ctx.records.run('INSERT INTO devices (deviceHash, userCode, createdAt, expiresAt, state, source, requester) VALUES (?, ?, ?, ?, ?, ?, ?)', [hashToken(deviceCode), code, now, now + ctx.deviceTtlMs, 'pending', source, requesterOf(c.req.header('origin'))]);
     });
     const origin = ctx.publicOrigin;
     return answer(200, {
@@ -124,7 +124,17 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
   // The playground's sign-ins: the same exchange, bound to a key the page cannot export.
   browserKeyRoutes(app, ctx, spendDevice);
 
-  app.get('/device', (c) => approvalPage(c.req.query('code') ?? '', accounts.session(c.req.raw), ctx.publicOrigin));
+  /** Who a waiting code's sign-in is for, as the approval page names it: a playground's origin, or a terminal. */
+  const requesterOf = (origin: string | undefined): string | null => (origin && ctx.playgroundOrigins.includes(origin) ? origin : null);
+  const askedBy = (code: string): Asker => {
+    const row = code ? ctx.records.get("SELECT requester FROM devices WHERE userCode = ? AND state = 'pending'", [code.trim().toUpperCase()]) : undefined;
+    return typeof row?.requester === 'string' ? { playground: row.requester } : 'terminal';
+  };
+
+  app.get('/device', (c) => {
+    const code = c.req.query('code') ?? '';
+    return approvalPage(code, accounts.session(c.req.raw), ctx.publicOrigin, undefined, askedBy(code));
+  });
 
   app.post('/device', async (c) => {
     // Only this page's own form may approve: not a page of another origin, not a script. Its origin
@@ -160,12 +170,13 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
       wrongSecrets.delete(hash);
       account = accounts.grant(account.id);
     }
+    const asker = typeof device.requester === 'string' ? `The playground at ${device.requester}` : 'The terminal';
     if (decision === 'deny') {
       ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['denied', hash]);
-      return resultPage(200, 'Sign-in denied', 'The terminal that asked will be told.');
+      return resultPage(200, 'Sign-in denied', `${asker === 'The terminal' ? 'The terminal that asked' : asker} will be told.`);
     }
     ctx.records.run('UPDATE devices SET state = ?, builderId = ? WHERE deviceHash = ?', ['approved', account.builderId!, hash]);
-    return resultPage(200, 'Signed in', `The terminal is now signed in as ${account.name}. You can close this page.`);
+    return resultPage(200, 'Signed in', `${asker} is now signed in as ${account.name}. You can close this page.`);
   });
 
   const who = signedIn(ctx);

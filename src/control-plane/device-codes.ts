@@ -11,9 +11,14 @@ export const PENDING_DEVICES_PER_SOURCE = 5;
 /** Codes waiting at once, whoever asked: past it, the source holding the most loses its oldest. */
 export const MAX_PENDING_DEVICES = 1000;
 
-/** Adds the `source` column to the device codes of records made before it (a code without one is a source of its own). */
+/**
+ * Adds the `source` column to the device codes of records made before it (a code without one is a
+ * source of its own), and `requester`: the playground origin that asked (its Origin header, when it is
+ * one of the allowed playground origins), null for a terminal.
+ */
 export function ensureDeviceSources(records: Records): void {
   if (!records.get("SELECT 1 FROM pragma_table_info('devices') WHERE name = 'source'")) records.run('ALTER TABLE devices ADD COLUMN source TEXT');
+  if (!records.get("SELECT 1 FROM pragma_table_info('devices') WHERE name = 'requester'")) records.run('ALTER TABLE devices ADD COLUMN requester TEXT');
   records.run('CREATE INDEX IF NOT EXISTS devices_by_source ON devices (source, state, expiresAt)');
 }
 
