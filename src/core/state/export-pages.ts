@@ -16,14 +16,17 @@ import { storedIdentity } from './meta';
 
 /**
  * Rows one page holds at most (a page also ends past EXPORT_PAGE_BYTES). Pages are kept small because
- * the engine holds a whole page as objects while it answers: measured in workerd (issue 31), pages of
- * 5,000 rows (about 1 MB of JSON) outgrew V8's young generation, and the engine's anonymous memory
- * grew with every page read (41 → 186 MB over two exports of 200,000 rows); at 2,000 rows it stayed
- * flat (44 → 50 MB over four exports, 46 → 59 MB through an import, two exports and a re-import of 1M).
+ * the engine holds a whole page as objects while it answers, and what outlives two of V8's young
+ * collections is promoted to its old generation, which V8 lets fill with garbage up to its own limit
+ * before it collects it. Measured in workerd (issue 31; `platform dev`, V8's heap read with
+ * --trace-gc): pages of 5,000 rows grew the engine's anonymous memory with every page (41 → 186 MB
+ * over two exports of 200,000 rows); pages of 2,000 rows or 512 KiB still took it from 45 MB after an
+ * import of 100,000 rows to 78 MB over two exports (V8's heap at 43 MB before a full collection that
+ * left 2 MB live); pages of 500 rows or 128 KiB left it at the 47 MB the import had reached.
  */
-export const EXPORT_PAGE_ROWS = 2000;
-/** JSON bytes past which a page ends (the streamed import's batches end there too). */
-export const EXPORT_PAGE_BYTES = 512 * 1024;
+export const EXPORT_PAGE_ROWS = 500;
+/** JSON bytes past which a page ends. */
+export const EXPORT_PAGE_BYTES = 128 * 1024;
 /** The largest record a page carries (alone, when it is bigger than EXPORT_PAGE_BYTES); a larger one is `state_export_too_large`. */
 export const EXPORT_RECORD_BYTES = 4 * 1024 * 1024;
 /** Rows a page reads first, before it knows how big the table's rows are. */

@@ -5,7 +5,7 @@ import type { Manifest } from '../manifest';
 import type { SqlDriver, SqlDriverFactory } from '../runtime/sql-driver';
 import { fingerprint, RICH } from './__fixtures__/rich';
 import { sampleStateExport } from './__fixtures__/sample';
-import { chunksOf, driverImportTarget, EXPORT_PAGE_BYTES, EXPORT_PAGE_ROWS, EXPORT_RECORD_BYTES, exportPage, exportState, importState, stateSchemaIdentity, STATE_EXPORT_PROTOCOL, streamExport, streamImport } from '.';
+import { chunksOf, driverImportTarget, EXPORT_PAGE_BYTES, EXPORT_PAGE_ROWS, EXPORT_RECORD_BYTES, exportPage, exportState, IMPORT_BATCH_BYTES, IMPORT_BATCH_ROWS, importState, stateSchemaIdentity, STATE_EXPORT_PROTOCOL, streamExport, streamImport } from '.';
 
 let factory: SqlDriverFactory;
 beforeAll(async () => {
@@ -109,6 +109,35 @@ describe('streamed import', () => {
     expect(await exportText(target, RICH, 13)).toBe(text);
     // Nothing of the import is left behind.
     expect(target.all("SELECT name FROM sqlite_master WHERE name LIKE '__platform_import%'")).toEqual([]);
+  });
+
+  it('sends small batches by default (the engine holds one batch at a time): at most IMPORT_BATCH_ROWS rows, ending once past IMPORT_BATCH_BYTES of JSON', async () => {
+    const document = sampleStateExport(RICH, 2500);
+    // Ten notes of about 100 KB each: more than one batch's bytes, far fewer than its rows.
+    for (const note of document.tables.notes!.slice(0, 10)) (note as Record<string, JsonValue>).meta = { text: 'm'.repeat(100_000) };
+    const text = JSON.stringify(document, null, 2);
+    const target = factory();
+    const inner = driverImportTarget(target, RICH);
+    const batches: Array<{ table: string; rows: number; bytesBeforeLast: number }> = [];
+    const recording = {
+      ...inner,
+      begin: (head: unknown) => inner.begin(head),
+      commit: () => inner.commit(),
+      abort: () => inner.abort(),
+      rows: (table: string, first: number, rows: JsonValue[]) => {
+        batches.push({ table, rows: rows.length, bytesBeforeLast: rows.slice(0, -1).reduce<number>((sum, row) => sum + JSON.stringify(row, null, 2).length, 0) });
+        return inner.rows(table, first, rows);
+      },
+    };
+    expect(await streamImport(() => chunksOf(text, 64 * 1024), recording)).toEqual({ ok: true, counts: { folders: 2500, notes: 2500 } });
+    expect(IMPORT_BATCH_BYTES * 8).toBeLessThanOrEqual(EXPORT_RECORD_BYTES);
+    for (const batch of batches) {
+      expect(batch.rows).toBeLessThanOrEqual(IMPORT_BATCH_ROWS);
+      expect(batch.bytesBeforeLast).toBeLessThan(IMPORT_BATCH_BYTES);
+    }
+    // The big notes went in more than one batch; the small folders in batches of IMPORT_BATCH_ROWS.
+    expect(batches.filter((batch) => batch.table === 'notes').length).toBeGreaterThan(Math.ceil(2500 / IMPORT_BATCH_ROWS));
+    expect(batches.filter((batch) => batch.table === 'folders').map((batch) => batch.rows)).toEqual([1000, 1000, 500]);
   });
 
   it('reads a document whose "tables" comes before its other keys', async () => {

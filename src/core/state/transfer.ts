@@ -8,8 +8,8 @@ import type { Diagnostic } from '../diagnostics';
 import type { JsonValue } from '../../modules/types';
 import { checkStateExportHead, MAX_STATE_EXPORT_DEPTH, nestedDeeperThan, unusable } from './document';
 import { DocumentTextError, malformed, StateDocumentScanner, StateDocumentWriter, type ScannedItem } from './document-text';
-import { EXPORT_RECORD_BYTES, type ExportPageResult } from './export-pages';
-import { IMPORT_BATCH_ROWS } from './staged-import';
+import type { ExportPageResult } from './export-pages';
+import { IMPORT_BATCH_BYTES, IMPORT_BATCH_ROWS } from './staged-import';
 
 type Failure = { ok: false; diagnostic: Diagnostic };
 
@@ -51,11 +51,7 @@ export interface ImportTarget {
 }
 
 export interface StreamImportOptions {
-  /**
-   * Rows per batch (default IMPORT_BATCH_ROWS); a batch also ends past 4 MiB of JSON. Import batches stay
-   * as large as before export pages were made smaller: the engine's memory did not grow with an
-   * import's rows, and smaller batches made 2.5 times as many requests.
-   */
+  /** Rows per batch (default IMPORT_BATCH_ROWS); a batch also ends past IMPORT_BATCH_BYTES of JSON. */
   batchRows?: number;
 }
 
@@ -149,7 +145,7 @@ export async function streamImport(open: () => AsyncIterable<string>, target: Im
         if (batch.length === 0) batchFirst = item.index;
         batch.push(value.value as JsonValue);
         batchBytes += item.text.length;
-        if (batch.length >= batchRows || batchBytes >= EXPORT_RECORD_BYTES) return flush();
+        if (batch.length >= batchRows || batchBytes >= IMPORT_BATCH_BYTES) return flush();
         return undefined;
       }
     }
