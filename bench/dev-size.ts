@@ -6,7 +6,8 @@
  * keeps it, checking the app's files with the platform's options and library and the contract
  * `platform dev` generated) plus esbuild's incremental contexts for the client and the server
  * (`context.rebuild()`). The edits: a leaf client component's markup, a server handler's body, and the
- * body of src/shared/widely.ts, which a hundred files import. And `platform dev`'s start at each size.
+ * body of src/shared/widely.ts, which a hundred files import. And `platform dev`'s start at each size,
+ * and the bundle of the widely imported edit alone in the Bundler's native mode against its plugin's.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,10 @@ import * as esbuild from 'esbuild';
 import ts from 'typescript';
 import { prebuiltEntry } from '../bin/prebuilt.mjs';
 import { nodeLibrary } from '../src/adapters/node/library';
+import { NodeFileSystem } from '../src/adapters/node/node-file-system';
+import { directoryOf } from '../src/adapters/node/thread-bundler';
+import { analyzeProject } from '../src/core/analyze/analyze';
+import { Bundler } from '../src/core/build/bundle';
 import { DevProcess } from '../src/cli/dev-process';
 import { APP_ROOT, ASSET_DECLARATIONS_FILE } from '../src/core/build/library';
 import { compilerOptions } from '../src/core/build/typecheck';
@@ -75,16 +80,19 @@ class WarmBuilder {
     this.#texts.set(`${APP_ROOT}/${path}`, text);
   }
 
+  /** The errors of the last check, said. */
+  errors: string[] = [];
+
   /** Checks the app's files again (only those the change affected, as the builder decides); the number of errors. */
   check(): number {
     const roots = [ASSET_DECLARATIONS_FILE, ...[...this.#texts.keys()].filter((path) => path.startsWith(`${APP_ROOT}/`) && /\.(tsx?)$/.test(path))];
     this.#builder = ts.createSemanticDiagnosticsBuilderProgram(roots, this.#options, this.#host, this.#builder);
-    let errors = 0;
+    this.errors = [];
     for (const file of this.#builder.getSourceFiles()) {
       if (!file.fileName.startsWith(`${APP_ROOT}/`)) continue;
-      errors += this.#builder.getSyntacticDiagnostics(file).length + this.#builder.getSemanticDiagnostics(file).length;
+      for (const d of [...this.#builder.getSyntacticDiagnostics(file), ...this.#builder.getSemanticDiagnostics(file)]) this.errors.push(`${file.fileName}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
     }
-    return errors;
+    return this.errors.length;
   }
 }
 
@@ -107,6 +115,43 @@ async function bundlers(root: string): Promise<esbuild.BuildContext[]> {
 
 type Kind = 'leaf' | 'server' | 'widely';
 
+/**
+ * The bundle of a widely imported body edit alone, in this process: the Bundler's native mode (esbuild
+ * reads the project's scripts itself, as `platform dev` bundles) against the plugin's (every module
+ * through a callback), each edit bundled by both in turn, on the same analysis.
+ */
+async function bundleModeRows(root: string, files: number): Promise<Row[]> {
+  const library = nodeLibrary();
+  const fs = new NodeFileSystem(root);
+  const [plugin, native] = [new Bundler(esbuild, library), new Bundler(esbuild, library, { directoryOf })];
+  const times = { plugin: [] as number[], native: [] as number[], ratios: [] as number[] };
+  try {
+    for (let n = 0; n <= EDITS + 3; n++) {
+      writeFileSync(join(root, WIDELY), widelyText(100 + n));
+      const project = (await analyzeProject(fs, { library, typecheck: false })).project!;
+      const made: Record<'plugin' | 'native', number> = { plugin: 0, native: 0 };
+      for (const [mode, bundler] of [['plugin', plugin], ['native', native]] as const) {
+        const at = performance.now();
+        const result = await bundler.bundle(project, ['client', 'server']);
+        made[mode] = performance.now() - at;
+        if (result.diagnostics.some((d) => d.severity === 'error')) throw new Error(`The ${mode} bundle failed: ${JSON.stringify(result.diagnostics).slice(0, 500)}`);
+        if (mode === 'native' && result.native?.length !== 2) throw new Error('The native mode fell back to the plugin on an unchanged project.');
+      }
+      if (n < 2) continue;
+      times.plugin.push(made.plugin);
+      times.native.push(made.native);
+      times.ratios.push(made.native / made.plugin);
+    }
+  } finally {
+    await Promise.all([plugin.dispose(), native.dispose()]);
+  }
+  return [
+    { name: `${files} files, the body of ${WIDELY}: client and server bundled through the plugin, p50 (in this process)`, value: median(times.plugin), unit: 'ms' },
+    { name: `${files} files, the body of ${WIDELY}: the same in the native mode (what platform dev does), p50`, value: median(times.native), unit: 'ms' },
+    { name: `${files} files, the body of ${WIDELY}: native / plugin, p50 of the ratios`, value: median(times.ratios), unit: 'x' },
+  ];
+}
+
 export async function devSizeRows(sizes: readonly number[] = SIZES): Promise<Row[]> {
   const rows: Row[] = [];
   for (const size of sizes) {
@@ -124,8 +169,17 @@ export async function devSizeRows(sizes: readonly number[] = SIZES): Promise<Row
       const first = await dev.next((event) => event.kind === 'preview.ready' || event.kind === 'compile.diagnostic', 0, Number(process.env.BENCH_DEV_START_LIMIT_MS ?? 600_000));
       if (first.kind !== 'preview.ready') throw new Error(`platform dev did not start on the ${size}-file app: ${JSON.stringify(first).slice(0, 2000)}`);
       const start = performance.now() - started;
-      // The contract platform dev generated, for the builder (written after the first generation serves).
-      for (let waited = 0; !existsSync(join(root, '.platform/types/app.d.ts')) && waited < 10_000; waited += 50) await new Promise((done) => setTimeout(done, 50));
+      // The contract platform dev generated, for the builder (written after the first generation serves; a busy machine may take a while).
+      for (let waited = 0; !existsSync(join(root, '.platform/types/app.d.ts')) && waited < 120_000; waited += 50) await new Promise((done) => setTimeout(done, 50));
+      // Its files are written one after another: taken once none has changed for a second.
+      const written = () => {
+        try {
+          return listed(join(root, '.platform/types')).map((path) => `${path} ${statSync(join(root, '.platform/types', path)).mtimeMs}`).join('\n');
+        } catch {
+          return `changing ${performance.now()}`; // a file went (a write's temporary file renamed) while it was listed
+        }
+      };
+      for (let last = '', now = written(); now !== last; last = now, now = (await new Promise((done) => setTimeout(done, 1000)), written()));
       const builder = new WarmBuilder();
       for (const [path, text] of app.files) if (/\.(tsx?|json)$/.test(path)) builder.set(path, text);
       for (const path of listed(join(root, '.platform/types'))) builder.set(`.platform/types/${path}`, readFileSync(join(root, '.platform/types', path), 'utf8'));
@@ -134,7 +188,7 @@ export async function devSizeRows(sizes: readonly number[] = SIZES): Promise<Row
       contexts = await bundlers(root);
       await Promise.all(contexts.map((context) => context.rebuild()));
       const baselineStart = performance.now() - firstAt;
-      if (firstErrors) throw new Error(`The builder found ${firstErrors} errors in the generated ${size}-file app: the baseline would not check what platform dev checks.`);
+      if (firstErrors) throw new Error(`The builder found ${firstErrors} errors in the generated ${size}-file app: the baseline would not check what platform dev checks. ${builder.errors.slice(0, 3).join('; ')}`);
 
       const texts = new Map(app.files);
       const edit = (kind: Kind, n: number): [string, string] => {
@@ -163,7 +217,7 @@ export async function devSizeRows(sizes: readonly number[] = SIZES): Promise<Row
           const errors = builder.check();
           await Promise.all(contexts.map((context) => context.rebuild()));
           const baseline = performance.now() - checking;
-          if (errors) throw new Error(`The builder found ${errors} errors after the ${kind} edit.`);
+          if (errors) throw new Error(`The builder found ${errors} errors after the ${kind} edit: ${builder.errors.slice(0, 3).join('; ')}`);
           // The first round warms both up (the first edit of a session).
           if (n === 0) continue;
           times[kind].dev.push(served);
@@ -183,6 +237,8 @@ export async function devSizeRows(sizes: readonly number[] = SIZES): Promise<Row
         rows.push({ name: `${files} files, ${names[kind]}: baseline, warm builder + esbuild rebuild p50`, value: median(baseline), unit: 'ms' });
         rows.push({ name: `${files} files, ${names[kind]}: platform dev / baseline, p50 of the ratios (goal < 1.5)`, value: median(served.map((value, i) => value / baseline[i]!)), unit: 'x' });
       }
+      await dev.stop();
+      rows.push(...(await bundleModeRows(root, files)));
     } finally {
       await Promise.all(contexts.map((context) => context.dispose()));
       await dev.stop();

@@ -10,10 +10,11 @@ import { Bundler } from '../../core/build/bundle';
 import { answerBundle, type BundleRequest } from '../../core/build/remote-bundler';
 import { nodeLibrary } from './library';
 import { NodeFileSystem } from './node-file-system';
+import { directoryOf } from './thread-bundler';
 
 const port = parentPort;
 if (!port) throw new Error('bundle-thread.ts runs as a worker thread.');
-const bundler = new Bundler(esbuild, nodeLibrary());
+const bundler = new Bundler(esbuild, nodeLibrary(), { directoryOf });
 port.on('message', (request: BundleRequest) => {
   void answerBundle(bundler, request, (root) => new NodeFileSystem(root)).then((answer) => port.postMessage(answer));
 });

@@ -11,6 +11,7 @@ import type { Project } from '../../core/analyze/project';
 import { ALL_TARGETS, Bundler, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler } from '../../core/build/bundle';
 import type { Compiler } from '../../core/build/build';
 import { RemoteBundler, type BundleAnswer } from '../../core/build/remote-bundler';
+import type { FileSystem } from '../../core/fs';
 import { NodeFileSystem } from './node-file-system';
 
 /** True in the prebuilt CLI (scripts/build-cli.ts defines it), where the thread's script is built too. */
@@ -22,6 +23,9 @@ const PREBUILT = (import.meta as ImportMeta & { prebuiltCli?: boolean }).prebuil
  * bundles stay on the command's thread.
  */
 export const BUILT_THREAD_SCRIPT = new URL('../../../build/cli/bundle-thread.js', import.meta.url);
+
+/** The directory a project's file system reads, which native esbuild can read itself (Bundler's native mode). */
+export const directoryOf = (fs: FileSystem): string | undefined => (fs instanceof NodeFileSystem ? fs.root : undefined);
 
 export class ThreadBundler implements ProjectBundler {
   readonly #here: Bundler;
@@ -35,7 +39,7 @@ export class ThreadBundler implements ProjectBundler {
 
   /** `script`: the thread's script (the prebuilt one by default, none when the CLI runs from its sources). */
   constructor(compiler: Pick<Compiler, 'esbuild' | 'library'>, script: URL | undefined = PREBUILT ? BUILT_THREAD_SCRIPT : undefined) {
-    this.#here = new Bundler(compiler.esbuild, compiler.library);
+    this.#here = new Bundler(compiler.esbuild, compiler.library, { directoryOf });
     this.#script = script;
   }
 

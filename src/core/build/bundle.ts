@@ -1,7 +1,9 @@
 /**
  * Bundles an analysed app with an injected esbuild (native or wasm): the client (minified, its selected
  * renderer, Preact or React, from the platform), the server and each test file. Every file comes through one plugin from the project's
- * FileSystem and the platform Library, so both esbuilds see exactly the same inputs.
+ * FileSystem and the platform Library, so both esbuilds see exactly the same inputs; in the native mode
+ * (a project on disk, `platform dev`) esbuild reads the project's scripts itself, and the build is taken
+ * only when it read what the plugin would have given it (see Bundler).
  */
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import type { FileSystem } from '../fs';
@@ -31,6 +33,8 @@ export interface BundleResult {
   files: Map<string, Uint8Array>;
   sizes: { clientBytes: number; appShareBytes: number };
   diagnostics: Diagnostic[];
+  /** The targets bundled in the native mode (esbuild read the project's scripts itself: see Bundler), if any. */
+  native?: BuildTarget[];
 }
 
 export type BuildTarget = 'client' | 'server' | 'test';
@@ -133,6 +137,20 @@ interface PluginState {
   builtinsFromDependencies: Array<{ specifier: string; importer: string }>;
 }
 
+/**
+ * The native mode (a project in a directory esbuild can read): the specifiers of a project script that
+ * esbuild passes to the plugin, a Go regular expression (no lookahead), matched without a call to this
+ * thread. The rest, `./` or `../` paths that are not stylesheets, media or JSON, esbuild resolves and
+ * reads itself, as the plugin would (checked after the build: `nativeReadsMatch`).
+ */
+const PLUGIN_SPECIFIERS = /^(?:[^.]|\.$|\.[^./]|\.\.$|\.\.[^/])|\.(?:json|css|scss|sass|less|png|jpe?g|gif|webp|avif|svg|ico|bmp|woff2?|ttf|otf|eot|wasm|node)$/;
+/** The project files esbuild reads itself in the native mode. */
+const NATIVE_SCRIPT = /\.(?:tsx?|jsx?|mjs|cjs)$/;
+/** The extensions esbuild tries, in the order `resolveRelative` tries them. */
+const NATIVE_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs'];
+/** Where the native mode's outputs are named (nothing is written): under the project's platform folder, so source maps name project files `../../../src/…`. */
+const NATIVE_OUT = '.platform/bundle-out';
+
 /** The loaders of the files a snapshot holds the text of (the analysis reads scripts and JSON). */
 const SNAPSHOT_LOADERS = new Set(['ts', 'tsx', 'js', 'jsx', 'json']);
 
@@ -146,12 +164,15 @@ function statOf(state: PluginState, path: string): ReturnType<FileSystem['stat']
  * `shims`: the renderer's entrypoints that resolve to CommonJS shims over the preview's vendor script
  * (a preview's React client), in place of the renderer's own files.
  */
-function platformPlugin(library: Library, target: BuildTarget, state: PluginState, shims?: ReadonlyMap<string, { path: string; contents: string }>): Plugin {
+function platformPlugin(library: Library, target: BuildTarget, state: PluginState, shims?: ReadonlyMap<string, { path: string; contents: string }>, root?: string): Plugin {
   const shimContents = new Map([...(shims?.values() ?? [])].map((shim) => [shim.path, shim.contents]));
   return {
     name: 'platform',
     setup(build) {
-      build.onResolve({ filter: /.*/ }, async (args) => {
+      const resolve = async (args: { path: string; importer: string; namespace: string; kind: string }) => {
+        // A project file esbuild read itself (the native mode): named by its project path here.
+        const native = root !== undefined && args.namespace === 'file';
+        if (native) args = { ...args, namespace: 'app', importer: args.importer.slice(root.length + 1) };
         if (args.kind === 'entry-point') return { path: args.path, namespace: 'app' };
         const specifier = args.path;
         // Where the app's bundle would take the renderer from the Library (below), a shim stands in.
@@ -168,6 +189,8 @@ function platformPlugin(library: Library, target: BuildTarget, state: PluginStat
         } else if (specifier.startsWith('.')) {
           const stat = (path: string) => state.stats.get(path) ?? (state.stats.set(path, statOf(state, path)), state.stats.get(path)!);
           const resolved = await resolveRelative({ fs: { stat } }, args.importer, specifier);
+          // In the native mode a script stays in esbuild's own namespace, so that it is one module however it is named.
+          if (resolved.path && native && NATIVE_SCRIPT.test(resolved.path)) return { path: `${root}/${resolved.path}`, namespace: 'file' };
           if (resolved.path) return { path: resolved.path, namespace: 'app' };
           return { errors: [{ text: `Could not resolve "${specifier}"` }] };
         }
@@ -185,7 +208,14 @@ function platformPlugin(library: Library, target: BuildTarget, state: PluginStat
         }
         const path = await resolvePackage(state.fs, specifier);
         return path ? { path, namespace: 'app' } : { errors: [{ text: `Could not resolve "${specifier}"` }] };
-      });
+      };
+      if (root === undefined) build.onResolve({ filter: /.*/ }, resolve);
+      else {
+        // esbuild resolves and reads a project script's relative imports of scripts itself (no call to this thread); the rest comes here.
+        build.onResolve({ filter: PLUGIN_SPECIFIERS, namespace: 'file' }, resolve);
+        build.onResolve({ filter: /.*/, namespace: 'app' }, resolve);
+        build.onResolve({ filter: /.*/, namespace: 'lib' }, resolve);
+      }
       build.onLoad({ filter: /.*/, namespace: 'app' }, async (args) => {
         const loader = loaderFor(args.path);
         // A script or JSON file the analysis read is bundled as it was read (and type-checked).
@@ -243,15 +273,20 @@ function stem(path: string): string {
   return path.replace(/\.[^./]+$/, '');
 }
 
-function buildOptions(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, renderer: Renderer, plugin: Plugin): BuildOptions & { write: false; metafile: true } {
+/** Where the outputs of a build with `root` (the native mode) or without are named: the prefix of their artifact paths. */
+const outRoot = (root: string | undefined) => (root === undefined ? '/out/' : `${root}/${NATIVE_OUT}/`);
+
+function buildOptions(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, renderer: Renderer, plugin: Plugin, root?: string): BuildOptions & { write: false; metafile: true } {
   const client = target === 'client';
   return {
-    entryPoints,
+    // The native mode names the entries from the project's directory, so that esbuild resolves them itself.
+    entryPoints: root === undefined ? entryPoints : entryPoints.map((entry) => ({ ...entry, in: `./${entry.in}` })),
     bundle: true,
     write: false,
-    // Fixed, so metafile keys and source-map paths are the same on every host.
-    absWorkingDir: '/',
-    outdir: `/out/${client ? 'client' : target === 'server' ? 'server' : 'tests'}`,
+    // Fixed, so metafile keys and source-map paths are the same on every host (the native mode: the project's files named by their project paths).
+    absWorkingDir: root ?? '/',
+    ...(root === undefined ? {} : { resolveExtensions: NATIVE_EXTENSIONS, tsconfigRaw: '{}' }),
+    outdir: `${outRoot(root)}${client ? 'client' : target === 'server' ? 'server' : 'tests'}`,
     assetNames: 'assets/[name]-[hash]',
     ...(client ? { publicPath: CLIENT_ASSET_PREFIX } : {}),
     format: 'esm',
@@ -297,7 +332,8 @@ type ClientContext = BuildContext<BuildOptions & { write: false; metafile: true 
  * Bundles projects with one esbuild context per target, kept between builds: a rebuild goes through
  * the plugin for every module again (esbuild re-runs a plugin's callbacks on each rebuild), but takes a
  * project's sources from the analysis's snapshot instead of reading them, and esbuild re-parses only
- * what changed. The playground's compiler worker keeps one; the CLI makes one per command. A
+ * what changed. In the native mode (`directoryOf`) the client's and the server's contexts leave the
+ * project's scripts to esbuild, with no callback for them. The playground's compiler worker keeps one; the CLI makes one per command. A
  * preview's React client has a context of its own (its renderer comes from the vendor script), so
  * previews and artifacts built in turn each stay incremental.
  */
@@ -306,15 +342,25 @@ export class Bundler implements ProjectBundler {
   readonly #library: Library;
   readonly #contexts = new Map<string, { key: string; context: Promise<ClientContext>; state: PluginState }>();
   readonly #vendors = new Map<Renderer, Promise<PreviewVendor>>();
+  readonly #directoryOf: ((fs: FileSystem) => string | undefined) | undefined;
 
-  constructor(esbuild: EsbuildApi, library: Library) {
+  /**
+   * `options.directoryOf`: the absolute POSIX directory a project's file system reads, where esbuild can
+   * read the same files itself (a native esbuild on the host's disk), else undefined. With it, the client
+   * and server of a project with a snapshot are bundled in the native mode: esbuild resolves and reads
+   * the project's scripts itself, with no call to this thread per module (a 500-file app made two
+   * thousand of them on every rebuild), and the build is taken only when what esbuild read is what the
+   * snapshot holds (`nativeReadsMatch`), else it is made again through the plugin.
+   */
+  constructor(esbuild: EsbuildApi, library: Library, options: { directoryOf?(fs: FileSystem): string | undefined } = {}) {
     this.#esbuild = esbuild;
     this.#library = library;
+    this.#directoryOf = options.directoryOf;
   }
 
-  async #context(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, fs: FileSystem, snapshot: ProjectSnapshot | undefined, renderer: Renderer, vendored: readonly string[] | undefined) {
-    const key = JSON.stringify([entryPoints, renderer]);
-    const slot = vendored ? `${target}:preview` : target;
+  async #context(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, fs: FileSystem, snapshot: ProjectSnapshot | undefined, renderer: Renderer, vendored: readonly string[] | undefined, root?: string) {
+    const key = JSON.stringify([entryPoints, renderer, root ?? null]);
+    const slot = `${target}${vendored ? ':preview' : ''}${root === undefined ? '' : ':native'}`;
     let entry = this.#contexts.get(slot);
     if (entry && entry.key !== key) {
       void (await entry.context).dispose();
@@ -322,8 +368,8 @@ export class Bundler implements ProjectBundler {
     }
     if (!entry) {
       const state: PluginState = { fs, stats: new Map(), encoded: new Map(), renderer, builtinsFromDependencies: [] };
-      const plugin = platformPlugin(this.#library, target, state, vendored && vendorShims(vendored));
-      entry = { key, state, context: this.#esbuild.context(buildOptions(target, entryPoints, renderer, plugin)) };
+      const plugin = platformPlugin(this.#library, target, state, vendored && vendorShims(vendored), root);
+      entry = { key, state, context: this.#esbuild.context(buildOptions(target, entryPoints, renderer, plugin, root)) };
       this.#contexts.set(slot, entry);
     }
     entry.state.fs = fs;
@@ -377,13 +423,29 @@ export class Bundler implements ProjectBundler {
     };
     // A preview's React client: its bundle without React, the vendor script (built once) put before it.
     const vendor = options.preview && targets.includes('client') ? this.previewVendor(renderer) : undefined;
+    // The native mode: a project on disk with its snapshot, for the client and the server (the tests' bundles go through the plugin).
+    const directory = project.snapshot && this.#directoryOf?.(fs);
+    const root = directory?.startsWith('/') ? directory.replace(/\/+$/, '') : undefined;
+    const native: BuildTarget[] = [];
     const run = async (target: BuildTarget, preview = vendor !== undefined) => {
       if (entries[target].length === 0) return;
       const vendored = preview && target === 'client' ? vendoredEntrypoints(renderer) : undefined;
+      if (root !== undefined && target !== 'test') {
+        const { context } = await this.#context(target, entries[target], fs, project.snapshot, renderer, vendored, root);
+        // A failed build, or one that read other files than the snapshot's, is made again through the plugin, whose messages and reads are the reference.
+        const result = await (await context).rebuild().catch(() => undefined);
+        if (result && (await nativeReadsMatch(result.metafile, fs, project.snapshot!))) {
+          const inputs = new Set(Object.keys(result.metafile.inputs).filter((input) => !/^[a-z]+:/.test(input)));
+          for (const output of result.outputFiles ?? []) files.set(output.path.slice(outRoot(root).length), nativeOutput(output.path, output.contents, target, inputs));
+          if (target === 'client') clientMeta = nativeMetafile(result.metafile);
+          native.push(target);
+          return;
+        }
+      }
       const { context, state } = await this.#context(target, entries[target], fs, project.snapshot, renderer, vendored);
       try {
         const result = await (await context).rebuild();
-        for (const output of result.outputFiles ?? []) files.set(output.path.slice('/out/'.length), output.contents);
+        for (const output of result.outputFiles ?? []) files.set(output.path.slice(outRoot(undefined).length), output.contents);
         if (target === 'client') clientMeta = result.metafile;
       } catch (error) {
         const messages = (error as { errors?: Message[] }).errors ?? [];
@@ -399,9 +461,9 @@ export class Bundler implements ProjectBundler {
       }
     };
     await Promise.all(targets.map((target) => run(target)));
-    if (!vendor || !files.has('client/app.js')) return finish(project, files, diagnostics, clientMeta);
+    if (!vendor || !files.has('client/app.js')) return { ...(await finish(project, files, diagnostics, clientMeta)), ...(native.length ? { native: native.sort() } : {}) };
     withVendor(files, await vendor);
-    if (!nearLimits(project, files, clientMeta)) return finish(project, files, diagnostics, clientMeta);
+    if (!nearLimits(project, files, clientMeta)) return { ...(await finish(project, files, diagnostics, clientMeta)), ...(native.length ? { native: native.sort() } : {}) };
     // Near a limit the preview's figures (a few hundred bytes off an artifact's) could decide otherwise
     // than the artifact's: the diagnostics and sizes come from the client bundled as for an artifact.
     const preview = new Map([...files].filter(([path]) => path.startsWith('client/')));
@@ -419,6 +481,76 @@ export class Bundler implements ProjectBundler {
     this.#contexts.clear();
     await Promise.all(contexts.map(async (entry) => (await entry.context).dispose()));
   }
+}
+
+/**
+ * Whether a native-mode build read what the plugin would have given it: every project file in it is one
+ * the snapshot lists (nothing outside the project, under node_modules or a dot-folder, nor reached
+ * through a link out of it), each script as the snapshot holds it (its length as esbuild read it, and
+ * its text on disk now: a save since the snapshot shows there, and a build it would not match is made
+ * again through the plugin), and each relative import esbuild resolved itself names the file
+ * `resolveRelative` names. The files esbuild reads are read again here, without a call per module from
+ * esbuild: one read each, at once.
+ */
+async function nativeReadsMatch(metafile: Metafile, fs: FileSystem, snapshot: ProjectSnapshot): Promise<boolean> {
+  const inputs = Object.entries(metafile.inputs).filter(([path]) => !/^[a-z]+:/.test(path));
+  for (const [path, input] of inputs) {
+    const text = snapshot.texts.get(path);
+    if (text === undefined || snapshotStat(snapshot, path) !== 'file' || !NATIVE_SCRIPT.test(path)) return false;
+    // Most texts are ASCII: their length is their UTF-8 size.
+    if (input.bytes !== text.length && input.bytes !== encoder.encode(text).byteLength) return false;
+    for (const imported of input.imports) {
+      if (imported.external || /^[a-z]+:/.test(imported.path) || !imported.original?.startsWith('.')) continue;
+      const resolved = await resolveRelative({ fs: { stat: async (candidate) => { const kind = snapshotStat(snapshot, candidate); return kind === 'unlisted' ? undefined : kind; } } }, path, imported.original);
+      if (resolved.path !== imported.path) return false;
+    }
+  }
+  const now = await Promise.all(inputs.map(([path]) => fs.readText(path)));
+  return inputs.every(([path], i) => now[i] === snapshot.texts.get(path));
+}
+
+/** A project file's name in a native-mode build's source map or metafile (`../../../src/a.ts` or `src/a.ts`), as the plugin's namespace names it (`app:src/a.ts`). */
+function appName(name: string, from: string): string {
+  if (/^[a-z]+:/.test(name)) return name;
+  const parts: string[] = [];
+  for (const segment of `${from}${name}`.split('/')) {
+    if (segment === '..') parts.pop();
+    else if (segment && segment !== '.') parts.push(segment);
+  }
+  return `app:${parts.join('/')}`;
+}
+
+/**
+ * A native-mode output as the plugin's build makes it, byte for byte: esbuild's comment naming each
+ * module (`// src/a.ts`, the server's unminified code) and its source map's `sources` (`../../../src/a.ts`)
+ * name the project's files `app:src/a.ts`. `inputs`: the project files esbuild read itself. The source
+ * map's line of sources is rewritten, not the whole map (esbuild writes it on a line of its own, as
+ * `"sources": ["…", "…"],`).
+ */
+function nativeOutput(path: string, contents: Uint8Array, target: BuildTarget, inputs: ReadonlySet<string>): Uint8Array {
+  if (path.endsWith('.js')) {
+    const code = new TextDecoder().decode(contents);
+    const named = code.replace(/^\/\/ (.+)$/gm, (line, name: string) => (inputs.has(name) ? `// app:${name}` : line));
+    return named === code ? contents : encoder.encode(named);
+  }
+  if (!path.endsWith('.map')) return contents;
+  const text = new TextDecoder().decode(contents);
+  return encoder.encode(
+    text.replace(/^ {2}"sources": \[(.*)\],$/m, (line, list: string) => {
+      const sources = JSON.parse(`[${list}]`) as string[];
+      return `  "sources": [${sources.map((source) => JSON.stringify(appName(source, `${NATIVE_OUT}/${target}/`))).join(', ')}],`;
+    }),
+  );
+}
+
+/** A native-mode metafile as the plugin's build names it: inputs `app:…`, outputs under `out/`. */
+function nativeMetafile(metafile: Metafile): Metafile {
+  const rename = (name: string) => appName(name, '');
+  const outputs: Metafile['outputs'] = {};
+  for (const [path, output] of Object.entries(metafile.outputs)) {
+    outputs[`out/${path.slice(NATIVE_OUT.length + 1)}`] = { ...output, inputs: Object.fromEntries(Object.entries(output.inputs).map(([input, info]) => [rename(input), info])) };
+  }
+  return { inputs: Object.fromEntries(Object.entries(metafile.inputs).map(([input, info]) => [rename(input), info])), outputs };
 }
 
 /**
