@@ -214,7 +214,8 @@ const queued = new Map<LanguageRequest['type'], LanguageRequest>();
 let running = false;
 /** Terminal command lines, in the order typed. */
 const commandLines: Array<Extract<CompilerRequest, { type: 'command' }>> = [];
-const commandRuns = new CommandRuns(post);
+// `post` is the entry's once the host starts: read at each call, not taken now (it is a stand-in until then).
+const commandRuns = new CommandRuns((message) => post(message));
 
 /** Runs a command line until it finishes or no longer needs the compiler (its tests run in the page). */
 async function command(request: Extract<CompilerRequest, { type: 'command' }>): Promise<void> {
