@@ -32,7 +32,9 @@ import { errorResponse } from '../core/runtime/runtime';
 import type { PageAuth, WorkspaceInfo } from '../modules/types';
 import { BodyTooLargeError, readLimited } from './body-limit';
 import { newId, type Context } from './context';
-import type { HostedTarget } from './hosting/hosting';
+import type { AppAuthHook, GuestVisitor, HostedTarget } from './hosting/hosting';
+
+export type { GuestVisitor };
 import { escape } from './pages';
 import { hashToken, hmac, sameSecret } from './secrets';
 
@@ -87,19 +89,6 @@ export type AppAuthErrorCode =
   | 'invite_revoked';
 
 /** A guest visitor of the app, as hosting.ts makes it from its signed cookie (and the cookie to set for a new one). */
-export interface GuestVisitor {
-  auth: Auth;
-  setCookie?: string;
-}
-
-/** What hosting.ts asks of app sign-in: the signed-in visitor's `ctx.auth`, and the answers of `/__platform/` paths. */
-export interface AppAuthHook {
-  /** `ctx.auth` of the person the request's app session cookie signs in, or undefined (a guest). */
-  user(request: Request, target: HostedTarget): Auth | undefined;
-  /** Answers a request under `/__platform/` on an app's origin; `guest` is the visitor when nobody is signed in. */
-  serve(request: Request, target: HostedTarget, guest: () => GuestVisitor): Promise<Response>;
-}
-
 /** A cookie's value in a request's Cookie header. */
 export function cookieValue(request: Request, name: string): string | undefined {
   for (const part of (request.headers.get('cookie') ?? '').split(';')) {

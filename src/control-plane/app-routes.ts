@@ -11,6 +11,7 @@ import { CALL_CURSOR, INSPECT_VIEWS, type InspectView } from '../core/deploy/pro
 import { answer, appInfo, jsonObject as json, deployQuotaRefusal, deploymentInfo, newId, refuse, type Caller, type Context } from './context';
 import { on, ownsApp, signedIn, type ControlContext, type ControlEnv } from './middleware';
 import type { Row } from './records';
+import type { Hosting } from './hosting/hosting';
 import { seal, unseal } from './secrets';
 import { Slots } from './slots';
 
@@ -31,9 +32,9 @@ export function envValues(ctx: Context, appId: string, scope: string): Record<st
 }
 
 /** Finishes deleting an app: offline, scripts removed, stores destroyed preview first. Repeatable, so a sweep can finish it. */
-export async function teardown(ctx: Context, appId: string): Promise<void> {
+export async function teardown(ctx: Context, hosting: Hosting, appId: string): Promise<void> {
   ctx.records.run('DELETE FROM serving WHERE appId = ?', [appId]);
-  await ctx.hosting.destroy(appId);
+  await hosting.destroy(appId);
   ctx.records.transaction(() => {
     ctx.records.run('DELETE FROM env_values WHERE appId = ?', [appId]);
     ctx.records.run("UPDATE stores SET state = 'destroyed' WHERE appId = ?", [appId]);
@@ -44,7 +45,7 @@ export async function teardown(ctx: Context, appId: string): Promise<void> {
 /** Deploy bodies read at once: each may be 64 MiB, and several times that while parsed and checked. */
 const DEPLOY_BODY_SLOTS = 2;
 
-export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
+export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting): void {
   const deployBodies = new Slots(DEPLOY_BODY_SLOTS);
   type Kind = 'deploy' | 'promote' | 'rollback';
   interface Reservation {
@@ -112,14 +113,14 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
       settle(reservation, { code: 'no_deployment', message: `The artifact ${artifactId} is not kept.` });
       return refuse(404, 'no_deployment', `The artifact ${artifactId} is not kept.`);
     }
-    const failure = await ctx.hosting.probe(appId, environment, artifact);
+    const failure = await hosting.probe(appId, environment, artifact);
     if (failure) {
       settle(reservation, failure);
       return refuse(FAILURE_STATUS[failure.code], failure.code, `${failure.message} Nothing was activated; the previous version still serves.`);
     }
     // The probe ran on a copy; the switch starts the artifact on the live data and must answer ready
     // (data written since the copy may not fit). Until it does, the records name the previous version.
-    const switched = await ctx.hosting.activate(appId, environment, artifact);
+    const switched = await hosting.activate(appId, environment, artifact);
     if (switched) {
       settle(reservation, switched);
       return refuse(FAILURE_STATUS[switched.code], switched.code, `${switched.message} Nothing was activated; the previous version still serves.`);
@@ -249,7 +250,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     if (view === 'logs') {
       const after = c.req.query('after');
       if (after !== undefined && !CALL_CURSOR.test(after)) return refuse(400, 'invalid_request', '`after` is a cursor from an earlier read of the logs.');
-      return answer(200, { ...base, view, ...ctx.hosting.calls.read(`${appId}:${environment}`, after) });
+      return answer(200, { ...base, view, ...hosting.calls.read(`${appId}:${environment}`, after) });
     }
     const query: Record<string, string> = {};
     for (const name of ['table', 'offset', 'limit', 'maxRows'] as const) {
@@ -259,7 +260,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     // An export's cursor holds a row id (up to MAX_ROW_ID_LENGTH characters), passed whole.
     const cursor = c.req.query('cursor');
     if (view === 'export' && cursor !== undefined) query.cursor = cursor.slice(0, 8192);
-    const read = await ctx.hosting.inspect({ appId, environment }, artifactId, view, query);
+    const read = await hosting.inspect({ appId, environment }, artifactId, view, query);
     if ('code' in read) {
       // The app cannot bring its state up as deployed (redeploy after fixing), or it is not answering now (retry).
       return read.code === 'runtime_not_ready'
@@ -280,7 +281,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     return { appId: owner(c).appId, scope };
   };
   const restartScope = async (appId: string, scope: string) => {
-    if (scope === 'preview' || scope === 'production') await ctx.hosting.restart(appId, scope);
+    if (scope === 'preview' || scope === 'production') await hosting.restart(appId, scope);
   };
 
   on(app, ROUTES.listEnv, mine, (c) => {
@@ -327,7 +328,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
   on(app, ROUTES.disable, mine, async (c) => {
     const row = c.get('app');
     ctx.records.run("UPDATE apps SET state = 'disabled' WHERE id = ?", [row.id!]);
-    for (const environment of ['preview', 'production'] as const) await ctx.hosting.restart(String(row.id), environment);
+    for (const environment of ['preview', 'production'] as const) await hosting.restart(String(row.id), environment);
     return answer(200, { app: appInfo(ctx, { ...row, state: 'disabled' }) });
   });
 
@@ -344,7 +345,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     const appId = String(row.id);
     // Offline first; the teardown is recorded, so a sweep at the next start finishes what a crash interrupted.
     ctx.records.run("UPDATE apps SET state = 'deleting', teardown = 'pending' WHERE id = ?", [appId]);
-    await teardown(ctx, appId);
+    await teardown(ctx, hosting, appId);
     return answer(200, { app: appInfo(ctx, ctx.records.get('SELECT * FROM apps WHERE id = ?', [appId])!) });
   });
 }

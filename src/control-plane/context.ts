@@ -1,10 +1,9 @@
-/** What every route of the control plane shares: its records, artifacts, hosting, secrets, clock and quotas, and the answer helpers. */
+/** What every route of the control plane shares: its records, artifacts, secrets, clock and quotas, and the answer helpers (the hosting is handed to the routes that use it). */
 import { randomId, systemClock } from '../core/runtime/clock';
 import { APP_ID, hostedOrigin, type Environment } from '../core/deploy/ids';
 import { CONTROL_PROTOCOL, type AppInfo, type AppState, type ControlErrorCode, type DeploymentInfo } from '../core/deploy/protocol';
 import type { ArtifactStore } from './artifacts';
 import { BodyTooLargeError } from './body-limit';
-import type { Hosting } from './hosting/hosting';
 import type { RateLimit } from './rate-limit';
 import type { Records, Row } from './records';
 import { hashToken, type Secrets } from './secrets';
@@ -35,7 +34,6 @@ export interface Caller {
 export interface Context {
   records: Records;
   artifacts: ArtifactStore;
-  hosting: Hosting;
   secrets: Secrets;
   now(): number;
   quotas: Quotas;

@@ -86,6 +86,8 @@ export interface ControlPlane {
   corsOrigins: string[];
   secrets: Secrets;
   context: Context;
+  /** The hosted apps' engines. */
+  hosting: Hosting;
   domains: Domains;
   close(): Promise<void>;
 }
@@ -119,9 +121,8 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     sessionTtlMs: options.sessionTtlMs ?? SESSION_TTL_MS,
     serviceTokenTtlMs: options.serviceTokenTtlMs ?? SERVICE_TOKEN_TTL_MS,
     devicePollMs: options.devicePollMs ?? 2000,
-    hosting: undefined as unknown as Hosting,
   };
-  context.hosting = new Hosting({
+  const hosting = new Hosting({
     dataDir: options.dataDir,
     artifacts,
     secrets,
@@ -136,7 +137,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   });
 
   // The sweep: deletions a crash interrupted are finished before anything is served.
-  for (const row of records.all("SELECT id FROM apps WHERE state = 'deleting'")) await teardown(context, String(row.id));
+  for (const row of records.all("SELECT id FROM apps WHERE state = 'deleting'")) await teardown(context, hosting, String(row.id));
   purgeDevices(context);
   // A deployment a stop interrupted never activated anything: it is recorded as failed (it still counts).
   if (records.get("SELECT 1 FROM deployments WHERE state = 'pending'")) {
@@ -154,7 +155,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     const custom = domains.route(host);
     if (custom === 'unrouted') return new Response('This domain is not verified yet, or is being removed (platform domains status).\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     const target = hostedTarget(host) ?? (custom ? { appId: custom.appId, environment: 'production' as const } : undefined);
-    if (target) return context.hosting.serve(c.req.raw, target, incomingOf(c.env));
+    if (target) return hosting.serve(c.req.raw, target, incomingOf(c.env));
     await next();
   });
   // Exactly the configured playgrounds, never `*` nor the request's own Origin echoed; no credentials
@@ -183,7 +184,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   );
   on(app, ROUTES.health, () => answer(200, { ok: true }));
   authRoutes(app, context);
-  appRoutes(app, context);
+  appRoutes(app, context, hosting);
   domainRoutes(app, context, domains);
   catalogueRoutes(app, context, options.catalogue ?? repositoryCatalogue());
   tunnelRoutes(app, context, tunnels);
@@ -196,10 +197,11 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     corsOrigins,
     secrets,
     context,
+    hosting,
     domains,
     async close() {
       tunnels.closeAll();
-      await context.hosting.close();
+      await hosting.close();
       records.close();
     },
   };

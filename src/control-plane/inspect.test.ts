@@ -176,7 +176,7 @@ describe('reading a deployed app as its owner', { shuffle: false }, () => {
   it('an environment whose state cannot come up answers DG2004 with its code and appId', async () => {
     // A hand-made redeploy would be refused by the probe; a failing start is made by taking the
     // serving module away from a stopped engine's directory.
-    await plane.context.hosting.restart(appId(), 'preview');
+    await plane.hosting.restart(appId(), 'preview');
     const modules = join(work, 'plane', 'modules');
     for (const file of readdirSync(modules)) writeFileSync(join(modules, file), 'export default {}; throw new Error("broken on purpose");');
     const refused = await cli(['inspect', 'notes', '--view', 'state', '--json']);

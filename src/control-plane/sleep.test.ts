@@ -54,7 +54,7 @@ function alive(pid: number): boolean {
   }
 }
 
-const hosting = () => started.plane.context.hosting;
+const hosting = () => started.plane.hosting;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'platform-sleep-'));

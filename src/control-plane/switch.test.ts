@@ -52,7 +52,7 @@ describe('the switch after the probe', () => {
     const first = (await cli(['inspect', 'marks'])).envelope.result.artifactId as string;
 
     // The table is empty, so retyping its field passes the probe; a visitor's row lands right after it.
-    const hosting = plane.context.hosting;
+    const hosting = plane.hosting;
     const probe = hosting.probe.bind(hosting);
     let wrote: { status: number } | undefined;
     hosting.probe = async (...args: Parameters<typeof probe>) => {

@@ -14,7 +14,6 @@ import { limitsOf } from '../../core/runtime/limits';
 import { failedCall } from '../../core/runtime/outcome';
 import type { Auth } from '../../core/runtime/personas';
 import { errorResponse } from '../../core/runtime/runtime';
-import type { AppAuthHook } from '../app-auth';
 import type { ArtifactStore } from '../artifacts';
 import { BodyTooLargeError, readLimited } from '../body-limit';
 import { readIncoming } from '../incoming-body';
@@ -34,6 +33,20 @@ export const GUEST_COOKIE = '__platform_guest';
 export interface HostedTarget {
   appId: string;
   environment: Environment;
+}
+
+/** The visitor nobody signed in: a guest identity, and the cookie that makes it when the request had none. */
+export interface GuestVisitor {
+  auth: Auth;
+  setCookie?: string;
+}
+
+/** What hosting asks of app sign-in (app-auth.ts implements it): the signed-in visitor's `ctx.auth`, and the answers of `/__platform/` paths. */
+export interface AppAuthHook {
+  /** `ctx.auth` of the person the request's app session cookie signs in, or undefined (a guest). */
+  user(request: Request, target: HostedTarget): Auth | undefined;
+  /** Answers a request under `/__platform/` on an app's origin; `guest` is the visitor when nobody is signed in. */
+  serve(request: Request, target: HostedTarget, guest: () => GuestVisitor): Promise<Response>;
 }
 
 
