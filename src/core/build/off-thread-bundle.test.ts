@@ -83,8 +83,10 @@ describe('a bundler off the compiling thread', () => {
     const started: unknown[] = [];
     const outcome = await compileProject(new MemoryFileSystem(files), { esbuild, library, typecheck: new TypeCheckSession(library), bundler: slow }, { targets: ['client', 'server'], onBundled: (bundled) => started.push(bundled) });
     expect(outcome.diagnostics.some((d) => d.code === 'DG1205')).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The bundle answers later (200 ms, then the bundling itself, longer on a loaded machine): waited for, not timed.
+    for (let waited = 0; !log.includes('bundle answered') && waited < 60_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(log).toContain('bundle answered');
+    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(started).toEqual([]);
     await bundler.dispose();
   });
