@@ -87,11 +87,6 @@ export interface CompileTimings {
 }
 
 export type CompilerResponse =
-  /**
-   * Start-up figures in ms from the worker's start: `typescript` until the compiler's own script
-   * (TypeScript in it) was loaded, `esbuild` until the bundler worker was ready, `total` until ready;
-   * `library` the platform library's unpacking alone.
-   */
   | { type: 'ready'; startup: { library: number; esbuild: number; typescript: number; total: number } }
   | {
       type: 'result';
