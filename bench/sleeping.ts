@@ -6,11 +6,11 @@
  * (the baseline, same run), and the 1,000-environment figure each is extrapolated to. The control plane
  * runs as its own process, as `npm start` runs it, with a short idle time (--engine-idle-seconds).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, databaseApp, deployBody } from '../src/control-plane/fixtures';
-import { hostedRequest, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/control-plane/test-helpers';
+import { hostedRequest, processesNaming, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/control-plane/test-helpers';
 import { median, type Row } from './stats';
 
 const SIZES = (process.env.BENCH_SLEEP_APPS ?? '1,20').split(',').map(Number);
@@ -37,19 +37,9 @@ function rss(pid: number): number {
   }
 }
 
-/** The workerd processes serving apps from `dataDir`. */
+/** The workerd processes serving apps from `dataDir` (each names its config under `engines/`). */
 function engines(dataDir: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (command.includes('workerd') && command.includes(dataDir)) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
+  return processesNaming(join(dataDir, 'engines')).map((found) => found.pid);
 }
 
 async function query(origin: string): Promise<number> {

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIVE_PATH } from '../modules/wire';
-import { build, databaseApp, deployBody } from './fixtures';
+import { hostedTarget } from '../core/deploy/ids';
+import { databaseApp, deployOverHttp } from './fixtures';
 import { startControlPlane, type Started } from './main';
 import { cookieOf, eventually, hostedRequest, signIn } from './test-helpers';
 
@@ -32,19 +33,6 @@ let appId: string;
 const call = (kind: 'query' | 'mutation', name: string, input: unknown, cookie?: string) =>
   hostedRequest(origin, `/_platform/v0/${kind}/${name}`, { method: 'POST', body: JSON.stringify({ input }), ...(cookie ? { headers: { cookie } } : {}) });
 
-/** The pid of the environment's workerd process, from its pid file, when that process is alive. */
-function enginePid(): number | undefined {
-  const file = join(work, 'data', 'engines', `${appId}.preview`, 'workerd.pid');
-  if (!existsSync(file)) return undefined;
-  const pid = Number(readFileSync(file, 'utf8').trim());
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return undefined;
-  }
-}
-
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -54,19 +42,23 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The pid of the environment's workerd process, from its pid file, when that process is alive. */
+function enginePid(): number | undefined {
+  const file = join(work, 'data', 'engines', `${appId}.preview`, 'workerd.pid');
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8').trim());
+  return alive(pid) ? pid : undefined;
+}
+
 const hosting = () => started.plane.hosting;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'platform-sleep-'));
   started = await startControlPlane({ dataDir: join(work, 'data'), port: 0, engineIdleMs: IDLE_MS });
   const token = await signIn(started.plane, 'builder');
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const created = (await (await fetch(`${started.url}/v0/apps`, { method: 'POST', headers, body: JSON.stringify({ name: 'sleepy-notes' }) })).json()) as { app: { id: string; urls: { preview: string } } };
-  appId = created.app.id;
-  origin = created.app.urls.preview;
   const files = databaseApp({ name: 'sleepy-notes', tables: { notes: { text: 'string' } }, server: SERVER, budgets: { liveConnections: 2 }, client: "document.body.textContent = 'notes';\n" });
-  const answer = await fetch(`${started.url}/v0/apps/${appId}/deployments`, { method: 'POST', headers, body: JSON.stringify(deployBody(await build(files))) });
-  if (answer.status !== 201) throw new Error(`deploy failed: ${await answer.text()}`);
+  origin = await deployOverHttp(started.url, token, 'sleepy-notes', files);
+  appId = hostedTarget(new URL(origin).host)!.appId;
 }, 180_000);
 
 afterAll(async () => {
