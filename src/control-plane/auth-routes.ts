@@ -14,7 +14,7 @@ import { AppAuth } from './app-auth';
 import { appSignInRoutes } from './app-sign-in-routes';
 import { browserKeyRoutes, type SpendDevice } from './browser-key-routes';
 import { revokeBrowserKey } from './browser-keys';
-import { approvalPage, type Asker } from './device-page';
+import { approvalPage, askerName, askerOf } from './device-page';
 import { resultPage } from './pages';
 import { interactive, on, signedIn, type ControlEnv } from './middleware';
 import { ensureDeviceSources, evictDevice, PENDING_DEVICES_PER_SOURCE, roomForDevice } from './device-codes';
@@ -54,6 +54,8 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
   appSignInRoutes(app, ctx, accounts, new AppAuth(ctx));
 
   ensureDeviceSources(ctx.records);
+  /** The playground a device code is started from (its Origin, when the control plane allows it), recorded for the approval page; null for a terminal. */
+  const requesterOf = (origin: string | undefined): string | null => (origin && ctx.playgroundOrigins.includes(origin) ? origin : null);
   on(app, ROUTES.startDevice, (c) => {
     const now = ctx.now();
     // Counted by network (a /24 or /64), not by address: the cap on waiting codes is shared fairly (device-codes.ts).
@@ -124,16 +126,11 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
   // The playground's sign-ins: the same exchange, bound to a key the page cannot export.
   browserKeyRoutes(app, ctx, spendDevice);
 
-  /** Who a waiting code's sign-in is for, as the approval page names it: a playground's origin, or a terminal. */
-  const requesterOf = (origin: string | undefined): string | null => (origin && ctx.playgroundOrigins.includes(origin) ? origin : null);
-  const askedBy = (code: string): Asker => {
-    const row = code ? ctx.records.get("SELECT requester FROM devices WHERE userCode = ? AND state = 'pending'", [code.trim().toUpperCase()]) : undefined;
-    return typeof row?.requester === 'string' ? { playground: row.requester } : 'terminal';
-  };
-
   app.get('/device', (c) => {
     const code = c.req.query('code') ?? '';
-    return approvalPage(code, accounts.session(c.req.raw), ctx.publicOrigin, undefined, askedBy(code));
+    // Who the waiting code's sign-in is for, as the page names it: a playground's origin, or a terminal.
+    const row = code ? ctx.records.get("SELECT requester FROM devices WHERE userCode = ? AND state = 'pending'", [code.trim().toUpperCase()]) : undefined;
+    return approvalPage(code, accounts.session(c.req.raw), ctx.publicOrigin, undefined, askerOf(row?.requester));
   });
 
   app.post('/device', async (c) => {
@@ -170,13 +167,13 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
       wrongSecrets.delete(hash);
       account = accounts.grant(account.id);
     }
-    const asker = typeof device.requester === 'string' ? `The playground at ${device.requester}` : 'The terminal';
+    const asker = askerOf(device.requester);
     if (decision === 'deny') {
       ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['denied', hash]);
-      return resultPage(200, 'Sign-in denied', `${asker === 'The terminal' ? 'The terminal that asked' : asker} will be told.`);
+      return resultPage(200, 'Sign-in denied', `${asker === 'terminal' ? 'The terminal that asked' : askerName(asker)} will be told.`);
     }
     ctx.records.run('UPDATE devices SET state = ?, builderId = ? WHERE deviceHash = ?', ['approved', account.builderId!, hash]);
-    return resultPage(200, 'Signed in', `${asker} is now signed in as ${account.name}. You can close this page.`);
+    return resultPage(200, 'Signed in', `${askerName(asker)} is now signed in as ${account.name}. You can close this page.`);
   });
 
   const who = signedIn(ctx);

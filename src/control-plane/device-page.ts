@@ -13,6 +13,16 @@ import { escape, page } from './pages';
 /** Who asked for the sign-in a code stands for: a terminal (`platform auth login`), or a playground's Deploy panel (its origin, one the control plane allows). */
 export type Asker = 'terminal' | { playground: string };
 
+/** The asker a device code's `requester` record names (a playground origin, or null for a terminal). */
+export function askerOf(requester: unknown): Asker {
+  return typeof requester === 'string' ? { playground: requester } : 'terminal';
+}
+
+/** How the answers after an approval name the asker: "The playground at <origin>", or "The terminal". */
+export function askerName(asker: Asker): string {
+  return asker === 'terminal' ? 'The terminal' : `The playground at ${asker.playground}`;
+}
+
 const codeField = (code: string, asker: Asker) => `<label for="code">Code shown in the ${asker === 'terminal' ? 'terminal' : 'playground'}</label><input id="code" class="code" name="code" value="${escape(code)}" required autocomplete="off" spellcheck="false">`;
 
 export function approvalPage(code: string, session: AccountSession | undefined, publicOrigin: string, notice?: string, asker: Asker = 'terminal'): Response {

@@ -353,11 +353,6 @@ export class AppEngine {
     return this.kill();
   }
 
-  /** Whether the engine has stopped taking requests (asleep, swapped or stopped). */
-  get closed(): boolean {
-    return this.#closed;
-  }
-
   /** Waits briefly for open requests, then ends the engine (a swap to another artifact, a stop). */
   async close(): Promise<void> {
     this.#closed = true;
