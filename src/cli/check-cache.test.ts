@@ -60,6 +60,8 @@ async function check(dir: string, { json = true, signing = KEY }: { json?: boole
   return { code, stdout, checked: compilations > before };
 }
 
+/** Rewrites a file of the project as an editor would save it. */
+const edit = (path: string, change: (text: string) => string) => writeFileSync(path, change(readFileSync(path, 'utf8')));
 const codes = (stdout: string) => (JSON.parse(stdout) as { diagnostics: Array<{ code: string }> }).diagnostics.map((d) => d.code);
 
 describe('a kept check answer', () => {
@@ -81,13 +83,13 @@ describe('a kept check answer', () => {
     const dir = project('edited', baseApp());
     expect((await check(dir)).code).toBe(0);
     const server = join(dir, 'src/server/index.ts');
-    writeFileSync(server, `${readFileSync(server, 'utf8')}\nexport const broken: number = 'not a number';\n`);
+    edit(server, (text) => `${text}\nexport const broken: number = 'not a number';\n`);
     const after = await check(dir);
     expect(after.checked).toBe(true);
     expect(after.code).toBe(1);
     expect(codes(after.stdout)).toContain('DG1205');
     // And the broken answer is not kept past the fix either.
-    writeFileSync(server, readFileSync(server, 'utf8').replace("export const broken: number = 'not a number';\n", ''));
+    edit(server, (text) => text.replace("export const broken: number = 'not a number';\n", ''));
     expect(await check(dir)).toMatchObject({ code: 0, checked: true });
   }, 60_000);
 
@@ -128,7 +130,7 @@ describe('a kept answer a stranger wrote', () => {
   async function brokenProject(name: string): Promise<{ dir: string; server: string }> {
     const dir = project(name, baseApp());
     const server = join(dir, 'src/server/index.ts');
-    writeFileSync(server, `${readFileSync(server, 'utf8')}\nexport const broken: number = 'not a number';\n`);
+    edit(server, (text) => `${text}\nexport const broken: number = 'not a number';\n`);
     return { dir, server };
   }
 
@@ -212,7 +214,7 @@ describe('per-file results kept with the answer', () => {
 
     // A body-only edit of the shared file (its declarations unchanged): that file alone is typed again.
     const shared = join(dir, 'src/shared/text.ts');
-    writeFileSync(shared, readFileSync(shared, 'utf8').replace('return text.trim();', 'return text.trim().toString();'));
+    edit(shared, (text) => text.replace('return text.trim();', 'return text.trim().toString();'));
     const body = await check(dir);
     expect(body).toMatchObject({ code: 0, checked: true });
     expect(typed).toEqual(['src/shared/text.ts']);
@@ -220,20 +222,20 @@ describe('per-file results kept with the answer', () => {
 
     // An edit of the client: the client alone.
     const client = join(dir, 'src/client/main.tsx');
-    writeFileSync(client, readFileSync(client, 'utf8').replace('<main>', '<main class="todos">'));
+    edit(client, (text) => text.replace('<main>', '<main class="todos">'));
     expect(await check(dir)).toMatchObject({ code: 0, checked: true });
     expect(typed).toEqual(['src/client/main.tsx']);
 
     // An edit of the server's endpoint body that keeps its declarations: the server alone.
     const server = join(dir, 'src/server/index.ts');
-    writeFileSync(server, readFileSync(server, 'utf8').replace("new Response('ok')", "new Response('fine')"));
+    edit(server, (text) => text.replace("new Response('ok')", "new Response('fine')"));
     const serverEdit = await check(dir);
     expect(serverEdit).toMatchObject({ code: 0, checked: true });
     expect(typed).toEqual(['src/server/index.ts']);
     expect(serverEdit.stdout).toBe(await freshAnswer(dir, 'one-edit-fresh-2'));
 
     // A change of the shared file's exported type: it and every file importing it are typed again, and the error found.
-    writeFileSync(shared, readFileSync(shared, 'utf8').replace('clean(text: string): string', 'clean(text: number): string').replace('text.trim()', 'String(text).trim()'));
+    edit(shared, (text) => text.replace('clean(text: string): string', 'clean(text: number): string').replace('text.trim()', 'String(text).trim()'));
     const typeChange = await check(dir);
     expect(typeChange).toMatchObject({ code: 1, checked: true });
     expect(typed).toEqual(expect.arrayContaining(['src/shared/text.ts', 'src/server/index.ts', 'src/client/main.tsx']));
@@ -253,7 +255,7 @@ describe('per-file results kept with the answer', () => {
     const entry = kept.results.checked['src/server/index.ts']!;
     const altered = { ...kept, results: { ...kept.results, checked: { ...kept.results.checked, 'src/server/index.ts': { ...entry, diagnostics: [] } } } };
     writeFileSync(file, JSON.stringify(altered));
-    writeFileSync(server, `${readFileSync(server, 'utf8')}// edited\n`);
+    edit(server, (text) => `${text}// edited\n`);
     const answer = await check(dir);
     expect(answer).toMatchObject({ code: 1, checked: true });
     expect(codes(answer.stdout)).toContain('DG1205');
@@ -261,7 +263,7 @@ describe('per-file results kept with the answer', () => {
 
     // Kept by another build (another key): typed whole again.
     const other = { key: randomBytes(32), identity: KEY.identity };
-    writeFileSync(server, `${readFileSync(server, 'utf8')}// edited again\n`);
+    edit(server, (text) => `${text}// edited again\n`);
     expect(await check(dir, { signing: other })).toMatchObject({ code: 1, checked: true });
     expect(typed.length).toBeGreaterThan(1);
   }, 120_000);
