@@ -32,28 +32,32 @@ function post(message: CompilerResponse, transfer: Transferable[] = []): void {
 
 /**
  * esbuild's wasm, compiled as it streams in, with progress posted as bytes arrive (the page shows it:
- * 14 MB is most of the start-up on a slow connection).
+ * 14 MB is most of the start-up on a slow connection). The fetched response itself is compiled, not a
+ * copy: Chromium keeps the compiled code only for a response it can tie to its URL in the HTTP cache, so
+ * a later visit starts with esbuild's code compiled and tiered up. The progress is counted on a clone.
  */
 async function loadEsbuildWasm(): Promise<WebAssembly.Module> {
   const response = await fetch(wasmURL);
   if (!response.ok || !response.body) throw new Error(`esbuild's wasm could not be loaded (${response.status}).`);
   const total = Number(response.headers.get('content-length') ?? 0) || 0;
+  void countProgress(response.clone(), total);
+  return WebAssembly.compileStreaming(response);
+}
+
+/** Reads `copy` to its end, posting about 50 progress updates over `total` bytes and the last one. */
+async function countProgress(copy: Response, total: number): Promise<void> {
+  const reader = copy.body!.getReader();
   let loaded = 0;
   let reported = 0;
-  const counted = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        loaded += chunk.byteLength;
-        // About 50 updates over the whole file, and the last one.
-        if (loaded - reported > (total || 14e6) / 50 || loaded === total) {
-          reported = loaded;
-          post({ type: 'progress', loaded, total });
-        }
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  return WebAssembly.compileStreaming(new Response(counted, { headers: { 'content-type': 'application/wasm' } }));
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    loaded += value.byteLength;
+    if (loaded - reported > (total || 14e6) / 50 || loaded === total) {
+      reported = loaded;
+      post({ type: 'progress', loaded, total });
+    }
+  }
 }
 
 /**

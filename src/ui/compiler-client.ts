@@ -149,7 +149,7 @@ export class CompilerClient {
       const message = event.data;
       switch (message.type) {
         case 'ready':
-          performance.mark('platform:compiler-ready');
+          performance.mark('platform:compiler-ready', { detail: message.startup });
           resolve(message.startup);
           break;
         case 'startup-failed':
