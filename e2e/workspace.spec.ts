@@ -375,3 +375,24 @@ test('the dark theme toggles', async ({ page }, testInfo) => {
   await toggle.click();
   await expect(root).toHaveAttribute('data-theme', 'light');
 });
+
+test('the editor says how to leave it by keyboard (Tab indents there), and Escape then Tab does leave it', async ({ page }, testInfo) => {
+  await openHarness(page, { compiled: false });
+  const editor = page.getByRole('textbox', { name: 'src/client/main.tsx' });
+  const hint = page.getByText('Tab indents. To leave the editor: Esc, then Tab.');
+  // Said only while the editor has focus, and tied to it for screen readers.
+  await expect(hint).toBeHidden();
+  await editor.focus();
+  await expect(hint).toBeVisible();
+  const describedBy = await editor.getAttribute('aria-describedby');
+  expect(describedBy).toBeTruthy();
+  await expect(page.locator(`[id="${describedBy}"]`)).toHaveText('Tab indents. To leave the editor: Esc, then Tab.');
+  await shot(page, testInfo, 'editor-leave-hint');
+  // Tab indents: focus stays in the editor.
+  await page.keyboard.press('Tab');
+  await expect(editor).toBeFocused();
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Tab');
+  await expect(editor).not.toBeFocused();
+  await expect(hint).toBeHidden();
+});

@@ -49,6 +49,7 @@ import { hasTypeScriptFeatures, typescriptFeatures, type LanguageServices } from
 import type { FileView, FileViews } from './file-views';
 import { EDITOR_FONT_FAMILY, EDITOR_FONT_PX, EDITOR_LINE_HEIGHT } from './editor-metrics';
 import { formatCommand, shortcutKeymap } from './shortcuts';
+import { leaveHint } from './leave-hint';
 
 export type EditorTheme = 'light' | 'dark';
 
@@ -287,6 +288,7 @@ export function CodeEditor(props: CodeEditorProps) {
         // tabindex 0: the same one tab stop an editable content has anyway, said where axe looks for it (it
         // does not count contenteditable as focusable, and flagged the scroller: scrollable-region-focusable).
         EditorView.contentAttributes.of({ 'aria-label': current.current.label ?? path, 'data-path': path, tabindex: '0' }),
+        leaveHint(),
         EditorView.updateListener.of((update) => {
           if (update.selectionSet && shownPath.current === path) viewMoved();
           if (!update.docChanged || shownPath.current !== path) return;
