@@ -26,6 +26,7 @@ import { isTemplateFiles } from '../projects/known-good';
 import { useMediaQuery } from './use-media-query';
 import { ShortcutsDialog } from './shortcuts-dialog';
 import { loadLayout, saveLayout, secondPersona, type Layout, type PanelName } from './layout';
+import { PRESENTER_FONT_PX, usePresenter } from './presenter';
 import { lazyComponent } from '../lazy';
 import { problemsOf } from '../diagnostic-list';
 import { ShareDialog } from '../share/share-dialog';
@@ -160,6 +161,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const [reveal, setReveal] = useState<Span | undefined>();
   const [focusEditor, setFocusEditor] = useState<object | undefined>();
   const [showShortcuts, setShowShortcuts] = useState(false);
+  const presenter = usePresenter();
+  const { presenting } = presenter;
   // The editor is built after the rest of the workspace: the preview (its frame, the runtime's answer, the client's first frame) goes first.
   // A template's files as shipped build from the prebuilt bundles: its preview is on its way as the workspace opens.
   const [previewStarting] = useState(() => session.state.generation !== undefined || isTemplateFiles(session.state.project.files));
@@ -176,7 +179,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
     setPanel('tests');
     void tests.run(scope);
   };
-  useEffect(() => installDocumentShortcuts(() => ({ onSave: () => void session.save(), onRunTests: () => runTests(), onHelp: () => setShowShortcuts(true) })), [session, tests]);
+  useEffect(() => installDocumentShortcuts(() => ({ onSave: () => void session.save(), onRunTests: () => runTests(), onHelp: () => setShowShortcuts(true), onPresent: presenter.toggle })), [session, tests]);
   useEffect(() => {
     if (!session.state.project.activeFile) session.openFile(session.state.project.files['src/client/main.tsx'] !== undefined ? 'src/client/main.tsx' : 'app.manifest.json');
   }, [session]);
@@ -226,28 +229,44 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
         : undefined;
 
   return (
-    <div class="playground" data-theme={theme}>
+    <div class={`playground${presenting ? ' presenting' : ''}`} data-theme={theme}>
       <div class="toolbar">
         <PersonaSwitcher persona={current.persona} split={split} second={second} onPersona={(p) => session.setPersona(p)} onSplit={(on) => setLayout({ split: on })} onSecond={(p) => setLayout({ second: p })} />
-        <label class="split-toggle" title="Wrap long lines in the editor">
-          <input type="checkbox" checked={layout.wrap} onChange={(e) => setLayout({ wrap: (e.target as HTMLInputElement).checked })} /> wrap lines
-        </label>
-        <button type="button" class="link" aria-haspopup="dialog" onClick={() => setShowShortcuts(true)} title="Keyboard shortcuts (?)">
-          Shortcuts
-        </button>
+        {!presenting && (
+          <>
+            <label class="split-toggle" title="Wrap long lines in the editor">
+              <input type="checkbox" checked={layout.wrap} onChange={(e) => setLayout({ wrap: (e.target as HTMLInputElement).checked })} /> wrap lines
+            </label>
+            <button type="button" class="link" aria-haspopup="dialog" onClick={() => setShowShortcuts(true)} title="Keyboard shortcuts (?)">
+              Shortcuts
+            </button>
+          </>
+        )}
         {showShortcuts && <ShortcutsDialog onClose={() => setShowShortcuts(false)} />}
         <span class={`compile-status ${compile === 'ready' ? 'ok' : compile === 'failed' ? 'error' : 'busy'}`} data-testid="compile-status" role="status" title={diagnostics.find((d) => d.code === 'DG1602')?.message}>
           {status}
         </span>
-        <button type="button" class="link" onClick={() => void session.resetData()} title="Drop the app's dev data and start empty (a recovery copy is kept)">
-          Reset data
-        </button>
-        {session.state.recovery && (
+        {!presenting && (
+          <button type="button" class="link" onClick={() => void session.resetData()} title="Drop the app's dev data and start empty (a recovery copy is kept)">
+            Reset data
+          </button>
+        )}
+        {!presenting && session.state.recovery && (
           <button type="button" class="link" onClick={() => void session.restoreRecovery()} title="Bring back the data the last reset dropped">
             Restore data from {new Date(session.state.recovery.savedAt).toLocaleTimeString()}
           </button>
         )}
+        {presenting ? (
+          <span class="toolbar-end">
+            <button type="button" ref={presenter.exitButton} onClick={presenter.toggle} title="Back to the workspace (Shift+Alt+P)">
+              Exit presenter mode
+            </button>
+          </span>
+        ) : (
         <span class="toolbar-end">
+          <button type="button" class="link" ref={presenter.presentButton} onClick={presenter.toggle} title="Larger type, a larger preview, no chrome: for a projector (Shift+Alt+P)">
+            Present
+          </button>
           <button
             type="button"
             class="link"
@@ -262,6 +281,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
             Share…
           </button>
         </span>
+        )}
         {(session.state.notice || zipError) && (
           <div class={`notice ${session.state.notice?.tone === 'error' || zipError ? 'error' : ''}`} role={session.state.notice?.tone === 'error' || zipError ? 'alert' : 'status'} data-testid="session-notice">
             {zipError ?? (
@@ -287,7 +307,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
         minSecond={0}
         label="Resize the bottom panel"
         class="playground-main"
-        {...(panelState === 'open' ? {} : { fold: panelState === 'collapsed' ? ('second' as const) : ('first' as const) })}
+        {...(presenting ? { fold: 'second' as const } : panelState === 'open' ? {} : { fold: panelState === 'collapsed' ? ('second' as const) : ('first' as const) })}
       >
         <div class={`workspace-area${narrow ? ` narrow view-${view}` : ''}`}>
           {narrow && (
@@ -299,7 +319,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
               ))}
             </div>
           )}
-          <SplitPane direction="horizontal" size={layout.tree} onSizeChange={(tree) => setLayout({ tree })} label="Resize the file tree">
+          <SplitPane direction="horizontal" size={layout.tree} onSizeChange={(tree) => setLayout({ tree })} label="Resize the file tree" {...(presenting && !narrow ? { fold: 'first' as const } : {})}>
             <FileTree
               files={files}
               selected={active}
@@ -313,7 +333,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
               onRename={(from, to) => session.renamePath(from, to)}
               onDelete={(path) => session.deletePath(path)}
             />
-            <SplitPane direction="horizontal" size={layout.editor} onSizeChange={(editor) => setLayout({ editor })} label="Resize the editor">
+            <SplitPane direction="horizontal" size={presenting ? presenter.editorWidth : layout.editor} onSizeChange={presenting ? presenter.setEditorWidth : (editor) => setLayout({ editor })} label="Resize the editor">
               <div class="editor-column">
                 <Tabs tabs={current.openTabs.map((path) => ({ path }))} active={active} onSelect={(path) => session.openFile(path)} onClose={(path) => session.closeFile(path)} panelId="editor" />
                 <div id="editor" class="editor-host">
@@ -339,9 +359,11 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                       theme={theme}
                       onSave={() => void session.save()}
                       onRunTests={() => runTests()}
+                      onPresent={presenter.toggle}
                       revealAt={reveal}
                       files={files}
                       wrap={layout.wrap}
+                      {...(presenting ? { fontPx: PRESENTER_FONT_PX } : {})}
                       focusOn={focusEditor}
                       views={session.views}
                       onView={(path, view) => session.setView(path, view)}

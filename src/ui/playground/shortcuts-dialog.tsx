@@ -8,6 +8,7 @@ export const SHORTCUTS: ReadonlyArray<readonly [keys: string, what: string]> = [
   [`${mod}+S`, 'Save the project'],
   [`${mod}+Enter`, 'Run the tests (from anywhere on the page)'],
   ['Shift+Alt+F', 'Format the file'],
+  ['Shift+Alt+P', 'Presenter mode: larger type, a larger preview, no chrome (again to leave)'],
   [`${mod}+F`, 'Search and replace in the file'],
   [`F3 / ${mod}+G`, 'Next match'],
   [`${mod}+D`, 'Select the next occurrence'],

@@ -27,7 +27,7 @@ import { json, jsonLanguage, jsonParseLinter } from '@codemirror/lang-json';
 import { bracketMatching, defaultHighlightStyle, foldGutter, foldKeymap, HighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
 import { linter, lintKeymap, type Diagnostic as LintDiagnostic, type LintSource } from '@codemirror/lint';
 import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/search';
-import { Compartment, EditorSelection, EditorState, StateEffect, StateField, Annotation, type Extension, type Text } from '@codemirror/state';
+import { Compartment, Prec, EditorSelection, EditorState, StateEffect, StateField, Annotation, type Extension, type Text } from '@codemirror/state';
 import { oneDark } from '@codemirror/theme-one-dark';
 import {
   crosshairCursor,
@@ -69,6 +69,8 @@ export interface CodeEditorProps {
   onSave?(): void;
   /** Mod-Enter in the editor. */
   onRunTests?(): void;
+  /** Shift-Alt-p in the editor (presenter mode). */
+  onPresent?(): void;
   /** Selects this range and scrolls it into view; a new object reveals again. */
   revealAt?: Span | undefined;
   /** The project's files: cached documents of other paths are dropped (a deleted file's history goes with it). */
@@ -77,6 +79,8 @@ export interface CodeEditorProps {
   label?: string;
   /** Long lines wrap at the editor's width instead of scrolling sideways. */
   wrap?: boolean;
+  /** The text's size in pixels (presenter mode's is larger); EDITOR_FONT_PX by default. */
+  fontPx?: number;
   /** Focuses the editor; a new object focuses again (after creating a file, typing goes into it). */
   focusOn?: object | undefined;
   /** Cursors and scroll kept from an earlier page (file-views.ts): a file shown for the first time starts there. */
@@ -182,6 +186,20 @@ const lightTheme: Extension = [syntaxHighlighting(lightHighlight, { fallback: tr
 const darkTheme: Extension = [oneDark, EditorView.theme({ '&': { backgroundColor: 'var(--ws-editor-bg)' }, '.cm-gutters': { backgroundColor: 'var(--ws-editor-bg)' } }, { dark: true })];
 const noWrap: Extension = [];
 const wrapOf = (wrap: boolean | undefined): Extension => (wrap ? EditorView.lineWrapping : noWrap);
+
+/** The editor's text size as an extension, one object per size (a compartment is reconfigured only when it changes). */
+const sizes = new Map<number, Extension>([[EDITOR_FONT_PX, []]]);
+function sizeOf(px: number = EDITOR_FONT_PX): Extension {
+  let size = sizes.get(px);
+  // Above baseTheme's size (a theme's precedence is its place among the extensions).
+  if (!size) sizes.set(px, (size = Prec.highest(EditorView.theme({ '&': { fontSize: `${px}px` } }))));
+  return size;
+}
+
+/** Puts `extension` in `compartment` of the editor's state unless it is there already. */
+function reconfigure(editor: EditorView, compartment: Compartment, extension: Extension): void {
+  if (compartment.get(editor.state) !== extension) editor.dispatch({ effects: compartment.reconfigure(extension) });
+}
 const themeOf = (theme: EditorTheme) => (theme === 'dark' ? darkTheme : lightTheme);
 
 /** Where the manifest's JSON Schema support goes once loaded. */
@@ -249,6 +267,7 @@ export function CodeEditor(props: CodeEditorProps) {
   const shownPath = useRef<string | undefined>(undefined);
   const themeCompartment = useRef(new Compartment());
   const wrapCompartment = useRef(new Compartment());
+  const sizeCompartment = useRef(new Compartment());
 
   const createState = (path: string, text: string, selection?: EditorSelection): EditorState => {
     const services = () => current.current.services;
@@ -285,6 +304,7 @@ export function CodeEditor(props: CodeEditorProps) {
         baseTheme,
         themeCompartment.current.of(themeOf(current.current.theme)),
         wrapCompartment.current.of(wrapOf(current.current.wrap)),
+        sizeCompartment.current.of(sizeOf(current.current.fontPx)),
         // tabindex 0: the same one tab stop an editable content has anyway, said where axe looks for it (it
         // does not count contenteditable as focusable, and flagged the scroller: scrollable-region-focusable).
         EditorView.contentAttributes.of({ 'aria-label': current.current.label ?? path, 'data-path': path, tabindex: '0' }),
@@ -343,10 +363,9 @@ export function CodeEditor(props: CodeEditorProps) {
     else if (switched && entry.restore) restoreScroll(editor, entry.restore);
     else if (switched) editor.scrollDOM.scrollTo({ top: 0, left: 0 });
     entry.restore = undefined;
-    const theme = themeOf(current.current.theme);
-    if (themeCompartment.current.get(editor.state) !== theme) editor.dispatch({ effects: themeCompartment.current.reconfigure(theme) });
-    const wrap = wrapOf(current.current.wrap);
-    if (wrapCompartment.current.get(editor.state) !== wrap) editor.dispatch({ effects: wrapCompartment.current.reconfigure(wrap) });
+    reconfigure(editor, themeCompartment.current, themeOf(current.current.theme));
+    reconfigure(editor, wrapCompartment.current, wrapOf(current.current.wrap));
+    reconfigure(editor, sizeCompartment.current, sizeOf(current.current.fontPx));
   };
 
   /** Scrolls to a kept view: its first line as far above the top as it was, and its horizontal scroll. */
@@ -434,15 +453,18 @@ export function CodeEditor(props: CodeEditorProps) {
   useLayoutEffect(() => {
     const editor = view.current;
     if (!editor) return;
-    const theme = themeOf(props.theme);
-    if (themeCompartment.current.get(editor.state) !== theme) editor.dispatch({ effects: themeCompartment.current.reconfigure(theme) });
+    reconfigure(editor, themeCompartment.current, themeOf(props.theme));
   }, [props.theme]);
 
   useLayoutEffect(() => {
     const editor = view.current;
-    const wrap = wrapOf(props.wrap);
-    if (editor && wrapCompartment.current.get(editor.state) !== wrap) editor.dispatch({ effects: wrapCompartment.current.reconfigure(wrap) });
+    if (editor) reconfigure(editor, wrapCompartment.current, wrapOf(props.wrap));
   }, [props.wrap]);
+
+  useLayoutEffect(() => {
+    const editor = view.current;
+    if (editor) reconfigure(editor, sizeCompartment.current, sizeOf(props.fontPx));
+  }, [props.fontPx]);
 
   // After the file's own effects, so the focus lands in the file now shown.
   useLayoutEffect(() => {

@@ -8,6 +8,7 @@
  *   Other files, and JSON that does not parse, are left as they are.
  * - Mod-Enter: run the tests (`onRunTests`), from anywhere on the page (the file tree leaves it alone).
  * - ?: the list of shortcuts (`onHelp`), on the page only: never while typing in a field or the editor.
+ * - Shift-Alt-p: presenter mode in and out (`onPresent`), from anywhere on the page.
  *
  * Mod is Cmd on macOS and Ctrl elsewhere.
  */
@@ -22,9 +23,11 @@ export interface ShortcutHandlers {
   onRunTests?(): void;
   /** Show the list of shortcuts. */
   onHelp?(): void;
+  /** Presenter mode in or out. */
+  onPresent?(): void;
 }
 
-export type Shortcut = 'save' | 'format' | 'run-tests' | 'help';
+export type Shortcut = 'save' | 'format' | 'run-tests' | 'help' | 'present';
 
 /** Whether a key event's target takes text (a field, a select, the editor): "?" is typed there, not a shortcut. */
 function typingIn(target: EventTarget | null): boolean {
@@ -40,6 +43,7 @@ export function shortcutOf(event: KeyboardEvent): Shortcut | undefined {
   if (mod && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 's') return 'save';
   if (mod && !event.altKey && !event.shiftKey && event.key === 'Enter') return 'run-tests';
   if (event.shiftKey && event.altKey && !event.ctrlKey && !event.metaKey && event.code === 'KeyF') return 'format';
+  if (event.shiftKey && event.altKey && !event.ctrlKey && !event.metaKey && event.code === 'KeyP') return 'present';
   if (event.key === '?' && !event.ctrlKey && !event.metaKey && !event.altKey && !typingIn(event.target)) return 'help';
   return undefined;
 }
@@ -112,6 +116,14 @@ export function shortcutKeymap(handlers: () => ShortcutHandlers, format: Command
           return run !== undefined;
         },
       },
+      {
+        key: 'Shift-Alt-p',
+        run: () => {
+          const present = handlers().onPresent;
+          present?.();
+          return present !== undefined;
+        },
+      },
     ]),
   );
 }
@@ -140,6 +152,9 @@ export function installDocumentShortcuts(handlers: () => ShortcutHandlers, targe
     } else if (shortcut === 'help' && current.onHelp) {
       key.preventDefault();
       current.onHelp();
+    } else if (shortcut === 'present' && current.onPresent) {
+      key.preventDefault();
+      current.onPresent();
     }
   };
   target.addEventListener('keydown', listener);
