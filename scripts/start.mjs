@@ -1,7 +1,8 @@
 // `npm start`: the playground (Vite on 5173, PLATFORM_PLAYGROUND_PORT) and the control plane (on 4310,
-// PLATFORM_CONTROL_PORT) side by side; the control plane allows exactly the playground's origins. The
-// playground's port is strict: taken, it fails rather than move where the control plane refuses it.
-// Stopping either, or this script, stops both.
+// PLATFORM_CONTROL_PORT) side by side; the control plane allows exactly the playground's origins, and
+// the playground is told where the control plane is (VITE_PLATFORM_CONTROL_URL: its public origin, or
+// localhost on its port), which its Deploy panel proposes. The playground's port is strict: taken, it
+// fails rather than move where the control plane refuses it. Stopping either, or this script, stops both.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,9 +13,11 @@ const controlPort = process.env.PLATFORM_CONTROL_PORT ?? '4310';
 const dataDir = process.env.PLATFORM_CONTROL_DATA ?? '.platform/control-plane';
 const playgroundPort = process.env.PLATFORM_PLAYGROUND_PORT ?? '5173';
 const playgroundOrigins = [`http://localhost:${playgroundPort}`, `http://127.0.0.1:${playgroundPort}`];
+// Where the control plane says it is reached (src/control-plane/main.ts reads PLATFORM_PUBLIC_ORIGIN too).
+const controlUrl = process.env.PLATFORM_PUBLIC_ORIGIN || `http://localhost:${controlPort}`;
 
 const children = [
-  spawn(bin('vite'), ['--port', playgroundPort, '--strictPort', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' }),
+  spawn(bin('vite'), ['--port', playgroundPort, '--strictPort', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env: { ...process.env, VITE_PLATFORM_CONTROL_URL: controlUrl } }),
   spawn(bin('tsx'), ['src/control-plane/main.ts', '--port', controlPort, '--data', dataDir, '--playground-origin', playgroundOrigins.join(',')], { cwd: root, stdio: 'inherit' }),
 ];
 

@@ -6,12 +6,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { createControlPlane, type ControlPlane } from '../../control-plane/control-plane';
 import { build, smallApp, templateFiles } from '../../control-plane/fixtures';
 import { approve, BASE, call, signIn } from '../../control-plane/test-helpers';
 import { MemoryKeyStore } from './browser-key';
-import { DeployApi, type BuiltArtifact } from './deploy-api';
+import { DEFAULT_CONTROL_URL, DeployApi, saveControlUrl, savedControlUrl, type BuiltArtifact } from './deploy-api';
 
 const PLAYGROUND = 'http://localhost:5173';
 
@@ -61,6 +61,17 @@ afterAll(async () => {
   await plane.close();
   rmSync(work, { recursive: true, force: true });
 });
+afterEach(() => {
+  vi.unstubAllEnvs();
+  Reflect.deleteProperty(globalThis, 'localStorage');
+});
+
+/** A fresh localStorage for the page. */
+function pageStorage(): MemoryStorage {
+  const storage = new MemoryStorage();
+  Object.defineProperty(globalThis, 'localStorage', { value: storage, configurable: true });
+  return storage;
+}
 
 it('signs in by device code, deploys, lists, promotes and rolls back', async () => {
   const keys = new MemoryKeyStore();
@@ -109,10 +120,39 @@ it('accepts a pasted token only when the control plane does, and says when it ca
   await api.signOut();
   expect(await keys.get(BASE)).toBeUndefined();
   expect(plane.context.records.get('SELECT revokedAt FROM browser_keys WHERE keyId = ?', [keyId])!.revokedAt).not.toBeNull();
-  const down = new DeployApi('http://127.0.0.1:9', () => Promise.reject(new TypeError('fetch failed')));
-  const answer = await down.startDeviceLogin();
-  expect(answer.ok).toBe(false);
-  expect(!answer.ok && answer.message).toContain('npm start');
+});
+
+it('proposes the control plane npm start started (VITE_PLATFORM_CONTROL_URL), unless the person saved another', () => {
+  const storage = pageStorage();
+  expect(savedControlUrl()).toBe(DEFAULT_CONTROL_URL);
+  vi.stubEnv('VITE_PLATFORM_CONTROL_URL', 'http://localhost:4999');
+  expect(savedControlUrl()).toBe('http://localhost:4999');
+  // Not a usable control plane URL: the default, as if npm start had said nothing.
+  vi.stubEnv('VITE_PLATFORM_CONTROL_URL', 'http://example.com:4999');
+  expect(savedControlUrl()).toBe(DEFAULT_CONTROL_URL);
+  vi.stubEnv('VITE_PLATFORM_CONTROL_URL', 'http://localhost:4999');
+  saveControlUrl('http://127.0.0.1:4555');
+  expect(savedControlUrl()).toBe('http://127.0.0.1:4555');
+  expect(storage.getItem('platform.deploy.controlUrl')).toBe('http://127.0.0.1:4555');
+});
+
+it('says "npm start" only when nothing answers at the URL it tried, and names that URL', async () => {
+  const nothing = () => Promise.reject(new TypeError('Failed to fetch'));
+  const down = await new DeployApi('http://127.0.0.1:9', nothing).startDeviceLogin();
+  expect(down).toMatchObject({ ok: false });
+  expect(!down.ok && down.message).toContain('http://127.0.0.1:9');
+  expect(!down.ok && down.message).toContain('npm start');
+  // npm start runs its control plane elsewhere: the panel says where, rather than to start it.
+  vi.stubEnv('VITE_PLATFORM_CONTROL_URL', 'http://localhost:4999');
+  const elsewhere = await new DeployApi('http://localhost:4310', nothing).startDeviceLogin();
+  expect(!elsewhere.ok && elsewhere.message).toContain('http://localhost:4310');
+  expect(!elsewhere.ok && elsewhere.message).toContain('npm start started one at http://localhost:4999');
+  expect(!elsewhere.ok && elsewhere.message).not.toContain('Start it with npm start');
+  // Something answers there: never told to start it.
+  const up = await new DeployApi(BASE, fromPlayground).startDeviceLogin();
+  expect(up.ok).toBe(true);
+  const notControl = await new DeployApi('http://localhost:4310', async () => new Response('<!doctype html>', { headers: { 'content-type': 'text/html' } })).startDeviceLogin();
+  expect(!notControl.ok && notControl.message).not.toContain('npm start');
 });
 
 it('names a CORS refusal as such, not as a control plane that cannot be reached', async () => {
@@ -134,17 +174,12 @@ it('names a CORS refusal as such, not as a control plane that cannot be reached'
 
 it('removes the sessions earlier versions kept in localStorage, and signs them out', async () => {
   const session = await signIn(plane, 'old-panel');
-  const storage = new MemoryStorage();
+  const storage = pageStorage();
   storage.setItem(`platform.deploy.credential:${BASE}`, session);
   storage.setItem(`platform.deploy.app:${BASE}:project-1`, 'app_kept');
-  Object.defineProperty(globalThis, 'localStorage', { value: storage, configurable: true });
-  try {
-    const api = new DeployApi(BASE, fromPlayground, new MemoryKeyStore());
-    expect(storage.getItem(`platform.deploy.credential:${BASE}`)).toBeNull();
-    expect(api.knownApp('project-1')).toBe('app_kept');
-    expect(await api.signedIn()).toBe(false);
-    await expect.poll(async () => ((await (await call(plane, 'GET', '/v0/auth/whoami', { token: session })).json()) as { error?: { code: string } }).error?.code).toBe('unauthorized');
-  } finally {
-    Reflect.deleteProperty(globalThis, 'localStorage');
-  }
+  const api = new DeployApi(BASE, fromPlayground, new MemoryKeyStore());
+  expect(storage.getItem(`platform.deploy.credential:${BASE}`)).toBeNull();
+  expect(api.knownApp('project-1')).toBe('app_kept');
+  expect(await api.signedIn()).toBe(false);
+  await expect.poll(async () => ((await (await call(plane, 'GET', '/v0/auth/whoami', { token: session })).json()) as { error?: { code: string } }).error?.code).toBe('unauthorized');
 });

@@ -25,7 +25,22 @@ export interface BuiltArtifact {
 
 export type Result<T> = { ok: true; value: T } | { ok: false; message: string; code?: string };
 
-function result<T>(outcome: ControlOutcome<T>): Result<T> {
+/**
+ * The control plane `npm start` started alongside this playground (scripts/start.mjs gives Vite
+ * VITE_PLATFORM_CONTROL_URL), when it gave a usable one.
+ */
+export function startedControlUrl(): string | undefined {
+  const given: unknown = import.meta.env.VITE_PLATFORM_CONTROL_URL;
+  return typeof given === 'string' && given && !controlUrlProblem(given) ? given : undefined;
+}
+
+/** What to do when nothing answers at `tried`: start the control plane, or use the one npm start started elsewhere. */
+function whenNothingAnswers(tried: string): string {
+  const started = startedControlUrl();
+  return started && started !== tried ? `npm start started one at ${started}: use that URL.` : 'Start it with npm start (or npm run control-plane).';
+}
+
+function result<T>(outcome: ControlOutcome<T>, controlUrl: string): Result<T> {
   switch (outcome.kind) {
     case 'ok':
       return { ok: true, value: outcome.body };
@@ -34,7 +49,7 @@ function result<T>(outcome: ControlOutcome<T>): Result<T> {
     case 'untrusted':
       return { ok: false, message: `${outcome.message} Is this a platform control plane?` };
     case 'unreachable':
-      return { ok: false, message: `${outcome.message} Start it with npm start (or npm run control-plane).` };
+      return { ok: false, message: `${outcome.message} ${whenNothingAnswers(controlUrl)}` };
   }
 }
 
@@ -44,8 +59,9 @@ const CONTROL_URL_KEY = 'platform.deploy.controlUrl';
 const OLD_CREDENTIAL_PREFIX = 'platform.deploy.credential:';
 const appKey = (controlUrl: string, project: string) => `platform.deploy.app:${controlUrl}:${project}`;
 
+/** The control plane the panel proposes: the one the person chose and saved, else the one npm start started, else the default. */
 export function savedControlUrl(): string {
-  return storage()?.getItem(CONTROL_URL_KEY) ?? DEFAULT_CONTROL_URL;
+  return storage()?.getItem(CONTROL_URL_KEY) ?? startedControlUrl() ?? DEFAULT_CONTROL_URL;
 }
 
 export function saveControlUrl(url: string): void {
@@ -114,7 +130,7 @@ export class DeployApi {
         message: `The control plane at ${this.controlUrl} is up but refuses requests from ${origin} (CORS). Start it with --playground-origin ${origin} (or PLATFORM_PLAYGROUND_ORIGINS=${origin}); npm start allows its own playground.`,
       };
     }
-    return result(outcome);
+    return result(outcome, this.controlUrl);
   }
 
   async #answersWithoutCors(): Promise<boolean> {

@@ -18,7 +18,7 @@ export interface DeployPanelProps {
   projectName: string;
   /** Builds the artifact (every bundle and its record), or returns the diagnostics that stopped it. */
   buildArtifact(): Promise<BuiltArtifact | { diagnostics: Diagnostic[] }>;
-  /** The control plane's origin to start with (default: the last one used, else http://localhost:4310). */
+  /** The control plane's origin to start with (default: the last one saved, else the one npm start started, else http://localhost:4310). */
   controlUrl?: string;
 }
 
