@@ -3,17 +3,8 @@
  * light and the dark theme, the bottom panel's tabs, the Share popover and the embed): a serious or
  * critical violation fails the test, named with its rule, its elements and axe's own summary of the fix.
  */
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
-import { openTemplate } from './helpers';
-
-/** The serious and critical violations axe finds in the page as it is now (the preview's frame apart: it is the app's own page). */
-async function violations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).exclude('iframe.preview-frame').exclude('iframe.preview-frame-spare').analyze();
-  return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .flatMap((v) => v.nodes.map((node) => `${v.impact} ${v.id}: ${node.target.join(' ')} — ${node.failureSummary?.replace(/\s+/g, ' ')}`));
-}
+import { expect, test } from '@playwright/test';
+import { openTemplate, violations } from './helpers';
 
 test('the start page has no serious or critical accessibility violation', async ({ page }) => {
   await page.goto('/');

@@ -2,16 +2,17 @@
  * Deploying from the playground to a real control plane on loopback (started here, on a free port,
  * with its own data directory): sign in with a device code a person approves on the control plane's
  * page with a passkey, deploy to preview, use the hosted app at its own *.localhost origin, promote,
- * and see both environments in the history.
+ * and see both environments in the history, each deployment with when it was made and the one each
+ * environment is live from marked.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { startControlPlane, type Started } from '../src/control-plane/main';
-import { afterRebuild, openTemplate, replaceFile } from './helpers';
+import { afterRebuild, openTemplate, replaceFile, violations } from './helpers';
 
 test.describe.configure({ timeout: 180_000 });
 
@@ -103,6 +104,33 @@ async function hostileVisit(page: Page, controlUrl: string) {
   } finally {
     server.close();
   }
+}
+
+/**
+ * The history shows the deployment each environment is live from (the control plane's `serving` record),
+ * and marks no other: checked against the records, by deployment id.
+ */
+async function expectLiveMarks(history: Locator) {
+  const serving = plane.plane.context.records.all('SELECT environment, deploymentId FROM serving');
+  expect(serving.length).toBeGreaterThan(0);
+  for (const environment of ['preview', 'production']) {
+    const live = serving.find((row) => row.environment === environment);
+    const marked = history.locator('tbody tr', { hasText: `live on ${environment}` });
+    await expect(marked).toHaveCount(live ? 1 : 0);
+    if (live) await expect(marked).toHaveAttribute('data-deployment', String(live.deploymentId));
+  }
+}
+
+/** A history row's label: when (a <time> with the exact time in its datetime and title, said relatively) and its short id. */
+async function expectLabelled(row: Locator) {
+  const id = (await row.getAttribute('data-deployment'))!;
+  expect(id).toMatch(/^dep_[a-z2-7]{26}$/);
+  const recorded = plane.plane.context.records.get('SELECT createdAt FROM deployments WHERE id = ?', [id])!;
+  const when = row.locator('time');
+  await expect(when).toHaveAttribute('datetime', new Date(Number(recorded.createdAt)).toISOString());
+  await expect(when).toHaveAttribute('title', new RegExp(String(new Date(Number(recorded.createdAt)).getFullYear())));
+  await expect(when).toHaveText(/^(now|\d+ seconds? ago|\d+ minutes? ago|1 hour ago)$/);
+  await expect(row.locator(`code[title="${id}"]`)).toHaveText(id.slice(0, 12));
 }
 
 /** Opens the endpoints template's Deploy panel, pointed at the control plane at `url`. */
@@ -204,6 +232,10 @@ test('deploy a template from the playground, use the hosted app, promote it', as
   await expect(hosted.getByText('0 visits')).toBeVisible();
   const history = panel.getByRole('table', { name: 'Deployments' });
   await expect(history).toContainText('production');
+  await expect(history.locator('tbody tr')).toHaveCount(2);
+  await expect(history.locator('tbody tr').nth(0)).toContainText('live on production');
+  await expect(history.locator('tbody tr').nth(1)).toContainText('live on preview');
+  await expectLiveMarks(history);
   await testInfo.attach('promoted', { body: await page.screenshot(), contentType: 'image/png' });
 
   // A second version in preview. "Roll back to this" is offered only for what an environment served
@@ -225,6 +257,41 @@ test('deploy a template from the playground, use the hosted app, promote it', as
   await expect(hosted.getByRole('heading', { name: 'Endpoints and streams' })).toBeVisible();
   await expect(history.locator('tbody tr').first()).toContainText('rollback');
   await testInfo.attach('rolled back', { body: await page.screenshot(), contentType: 'image/png' });
+
+  // Each deployment says when it was made and its id; the rollback is what preview is live from, not
+  // the first deployment of the same artifact, and production is still live from the promotion.
+  await expect(rows).toHaveCount(4);
+  for (let i = 0; i < 4; i++) await expectLabelled(rows.nth(i));
+  await expect(rows.nth(0)).toContainText('live on preview');
+  await expect(rows.nth(2)).toContainText('live on production');
+  await expect(rows.nth(3)).not.toContainText('live on');
+  await expectLiveMarks(history);
+  // Tall enough for the whole history in the screenshots.
+  await page.setViewportSize({ width: 1280, height: 1200 });
+  await history.scrollIntoViewIfNeeded();
+  for (const theme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: theme });
+    await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
+    const shot = testInfo.outputPath(`deploy-history-${theme}.png`);
+    await panel.screenshot({ path: shot });
+    await testInfo.attach(`history, ${theme}`, { path: shot, contentType: 'image/png' });
+    expect(await violations(page)).toEqual([]);
+  }
+});
+
+test('a control plane URL where nothing answers is named, with how to start one', async ({ page }) => {
+  // A port nothing listens on: taken, then let go.
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  const url = `http://localhost:${port}`;
+  const panel = await deployPanel(page, url);
+  await panel.getByRole('button', { name: 'Sign in' }).click();
+  const alert = panel.getByRole('alert');
+  await expect(alert).toContainText(`The control plane at ${url} could not be reached`);
+  await expect(alert).toContainText('Start it with npm start');
+  await expect(alert).not.toContainText('CORS');
 });
 
 test('a control plane that does not allow this playground\'s origin is named as a CORS refusal', async ({ page }) => {

@@ -1,5 +1,14 @@
-/** What the playground's e2e specs share: opening a template, reading and replacing the editor's text. */
+/** What the playground's e2e specs share: opening a template, reading and replacing the editor's text, axe-core's findings. */
+import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
+
+/** The serious and critical violations axe finds in the page as it is now (the preview's frame apart: it is the app's own page). */
+export async function violations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).exclude('iframe.preview-frame').exclude('iframe.preview-frame-spare').analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.map((node) => `${v.impact} ${v.id}: ${node.target.join(' ')} — ${node.failureSummary?.replace(/\s+/g, ' ')}`));
+}
 
 /** Opens the playground on a fresh profile and creates a project from a template. */
 export async function openTemplate(page: Page, template = 'todo') {

@@ -130,7 +130,11 @@ export function ownedApp(ctx: Context, caller: Caller, appId: string, options: {
 export function appInfo(ctx: Context, app: Row): AppInfo {
   const id = String(app.id);
   const serving: AppInfo['serving'] = {};
-  for (const row of ctx.records.all('SELECT environment, artifactId FROM serving WHERE appId = ?', [id])) serving[row.environment as Environment] = String(row.artifactId);
+  const live: AppInfo['live'] = {};
+  for (const row of ctx.records.all('SELECT environment, artifactId, deploymentId FROM serving WHERE appId = ?', [id])) {
+    serving[row.environment as Environment] = String(row.artifactId);
+    live[row.environment as Environment] = String(row.deploymentId);
+  }
   const stores: Partial<Record<Environment, string>> = {};
   for (const row of ctx.records.all('SELECT environment, state FROM stores WHERE appId = ?', [id])) stores[row.environment as Environment] = String(row.state);
   const state = (app.state === 'deleting' ? 'deleted' : app.state) as AppState;
@@ -141,6 +145,7 @@ export function appInfo(ctx: Context, app: Row): AppInfo {
     createdAt: iso(Number(app.createdAt)),
     urls: { preview: hostedOrigin(id, 'preview', ctx.publicOrigin), production: hostedOrigin(id, 'production', ctx.publicOrigin) },
     serving,
+    live,
     ...(Object.keys(stores).length ? { storage: stores } : {}),
   } as AppInfo;
 }

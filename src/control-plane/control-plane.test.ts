@@ -190,6 +190,10 @@ describe('the control plane, in process', { shuffle: false }, () => {
       const unhealthy = withFile(endpoints, 'server/index.js', `${new TextDecoder().decode(endpoints.files.get('server/index.js'))}\nglobalThis.decodeURIComponent = () => { throw new Error('broken'); };\n`);
       expect((await json(call(plane, 'POST', `/v0/apps/${appId}/deployments`, { token: alice, body: deployBody(unhealthy) }))).error.code).toBe('runtime_unhealthy');
       expect(await (await hosted(appId, 'preview', '/api/greet/x')).json()).toEqual({ message: 'Hello, x!' });
+      // Still live on preview: the first deployment, which none of the failed ones replaced.
+      const [first] = (await json(call(plane, 'GET', `/v0/apps/${appId}/deployments?limit=200`, { token: alice }))).deployments.slice(-1);
+      expect(first).toMatchObject({ kind: 'deploy', state: 'completed', artifactId: endpoints.id });
+      expect((await json(call(plane, 'GET', `/v0/apps/${appId}`, { token: alice }))).app.live).toEqual({ preview: first.id });
     });
 
     it('lists the history newest first, bounded by limit', async () => {
@@ -225,7 +229,10 @@ describe('the control plane, in process', { shuffle: false }, () => {
       expect((await json(call(plane, 'POST', `/v0/apps/${fresh}/rollback`, { token: alice, body: { artifactId: 'sha256:x' } }))).error.code).toBe('invalid_request');
       const rolled = await json(call(plane, 'POST', `/v0/apps/${fresh}/rollback`, { token: alice, body: { artifactId: withStorage.id } }));
       expect(rolled.deployment).toMatchObject({ environment: 'production', kind: 'rollback', artifactId: withStorage.id });
-      expect((await json(call(plane, 'GET', `/v0/apps/${fresh}`, { token: alice }))).app.serving.production).toBe(withStorage.id);
+      const app = (await json(call(plane, 'GET', `/v0/apps/${fresh}`, { token: alice }))).app;
+      expect(app.serving.production).toBe(withStorage.id);
+      // The deployment production is live from: the rollback, not the first deployment of the same artifact.
+      expect(app.live).toEqual({ production: rolled.deployment.id });
     });
 
     it('keeps stored objects when storage is detached and re-attached', async () => {
@@ -300,6 +307,10 @@ describe('the control plane, in process', { shuffle: false }, () => {
       expect((await json(call(plane, 'DELETE', `/v0/apps/${appId}/env/preview/GREETING`, { token: alice }))).removed).toBe(true);
       expect((await json(call(plane, 'DELETE', `/v0/apps/${appId}/env/preview/GREETING`, { token: alice }))).removed).toBe(false);
       expect(await (await hosted(appId, 'preview', '/api/greet/x')).json()).toEqual({ message: 'Hello, x!' });
+      // Still live on preview: the first deployment, which none of the failed ones replaced.
+      const [first] = (await json(call(plane, 'GET', `/v0/apps/${appId}/deployments?limit=200`, { token: alice }))).deployments.slice(-1);
+      expect(first).toMatchObject({ kind: 'deploy', state: 'completed', artifactId: endpoints.id });
+      expect((await json(call(plane, 'GET', `/v0/apps/${appId}`, { token: alice }))).app.live).toEqual({ preview: first.id });
     });
   });
 

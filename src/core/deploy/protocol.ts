@@ -84,6 +84,8 @@ export interface AppInfo {
   urls: Record<Environment, string>;
   /** The artifact each environment serves, when it serves one. */
   serving: Partial<Record<Environment, string>>;
+  /** The deployment each environment is live from: the one that made it serve what it serves (a `dep_` id). */
+  live: Partial<Record<Environment, string>>;
 }
 
 export interface DeploymentInfo {
@@ -187,7 +189,8 @@ export function isApp(value: unknown): value is AppInfo {
   return (
     isObject(value) && isString(value.id) && APP_ID.test(value.id) && isString(value.name) && (value.state === 'active' || value.state === 'disabled' || value.state === 'deleted') &&
     isDate(value.createdAt) && isObject(value.urls) && isString(value.urls.preview) && isString(value.urls.production) && isObject(value.serving) &&
-    Object.values(value.serving).every((id) => isString(id) && ARTIFACT_ID.test(id))
+    Object.values(value.serving).every((id) => isString(id) && ARTIFACT_ID.test(id)) &&
+    isObject(value.live) && Object.values(value.live).every((id) => isString(id) && DEPLOYMENT_ID.test(id))
   );
 }
 

@@ -8,6 +8,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Diagnostic } from '../../core/diagnostics';
 import type { AppInfo, BuilderInfo, CallRecord, DeploymentInfo, DeviceAuthorization, Environment } from '../../core/deploy/protocol';
+import { exactTime, relativeTime } from '../relative-time';
 import { controlUrlProblem, DeployApi, saveControlUrl, savedControlUrl, type BuiltArtifact } from './deploy-api';
 import './deploy-panel.css';
 
@@ -30,6 +31,10 @@ const ENVIRONMENTS = ['preview', 'production'] as const;
 const RECENT_CALLS = 6;
 
 const short = (id: string) => `${id.slice(0, 15)}…`;
+/** A deployment's id as the history shows it: `dep_` and its first 8 characters (the title has the whole id). */
+const shortDeployment = (id: string) => id.slice(0, 12);
+/** How often the history's relative times ("3 minutes ago") are said again. */
+const CLOCK_MS = 30_000;
 
 /** A call's path as the operation a person wrote: `mutation todos.add`, or the endpoint's method and path. */
 function callLabel(call: CallRecord): string {
@@ -94,6 +99,14 @@ export function DeployPanel({ projectId, projectName, buildArtifact, controlUrl:
   const [status, setStatus] = useState<Status>({ kind: 'idle' });
   const alive = useRef(true);
   useEffect(() => () => void (alive.current = false), []);
+  // The clock the history's relative times are said against, kept current while there is a history.
+  const [now, setNow] = useState(Date.now);
+  useEffect(() => {
+    if (!history.length) return;
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), CLOCK_MS);
+    return () => clearInterval(timer);
+  }, [history]);
 
   async function refresh(appId: string) {
     const [found, listed] = await Promise.all([api.app(appId), api.deployments(appId)]);
@@ -299,13 +312,19 @@ export function DeployPanel({ projectId, projectName, buildArtifact, controlUrl:
       {builder && history.length > 0 && (
         <table class="deploy-history" aria-label="Deployments">
           <thead>
-            <tr><th>When</th><th>Where</th><th>What</th><th>Artifact</th><th /></tr>
+            <tr><th>Deployed</th><th>Where</th><th>What</th><th>Artifact</th><th><span class="visually-hidden">Actions</span></th></tr>
           </thead>
           <tbody>
             {history.map((d) => (
-              <tr key={d.id} class={d.state}>
-                <td><time dateTime={d.createdAt}>{new Date(d.createdAt).toLocaleString()}</time></td>
-                <td>{d.environment}</td>
+              <tr key={d.id} class={d.state} data-deployment={d.id}>
+                <td>
+                  <time dateTime={d.createdAt} title={exactTime(d.createdAt)}>{relativeTime(d.createdAt, now)}</time>{' '}
+                  <code class="deploy-muted" title={d.id}>{shortDeployment(d.id)}</code>
+                </td>
+                <td>
+                  {d.environment}
+                  {app?.live[d.environment] === d.id && <span class="deploy-live">live on {d.environment}</span>}
+                </td>
                 <td title={d.error?.message}>{d.kind}{d.state === 'failed' ? ' (failed)' : ''}</td>
                 <td><code title={d.artifactId}>{short(d.artifactId)}</code></td>
                 <td>
