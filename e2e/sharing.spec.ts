@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { openTemplate, preview, replaceFile } from './helpers';
 import { addTodo, dataView, shareLink, tableButton } from './share-helpers';
@@ -157,10 +159,10 @@ test('embed mode shows a compact editor and preview without the gallery, read-on
     const from = text.indexOf('<h1>Todos</h1>');
     view.dispatch({ changes: { from, to: from + '<h1>Todos</h1>'.length, insert: '<h1>Lesson 1</h1>' } });
   });
-  await expect(preview(embedded).getByRole('heading', { name: 'Lesson 1' })).toBeVisible({ timeout: 30_000 });
+  await expect(preview(embedded).getByRole('heading', { name: 'Lesson 1' })).toBeVisible({ timeout: 90_000 });
   await testInfo.attach('embed: editable', { body: await embedded.screenshot(), contentType: 'image/png' });
 
-  // An embed is a scratch copy: the visitor's browser kept no project.
+  // An embed keeps the visitor's copy for the embedding page, but it is not one of their projects.
   await embedded.goto('/');
   await expect(embedded.locator('[data-template="todo"]')).toBeVisible();
   await expect(embedded.locator('.project-list')).toHaveCount(0);
@@ -168,6 +170,56 @@ test('embed mode shows a compact editor and preview without the gallery, read-on
   await embedded.goto(`/?embed#/share/v1.${'x'.repeat(10)}`);
   await expect(embedded.getByTestId('share-error')).toBeVisible();
   await other.close();
+});
+
+test("an editable embed keeps the visitor's edits across reloads of the embedding page; Start over goes back to the link's files; Open in the playground carries the edits", async ({ page, browser }) => {
+  await openTemplate(page);
+  const url = await shareLink(page);
+  const hash = url.slice(url.indexOf('#'));
+  const other = await browser.newContext({ viewport: { width: 1000, height: 600 } });
+  const host = await other.newPage();
+  // A lesson page on a server of its own that iframes the playground's embed, as a teacher's page would. On
+  // 127.0.0.1 like the playground: a frame of another site may be refused its storage (Chromium blocks
+  // third-party storage here), and then the embed is a scratch copy; a page Playwright made up has no
+  // address, and Chromium's local network checks refuse it a frame of a loopback server.
+  const lesson = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html' });
+    response.end(`<!doctype html><title>Lesson</title><h1>Lesson</h1><iframe title="Playground" src="${new URL(url).origin}/?embed${hash}" style="width:960px;height:480px"></iframe>`);
+  });
+  await new Promise<void>((listening) => lesson.listen(0, '127.0.0.1', listening));
+  await host.goto(`http://127.0.0.1:${(lesson.address() as AddressInfo).port}/lesson-1`);
+  const embed = host.frameLocator('iframe[title="Playground"]');
+  await expect(embed.getByTestId('compile-status')).toHaveText('Ready', { timeout: 60_000 });
+  await embed.getByLabel('File').selectOption('src/client/main.tsx');
+  await embed.locator('.cm-content').evaluate((el) => {
+    const view = (el as unknown as { cmTile: { root: { view: { state: { doc: { toString(): string } }; dispatch(spec: unknown): void } } } }).cmTile.root.view;
+    const text = view.state.doc.toString();
+    const from = text.indexOf('<h1>Todos</h1>');
+    view.dispatch({ changes: { from, to: from + '<h1>Todos</h1>'.length, insert: '<h1>My answer</h1>' } });
+  });
+  await expect(embed.frameLocator('iframe.preview-frame').getByRole('heading', { name: 'My answer' })).toBeVisible({ timeout: 90_000 });
+  await expect(embed.getByTestId('compile-status')).toHaveText('Ready', { timeout: 60_000 });
+
+  // The lesson page is reloaded: the student's work is still there.
+  await host.reload();
+  await expect(embed.getByTestId('compile-status')).toHaveText('Ready', { timeout: 60_000 });
+  await expect(embed.frameLocator('iframe.preview-frame').getByRole('heading', { name: 'My answer' })).toBeVisible({ timeout: 30_000 });
+
+  // Open in the playground: a new tab with the student's files, not the link's.
+  const [opened] = await Promise.all([other.waitForEvent('page'), embed.getByRole('link', { name: /Open in the playground/ }).click()]);
+  await expect(opened.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+  await expect(preview(opened).getByRole('heading', { name: 'My answer' })).toBeVisible({ timeout: 30_000 });
+  await opened.close();
+
+  // Start over: the link's files again.
+  host.once('dialog', (dialog) => void dialog.accept());
+  await embed.getByRole('button', { name: 'Start over' }).click();
+  await expect(embed.getByTestId('compile-status')).toHaveText('Ready', { timeout: 60_000 });
+  await expect(embed.frameLocator('iframe.preview-frame').getByRole('heading', { name: 'Todos' })).toBeVisible({ timeout: 30_000 });
+  await host.reload();
+  await expect(embed.frameLocator('iframe.preview-frame').getByRole('heading', { name: 'Todos' })).toBeVisible({ timeout: 60_000 });
+  await other.close();
+  lesson.close();
 });
 
 /** What the Files template's download link for `name` answers, fetched by the app's own page. */

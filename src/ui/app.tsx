@@ -15,6 +15,7 @@ import { useOpenProject } from './projects/use-open-project';
 import type { PlaygroundTemplate } from './projects/templates';
 import { EmbedView, embedMode } from './embed/embed-view';
 import { readShareLink, saveLinkedProject, shareFragment, type OpenedLink } from './share/share';
+import { keptEmbed } from './embed/kept-embed';
 import { openDropped, openZipFile, type Opened as OpenedFiles } from './share/zip-files';
 import './workspace/workspace.css';
 import { useMediaQuery } from './playground/use-media-query';
@@ -94,7 +95,17 @@ export function App() {
     void (async () => {
       const read = await readShareLink(fragment);
       if (!live) return;
-      if (!read.ok || embed) return setShared(read);
+      if (!read.ok || embed === 'readonly') return setShared(read);
+      if (embed) {
+        // An editable embed opens the visitor's copy for this link and embedding page, made on the first
+        // visit (kept-embed.ts); the page's address keeps `?embed`. Where the browser refuses the frame
+        // its storage, the copy is a scratch one, kept only in the page.
+        const id = await keptEmbed(fragment, read, document.referrer).catch(() => undefined);
+        if (!live) return;
+        if (id === undefined) return setShared(read);
+        location.replace(`#/p/${id}`);
+        return;
+      }
       await saveLinkedProject(read);
       if (live) location.replace(`#/p/${read.project.id}`);
     })();

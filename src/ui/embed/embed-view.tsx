@@ -1,7 +1,8 @@
 /**
  * Embed mode (`?embed`, `?embed=readonly`): a compact editor and the preview, for teaching pages and
- * docs that iframe the playground. No project list, no panels. A share link opens as a scratch
- * project kept only in the page (nothing is written to IndexedDB); the app runs sandboxed as ever.
+ * docs that iframe the playground. No project list, no panels. An editable embed of a share link opens
+ * the visitor's own copy, kept across reloads of the embedding page (kept-embed.ts); a read-only one is
+ * a scratch project kept only in the page (nothing is written to IndexedDB). The app runs sandboxed as ever.
  */
 import { useMemo } from 'preact/hooks';
 import { problemsOf } from '../diagnostic-list';
@@ -13,6 +14,8 @@ import type { Project } from '../projects/store';
 import { MemoryProjectStore } from '../session/project-store';
 import { CodeEditor } from '../workspace/editor';
 import type { CommittedState } from '../runtime/durable-log';
+import { buildShareLink, SHARE_ROUTE } from '../share/share';
+import { embedLinkOf, isKeptEmbed, startOverEmbed } from './kept-embed';
 
 export type EmbedMode = 'edit' | 'readonly';
 
@@ -45,6 +48,20 @@ export function EmbedView({ project, state, pendingImport, persist, mode, compil
   const files = Object.keys(current.files).sort();
   const active = current.activeFile && current.files[current.activeFile] !== undefined ? current.activeFile : files.includes('src/client/main.tsx') ? 'src/client/main.tsx' : files[0];
   const errors = problemsOf(diagnostics).filter((d) => d.severity === 'error');
+  // A kept copy of a link (kept-embed.ts): Start over goes back to the link's files.
+  const link = persist && isKeptEmbed(project.id) ? embedLinkOf(project.id) : undefined;
+  const kept = link !== undefined && mode === 'edit';
+  const startOver = () => {
+    if (!link || !confirm("Start over from the lesson's files? Your changes here are deleted.")) return;
+    startOverEmbed(project.id);
+    location.replace(`${SHARE_ROUTE}${link}`);
+  };
+  // The full playground opens the files as they are now (a share link of them), not the link's.
+  const openWithEdits = (event: MouseEvent) => {
+    if (mode !== 'edit') return;
+    event.preventDefault();
+    void buildShareLink(session, false).then((built) => window.open(built.ok ? built.url : openHref, '_blank', 'noopener'));
+  };
 
   return (
     <div class={`embed ${mode}`} data-theme={theme} data-testid="embed">
@@ -62,7 +79,12 @@ export function EmbedView({ project, state, pendingImport, persist, mode, compil
         <span class={`compile-status ${compile === 'ready' ? 'ok' : compile === 'failed' ? 'error' : 'busy'}`} data-testid="compile-status" role="status">
           {compile === 'ready' ? 'Ready' : compile === 'failed' ? `Build failed${errors[0] ? `: ${errors[0].code} ${errors[0].message}` : ''}` : compile === 'loading' ? 'Loading the compiler…' : 'Compiling…'}
         </span>
-        <a href={openHref} target="_blank" rel="noopener" class="link">
+        {kept && (
+          <button type="button" class="link" onClick={startOver} title="Delete your changes here and start again from the lesson's files">
+            Start over
+          </button>
+        )}
+        <a href={openHref} target="_blank" rel="noopener" class="link" onClick={openWithEdits}>
           Open in the playground ↗
         </a>
       </div>
