@@ -30,6 +30,7 @@ import { runTestsInEngine, type TestRunMessage } from '../src/core/host/test-run
 import { decodeJson, encodeJson } from '../src/modules/wire';
 import { isPreviewCall, previewAnswer, type PreviewCall, type RuntimeMessage, type RuntimeRequest } from './protocol/runtime';
 import { inspect, operationsOf, type Inspected } from './runtime-inspect';
+import { handlerPlaces } from '../src/core/host/handler-place';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -199,6 +200,8 @@ async function importCode(code: string, keepUrl?: (url: string) => void): Promis
 
 /** The server bundle's name in stacks (the playground maps frames of it through the bundle's map). */
 const SERVER_URL = 'platform-app/server/index.js';
+/** Where each handler of the running app is in its bundle (handler-place.ts). */
+let handlerPlace: ReturnType<typeof handlerPlaces> | undefined;
 
 /** Set once this sandbox started an app or a test run: each sandbox does one of them, once. */
 let used = false;
@@ -258,6 +261,7 @@ async function start(request: Extract<RuntimeRequest, { type: 'start' }>): Promi
     journaling = journal;
     manifestName = request.manifest.name;
     inspected = { db, driver: opened, manifest: request.manifest, operations: operationsOf(module.default), policies: runtime.policies, runtime, caller: authOf };
+    handlerPlace = handlerPlaces(module.default, request.serverCode, SERVER_URL);
     commitDelayMs = request.commitDelayMs;
     checkpointDelayMs = request.checkpointDelayMs;
     // A database the runtime brought to a new declaration (rows kept) is checkpointed now, so what is
@@ -389,7 +393,8 @@ async function call(request: Extract<RuntimeRequest, { type: 'call' }>): Promise
  */
 async function previewCall(preview: number, previewPort: MessagePort, persona: PersonaName, request: PreviewCall): Promise<void> {
   const began = performance.now();
-  post({ type: 'preview-began', preview, id: request.id, kind: request.kind, name: request.name });
+  const at = handlerPlace?.(request.kind, request.name);
+  post({ type: 'preview-began', preview, id: request.id, kind: request.kind, name: request.name, ...(at ? { at } : {}) });
   const { outcome, result, report, wrote } = await runCall(persona, (app, auth) => app.callWire(auth, request.kind, request.name, request.body, request.live));
   if (!wrote) previewPort.postMessage(previewAnswer(request.id, callAnswer(request.kind, outcome, result === undefined ? undefined : decodeJson(result))));
   // A call that wrote is answered by the page: the result goes as wire JSON, which the page checks.

@@ -8,7 +8,7 @@ import type { MutationInput, MutationNames, MutationResult, PageAuth, QueryInput
 import {
   AUTH_ME_PATH,
   JOIN_PATH,
-  LIVE_BUDGET_HEADER,
+  liveNotAllowed,
   LIVE_CONNECTION_HEADER,
   LIVE_PATH,
   READ_HEADER,
@@ -396,7 +396,7 @@ export class QueryClient {
     if (!response.ok || !response.body) {
       response.body?.cancel().catch(() => undefined);
       // A budget of 0 admits no live connection: this page refreshes after its own writes only.
-      if ((response.status === 503 && response.headers.get(LIVE_BUDGET_HEADER) === '0') || response.status === 404 || response.status === 405) {
+      if (liveNotAllowed(response) || response.status === 404 || response.status === 405) {
         this.#state = 'off';
         return;
       }

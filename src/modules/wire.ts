@@ -286,6 +286,14 @@ export const LIVE_PROTOCOL = 'platform.live.v0';
 export const LIVE_CONNECTION_HEADER = 'x-platform-live';
 /** Answered with a live connection and with its refusal: the app's `liveConnections` budget. */
 export const LIVE_BUDGET_HEADER = 'x-platform-live-connections';
+
+/**
+ * Whether a live connection's answer is the refusal of an app whose manifest allows none (a budget of
+ * 0): a refusal for good, which asking again cannot change, rather than a failure.
+ */
+export function liveNotAllowed(response: { status: number; headers: Headers }): boolean {
+  return response.status === 503 && response.headers.get(LIVE_BUDGET_HEADER) === '0';
+}
 /** Answered by a query: the tables (and the store) it read. */
 export const READ_HEADER = 'x-platform-read';
 /** Answered by a mutation or endpoint: the tables (and the store) it wrote. */

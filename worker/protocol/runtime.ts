@@ -200,8 +200,12 @@ export type RuntimeMessage =
   | { type: 'test'; id: number; message: TestRunMessage }
   /** The answer to an `inspect` request: a result of the query's kind, or `refused`. */
   | { type: 'inspected'; id: number; result: InspectResult }
-  /** A preview's call `id` (on port `preview`) is about to run: the page's watchdog watches it. */
-  | { type: 'preview-began'; preview: number; id: number; kind: 'query' | 'mutation'; name: string }
+  /**
+   * A preview's call `id` (on port `preview`) is about to run: the page's watchdog watches it. `at`:
+   * where its handler is in the server bundle, as a stack frame's place (`platform-app/server/index.js:12:20`),
+   * when the worker found it: what the page shows for a call it had to stop (it cannot ask then).
+   */
+  | { type: 'preview-began'; preview: number; id: number; kind: 'query' | 'mutation'; name: string; at?: string }
   /**
    * That call ended. Its outcome as the Console and Events need it; `relay` when it wrote: the page
    * answers it (once the commit sent before this is durable), else the worker answered on the port.
@@ -466,7 +470,7 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
     case 'inspected':
       return isId(m.id) && isInspectResult(m.result);
     case 'preview-began':
-      return isId(m.preview) && isId(m.id) && (m.kind === 'query' || m.kind === 'mutation') && isText(m.name, 1000);
+      return isId(m.preview) && isId(m.id) && (m.kind === 'query' || m.kind === 'mutation') && isText(m.name, 1000) && (m.at === undefined || isText(m.at, 200));
     case 'preview-called': {
       const relay = m.relay as Record<string, unknown> | undefined;
       return (

@@ -12,6 +12,11 @@ const PERSONAS: Record<PersonaName, { kind: Auth['kind']; workspaceIds: string[]
   guest: { kind: 'guest', workspaceIds: [] },
 };
 
+/** Whether a persona stands for a signed-in person (alice, bob) rather than a signed-out visitor (guest). */
+export function personaSignedIn(persona: PersonaName): boolean {
+  return PERSONAS[persona].kind !== 'guest';
+}
+
 export function isPersona(value: unknown): value is PersonaName {
   return typeof value === 'string' && (PERSONA_NAMES as readonly string[]).includes(value);
 }

@@ -18,6 +18,7 @@ import { TestsPanel } from '../tests/tests-panel';
 import { installDocumentShortcuts } from '../workspace/shortcuts';
 import { EventsPanel, ProblemsPanel } from './panels';
 import { PersonaSwitcher, PreviewPane, type ClientCrash } from './preview-pane';
+import { CallStatus } from './call-status';
 import { ConsoleLog, consoleLevel, locateInBundle } from '../console/console-log';
 import { ConsolePanel } from '../console/console-panel';
 import { takePreviewFrame, useProjectSession } from './use-project-session';
@@ -139,6 +140,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   useEffect(() => consoleLog.subscribe(() => setConsoleErrors(consoleLog.entries.filter((e) => e.level === 'error').length)), [consoleLog]);
   // The generation whose bundles (and source maps) are running: what the app's stacks refer to.
   const running = useRef(session.state.generation);
+  /** Whether the Events said that the manifest allows no live connection (said once, not per preview load). */
+  const liveOffSaid = useRef(false);
   running.current = session.state.generation;
   useEffect(() => {
     const offs = [
@@ -246,6 +249,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
         <span class={`compile-status ${compile === 'ready' ? 'ok' : compile === 'failed' ? 'error' : 'busy'}`} data-testid="compile-status" role="status" title={diagnostics.find((d) => d.code === 'DG1602')?.message}>
           {status}
         </span>
+        <CallStatus runtime={runtime} />
         {!presenting && (
           <button type="button" class="link" onClick={() => void session.resetData()} title="Drop the app's dev data and start empty (a recovery copy is kept)">
             Reset data
@@ -383,11 +387,22 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                 onDevice={(device) => setLayout({ device })}
                 projectId={current.id}
                 takeFrame={(persona, container) => takePreviewFrame(made, persona, container)}
+                onPersona={(from, to) => (from === current.persona ? session.setPersona(to) : setLayout({ second: to }))}
                 {...(staleNote ? { staleNote } : {})}
                 {...(takenDown && !generation ? { emptyNote: 'The build previewed while the type check ran was taken down: the check found errors (see Problems). The preview comes back with the next build that checks.' } : {})}
                 events={{
                   onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, running.current?.clientMap, 'client') }),
-                  onCall: (entry) => session.log('runtime.call', { ...entry, durationMs: Math.round(entry.durationMs * 10) / 10 }),
+                  onCall: (entry) => {
+                    // A connection admitted: a later manifest that allows none is said again.
+                    if (entry.operation === 'live connection' && entry.status === 200) liveOffSaid.current = false;
+                    session.log('runtime.call', { ...entry, durationMs: Math.round(entry.durationMs * 10) / 10 });
+                  },
+                  onLiveOff: () => {
+                    // Every preview load asks once and is refused: said once, as information, not a failure each time.
+                    if (liveOffSaid.current) return;
+                    liveOffSaid.current = true;
+                    session.log('preview.live', { message: LIVE_OFF_MESSAGE });
+                  },
                   onError: (message) => {
                     firstPreview.open();
                     session.log('preview.error', { message });
@@ -478,6 +493,9 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
     </div>
   );
 }
+
+const LIVE_OFF_MESSAGE =
+  "Live updates are off: app.manifest.json allows no live connections (budgets.liveConnections is 0), so each preview refreshes after its own writes only. Allow some to let one persona's writes reach the other's preview.";
 
 /** `{ location }` when a stack (or a line holding one) maps to the app's files, else nothing. */
 function located(stack: string | undefined, sourceMap: string | undefined, bundle: 'client' | 'server', orElse?: string): { location?: { file: string; span: Span } } {

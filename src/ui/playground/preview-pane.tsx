@@ -10,8 +10,8 @@
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { whenIdle } from '../idle';
-import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
-import { PreviewFrame, type DownloadOffer, type PreviewEvents, type PreviewRuntime } from '../preview/preview-frame';
+import { PERSONA_NAMES, personaSignedIn, type PersonaName } from '../../core/runtime/personas';
+import { authAskText, PreviewFrame, type DownloadOffer, type PreviewEvents, type PreviewRuntime } from '../preview/preview-frame';
 import { previewTabHref, servePreviewTabs, type PreviewApp } from '../preview/preview-channel';
 import type { Span } from '../../core/diagnostics';
 import { locationText } from '../console/console-panel';
@@ -58,6 +58,11 @@ export interface PreviewPaneProps {
   projectId?: string;
   /** A frame whose document loaded ahead, moved into `container` for the first preview as `persona`, if there is one. */
   takeFrame?(persona: PersonaName, container: HTMLElement): PreviewFrame | undefined;
+  /**
+   * Switches the preview shown as `from` to `to`: offered when the app asks to sign in or out, which
+   * in the playground is choosing a persona (without it, the ask is only logged).
+   */
+  onPersona?(from: PersonaName, to: PersonaName): void;
 }
 
 /**
@@ -89,9 +94,11 @@ export interface OnePreviewProps {
   /** The project, for "Open in new tab" (no link without). */
   projectId?: string;
   takeFrame?: PreviewPaneProps['takeFrame'];
+  /** The personas this preview may switch to when the app asks to sign in or out (none: the ask is only logged). */
+  switchTo?: { personas: PersonaName[]; choose(persona: PersonaName): void };
 }
 
-export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, device = 'full', projectId, takeFrame }: OnePreviewProps) {
+export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, device = 'full', projectId, takeFrame, switchTo }: OnePreviewProps) {
   const [crash, setCrash] = useState<ClientCrash | undefined>(undefined);
   const host = useRef<HTMLDivElement>(null);
   const stage = useRef<HTMLDivElement>(null);
@@ -99,6 +106,8 @@ export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, dev
   const [stopped, setStopped] = useState<'unresponsive' | 'navigated' | undefined>(undefined);
   const [attempt, setAttempt] = useState(0);
   const [offer, setOffer] = useState<DownloadOffer | undefined>(undefined);
+  /** The app asked to sign in or out: answered in the preview with the personas that stand for it. */
+  const [authAsk, setAuthAsk] = useState<'sign-in' | 'sign-out' | undefined>(undefined);
   /** A frame whose document has loaded, hidden, kept for the next build (or reload) of this persona on this runtime. */
   const spare = useRef<{ frame: PreviewFrame; persona: PersonaName; runtime: PreviewRuntime } | undefined>(undefined);
   useEffect(() => () => spare.current?.frame.destroy(), []);
@@ -126,6 +135,14 @@ export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, dev
         setStopped('navigated');
       },
       onOffer: setOffer,
+      ...(switchTo
+        ? {
+            onAuthAsk(kind: 'sign-in' | 'sign-out') {
+              events.onNotice?.(authAskText(kind));
+              setAuthAsk(kind);
+            },
+          }
+        : {}),
       onError(message, stack) {
         events.onError?.(message, stack);
         // The first crash is the one to read (later ones often follow from it).
@@ -206,6 +223,7 @@ export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, dev
           )}
         </span>
       </div>
+      {authAsk && switchTo && <AuthAnswer kind={authAsk} personas={switchTo.personas.filter((p) => p !== persona && personaSignedIn(p) === (authAsk === 'sign-in'))} onChoose={switchTo.choose} onDismiss={() => setAuthAsk(undefined)} />}
       {offer && (
         <div class="preview-offer" role="alertdialog" aria-label="Download from the preview">
           <span>
@@ -268,6 +286,33 @@ export function OnePreview({ persona, app, runtime, events, crashOf, onOpen, dev
   );
 }
 
+/**
+ * The answer to an app's `signIn()` or `signOut()` in the playground: people are personas here, so it
+ * offers the personas that stand for a signed-in person (or the signed-out guest).
+ */
+function AuthAnswer({ kind, personas, onChoose, onDismiss }: { kind: 'sign-in' | 'sign-out'; personas: PersonaName[]; onChoose(persona: PersonaName): void; onDismiss(): void }) {
+  const signIn = kind === 'sign-in';
+  return (
+    <div class="preview-offer preview-auth" role="status" data-testid="preview-auth-notice">
+      <span>
+        <strong>{signIn ? 'The app asked to sign in.' : 'The app asked to sign out.'}</strong>{' '}
+        {signIn
+          ? 'In the playground, personas stand for signed-in people (deployed, people sign in with a passkey).'
+          : 'In the playground, the guest persona stands for a signed-out visitor.'}
+        {personas.length > 0 && ' Preview as:'}
+      </span>
+      {personas.map((name) => (
+        <button type="button" key={name} onClick={() => onChoose(name)}>
+          {name}
+        </button>
+      ))}
+      <button type="button" onClick={onDismiss}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
 /** `1.2 KB`, `340 bytes` */
 function formatSize(bytes: number): string {
   if (bytes < 1000) return `${bytes} byte${bytes === 1 ? '' : 's'}`;
@@ -285,7 +330,7 @@ function usePreviewTabs(projectId: string | undefined, runtime: PreviewRuntime, 
   useEffect(() => {
     if (!projectId || typeof BroadcastChannel === 'undefined') return undefined;
     // A tab's calls show in the Events with the previews' own.
-    const serving = servePreviewTabs(projectId, runtime, () => current.current, { onCall: (entry) => logged.current.onCall?.(entry) });
+    const serving = servePreviewTabs(projectId, runtime, () => current.current, { onCall: (entry) => logged.current.onCall?.(entry), onLiveOff: () => logged.current.onLiveOff?.() });
     served.current = serving;
     // A tab closed or reloaded with the project: the preview tabs wait for it.
     const close = () => serving.close();
@@ -318,6 +363,7 @@ export function PreviewPane(props: PreviewPaneProps) {
           {...(props.crashOf ? { crashOf: props.crashOf } : {})}
           {...(props.onOpen ? { onOpen: props.onOpen } : {})}
           {...(props.takeFrame ? { takeFrame: props.takeFrame } : {})}
+          {...(props.onPersona ? { switchTo: { personas: PERSONA_NAMES.filter((p) => !props.personas.includes(p)), choose: (to: PersonaName) => props.onPersona!(persona, to) } } : {})}
         />
       ))}
     </div>

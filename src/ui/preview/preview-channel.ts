@@ -9,7 +9,7 @@
  * frame, an opaque origin that cannot open a channel of this origin.
  */
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
-import { operationOf, type PreviewEvents, type PreviewLoad, type PreviewRuntime } from './preview-frame';
+import { operationOf, reportFetch, type PreviewEvents, type PreviewLoad, type PreviewRuntime } from './preview-frame';
 
 /** What a preview loads: the client bundle and what the page around it says. */
 export interface PreviewApp extends PreviewLoad {
@@ -67,7 +67,7 @@ export const PING_MS = 3_000;
  * Serves the project's preview tabs from the playground tab: the app each should show and their
  * calls to the runtime. `changed()` after a new build; `close()` when the project closes.
  */
-export function servePreviewTabs(projectId: string, runtime: PreviewRuntime, app: () => PreviewApp | undefined, events: Pick<PreviewEvents, 'onCall'> = {}): { changed(): void; close(): void } {
+export function servePreviewTabs(projectId: string, runtime: PreviewRuntime, app: () => PreviewApp | undefined, events: Pick<PreviewEvents, 'onCall' | 'onLiveOff'> = {}): { changed(): void; close(): void } {
   const channel = new BroadcastChannel(channelName(projectId));
   const send = (message: ServerMessage) => channel.postMessage(message);
   /** Open response bodies by client, and when each client was last heard from. */
@@ -128,7 +128,7 @@ export function servePreviewTabs(projectId: string, runtime: PreviewRuntime, app
           } catch (error) {
             response = new Response(JSON.stringify({ error: String(error) }), { status: 400 });
           }
-          events.onCall?.({ persona: request.persona, operation: operationOf(request.method, url.pathname), status: response.status, durationMs: performance.now() - started });
+          reportFetch(events, { persona: request.persona, operation: operationOf(request.method, url.pathname), status: response.status, durationMs: performance.now() - started }, response);
           send({ type: 'head', client: request.client, id, status: response.status, headers: [...response.headers], hasBody: response.body !== null });
           if (!response.body) return;
           const reader = response.body.getReader();

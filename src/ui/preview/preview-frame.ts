@@ -9,7 +9,7 @@
 import type { PersonaName } from '../../core/runtime/personas';
 import type { PreviewAnswer } from '../../../worker/protocol/runtime';
 import { downloadBytes } from '../download';
-import { LIVE_PATH } from '../../modules/wire';
+import { LIVE_PATH, liveNotAllowed } from '../../modules/wire';
 import { afterPreviewVendor, previewVendorOf } from '../../core/build/preview-vendor';
 import { previewDocument } from './bootstrap';
 
@@ -62,6 +62,16 @@ export interface PreviewEvents {
   onUnresponsive?(): void;
   /** Something the person should know that is not an error (a download made, a link not followed). */
   onNotice?(message: string): void;
+  /**
+   * The preview's live connection was refused because the app's manifest allows none (its
+   * `liveConnections` budget is 0): not a failure, and not a call entry (every load asks once).
+   */
+  onLiveOff?(): void;
+  /**
+   * The app called `signIn()` or `signOut()`: in the playground people are personas, so the answer is
+   * to switch persona (the playground offers them in the preview). Without it, `onNotice` says so.
+   */
+  onAuthAsk?(kind: 'sign-in' | 'sign-out'): void;
   /**
    * A file a person's click in the preview asked to download, ready to save: the playground asks the
    * person in its own UI (`offer.save()` on their click there), never on the app's word alone.
@@ -184,6 +194,22 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** What the playground answers an app's `signIn()` or `signOut()`: people are personas here. */
+export function authAskText(kind: 'sign-in' | 'sign-out'): string {
+  return kind === 'sign-in'
+    ? 'The app asked to sign in. In the playground people are personas: switch this preview to alice or bob (signed in) with the persona buttons; deployed, people sign in with a passkey.'
+    : 'The app asked to sign out. In the playground people are personas: switch this preview to guest (signed out) with the persona buttons.';
+}
+
+/**
+ * Tells `events` how a preview's request ended: a call entry, except for a live connection the app's
+ * manifest does not allow, which is `onLiveOff` (said once by the playground, not logged as a failure).
+ */
+export function reportFetch(events: Pick<PreviewEvents, 'onCall' | 'onLiveOff'>, entry: CallEntry, response: Response): void {
+  if (entry.operation === 'live connection' && liveNotAllowed(response)) events.onLiveOff?.();
+  else events.onCall?.(entry);
 }
 
 /** The file name a Content-Disposition header gives, if any. */
@@ -424,7 +450,7 @@ export class PreviewFrame {
           ...(message.body ? { body: message.body as ArrayBuffer } : {}),
         });
         const response = await this.#runtime.fetch(this.persona, request);
-        this.#events.onCall?.({ persona: this.persona, operation: operationOf(method, new URL(request.url).pathname), status: response.status, durationMs: performance.now() - started });
+        reportFetch(this.#events, { persona: this.persona, operation: operationOf(method, new URL(request.url).pathname), status: response.status, durationMs: performance.now() - started }, response);
         this.#port.postMessage({ type: 'response', id, status: response.status, headers: [...response.headers], hasBody: response.body !== null });
         if (response.body) void this.#pump(id, response.body.getReader());
         return;
@@ -444,11 +470,8 @@ export class PreviewFrame {
         return;
       case 'sign-in':
       case 'sign-out':
-        this.#events.onNotice?.(
-          message.type === 'sign-in'
-            ? `The app asked to sign in. In the playground people are personas: switch this preview to alice or bob (signed in) with the persona buttons; deployed, people sign in with a passkey.`
-            : `The app asked to sign out. In the playground people are personas: switch this preview to guest (signed out) with the persona buttons.`,
-        );
+        if (this.#events.onAuthAsk) this.#events.onAuthAsk(message.type);
+        else this.#events.onNotice?.(authAskText(message.type));
         return;
       case 'external-link':
         this.#events.onNotice?.(`The preview does not follow links out of the app (${String(message.href).slice(0, 200)}).`);

@@ -7,7 +7,10 @@
  * - Calls go to the sandbox one at a time (the runtime runs them one at a time anyway), each with a
  *   watchdog of the handler deadline plus a grace period. A call that gets no answer in that time is
  *   stuck in synchronous code: the sandbox is removed (which ends its worker), the call is answered
- *   504 `handler_deadline_exceeded`, and the runtime restarts from the last committed state.
+ *   504 `handler_deadline_exceeded`, and the runtime restarts from the last committed state. It is
+ *   reported as any failed call is (`onReport`), with where its handler is when the worker said so.
+ * - What runs now, as whom and since when (`running`, changes told by `onActivity`): the toolbar
+ *   shows a call that runs long.
  * - Calls queued behind it never ran: they are sent again to the restarted runtime. If the restart
  *   fails, they are answered 503 `runtime_unavailable`.
  * - A worker that fails (an error it did not handle itself) restarts the same way; the call it was
@@ -147,6 +150,15 @@ interface PreviewFlight {
   persona: PersonaName;
   operation: string;
   began: number;
+  /** Where its handler is in the server bundle (a stack frame's place), when the worker found it. */
+  at?: string;
+}
+
+/** What runs in the sandbox now: the operation (`query todos.list`, `GET /api/x`), as whom, since when (`performance.now()`). */
+export interface RunningCall {
+  operation: string;
+  persona?: PersonaName;
+  since: number;
 }
 
 let wasmBytes: Promise<ArrayBuffer> | undefined;
@@ -219,6 +231,13 @@ const failure = (status: number, code: string, message: string): CallOutcome => 
 function failureResponse(outcome: CallOutcome): Response {
   const error = outcome.error!;
   return new Response(JSON.stringify(runtimeErrorBody({ status: outcome.status, ...error })), { status: outcome.status, headers: { 'content-type': 'application/json' } });
+}
+
+/** Whose request a job is, when it is a persona's. */
+function personaOf(job: Job): PersonaName | undefined {
+  if (job.type === 'call' || job.type === 'fetch') return job.persona;
+  if (job.type === 'inspect' && 'persona' in job.query && isPersona(job.query.persona)) return job.query.persona;
+  return undefined;
 }
 
 /** Answers a job with a failure in its own form. */
@@ -297,7 +316,7 @@ export class RuntimeHost {
 
   readonly #queue: Job[] = [];
   /** The page's own request sent to the sandbox (it may wait there behind previews' calls). */
-  #inFlight: { id: number; job: Job } | undefined;
+  #inFlight: { id: number; job: Job; began: number } | undefined;
   readonly #previews = new Map<number, ConnectedPreview>();
   #nextPreview = 1;
   /** A preview's call running in the sandbox (the page's #inFlight, if any, waits behind it). */
@@ -314,6 +333,9 @@ export class RuntimeHost {
   readonly #restartListeners = new Set<(reason: string) => void>();
   readonly #faultListeners = new Set<(message: string) => void>();
   readonly #reportListeners = new Set<(report: ServerCallReport) => void>();
+  readonly #activityListeners = new Set<() => void>();
+  /** What `running` last told the activity listeners. */
+  #told: RunningCall | undefined;
 
   constructor(options: RuntimeHostOptions = {}) {
     this.#container = options.container ?? document.body;
@@ -330,6 +352,11 @@ export class RuntimeHost {
   get committedState(): CommittedState | undefined {
     const committed = this.#committed;
     return committed && { ...(committed.checkpoint ? { checkpoint: committed.checkpoint } : {}), journal: [...committed.journal] };
+  }
+
+  /** How long a handler may run before the runtime stops it, in ms. */
+  get deadlineMs(): number {
+    return this.#deadlineMs;
   }
 
   get phase(): RuntimePhase {
@@ -465,6 +492,35 @@ export class RuntimeHost {
     if (!encoded) return;
     const report = decodeCallReport(encoded);
     if (report.logs.length || report.error) emit(this.#reportListeners, { persona, operation, ...report });
+  }
+
+  /**
+   * What runs in the sandbox now: a preview's call that began, else the page's own request (which may
+   * still wait there behind a preview's call the worker has not said began). Undefined when idle.
+   */
+  get running(): RunningCall | undefined {
+    const flight = this.#previewFlight;
+    if (flight) return { operation: flight.operation, persona: flight.persona, since: flight.began };
+    const own = this.#inFlight;
+    if (!own) return undefined;
+    const persona = personaOf(own.job);
+    return { operation: describeJob(own.job), ...(persona ? { persona } : {}), since: own.began };
+  }
+
+  /** `running` changed (a call began or ended). */
+  onActivity(listener: () => void): () => void {
+    this.#activityListeners.add(listener);
+    return () => this.#activityListeners.delete(listener);
+  }
+
+  /** Tells the activity listeners, once the current task is done, if what runs changed. */
+  #activity(): void {
+    queueMicrotask(() => {
+      const now = this.running;
+      if (now?.operation === this.#told?.operation && now?.since === this.#told?.since) return;
+      this.#told = now;
+      emit(this.#activityListeners);
+    });
   }
 
   /** Errors the app's code threw outside any call (timers, unhandled rejections). */
@@ -624,6 +680,7 @@ export class RuntimeHost {
       }
     }
     this.#previewFlight = undefined;
+    this.#activity();
     this.#running?.frame.dispose();
     this.#running = undefined;
     this.#startWaiter?.reject(new Error(reason));
@@ -640,6 +697,7 @@ export class RuntimeHost {
     const running = this.#previewFlight;
     if (running) {
       this.#previewFlight = undefined;
+      this.#activity();
       this.#watchdog.close(running);
       const preview = this.#previews.get(running.preview);
       preview?.ran.delete(running.id);
@@ -650,6 +708,7 @@ export class RuntimeHost {
       if (waiting) {
         this.#watchdog.close(waiting.id);
         this.#inFlight = undefined;
+        this.#activity();
         this.#queue.unshift(waiting.job);
       }
       return;
@@ -658,6 +717,7 @@ export class RuntimeHost {
     if (!flight) return;
     this.#watchdog.close(flight.id);
     this.#inFlight = undefined;
+    this.#activity();
     fail(flight.job, failure(status, code, message));
   }
 
@@ -693,7 +753,8 @@ export class RuntimeHost {
     if (!job) return;
     const id = this.#nextId++;
     this.#watchdog.open(id);
-    this.#inFlight = { id, job };
+    this.#inFlight = { id, job, began: performance.now() };
+    this.#activity();
     const frame = this.#running.frame;
     switch (job.type) {
       case 'call':
@@ -727,11 +788,12 @@ export class RuntimeHost {
     const running = this.#previewFlight;
     if (!running && (!flight || flight.id !== item)) return;
     const what = running ? running.operation : describeJob(flight!.job);
-    this.#interrupt(
-      504,
-      'handler_deadline_exceeded',
-      `The handler did not finish within its deadline of ${this.#deadlineMs} ms and did not yield: it was stopped, and the runtime restarted from the last committed state.`,
-    );
+    const persona = running ? running.persona : personaOf(flight!.job);
+    const message = `The handler did not finish within its deadline of ${this.#deadlineMs} ms and did not yield: it was stopped, and the runtime restarted from the last committed state.`;
+    this.#interrupt(504, 'handler_deadline_exceeded', message);
+    // Its worker is ended, so no report of its own comes: the page's Console and Events hear of it as
+    // of any failed call, with where its handler is when the worker said so as the call began.
+    if (persona) emit(this.#reportListeners, { persona, operation: what, logs: [], error: { code: 'handler_deadline_exceeded', message }, ...(running?.at ? { stack: `    at ${running.at}` } : {}) });
     this.#restart(`${what} ran past its deadline of ${this.#deadlineMs} ms without yielding (a synchronous loop?); the runtime was restarted from the last committed state.`);
   }
 
@@ -744,6 +806,7 @@ export class RuntimeHost {
     if (!flight || flight.id !== id) return undefined;
     this.#watchdog.close(id);
     this.#inFlight = undefined;
+    this.#activity();
     queueMicrotask(() => this.#pump());
     if (flight.job.type === type) return flight.job as Extract<Job, { type: T }>;
     fail(flight.job, failure(502, 'runtime_protocol_error', `The runtime answered a ${flight.job.type} request as if it were a ${type} request.`));
@@ -878,8 +941,9 @@ export class RuntimeHost {
     const preview = this.#previews.get(message.preview);
     if (!preview) return;
     preview.ran.add(message.id);
-    const flight: PreviewFlight = { preview: message.preview, id: message.id, persona: preview.persona, operation: `${message.kind} ${message.name}`, began: performance.now() };
+    const flight: PreviewFlight = { preview: message.preview, id: message.id, persona: preview.persona, operation: `${message.kind} ${message.name}`, began: performance.now(), ...(message.at ? { at: message.at } : {}) };
     this.#previewFlight = flight;
+    this.#activity();
     this.#watchdog.open(flight);
   }
 
@@ -892,6 +956,7 @@ export class RuntimeHost {
     if (flight?.preview === message.preview && flight.id === message.id) {
       this.#watchdog.close(flight);
       this.#previewFlight = undefined;
+      this.#activity();
     }
     this.#watchdog.progress();
     const preview = this.#previews.get(message.preview);
