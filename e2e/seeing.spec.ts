@@ -5,12 +5,25 @@
  * allow is said once, as information, not logged as a failure on every load.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
 
 test.describe.configure({ timeout: 180_000 });
 
 const SHOTS = process.env.SHOT_DIR;
+
+/** axe-core's serious and critical violations inside `selector`, in both themes (as e2e/accessibility.spec.ts counts them). */
+async function violationsIn(page: Page, selector: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const results = await new AxeBuilder({ page }).include(selector).analyze();
+    for (const v of results.violations) if (v.impact === 'serious' || v.impact === 'critical') found.push(`${colorScheme} ${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
+}
 
 /** A screenshot of the page in both themes (the system's, which the page follows), kept in SHOT_DIR when it is set, and attached. */
 async function shoot(page: Page, name: string, attach: (name: string, body: Buffer) => Promise<void>): Promise<void> {
@@ -39,6 +52,7 @@ test('a handler stuck in a loop shows as running, then as an error in the Consol
   await expect(running).toContainText('alice');
   await expect(running).toContainText(/\d+ s/);
   await shoot(page, 'call-running', (name, body) => testInfo.attach(name, { body, contentType: 'image/png' }));
+  expect(await violationsIn(page, '[data-testid="call-status"]')).toEqual([]);
 
   // Stopped at its deadline: an error in the Console, with the call and where its handler is.
   await page.getByRole('tab', { name: /Console/ }).click();
@@ -62,6 +76,7 @@ test("a guest's Sign in gets an answer in the preview, with the personas that st
   await expect(notice).toBeVisible();
   await expect(notice).toContainText('personas');
   await shoot(page, 'guest-sign-in', (name, body) => testInfo.attach(name, { body, contentType: 'image/png' }));
+  expect(await violationsIn(page, '[data-testid="preview-auth-notice"]')).toEqual([]);
   // The notice offers the signed-in personas: choosing one is signing in here.
   await notice.getByRole('button', { name: 'alice' }).click();
   await expect(page.locator('.preview[data-persona="alice"]')).toHaveCount(1);
@@ -73,6 +88,23 @@ test("a guest's Sign in gets an answer in the preview, with the personas that st
   await expect(notice).toContainText('guest');
   await notice.getByRole('button', { name: 'guest' }).click();
   await expect(page.locator('.preview[data-persona="guest"]')).toHaveCount(1);
+});
+
+test("in an embed too, a guest's Sign in offers the personas", async ({ page }, testInfo) => {
+  await openTemplate(page);
+  await page.getByRole('button', { name: 'Share…' }).click();
+  const link = await page.getByTestId('share-link').inputValue();
+  await page.goto(`/?embed${link.slice(link.indexOf('#'))}`);
+  await expect(page.getByTestId('embed')).toBeVisible();
+  await page.getByRole('group', { name: 'Preview as' }).getByRole('button', { name: 'guest' }).click();
+  await expect(preview(page).getByText('Sign in to keep your own todos.')).toBeVisible({ timeout: 60_000 });
+  await preview(page).getByRole('button', { name: 'Sign in' }).click();
+  const notice = page.getByTestId('preview-auth-notice');
+  await expect(notice).toContainText('personas');
+  await shoot(page, 'embed-guest-sign-in', (name, body) => testInfo.attach(name, { body, contentType: 'image/png' }));
+  await notice.getByRole('button', { name: 'bob' }).click();
+  await expect(page.locator('.preview[data-persona="bob"]')).toHaveCount(1);
+  await expect(preview(page).getByRole('button', { name: 'Sign out' })).toBeVisible({ timeout: 30_000 });
 });
 
 const events = (page: Page, kind: string) => page.locator(`.events li[data-kind="${kind}"]`);

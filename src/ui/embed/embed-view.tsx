@@ -101,7 +101,7 @@ export function EmbedView({ project, state, pendingImport, persist, mode, compil
           )}
         </div>
         <div class="embed-preview">
-          <PreviewPane generation={generation} personas={[current.persona]} runtime={runtime} takeFrame={(persona, container) => takePreviewFrame(made, persona, container)} events={{ onLoaded: () => firstPreview.open(), onError: (message) => (firstPreview.open(), session.log('preview.error', { message })) }} />
+          <PreviewPane generation={generation} personas={[current.persona]} runtime={runtime} takeFrame={(persona, container) => takePreviewFrame(made, persona, container)} onPersona={(_, to) => session.setPersona(to)} events={{ onLoaded: () => firstPreview.open(), onError: (message) => (firstPreview.open(), session.log('preview.error', { message })) }} />
         </div>
       </div>
     </div>
