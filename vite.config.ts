@@ -31,6 +31,16 @@ function platformLibrary(): Plugin {
   };
 }
 
+/** The pages the build emits. The harness pages host single components for the end-to-end tests and the benchmarks. */
+const pages = { main: 'index.html', runtime: 'harness/runtime.html', workspace: 'harness/workspace.html' };
+
+/**
+ * The workers the playground starts. Vite's dependency scan follows the pages' imports but not a
+ * `new Worker(new URL(...))`, so the packages only workers import (TypeScript, esbuild-wasm) were found
+ * when the first template opened, re-optimised and the page reloaded; named here, they are scanned at start.
+ */
+const workers = ['worker/compiler.worker.ts', 'worker/bundler.worker.ts'];
+
 // The playground. Preact's automatic JSX runtime comes from tsconfig.base.json (jsxImportSource).
 export default defineConfig({
   plugins: [platformLibrary(), runtimeSandboxPlugin(), platformToolchainPlugin(root), cacheHeadersPlugin(), templateArtifactsPlugin(root)],
@@ -41,10 +51,9 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: true,
     chunkSizeWarningLimit: 8192,
-    rollupOptions: {
-      // The harness pages host single components for the end-to-end tests and the benchmarks.
-      input: { main: 'index.html', runtime: 'harness/runtime.html', workspace: 'harness/workspace.html' },
-    },
+    rollupOptions: { input: pages },
   },
+  // Naming entries replaces the scan's default (the build's pages), so the pages are named as well.
+  optimizeDeps: { entries: [...Object.values(pages), ...workers] },
   worker: { format: 'es', plugins: () => [platformLibrary()] },
 });

@@ -1,0 +1,62 @@
+/**
+ * vite.config.ts as `npm start` loads it: the dependency scan starts from every worker as well as the
+ * pages, so that a first visit's workers need no late re-optimisation and no reload of the page.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { loadConfigFromFile, type Logger } from 'vite';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** What a logger was asked to say at warning level and above. */
+function recordingLogger(said: string[]): Logger {
+  const record = (message: string) => said.push(message);
+  return {
+    info: () => {},
+    warn: record,
+    warnOnce: record,
+    error: record,
+    clearScreen: () => {},
+    hasErrorLogged: () => false,
+    hasWarned: false,
+  };
+}
+
+async function loadConfig(said: string[] = []) {
+  const loaded = await loadConfigFromFile({ command: 'serve', mode: 'development' }, join(ROOT, 'vite.config.ts'), ROOT, 'warn', recordingLogger(said));
+  if (!loaded) throw new Error('vite.config.ts was not found');
+  return loaded.config;
+}
+
+/** The checkout-relative files the playground starts as workers (`new Worker(new URL('…', import.meta.url))`). */
+function workerEntries(): string[] {
+  const found = new Set<string>();
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) {
+        for (const match of readFileSync(path, 'utf8').matchAll(/new (?:Shared)?Worker\(\s*new URL\(\s*'([^']+)',\s*import\.meta\.url\s*\)/g)) {
+          found.add(relative(ROOT, resolve(dir, match[1]!)));
+        }
+      }
+    }
+  };
+  visit(join(ROOT, 'src'));
+  visit(join(ROOT, 'worker'));
+  return [...found].sort();
+}
+
+describe('vite.config.ts', () => {
+  it('starts the dependency scan from every worker the playground starts', async () => {
+    const workers = workerEntries();
+    // The compiler worker and the bundler worker it starts, at least: the scan must not pass them by.
+    expect(workers).toEqual(expect.arrayContaining(['worker/compiler.worker.ts', 'worker/bundler.worker.ts']));
+    const config = await loadConfig();
+    const pages = Object.values(config.build?.rollupOptions?.input ?? {});
+    expect(pages).toContain('index.html');
+    // Entries replace the scan's default (the build's pages), so the pages are named too.
+    expect(config.optimizeDeps?.entries).toEqual(expect.arrayContaining([...pages, ...workers]));
+  });
+});
