@@ -1,14 +1,14 @@
 /** The compiler in Node: native esbuild, the Library from this checkout, and a type-check session. */
 import { createHash } from 'node:crypto';
 import * as esbuild from 'esbuild';
-import type { Compiler } from '../../core/build/build';
-import type { Library } from '../../core/build/library';
-import type { PackageFiles } from '../../core/build/package-types';
-import type { PreparedFiles } from '../../core/build/prepared-files';
-import { TypeCheckSession } from '../../core/build/typecheck';
-import type { Diagnostic } from '../../core/diagnostics';
-import { nodeLibrary } from './library';
-import { startupSnapshot } from './startup-snapshot';
+import type { Compiler } from '../../core/build/build.ts';
+import type { Library } from '../../core/build/library.ts';
+import type { PackageFiles } from '../../core/build/package-types.ts';
+import type { PreparedFiles } from '../../core/build/prepared-files.ts';
+import { TypeCheckSession } from '../../core/build/typecheck.ts';
+import type { Diagnostic } from '../../core/diagnostics/index.ts';
+import { nodeLibrary } from './library.ts';
+import { startupSnapshot } from './startup-snapshot.ts';
 
 export function nodeCompiler(): Compiler & { typecheck: KeptResultsSession } {
   const library = nodeLibrary();

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { normalizeProjectPath, WriteRefusal } from '../../core/fs';
+import { normalizeProjectPath, WriteRefusal } from '../../core/fs/index.ts';
 
 /** Not defined on Windows, where links need privileges to make: the other checks stand. */
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;

@@ -12,9 +12,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import * as esbuild from 'esbuild';
-import { MODULE_FILES } from '../../core/build/library';
-import { bundleWorkerEntry } from '../workerd/workerd-engine';
-import { CLI_ENTRY } from './toolchain';
+import { MODULE_FILES } from '../../core/build/library.ts';
+import { bundleWorkerEntry } from '../workerd/workerd-engine.ts';
+import { CLI_ENTRY } from './toolchain.ts';
 
 /** What npm installs in the container: the packages the CLI loads at run time, at this checkout's versions. */
 const RUNTIME_PACKAGES = ['typescript', 'esbuild', 'sql.js', 'preact'] as const;

@@ -4,15 +4,15 @@
  * port it reports on its control descriptor, and its end. A pid file lets a later control plane end an
  * engine left behind by one that was killed.
  */
-import { freeTimeLimit } from '../../core/host/free-time-limit';
+import { freeTimeLimit } from '../../core/host/free-time-limit.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { ConfinedWriter } from '../node/confined-writer';
-import { workerdConfig, type WorkerdConfig } from './workerd-config';
+import { ConfinedWriter } from '../node/confined-writer.ts';
+import { workerdConfig, type WorkerdConfig } from './workerd-config.ts';
 
 const require = createRequire(import.meta.url);
 const PACKAGES: Record<string, string> = {

@@ -1,21 +1,21 @@
 /** `check` without bundling: manifest, module graphs, dependencies, server definition, generated types, type check. */
-import { hasErrors, type Diagnostic } from '../diagnostics';
-import { canonicalJson, sha256Hex } from '../hash';
-import type { FileSystem } from '../fs';
-import { checkManifest, MANIFEST_FILE, type Manifest } from '../manifest';
-import { suppliedVersion, type Library } from '../build/library';
-import type { TypeCheckSession } from '../build/typecheck';
-import { loadPackageFiles } from '../build/package-types';
-import { APP_TYPES_FILE, entryModule, generateAppTypes, generateUntypedDeclarations, SERVER_DECLARATIONS_ROOT, UNTYPED_FILE } from './app-types';
-import { attribute, contractBreakers, isDefinitionError, locationKey } from './attribution';
-import { brokenResults, type BrokenResult } from './broken-results';
-import { contractParts, contractUse, contractView, type ContractParts } from './contract-view';
-import { checkDependencies } from './dependencies';
-import { buildModuleGraph, readPackageJson, type ModuleGraph } from './graph';
-import { parse } from './imports';
-import { RENDERERS } from './packages';
-import { listFiles, openProject, type Project, type Zone } from './project';
-import { readServerDefinition, type OperationTable } from './server-definition';
+import { hasErrors, type Diagnostic } from '../diagnostics/index.ts';
+import { canonicalJson, sha256Hex } from '../hash/index.ts';
+import type { FileSystem } from '../fs/index.ts';
+import { checkManifest, MANIFEST_FILE, type Manifest } from '../manifest/index.ts';
+import { suppliedVersion, type Library } from '../build/library.ts';
+import type { TypeCheckSession } from '../build/typecheck.ts';
+import { loadPackageFiles } from '../build/package-types.ts';
+import { APP_TYPES_FILE, entryModule, generateAppTypes, generateUntypedDeclarations, SERVER_DECLARATIONS_ROOT, UNTYPED_FILE } from './app-types.ts';
+import { attribute, contractBreakers, isDefinitionError, locationKey } from './attribution.ts';
+import { brokenResults, type BrokenResult } from './broken-results.ts';
+import { contractParts, contractUse, contractView, type ContractParts } from './contract-view.ts';
+import { checkDependencies } from './dependencies.ts';
+import { buildModuleGraph, readPackageJson, type ModuleGraph } from './graph.ts';
+import { parse } from './imports.ts';
+import { RENDERERS } from './packages.ts';
+import { listFiles, openProject, type Project, type Zone } from './project.ts';
+import { readServerDefinition, type OperationTable } from './server-definition.ts';
 
 export interface AnalyzeOptions {
   library: Library;

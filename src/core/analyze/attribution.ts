@@ -5,8 +5,8 @@
  * permissive contract (any result; any operation name too when the definition itself is refused,
  * so the calls of an operation it renamed are consequences: generateAppTypes' 'open' contract).
  */
-import type { Diagnostic } from '../diagnostics';
-import { within, type BrokenResult } from './broken-results';
+import type { Diagnostic } from '../diagnostics/index.ts';
+import { within, type BrokenResult } from './broken-results.ts';
 
 const at = (d: Diagnostic) => `${d.file}:${d.span?.line}:${d.span?.column}`;
 

@@ -15,8 +15,8 @@
  * a module named by a computed value; JSDoc in JavaScript that mentions the platform.
  */
 import ts from 'typescript';
-import { canonicalJson, sha256Hex } from '../hash';
-import type { OperationTable } from './server-definition';
+import { canonicalJson, sha256Hex } from '../hash/index.ts';
+import type { OperationTable } from './server-definition.ts';
 
 export type OperationGroup = 'queries' | 'mutations';
 

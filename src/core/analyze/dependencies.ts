@@ -2,10 +2,10 @@
  * The app's declared npm dependencies: installed or not (DG1208), renderer packages the platform
  * provides (DG1210, DG1211), and the untyped-dependency acknowledgments (DG1212 to DG1214).
  */
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import { JsonDocument, MANIFEST_FILE } from '../manifest';
-import type { FileSystem } from '../fs';
-import type { PackageJson } from './graph';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import { JsonDocument, MANIFEST_FILE } from '../manifest/index.ts';
+import type { FileSystem } from '../fs/index.ts';
+import type { PackageJson } from './graph.ts';
 
 export interface DependencyFacts {
   /** The versions of the renderer packages the platform supplies (preact, react, react-dom), to compare an installed copy against. */

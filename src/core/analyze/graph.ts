@@ -3,14 +3,14 @@
  * rules (DG1201 to DG1209), reported at the import's specifier.
  */
 import type ts from 'typescript';
-import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics';
-import { normalizeProjectPath, type FileSystem } from '../fs';
-import { LineIndex } from '../text/positions';
-import { didYouMean } from '../text/suggest';
-import { parse, readImports, type ImportRecord } from './imports';
-import { assetKind, DEFAULT_RENDERER, isBare, isNodeBuiltin, packageName, PLATFORM_MODULES, rendererOf, RENDERERS, type Renderer } from './packages';
-import { ownerOf, SHARED_ROOT, snapshotStat, type Project, type Zone } from './project';
-import { resolveRelative } from './resolve';
+import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics/index.ts';
+import { normalizeProjectPath, type FileSystem } from '../fs/index.ts';
+import { LineIndex } from '../text/positions.ts';
+import { didYouMean } from '../text/suggest.ts';
+import { parse, readImports, type ImportRecord } from './imports.ts';
+import { assetKind, DEFAULT_RENDERER, isBare, isNodeBuiltin, packageName, PLATFORM_MODULES, rendererOf, RENDERERS, type Renderer } from './packages.ts';
+import { ownerOf, SHARED_ROOT, snapshotStat, type Project, type Zone } from './project.ts';
+import { resolveRelative } from './resolve.ts';
 
 const ZONE_NAMES: Record<Zone, string> = { client: 'client', server: 'server', test: 'test' };
 const RENDERER_NAMES: Record<Renderer, string> = { preact: 'Preact', react: 'React' };

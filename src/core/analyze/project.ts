@@ -1,8 +1,8 @@
 /** An app project as the compiler sees it: its manifest, its entrypoints, its zones and its test files. */
-import type { EntryKind, FileSystem } from '../fs';
-import { normalizeProjectPath } from '../fs';
-import type { Manifest } from '../manifest';
-import type { Renderer } from './packages';
+import type { EntryKind, FileSystem } from '../fs/index.ts';
+import { normalizeProjectPath } from '../fs/index.ts';
+import type { Manifest } from '../manifest/index.ts';
+import type { Renderer } from './packages.ts';
 
 export type Zone = 'client' | 'server' | 'test';
 export type Owner = Zone | 'shared' | 'unowned';

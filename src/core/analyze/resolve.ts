@@ -2,8 +2,8 @@
  * How a relative import names a project file, shared by the module graph and the bundler's plugin.
  * Without TypeScript: the bundler worker loads this, and not the type checker.
  */
-import { normalizeProjectPath, type FileSystem } from '../fs';
-import { assetKind } from './packages';
+import { normalizeProjectPath, type FileSystem } from '../fs/index.ts';
+import { assetKind } from './packages.ts';
 
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs'];
 

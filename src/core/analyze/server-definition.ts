@@ -3,10 +3,10 @@
  * running it, into the operation table (DG1300 to DG1304).
  */
 import ts from 'typescript';
-import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics';
-import { LineIndex } from '../text/positions';
-import { didYouMean } from '../text/suggest';
-import { METHODS, parseEndpointKey, type HttpMethod } from './endpoint-key';
+import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics/index.ts';
+import { LineIndex } from '../text/positions.ts';
+import { didYouMean } from '../text/suggest.ts';
+import { METHODS, parseEndpointKey, type HttpMethod } from './endpoint-key.ts';
 
 export { METHODS, parseEndpointKey, type HttpMethod };
 

@@ -3,12 +3,12 @@
  * schema identity and the contract, whose id is `sha256:` + the hash of its canonical encoding. No
  * timestamps and no absolute paths, so the same source gives the same id on any machine.
  */
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import type { FileSystem, WritableFileSystem } from '../fs';
-import { canonicalJson, sha256Hex } from '../hash';
-import type { Manifest } from '../manifest';
-import { listFiles } from '../analyze/project';
-import type { OperationTable } from '../analyze/server-definition';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import type { FileSystem, WritableFileSystem } from '../fs/index.ts';
+import { canonicalJson, sha256Hex } from '../hash/index.ts';
+import type { Manifest } from '../manifest/index.ts';
+import { listFiles } from '../analyze/project.ts';
+import type { OperationTable } from '../analyze/server-definition.ts';
 
 export const ARTIFACT_FORMAT = 'platform.artifact.v0';
 export const LATEST_FORMAT = 'platform.latest.v0';

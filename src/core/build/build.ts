@@ -1,16 +1,16 @@
 /** `build`: analysis, bundling, then a content-addressed artifact written under `.platform/` and verified. */
-import { analyzeProject, type Analysis } from '../analyze/analyze';
-import type { Zone } from '../analyze/project';
-import { hasErrors, type Diagnostic } from '../diagnostics';
-import type { WritableFileSystem } from '../fs';
+import { analyzeProject, type Analysis } from '../analyze/analyze.ts';
+import type { Zone } from '../analyze/project.ts';
+import { hasErrors, type Diagnostic } from '../diagnostics/index.ts';
+import type { WritableFileSystem } from '../fs/index.ts';
 import ts from 'typescript';
-import { hashSources, makeArtifact, verifyLatest, writeArtifact, type ArtifactRecord } from './artifact';
-import { ALL_TARGETS, bundleProject, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler } from './bundle';
-import type { Manifest } from '../manifest';
-import type { EsbuildApi } from './esbuild-types';
-import { withFrameworkClient } from './framework';
-import { suppliedVersion, type Library } from './library';
-import type { TypeCheckSession } from './typecheck';
+import { hashSources, makeArtifact, verifyLatest, writeArtifact, type ArtifactRecord } from './artifact.ts';
+import { ALL_TARGETS, bundleProject, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler } from './bundle.ts';
+import type { Manifest } from '../manifest/index.ts';
+import type { EsbuildApi } from './esbuild-types.ts';
+import { withFrameworkClient } from './framework.ts';
+import { suppliedVersion, type Library } from './library.ts';
+import type { TypeCheckSession } from './typecheck.ts';
 
 /** What a host gives the compiler: an esbuild, the platform Library and a type-check session. */
 export interface Compiler {

@@ -5,16 +5,16 @@
  * (a project on disk, `platform dev`) esbuild reads the project's scripts itself, and the build is taken
  * only when it read what the plugin would have given it (see Bundler).
  */
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import type { FileSystem } from '../fs';
-import { MemoryFileSystem, normalizeProjectPath } from '../fs';
-import { resolveRelative } from '../analyze/resolve';
-import { assetKind, DEFAULT_RENDERER, isNodeBuiltin, packageName, PLATFORM_MODULES, RENDERERS, type Renderer } from '../analyze/packages';
-import { listFiles, snapshotStat, type Project, type ProjectSnapshot } from '../analyze/project';
-import type { BuildContext, BuildOptions, EsbuildApi, Message, Metafile, Plugin } from './esbuild-types';
-import { PLATFORM_MODULES_ROOT, type Library } from './library';
-import { lineBreaks, PREVIEW_VENDOR_END, PREVIEW_VENDOR_START } from './preview-vendor';
-import { resolvePackage } from './resolve-package';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import type { FileSystem } from '../fs/index.ts';
+import { MemoryFileSystem, normalizeProjectPath } from '../fs/index.ts';
+import { resolveRelative } from '../analyze/resolve.ts';
+import { assetKind, DEFAULT_RENDERER, isNodeBuiltin, packageName, PLATFORM_MODULES, RENDERERS, type Renderer } from '../analyze/packages.ts';
+import { listFiles, snapshotStat, type Project, type ProjectSnapshot } from '../analyze/project.ts';
+import type { BuildContext, BuildOptions, EsbuildApi, Message, Metafile, Plugin } from './esbuild-types.ts';
+import { PLATFORM_MODULES_ROOT, type Library } from './library.ts';
+import { lineBreaks, PREVIEW_VENDOR_END, PREVIEW_VENDOR_START } from './preview-vendor.ts';
+import { resolvePackage } from './resolve-package.ts';
 
 export const KIB = 1024;
 export const MIB = 1024 * 1024;

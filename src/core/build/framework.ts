@@ -5,11 +5,11 @@
  * every compile (build, deploy, dev) serves the output directory's `index.html` at `/` and its other
  * files at their own paths (as public files), instead of the platform's client bundle.
  */
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import type { FileSystem } from '../fs';
-import { normalizeProjectPath } from '../fs';
-import { listFiles } from '../analyze/project';
-import { ASSET_LIMIT, RESERVED_PREFIXES } from './bundle';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import type { FileSystem } from '../fs/index.ts';
+import { normalizeProjectPath } from '../fs/index.ts';
+import { listFiles } from '../analyze/project.ts';
+import { ASSET_LIMIT, RESERVED_PREFIXES } from './bundle.ts';
 
 export const FRAMEWORK_RECORD = '.platform/framework.json';
 /** The framework kinds `init` and `new --framework` support, by the package that marks them. */

@@ -1,7 +1,7 @@
 /** Resolves a bare import to a file of an installed package (the app's own node_modules), as bundlers do. */
-import type { FileSystem } from '../fs';
-import { normalizeProjectPath } from '../fs';
-import { packageName } from '../analyze/packages';
+import type { FileSystem } from '../fs/index.ts';
+import { normalizeProjectPath } from '../fs/index.ts';
+import { packageName } from '../analyze/packages.ts';
 
 const CONDITIONS = ['browser', 'import', 'module', 'default'];
 

@@ -1,5 +1,5 @@
 /** The diagnostic value every analysis returns: code, severity, message, location, hint, attribution. */
-import { catalogue, type DiagnosticCode, type Severity } from './catalogue';
+import { catalogue, type DiagnosticCode, type Severity } from './catalogue.ts';
 
 /** A location in a file. Lines and columns are 1-based; columns count UTF-16 code units. */
 export interface Span {

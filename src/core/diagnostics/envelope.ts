@@ -1,5 +1,5 @@
 /** The `platform.command.v0` envelope every command prints with `--json`, and the exit status it maps to. */
-import { hasErrors, sortDiagnostics, type Diagnostic } from './diagnostic';
+import { hasErrors, sortDiagnostics, type Diagnostic } from './diagnostic.ts';
 
 export const COMMAND_PROTOCOL = 'platform.command.v0';
 

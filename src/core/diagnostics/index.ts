@@ -1,4 +1,4 @@
 /** The diagnostic catalogue, the diagnostic value and the command envelope. */
-export { catalogue, isDiagnosticCode, type CatalogueEntry, type DiagnosticArea, type DiagnosticCode, type Severity } from './catalogue';
-export { diagnostic, hasErrors, sortDiagnostics, type Diagnostic, type DiagnosticInit, type Span } from './diagnostic';
-export { COMMAND_PROTOCOL, envelope, exitStatus, type CommandEnvelope } from './envelope';
+export { catalogue, isDiagnosticCode, type CatalogueEntry, type DiagnosticArea, type DiagnosticCode, type Severity } from './catalogue.ts';
+export { diagnostic, hasErrors, sortDiagnostics, type Diagnostic, type DiagnosticInit, type Span } from './diagnostic.ts';
+export { COMMAND_PROTOCOL, envelope, exitStatus, type CommandEnvelope } from './envelope.ts';

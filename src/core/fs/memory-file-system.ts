@@ -1,5 +1,5 @@
 /** A FileSystem over a map of project-relative paths to text: the playground's projects and the tests' fixtures. */
-import { normalizeProjectPath, type EntryKind, type WritableFileSystem } from './file-system';
+import { normalizeProjectPath, type EntryKind, type WritableFileSystem } from './file-system.ts';
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();

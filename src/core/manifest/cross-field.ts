@@ -1,7 +1,7 @@
 /** The manifest rules a JSON Schema cannot say: capabilities against blocks, reserved and colliding names, references between tables. */
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import { didYouMean } from '../text/suggest';
-import type { JsonDocument, JsonPath } from './json-document';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import { didYouMean } from '../text/suggest.ts';
+import type { JsonDocument, JsonPath } from './json-document.ts';
 
 /**
  * Field names the runtime owns on every row, compared without case because SQLite column names ignore

@@ -3,9 +3,9 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import schema from '../../../public/app.manifest.schema.json' with { type: 'json' };
 // The schema compiled ahead of time by ajv (scripts/manifest-validator.ts): compiling it at each start cost ~70 ms.
 import validator from './manifest-validator.generated.js';
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import { didYouMean } from '../text/suggest';
-import { formatPath, type JsonDocument, type JsonPath } from './json-document';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import { didYouMean } from '../text/suggest.ts';
+import { formatPath, type JsonDocument, type JsonPath } from './json-document.ts';
 
 export const manifestSchema = schema;
 

@@ -1,10 +1,10 @@
 /** Manifest validation: JSON syntax, the JSON Schema, cross-field rules and the files the manifest names. */
-import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics';
-import { normalizeProjectPath, type FileSystem } from '../fs';
-import { crossFieldDiagnostics } from './cross-field';
-import { JsonDocument } from './json-document';
-import { schemaDiagnostics } from './schema-errors';
-import { MANIFEST_FILE, type Manifest } from './types';
+import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/index.ts';
+import { normalizeProjectPath, type FileSystem } from '../fs/index.ts';
+import { crossFieldDiagnostics } from './cross-field.ts';
+import { JsonDocument } from './json-document.ts';
+import { schemaDiagnostics } from './schema-errors.ts';
+import { MANIFEST_FILE, type Manifest } from './types.ts';
 
 export interface ManifestResult {
   /** The manifest, present only when it has no error diagnostics. */
