@@ -1,15 +1,32 @@
 /**
- * axe-core over the playground's views (the start page, the workspace with a template open in the
- * light and the dark theme, the bottom panel's tabs, the Share popover and the embed): a serious or
- * critical violation fails the test, named with its rule, its elements and axe's own summary of the fix.
+ * axe-core over the playground's views (the start page and the workspace with a template open, each in
+ * the light and the dark theme, the docs served under /docs/, the bottom panel's tabs, the Share popover
+ * and the embed): a serious or critical violation fails the test, named with its rule, its elements
+ * and axe's own summary of the fix.
  */
 import { expect, test } from '@playwright/test';
 import { openTemplate, violations } from './helpers';
 
-test('the start page has no serious or critical accessibility violation', async ({ page }) => {
-  await page.goto('/');
-  await expect(page.locator('[data-template="todo"]')).toBeVisible();
-  expect(await violations(page)).toEqual([]);
+for (const theme of ['light', 'dark'] as const) {
+  test(`the start page in the ${theme} theme has no serious or critical accessibility violation`, async ({ page }) => {
+    await page.emulateMedia({ colorScheme: theme });
+    await page.goto('/');
+    await expect(page.locator('[data-template="todo"]')).toBeVisible();
+    expect(await violations(page)).toEqual([]);
+  });
+}
+
+test('the docs the start page links to have no serious or critical accessibility violation', async ({ page }) => {
+  const found: string[] = [];
+  for (const theme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: theme });
+    for (const path of ['/docs/', '/docs/playground.html']) {
+      await page.goto(path);
+      await expect(page.getByRole('link', { name: 'Back to the playground' })).toBeVisible();
+      found.push(...(await violations(page)).map((v) => `${theme} ${path}: ${v}`));
+    }
+  }
+  expect(found).toEqual([]);
 });
 
 for (const theme of ['light', 'dark'] as const) {

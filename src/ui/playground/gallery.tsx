@@ -1,8 +1,12 @@
-/** The start page: a template to begin from, or a project to reopen (a link: it opens in a new tab too), rename, duplicate or delete. */
+/**
+ * The start page: what the playground is, a link to the docs (docs/, served with the playground under
+ * /docs/: vite/docs-plugin.ts), a blank project or a template to begin from, or a project to reopen
+ * (a link: it opens in a new tab too), rename, duplicate or delete.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { openDuplicate, RenameForm } from '../projects/project-actions';
 import { deleteProject, listProjects, type ProjectSummary } from '../projects/store';
-import { TEMPLATES, type PlaygroundTemplate } from '../projects/templates';
+import { BLANK_TEMPLATE, TEMPLATES, type PlaygroundTemplate } from '../projects/templates';
 import { filesDigest, isTemplateFiles } from '../projects/known-good';
 import { prefetchPrebuilt } from '../compiler-client';
 import { prepareRuntime } from '../runtime/runtime-host';
@@ -40,12 +44,22 @@ export function Gallery({ onCreate }: { onCreate(template: PlaygroundTemplate): 
 
   return (
     <div class="gallery">
+      <section class="gallery-intro" aria-label="About the playground">
+        <p>
+          The playground builds and runs apps for the platform in your browser: a server of queries and mutations over its own database, a client that calls them, and
+          tests, previewed as several people side by side. Projects are kept in this browser; start from a blank project or a template, and share one as a link.
+        </p>
+        <p>
+          <a href="/docs/">Read the docs</a>
+          <span class="muted"> on writing an app, the playground, the CLI and deploying.</span>
+        </p>
+      </section>
       <section aria-labelledby="templates-heading">
-        <h2 id="templates-heading">Start from a template</h2>
+        <h2 id="templates-heading">Start a project</h2>
         <ul class="template-grid">
           {TEMPLATES.map((template) => (
             <li key={template.id}>
-              <button type="button" class="template-card" onClick={() => onCreate(template)} data-template={template.id}>
+              <button type="button" class={`template-card${template.id === BLANK_TEMPLATE ? ' blank' : ''}`} onClick={() => onCreate(template)} data-template={template.id}>
                 <strong>{template.title}</strong>
                 <span>{template.description}</span>
                 {template.teaches && <span class="template-teaches">Teaches: {template.teaches}</span>}

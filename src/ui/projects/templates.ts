@@ -10,8 +10,12 @@ export interface PlaygroundTemplate {
   files: Record<string, string>;
 }
 
+/** The template the gallery offers first, as "Blank project": one query and a page that calls it. */
+export const BLANK_TEMPLATE = 'blank';
+
 /** What each bundled template teaches, as the gallery shows it. */
 const TEACHES: Record<string, string> = {
+  [BLANK_TEMPLATE]: 'the least an app needs: a manifest, one query in defineServer, useQuery in the client and a test in tests/.',
   todo: 'queries and mutations, useQuery and useMutation, an ownedTable policy (each persona sees its own rows) and tests as personas.',
   files: 'endpoints for uploads and downloads, ctx.storage for objects, a table of metadata, and invalidateQueries after an endpoint write.',
   'team-board': 'workspaces: a workspaceTable policy, memberOf guards, and creating, inviting to and leaving a workspace from the client.',
@@ -28,7 +32,7 @@ export const TEMPLATES: PlaygroundTemplate[] = (() => {
     files[match[2]!] = text;
     byId.set(match[1]!, files);
   }
-  const order = ['todo', 'files', 'team-board', 'endpoints'];
+  const order = [BLANK_TEMPLATE, 'todo', 'files', 'team-board', 'endpoints'];
   return [...byId]
     .filter(([, files]) => files['app.manifest.json'] !== undefined)
     .map(([id, files]) => {
