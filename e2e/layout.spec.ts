@@ -114,6 +114,54 @@ test('split view pairs the selected persona with the one chosen, and split, pers
   await expect(page.getByRole('separator', { name: 'Resize the file tree' })).toHaveAttribute('aria-valuenow', String(width + 50));
 });
 
+test.describe('1440 × 900', () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test('an empty Problems panel takes little room, split view shows both apps whole, and the dark theme darkens the preview pane', async ({ page }, testInfo) => {
+    await openTemplate(page);
+    await expect(page.getByText('No problems found')).toBeVisible({ timeout: 60_000 });
+    // A panel with nothing to say: a fifth of the height at most (it was 260 px, 29%).
+    expect(await height(page)).toBeLessThanOrEqual(900 / 5);
+    await shot(page, testInfo, '1440 problems');
+    // The person's own height is kept all the same.
+    const handle = page.getByRole('separator', { name: 'Resize the bottom panel' });
+    const start = Number(await handle.getAttribute('aria-valuenow'));
+    await handle.focus();
+    await page.keyboard.press('Shift+ArrowUp');
+    await page.keyboard.press('Shift+ArrowUp');
+    await expect(handle).toHaveAttribute('aria-valuenow', String(start + 100));
+    await page.reload();
+    await expect(page.getByTestId('compile-status')).toHaveText(/^Ready/, { timeout: 60_000 });
+    expect(await height(page)).toBe(start + 100);
+
+    // Split view: each app is whole in its frame (the todo form's Add button inside its card, nothing scrolled sideways).
+    await page.getByLabel('split').check();
+    for (const i of [0, 1]) {
+      const app = preview(page, i);
+      await expect(app.getByRole('heading', { name: 'Todos' })).toBeVisible();
+      const frame = (await page.locator('iframe.preview-frame').nth(i).boundingBox())!;
+      const card = (await app.locator('main').boundingBox())!;
+      const add = (await app.getByRole('button', { name: 'Add' }).boundingBox())!;
+      expect(add.x + add.width).toBeLessThanOrEqual(card.x + card.width);
+      expect(card.x + card.width).toBeLessThanOrEqual(frame.x + frame.width);
+      expect(await app.locator('html').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    }
+    await shot(page, testInfo, '1440 split light');
+
+    // Dark: the pane, the stage and the frame around the app follow the theme (the app's page stays the app's).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect(page.locator('.toolbar')).toHaveCSS('background-color', DARK_PANEL);
+    for (const selector of ['.previews', '.preview', '.preview-stage', '.preview-host', 'iframe.preview-frame'])
+      expect([DARK_PANEL, 'rgba(0, 0, 0, 0)', 'rgb(46, 48, 56)'], selector).toContain(await background(page, selector));
+    await shot(page, testInfo, '1440 split dark');
+    await page.getByRole('group', { name: 'Preview size' }).getByRole('button', { name: /^Phone/ }).click();
+    await expect(page.locator('.preview-stage.device').first()).toBeVisible();
+    for (const selector of ['.preview-stage.device', '.preview-stage.device > .preview-host'])
+      expect([DARK_PANEL, 'rgba(0, 0, 0, 0)', 'rgb(46, 48, 56)'], selector).toContain(await background(page, selector));
+    await shot(page, testInfo, '1440 split phone dark');
+  });
+});
+
 test.describe('390 px wide', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
@@ -135,8 +183,25 @@ test.describe('390 px wide', () => {
     await shot(page, testInfo, 'narrow share');
     await share.click();
 
+    // A template opens on its preview.
     const views = page.getByRole('tablist', { name: 'Workspace' });
-    await expect(views.getByRole('tab', { name: 'Code' })).toHaveAttribute('aria-selected', 'true');
+    await expect(views.getByRole('tab', { name: 'Preview' })).toHaveAttribute('aria-selected', 'true');
+    await expect(page.locator('iframe.preview-frame')).toBeInViewport();
+    await expect(preview(page).getByRole('heading', { name: 'Todos' })).toBeVisible();
+
+    // The header is one row: the brand, the project's title and its actions side by side.
+    const header = (await page.locator('.topbar').boundingBox())!;
+    const row = (await page.getByRole('button', { name: /theme$/ }).boundingBox())!;
+    expect(header.height).toBeLessThan(2 * row.height + 12);
+    await expect(page.getByRole('button', { name: /theme$/ })).toBeInViewport({ ratio: 1 });
+    await expect(page.getByRole('heading', { name: 'Platform Playground' })).toBeAttached();
+
+    // Every panel tab is on screen (the tab bar wraps instead of cutting the tabs off).
+    for (const name of ['Problems', 'Console', 'Tests', 'Events', 'Data', 'Deploy', 'Terminal'])
+      await expect(page.getByRole('tablist', { name: 'Panels' }).getByRole('tab', { name: new RegExp(`^${name}`) })).toBeInViewport({ ratio: 1 });
+    await expect(page.getByRole('button', { name: 'Collapse the panel' })).toBeInViewport({ ratio: 1 });
+
+    await views.getByRole('tab', { name: 'Code' }).click();
     await expect(page.locator('.cm-content')).toBeInViewport();
     await expect(page.getByRole('tree', { name: 'Files' })).toBeHidden();
 

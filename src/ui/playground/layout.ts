@@ -29,7 +29,7 @@ export interface Layout {
   device: Device;
 }
 
-export const DEFAULT_LAYOUT: Layout = { panel: 'problems', panelState: 'open', panelHeight: 260, split: false, second: 'bob', tree: 220, editor: 640, wrap: false, device: 'full' };
+export const DEFAULT_LAYOUT: Layout = { panel: 'problems', panelState: 'open', panelHeight: 150, split: false, second: 'bob', tree: 220, editor: 640, wrap: false, device: 'full' };
 
 /** Sizes outside these are not restored (a stored 0 or 1e9 would hide a pane). */
 const LIMITS = { panelHeight: [80, 4000], tree: [120, 2000], editor: [120, 4000] } as const;

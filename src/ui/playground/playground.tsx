@@ -130,9 +130,9 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
       return next;
     });
   const { split, panel, panelState } = layout;
-  // A narrow screen (a phone) shows one of files, code and preview at a time, chosen by tabs.
+  // A narrow screen (a phone) shows one of files, code and preview at a time, chosen by tabs; a project opens on its preview.
   const narrow = useMediaQuery(NARROW);
-  const [view, setView] = useState<'files' | 'code' | 'preview'>('code');
+  const [view, setView] = useState<'files' | 'code' | 'preview'>('preview');
   const setPanel = (name: PanelName) => setLayout({ panel: name, ...(panelState === 'collapsed' ? { panelState: 'open' as const } : {}) });
   const [sharing, setSharing] = useState(false);
   const [zipError, setZipError] = useState<string | undefined>();
