@@ -233,6 +233,23 @@ test.describe('390 px wide', () => {
   });
 });
 
+test('the todo preview does not move when its account line arrives: its place is kept from the first paint', async ({ page }) => {
+  // In every frame (the preview's too): the top of the todo form each time the page changes, from its first render on.
+  await page.addInitScript(() => {
+    const tops: number[] = [];
+    (window as unknown as { formTops: number[] }).formTops = tops;
+    new MutationObserver(() => {
+      const form = document.querySelector('main form');
+      if (form) tops.push(Math.round(form.getBoundingClientRect().top));
+    }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+  await openTemplate(page);
+  await expect(preview(page).getByRole('button', { name: 'Sign out' })).toBeVisible();
+  const tops = await preview(page).locator('html').evaluate(() => (window as unknown as { formTops: number[] }).formTops);
+  expect(tops.length).toBeGreaterThan(0);
+  expect(new Set(tops).size, `the form's top as the page changed: ${tops.join(', ')}`).toBe(1);
+});
+
 const DARK_PANEL = 'rgb(29, 31, 36)';
 const LIGHT_PANEL = 'rgb(255, 255, 255)';
 const background = (page: Page, selector: string) => page.locator(selector).first().evaluate((el) => getComputedStyle(el).backgroundColor);

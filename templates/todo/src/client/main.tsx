@@ -7,7 +7,16 @@ import './style.css';
 /** Todos belong to signed-in people: a guest is offered to sign in (deployed: a passkey; in the playground: switch persona). */
 function Account() {
   const { auth } = useAuth();
-  if (!auth) return null;
+  // Until the session is known the line keeps its place (an invisible button of the same size), so the
+  // page does not move when it arrives.
+  if (!auth)
+    return (
+      <p class="account" aria-hidden="true">
+        <button type="button" tabIndex={-1} style={{ visibility: 'hidden' }}>
+          Sign out
+        </button>
+      </p>
+    );
   if (auth.kind === 'guest') {
     return (
       <p class="account">
