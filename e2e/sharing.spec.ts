@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { openTemplate, preview, replaceFile } from './helpers';
 import { addTodo, dataView, shareLink, tableButton } from './share-helpers';
 import { frame } from '../src/core/share/frame.fixture';
@@ -125,6 +125,15 @@ test('corrupt, truncated, oversize and future-version links get a clear message 
   await expect(preview(page).getByText('1 left')).toBeVisible();
 });
 
+/** Replaces the todo client's `<h1>Todos</h1>` with `heading` in the editor `content` (CodeMirror's content element), as typing would. */
+async function retitle(content: Locator, heading: string): Promise<void> {
+  await content.evaluate((el, heading) => {
+    const view = (el as unknown as { cmTile: { root: { view: { state: { doc: { toString(): string } }; dispatch(spec: unknown): void } } } }).cmTile.root.view;
+    const from = view.state.doc.toString().indexOf('<h1>Todos</h1>');
+    view.dispatch({ changes: { from, to: from + '<h1>Todos</h1>'.length, insert: `<h1>${heading}</h1>` } });
+  }, heading);
+}
+
 test('embed mode shows a compact editor and preview without the gallery, read-only or editable, from a share link', async ({ page, browser }, testInfo) => {
   await openTemplate(page);
   await addTodo(page, 'milk');
@@ -153,12 +162,7 @@ test('embed mode shows a compact editor and preview without the gallery, read-on
   await expect(embedded.locator('.cm-content')).toBeVisible();
   await expect(preview(embedded).getByRole('heading', { name: 'Todos' })).toBeVisible();
   await embedded.getByLabel('File').selectOption('src/client/main.tsx');
-  await embedded.locator('.cm-content').evaluate((el) => {
-    const view = (el as unknown as { cmTile: { root: { view: { state: { doc: { toString(): string } }; dispatch(spec: unknown): void } } } }).cmTile.root.view;
-    const text = view.state.doc.toString();
-    const from = text.indexOf('<h1>Todos</h1>');
-    view.dispatch({ changes: { from, to: from + '<h1>Todos</h1>'.length, insert: '<h1>Lesson 1</h1>' } });
-  });
+  await retitle(embedded.locator('.cm-content'), 'Lesson 1');
   await expect(preview(embedded).getByRole('heading', { name: 'Lesson 1' })).toBeVisible({ timeout: 90_000 });
   await testInfo.attach('embed: editable', { body: await embedded.screenshot(), contentType: 'image/png' });
 
@@ -191,12 +195,7 @@ test("an editable embed keeps the visitor's edits across reloads of the embeddin
   const embed = host.frameLocator('iframe[title="Playground"]');
   await expect(embed.getByTestId('compile-status')).toHaveText('Ready', { timeout: 60_000 });
   await embed.getByLabel('File').selectOption('src/client/main.tsx');
-  await embed.locator('.cm-content').evaluate((el) => {
-    const view = (el as unknown as { cmTile: { root: { view: { state: { doc: { toString(): string } }; dispatch(spec: unknown): void } } } }).cmTile.root.view;
-    const text = view.state.doc.toString();
-    const from = text.indexOf('<h1>Todos</h1>');
-    view.dispatch({ changes: { from, to: from + '<h1>Todos</h1>'.length, insert: '<h1>My answer</h1>' } });
-  });
+  await retitle(embed.locator('.cm-content'), 'My answer');
   await expect(embed.frameLocator('iframe.preview-frame').getByRole('heading', { name: 'My answer' })).toBeVisible({ timeout: 90_000 });
   await expect(embed.getByTestId('compile-status')).toHaveText('Ready', { timeout: 60_000 });
 
