@@ -41,7 +41,8 @@ function describe(event: DevEvent): string {
 
 export function EventsPanel({ events }: { events: DevEvent[] }) {
   return (
-    <ol class="events" aria-label="Events" reversed>
+    // A scrolling list of text only: focusable, so the keyboard can scroll it (axe: scrollable-region-focusable).
+    <ol class="events" aria-label="Events" reversed tabIndex={0}>
       {[...events].reverse().map((event, i) => (
         <li key={`${event.at}-${i}`} data-kind={event.kind}>
           <time>{new Date(event.at).toLocaleTimeString()}</time>
