@@ -25,6 +25,23 @@ async function violationsIn(page: Page, selector: string): Promise<string[]> {
   return found;
 }
 
+/**
+ * axe over the running call's status, which goes when the runtime stops the call at its deadline: on a
+ * loaded machine that can happen while axe runs. The preview is then reloaded, its client asks again,
+ * the call is stuck again, and the status is analysed again.
+ */
+async function runningViolations(page: Page): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    await expect(page.getByTestId('call-status')).toBeVisible({ timeout: 60_000 });
+    try {
+      return await violationsIn(page, '[data-testid="call-status"]');
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes('No elements found for include')) throw error;
+      await page.getByRole('button', { name: 'Reload the preview as alice' }).click();
+    }
+  }
+}
+
 /** A screenshot of the page in both themes (the system's, which the page follows), kept in SHOT_DIR when it is set, and attached. */
 async function shoot(page: Page, name: string, attach: (name: string, body: Buffer) => Promise<void>): Promise<void> {
   for (const colorScheme of ['light', 'dark'] as const) {
@@ -48,11 +65,11 @@ test('a handler stuck in a loop shows as running, then as an error in the Consol
   );
   // While it runs, the toolbar says what runs, as whom, for how long.
   const running = page.getByTestId('call-status');
-  await expect(running).toContainText('query todos.remaining', { timeout: 30_000 });
-  await expect(running).toContainText('alice');
-  await expect(running).toContainText(/\d+ s/);
+  // What, as whom, for how long, read at once; then axe, while the call still runs: it is stopped 10 s
+  // after it began, and on a loaded machine the screenshots below can take that long.
+  await expect(running).toContainText(/query todos\.remaining as alice: \d+ s/, { timeout: 30_000 });
+  expect(await runningViolations(page)).toEqual([]);
   await shoot(page, 'call-running', (name, body) => testInfo.attach(name, { body, contentType: 'image/png' }));
-  expect(await violationsIn(page, '[data-testid="call-status"]')).toEqual([]);
 
   // Stopped at its deadline: an error in the Console, with the call and where its handler is.
   await page.getByRole('tab', { name: /Console/ }).click();
