@@ -11,6 +11,7 @@
  */
 import { EMBED_ID_PREFIX, deleteProject, loadProject } from '../projects/store';
 import { saveLinkedProject, type OpenedLink } from '../share/share';
+
 const LINK_KEY = (id: string) => `platform-embed-link:${id}`;
 
 /**
