@@ -10,12 +10,12 @@ import type { CompilerClient } from '../compiler-client';
 import { PersonaSwitcher, PreviewPane } from '../playground/preview-pane';
 import { takePreviewFrame, useProjectSession } from '../playground/use-project-session';
 import { isTemplateFiles } from '../projects/known-good';
-import type { Project } from '../projects/store';
+import { isKeptEmbed, type Project } from '../projects/store';
 import { MemoryProjectStore } from '../session/project-store';
 import { CodeEditor } from '../workspace/editor';
 import type { CommittedState } from '../runtime/durable-log';
 import { buildShareLink, SHARE_ROUTE } from '../share/share';
-import { embedLinkOf, isKeptEmbed, startOverEmbed } from './kept-embed';
+import { embedLinkOf, startOverEmbed } from './kept-embed';
 
 export type EmbedMode = 'edit' | 'readonly';
 

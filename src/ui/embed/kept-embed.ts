@@ -33,8 +33,6 @@ async function keptEmbedId(fragment: string, embeddingPage: string): Promise<str
   return `${EMBED_ID_PREFIX}${Array.from(digest.subarray(0, 12), (b) => b.toString(16).padStart(2, '0')).join('')}`;
 }
 
-export const isKeptEmbed = (id: string): boolean => id.startsWith(EMBED_ID_PREFIX);
-
 /** The link's fragment the copy came from, if remembered. */
 export function embedLinkOf(id: string): string | undefined {
   try {

@@ -42,12 +42,13 @@ export function newProjectId(): string {
 
 /** The ids of editable embeds' copies of links (src/ui/embed/kept-embed.ts): not among the person's projects. */
 export const EMBED_ID_PREFIX = 'embed-';
+export const isKeptEmbed = (id: string): boolean => id.startsWith(EMBED_ID_PREFIX);
 
 export async function listProjects(): Promise<ProjectSummary[]> {
   const ids = (await keys<string>(db())).filter((k) => typeof k === 'string' && k.startsWith('project:'));
   const projects = await Promise.all(ids.map((k) => get<Project>(k, db())));
   return projects
-    .filter((p): p is Project => p?.format === PROJECT_FORMAT && !p.id.startsWith(EMBED_ID_PREFIX))
+    .filter((p): p is Project => p?.format === PROJECT_FORMAT && !isKeptEmbed(p.id))
     .map(({ id, title, template, updatedAt }) => ({ id, title, ...(template ? { template } : {}), updatedAt }))
     .sort((a, b) => b.updatedAt - a.updatedAt);
 }
