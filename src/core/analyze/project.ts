@@ -10,6 +10,9 @@ export type Owner = Zone | 'shared' | 'unowned';
 export const SHARED_ROOT = 'src/shared';
 export const TESTS_ROOT = 'tests';
 
+/** A test file: `tests/**\/*.test.ts` or `.test.tsx` (the one rule, for every host). */
+export const isTestFile = (path: string): boolean => path.startsWith(`${TESTS_ROOT}/`) && /\.test\.tsx?$/.test(path);
+
 export interface Project {
   fs: FileSystem;
   manifest: Manifest;
@@ -88,7 +91,7 @@ export async function openProject(fs: FileSystem, manifest: Manifest, listed?: r
   const clientEntry = normalizeProjectPath(manifest.entrypoints.client) ?? manifest.entrypoints.client;
   const serverEntry = normalizeProjectPath(manifest.entrypoints.server) ?? manifest.entrypoints.server;
   const inTests = listed ? listed.filter((f) => f.startsWith(`${TESTS_ROOT}/`)) : await listFiles(fs, TESTS_ROOT);
-  const testFiles = inTests.filter((f) => /\.test\.tsx?$/.test(f));
+  const testFiles = inTests.filter(isTestFile);
   // An entrypoint's folder is its zone's own only when it holds neither the other entrypoint nor shared code.
   const zoneRoots: Partial<Record<Zone, string>> = {};
   const clientDir = dirname(clientEntry);

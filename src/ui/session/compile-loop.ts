@@ -8,6 +8,7 @@
  * before it is type-checked, so its preview does not wait for the check; a build the check then finds
  * broken is taken down.
  */
+import { isTestFile } from '../../core/analyze/project';
 import { AdaptiveQuietWindow } from '../../core/build/quiet-window';
 import type { CommittedState } from '../runtime/durable-log';
 import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
@@ -321,7 +322,7 @@ const keptOf = (result: CompileResult): Record<string, 'kept'> => (result.kept ?
 const isBuilt = (result: CompileResult): boolean => !!(result.files?.['server/index.js'] && result.files['client/app.js']);
 
 /** A test file: a `.test.ts` or `.test.tsx` under `tests/`, as `platform test` finds them. */
-export const isTestFile = (path: string): boolean => path.startsWith('tests/') && /\.test\.tsx?$/.test(path);
+export { isTestFile };
 
 /** Whether the errors among these diagnostics (at least one) are all in test files. */
 export function onlyTestErrors(diagnostics: readonly Diagnostic[]): boolean {

@@ -8,6 +8,7 @@ import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import type { LogLine } from '../../core/runtime/console-capture';
 import type { TestEvent } from '../../core/testing/events';
 import type { CompilerClient } from '../compiler-client';
+import { isTestFile } from '../../core/analyze/project';
 import { StateStore } from '../state-store';
 import { runTestsInSandbox } from './test-runner';
 
@@ -55,7 +56,7 @@ export interface TestLogLine extends LogLine {
 /** Test files of a project: tests/**\/*.test.ts, sorted. */
 export function testFilesOf(files: Record<string, string>): string[] {
   return Object.keys(files)
-    .filter((path) => path.startsWith('tests/') && /\.test\.tsx?$/.test(path))
+    .filter(isTestFile)
     .sort();
 }
 
