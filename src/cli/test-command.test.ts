@@ -7,7 +7,7 @@ import type { Compiler } from '../core/build/build';
 import { main } from './main';
 
 const ROOT = join(import.meta.dirname, '../..');
-const TEMPLATES = ['todo', 'files', 'team-board', 'endpoints', 'todo-react', 'blank'];
+const TEMPLATES = ['todo', 'files', 'team-board', 'endpoints', 'todo-react', 'blank', 'lesson'];
 let work: string;
 let shared: Compiler | undefined;
 

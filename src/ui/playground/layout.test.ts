@@ -18,14 +18,14 @@ describe('playground layout', () => {
 
   it('round-trips through storage, per project', () => {
     const storage = memoryStorage();
-    const layout = { ...DEFAULT_LAYOUT, panel: 'terminal' as const, panelState: 'maximised' as const, panelHeight: 400, split: true, second: 'guest' as const, tree: 300, editor: 500, wrap: true, device: 'phone' as const };
+    const layout = { ...DEFAULT_LAYOUT, panel: 'terminal' as const, panelState: 'maximised' as const, panelHeight: 400, split: true, second: 'guest' as const, tree: 300, side: 'files' as const, lesson: 420, editor: 500, wrap: true, device: 'phone' as const };
     saveLayout('p1', layout, storage);
     expect(loadLayout('p1', storage)).toEqual(layout);
     expect(loadLayout('p2', storage)).toEqual(DEFAULT_LAYOUT);
   });
 
   it('keeps each valid field and defaults each invalid one', () => {
-    expect(parseLayout({ panel: 'nope', panelState: 'collapsed', panelHeight: 0, split: 'yes', second: 'mallory', tree: 1e9, editor: 333.4, wrap: 1, device: 'watch' })).toEqual({
+    expect(parseLayout({ panel: 'nope', panelState: 'collapsed', panelHeight: 0, split: 'yes', second: 'mallory', tree: 1e9, side: 'both', lesson: 10, editor: 333.4, wrap: 1, device: 'watch' })).toEqual({
       ...DEFAULT_LAYOUT,
       panelState: 'collapsed',
       editor: 333,

@@ -1,7 +1,7 @@
 /**
  * The playground's layout, kept per project in localStorage and restored on reload: the bottom panel
  * (which one, its height, open, collapsed or maximised), split view and its pair of personas, the
- * widths of the file tree and the editor, and the device size the previews are drawn at. What is stored is checked field by field: a value that is
+ * widths of the file tree (or a lesson's text) and the editor, and the device size the previews are drawn at. What is stored is checked field by field: a value that is
  * missing, of the wrong type or out of range falls back to its default, so an old or hand-edited entry
  * never breaks the page.
  */
@@ -23,16 +23,19 @@ export interface Layout {
   /** The persona of split view's second preview (the first is the selected persona). */
   second: PersonaName;
   tree: number;
+  /** What the first column shows in a project with a lesson: the lesson or the file tree; and the column's width for the lesson. */
+  side: 'lesson' | 'files';
+  lesson: number;
   editor: number;
   /** The editor wraps long lines. */
   wrap: boolean;
   device: Device;
 }
 
-export const DEFAULT_LAYOUT: Layout = { panel: 'problems', panelState: 'open', panelHeight: 150, split: false, second: 'bob', tree: 220, editor: 640, wrap: false, device: 'full' };
+export const DEFAULT_LAYOUT: Layout = { panel: 'problems', panelState: 'open', panelHeight: 150, split: false, second: 'bob', tree: 220, side: 'lesson', lesson: 360, editor: 640, wrap: false, device: 'full' };
 
 /** Sizes outside these are not restored (a stored 0 or 1e9 would hide a pane). */
-const LIMITS = { panelHeight: [80, 4000], tree: [120, 2000], editor: [120, 4000] } as const;
+const LIMITS = { panelHeight: [80, 4000], tree: [120, 2000], lesson: [200, 2000], editor: [120, 4000] } as const;
 
 function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
   return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
@@ -53,6 +56,8 @@ export function parseLayout(stored: unknown): Layout {
     split: typeof raw.split === 'boolean' ? raw.split : d.split,
     second: oneOf(raw.second, PERSONA_NAMES, d.second),
     tree: size(raw.tree, LIMITS.tree, d.tree),
+    side: oneOf(raw.side, ['lesson', 'files'] as const, d.side),
+    lesson: size(raw.lesson, LIMITS.lesson, d.lesson),
     editor: size(raw.editor, LIMITS.editor, d.editor),
     wrap: typeof raw.wrap === 'boolean' ? raw.wrap : d.wrap,
     device: oneOf(raw.device, DEVICES, d.device),

@@ -29,6 +29,7 @@ import { ShortcutsDialog } from './shortcuts-dialog';
 import { loadLayout, saveLayout, secondPersona, type Layout, type PanelName } from './layout';
 import { PRESENTER_FONT_PX, usePresenter } from './presenter';
 import { lazyComponent } from '../lazy';
+import { LessonSession } from '../lesson/lesson-session';
 import { problemsOf } from '../diagnostic-list';
 import { ShareDialog } from '../share/share-dialog';
 import { downloadProjectZip } from '../share/zip-files';
@@ -103,6 +104,7 @@ export const NARROW = '(max-width: 720px)';
 
 const DataPanel = lazyComponent(() => import('../data/data-panel').then((m) => m.DataPanel), 'data browser');
 const DeployPanel = lazyComponent(() => import('../deploy/deploy-panel').then((m) => m.DeployPanel), 'deploy panel');
+const LessonPane = lazyComponent(() => import('../lesson/lesson-pane').then((m) => m.LessonPane), 'lesson');
 const TerminalPanel = lazyComponent(() => import('../terminal').then((m) => m.TerminalPanel), 'terminal');
 
 export function Playground({ project, state, pendingImport, compiler, theme }: { project: Project; state?: CommittedState; pendingImport?: string; compiler: CompilerClient; theme: 'light' | 'dark' }) {
@@ -121,6 +123,9 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
       }),
     [session, consoleLog],
   );
+  // A project with a lesson (lesson/<step>/step.md) shows it beside the editor (src/ui/lesson).
+  const lesson = useMemo(() => new LessonSession(session, compiler), [session]);
+  useEffect(() => () => lesson.dispose(), [lesson]);
   const [, rerender] = useState(0);
   const [layout, setLayoutState] = useState<Layout>(() => loadLayout(project.id));
   const setLayout = (change: Partial<Layout>) =>
@@ -188,6 +193,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   }, [session]);
 
   const { project: current, diagnostics, generation, compile, stale, restoredFrom } = session.state;
+  const hasLesson = lesson.state.lesson !== undefined;
+  const showLesson = hasLesson && layout.side === 'lesson';
   const active = current.activeFile;
   const files = Object.keys(current.files).sort();
   const second = secondPersona(current.persona, layout.second);
@@ -323,7 +330,26 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
               ))}
             </div>
           )}
-          <SplitPane direction="horizontal" size={layout.tree} onSizeChange={(tree) => setLayout({ tree })} label="Resize the file tree" {...(presenting && !narrow ? { fold: 'first' as const } : {})}>
+          <SplitPane
+            direction="horizontal"
+            size={showLesson ? layout.lesson : layout.tree}
+            onSizeChange={(width) => setLayout(showLesson ? { lesson: width } : { tree: width })}
+            label={showLesson ? 'Resize the lesson' : 'Resize the file tree'}
+            {...(presenting && !narrow ? { fold: 'first' as const } : {})}
+          >
+            <div class="side-column">
+              {hasLesson && (
+                <div role="tablist" aria-label="Side" class="side-tabs" onKeyDown={tabListKeys}>
+                  {(['lesson', 'files'] as const).map((name) => (
+                    <button type="button" role="tab" key={name} aria-selected={layout.side === name} tabIndex={rovingTab(layout.side === name)} onClick={() => setLayout({ side: name })}>
+                      {name === 'lesson' ? 'Lesson' : 'Files'}
+                    </button>
+                  ))}
+                </div>
+              )}
+              {showLesson ? (
+                <LessonPane lesson={lesson} files={files} onOpen={(path) => (session.openFile(path), setView('code'))} />
+              ) : (
             <FileTree
               files={files}
               selected={active}
@@ -337,6 +363,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
               onRename={(from, to) => session.renamePath(from, to)}
               onDelete={(path) => session.deletePath(path)}
             />
+              )}
+            </div>
             <SplitPane direction="horizontal" size={presenting ? presenter.editorWidth : layout.editor} onSizeChange={presenting ? presenter.setEditorWidth : (editor) => setLayout({ editor })} label="Resize the editor">
               <div class="editor-column">
                 <Tabs tabs={current.openTabs.map((path) => ({ path }))} active={active} onSelect={(path) => session.openFile(path)} onClose={(path) => session.closeFile(path)} panelId="editor" />

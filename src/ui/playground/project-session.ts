@@ -95,6 +95,14 @@ export class ProjectSession extends StateStore<SessionState> {
     this.#change({ files: { ...this.state.project.files, [path]: text } }, true, path);
   }
 
+  /** Writes several files at once (a lesson step's start or solution): one change, one build; `open` becomes the active tab. */
+  writeFiles(overlay: Readonly<Record<string, string>>, open?: string): void {
+    const { project } = this.state;
+    if (Object.entries(overlay).every(([path, text]) => project.files[path] === text)) return;
+    const tabs = open === undefined ? {} : { openTabs: [...new Set([...project.openTabs, open])], activeFile: open };
+    this.#change({ files: { ...project.files, ...overlay }, ...tabs }, true);
+  }
+
   createFile(path: string, text = ''): void {
     this.#change(withFile(this.state.project, path, text), true);
   }

@@ -8,6 +8,7 @@ import type { PersonaName } from '../../core/runtime/personas';
 import type { Generation } from '../playground/project-session';
 import { forgetFileViews } from '../workspace/file-views';
 import { forgetLayout } from '../playground/layout';
+import { forgetProgress } from '../lesson/progress-store';
 import { DurableLog, loadCommitted, type CommitStore, type CommittedState } from '../runtime/durable-log';
 import { deleteCommits, indexedDbCommitStore } from './commit-store';
 
@@ -197,6 +198,7 @@ export async function deleteProject(id: string): Promise<void> {
   forget(journalKey(id));
   forgetFileViews(id);
   forgetLayout(id);
+  forgetProgress(id);
   await del(projectKey(id), db());
   await deleteCommits(id, db);
   await del(recoveryKey(id), db());

@@ -16,6 +16,7 @@ export const BLANK_TEMPLATE = 'blank';
 /** What each bundled template teaches, as the gallery shows it. */
 const TEACHES: Record<string, string> = {
   [BLANK_TEMPLATE]: 'the least an app needs: a manifest, one query in defineServer, useQuery in the client and a test in tests/.',
+  lesson: 'the platform itself, step by step, with a check for each step: a query, mutations, an owned table seen as two personas, and a test of your own.',
   todo: 'queries and mutations, useQuery and useMutation, an ownedTable policy (each persona sees its own rows) and tests as personas.',
   files: 'endpoints for uploads and downloads, ctx.storage for objects, a table of metadata, and invalidateQueries after an endpoint write.',
   'team-board': 'workspaces: a workspaceTable policy, memberOf guards, and creating, inviting to and leaving a workspace from the client.',
@@ -32,7 +33,7 @@ export const TEMPLATES: PlaygroundTemplate[] = (() => {
     files[match[2]!] = text;
     byId.set(match[1]!, files);
   }
-  const order = [BLANK_TEMPLATE, 'todo', 'files', 'team-board', 'endpoints'];
+  const order = [BLANK_TEMPLATE, 'lesson', 'todo', 'files', 'team-board', 'endpoints'];
   return [...byId]
     .filter(([, files]) => files['app.manifest.json'] !== undefined)
     .map(([id, files]) => {
