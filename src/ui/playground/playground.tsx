@@ -325,7 +325,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
             <div role="tablist" aria-label="Workspace" class="view-tabs" onKeyDown={tabListKeys}>
               {(['files', 'code', 'preview'] as const).map((name) => (
                 <button type="button" role="tab" key={name} aria-selected={view === name} tabIndex={rovingTab(view === name)} onClick={() => setView(name)}>
-                  {name === 'files' ? 'Files' : name === 'code' ? 'Code' : 'Preview'}
+                  {name === 'files' ? (hasLesson ? 'Lesson' : 'Files') : name === 'code' ? 'Code' : 'Preview'}
                 </button>
               ))}
             </div>
