@@ -1,4 +1,5 @@
 /** `check` without bundling: manifest, module graphs, dependencies, server definition, generated types, type check. */
+import { LESSON_ROOT } from '../lesson/index.ts';
 import { hasErrors, type Diagnostic } from '../diagnostics/index.ts';
 import { canonicalJson, sha256Hex } from '../hash/index.ts';
 import type { FileSystem } from '../fs/index.ts';
@@ -118,7 +119,11 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     const packageFiles = await loadPackageFiles(fs, declared, { cache: session.packageCache, exclude: PLATFORM_SUPPLIED });
     session.syncPackages(packageFiles);
     session.setRenderer(graph.renderer);
-    const files = new Map(sources);
+    // A lesson's files (lesson/: step texts, start and solution copies of app files, checks) are not the
+    // app's: unless the app imports one, they stay out of the check, where their copies of the app's
+    // modules and their checks (which name the platform) would make every contract change re-check all.
+    const reached = new Set(ZONES.flatMap((zone) => graph.zones[zone]));
+    const files = new Map([...sources].filter(([path]) => !path.startsWith(`${LESSON_ROOT}/`) || reached.has(path)));
     for (const [path, text] of generated) files.set(path, text);
     // The server's declarations last emitted stay in while the server zone is checked and emitted again
     // (nothing there imports them), so an edit that does not change them leaves one program, not two.
