@@ -1,6 +1,6 @@
 /** Validates a manifest value against the JSON Schema and turns ajv's errors into DG1002/DG1003 diagnostics. */
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import schema from '../../../public/app.manifest.schema.json' with { type: 'json' };
+import schema from './app.manifest.schema.json' with { type: 'json' };
 // The schema compiled ahead of time by ajv (scripts/manifest-validator.ts): compiling it at each start cost ~70 ms.
 import validator from './manifest-validator.generated.js';
 import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';

@@ -1,4 +1,4 @@
-/** The shape of a valid `app.manifest.json`, as public/app.manifest.schema.json defines it. */
+/** The shape of a valid `app.manifest.json`, as app.manifest.schema.json beside it defines it. */
 
 export const MANIFEST_FORMAT = 'platform.application-source.v0';
 export const MANIFEST_FILE = 'app.manifest.json';

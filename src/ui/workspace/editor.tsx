@@ -11,7 +11,7 @@
  *
  * Languages: TypeScript (`.ts`), TSX (`.tsx`) and JavaScript through lang-javascript, with completions
  * and hover from the compiler worker (language.ts); JSON through lang-json; `app.manifest.json` also
- * gets completion, hover and validation from public/app.manifest.schema.json (codemirror-json-schema,
+ * gets completion, hover and validation from src/core/manifest/app.manifest.schema.json (codemirror-json-schema,
  * loaded on first use: it brings a Markdown renderer, YAML and JSON5 parsers the other files do not need).
  * Other files are plain text.
  *
@@ -208,7 +208,7 @@ let manifestSupportLoading: Promise<Extension> | undefined;
 
 /** Completion, hover and validation from the manifest's JSON Schema (loaded once, on first use). */
 function loadManifestSupport(): Promise<Extension> {
-  manifestSupportLoading ??= Promise.all([import('codemirror-json-schema'), import('../../../public/app.manifest.schema.json', { with: { type: 'json' } })]).then(
+  manifestSupportLoading ??= Promise.all([import('codemirror-json-schema'), import('../../core/manifest/app.manifest.schema.json', { with: { type: 'json' } })]).then(
     ([{ handleRefresh, jsonCompletion, jsonSchemaHover, jsonSchemaLinter, stateExtensions }, { default: schema }]) => {
       const validate = jsonSchemaLinter();
       // Validation once the text parses: a syntax error is reported by the parse linter and the compiler.
