@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
+import { afterRebuild, openTemplate, preview, replaceFile, violations } from './helpers';
 
 // Each test starts the compiler worker (esbuild-wasm and TypeScript) in a fresh page, on 2 cores.
 test.describe.configure({ timeout: 120_000 });
@@ -39,6 +39,38 @@ test('a client crash shows an overlay and a Console entry with its file and line
   await expect(page.getByRole('tab', { name: /main\.tsx/ })).toHaveAttribute('aria-selected', 'true');
   await expect(page.locator('.cm-activeLine')).toContainText("throw new Error('items were never loaded')");
   await testInfo.attach('console', { body: await page.screenshot(), contentType: 'image/png' });
+});
+
+/** The relative luminance (WCAG) of a computed colour: `rgb()`/`rgba()` (0-255), or `color(srgb …)` (0-1) as a color-mix() computes. */
+function luminance(color: string): number {
+  const scale = color.startsWith('color(srgb') ? 1 : 255;
+  const [r, g, b] = (color.replace(/^color\(srgb/, '').match(/[\d.]+/g) ?? []).slice(0, 3).map((c) => {
+    const v = Number(c) / scale;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+}
+
+test('the crash overlay follows the theme: dark in the dark theme, light in the light one, readable in both', async ({ page }, testInfo) => {
+  await openTemplate(page);
+  await afterRebuild(page, () => replaceFile(page, 'main.tsx', () => CRASHING_CLIENT));
+  const overlay = page.getByRole('alert', { name: 'The preview as alice crashed' });
+  await expect(overlay.getByRole('button', { name: /^src\/client\/main\.tsx:7:\d+$/ })).toBeVisible();
+  const found: string[] = [];
+  for (const theme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme: theme });
+    await expect(page.locator('.playground')).toHaveAttribute('data-theme', theme);
+    const background = luminance(await overlay.evaluate((el) => getComputedStyle(el).backgroundColor));
+    // It was rgba(255, 255, 255, 0.96) in both: a white sheet over the dark theme's preview pane.
+    if (theme === 'dark') expect(background, `the overlay's background in the ${theme} theme`).toBeLessThan(0.05);
+    else expect(background, `the overlay's background in the ${theme} theme`).toBeGreaterThan(0.8);
+    const body = await page.screenshot();
+    if (process.env.SCREENSHOT_DIR) await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/crash-overlay-${theme}.png` });
+    await testInfo.attach(`crash overlay ${theme}`, { body, contentType: 'image/png' });
+    // Its heading, message and both buttons (the location and Dismiss) against its own background.
+    found.push(...(await violations(page, '.preview-crash')).map((v) => `${theme}: ${v}`));
+  }
+  expect(found).toEqual([]);
 });
 
 test("a server handler's console lines and its failure show in the Console, labelled with the persona and the call", async ({ page }, testInfo) => {

@@ -2,9 +2,13 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 
-/** The serious and critical violations axe finds in the page as it is now (the preview's frame apart: it is the app's own page). */
-export async function violations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).exclude('iframe.preview-frame').exclude('iframe.preview-frame-spare').analyze();
+/**
+ * The serious and critical violations axe finds in the page as it is now (the preview's frame apart: it
+ * is the app's own page), or only within the elements `include` selects.
+ */
+export async function violations(page: Page, include?: string): Promise<string[]> {
+  const builder = new AxeBuilder({ page }).exclude('iframe.preview-frame').exclude('iframe.preview-frame-spare');
+  const results = await (include ? builder.include(include) : builder).analyze();
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .flatMap((v) => v.nodes.map((node) => `${v.impact} ${v.id}: ${node.target.join(' ')} — ${node.failureSummary?.replace(/\s+/g, ' ')}`));
