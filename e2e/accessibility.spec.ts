@@ -5,7 +5,7 @@
  * and axe's own summary of the fix.
  */
 import { expect, test } from '@playwright/test';
-import { openTemplate, violations } from './helpers';
+import { afterRebuild, openTemplate, replaceFile, violations } from './helpers';
 
 for (const theme of ['light', 'dark'] as const) {
   test(`the start page in the ${theme} theme has no serious or critical accessibility violation`, async ({ page }) => {
@@ -38,24 +38,61 @@ for (const theme of ['light', 'dark'] as const) {
   });
 }
 
-test('each bottom panel tab and the Share popover have no serious or critical accessibility violation', async ({ page }) => {
-  await openTemplate(page);
-  const tabs = page.getByRole('tablist', { name: 'Panels' }).getByRole('tab');
-  const found: string[] = [];
-  const count = await tabs.count();
-  expect(count).toBeGreaterThan(3);
-  for (let i = 0; i < count; i++) {
-    const tab = tabs.nth(i);
-    await tab.click();
-    await expect(tab).toHaveAttribute('aria-selected', 'true');
-    const name = (await tab.innerText()).trim();
-    found.push(...(await violations(page)).map((v) => `${name}: ${v}`));
-  }
-  await page.getByRole('button', { name: 'Share…' }).click();
-  await expect(page.getByTestId('share-link')).toBeVisible();
-  found.push(...(await violations(page)).map((v) => `Share: ${v}`));
-  expect(found).toEqual([]);
-});
+for (const theme of ['light', 'dark'] as const) {
+  test(`in the ${theme} theme, each bottom panel tab with something in it, the Share popover and presenter mode have no serious or critical accessibility violation`, async ({ page }) => {
+    // Three rebuilds and a test run on 2 cores.
+    test.setTimeout(240_000);
+    await page.emulateMedia({ colorScheme: theme });
+    await openTemplate(page);
+    await expect(page.locator('.playground')).toHaveAttribute('data-theme', theme);
+    const tab = (name: RegExp) => page.getByRole('tablist', { name: 'Panels' }).getByRole('tab', { name });
+
+    // Tests after a run, one of them failing (its expected and actual shown).
+    await replaceFile(page, 'todos.test.ts', (text) => text.replace('expect(todos).toHaveLength(1);', 'expect(todos).toHaveLength(2);'));
+    await tab(/^Tests/).click();
+    await page.getByRole('button', { name: 'Run all tests' }).click();
+    await expect(page.getByTestId('tests-summary')).toHaveText(/^5 passed, 1 failed/, { timeout: 90_000 });
+    // Console lines at each level, from the client.
+    await afterRebuild(page, () =>
+      replaceFile(page, 'main.tsx', (text) => `console.info('axe: an info line');\nconsole.warn('axe: a warning line');\nconsole.error('axe: an error line');\n${text}`),
+    );
+    // A problem: a type error.
+    await replaceFile(page, 'main.tsx', (text) => `${text}\nexport const notANumber: number = 'a string';\n`);
+    await expect(page.getByTestId('problem-count')).toHaveText(/^[1-9]\d*$/, { timeout: 60_000 });
+
+    const shown: Record<string, () => Promise<void>> = {
+      Problems: () => expect(page.locator('.diagnostic').first()).toBeVisible(),
+      Console: () => expect(page.locator('.console-line').filter({ hasText: 'axe: an error line' }).first()).toBeVisible(),
+      Tests: () => expect(page.locator('.test-case.failed')).toHaveCount(1),
+      Events: () => expect(page.locator('.events li').first()).toBeVisible(),
+      Data: () => expect(page.getByRole('tablist', { name: 'Data views' })).toBeVisible(),
+      Deploy: () => expect(page.getByRole('region', { name: 'Deploy' })).toBeVisible(),
+      Terminal: () => expect(page.locator('.terminal-host .xterm')).toBeVisible({ timeout: 30_000 }),
+    };
+    // Maximised, the panel shows all it lists to axe rather than its first rows.
+    await page.getByRole('button', { name: 'Maximise the panel' }).click();
+    const found: string[] = [];
+    for (const [name, ready] of Object.entries(shown)) {
+      await tab(new RegExp(`^${name}`)).click();
+      await expect(tab(new RegExp(`^${name}`))).toHaveAttribute('aria-selected', 'true');
+      await ready();
+      found.push(...(await violations(page)).map((v) => `${name}: ${v}`));
+    }
+    // Every tab is covered.
+    expect(await page.getByRole('tablist', { name: 'Panels' }).getByRole('tab').count()).toBe(Object.keys(shown).length);
+
+    await page.getByRole('button', { name: 'Share…' }).click();
+    await expect(page.getByTestId('share-link')).toBeVisible();
+    found.push(...(await violations(page)).map((v) => `Share: ${v}`));
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog', { name: 'Share' })).toHaveCount(0);
+
+    await page.keyboard.press('Shift+Alt+KeyP');
+    await expect(page.locator('.playground')).toHaveClass(/\bpresenting\b/);
+    found.push(...(await violations(page)).map((v) => `Presenting: ${v}`));
+    expect(found).toEqual([]);
+  });
+}
 
 test('the embed has no serious or critical accessibility violation', async ({ page }) => {
   await openTemplate(page);
