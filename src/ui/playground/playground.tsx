@@ -29,7 +29,7 @@ import { ShortcutsDialog } from './shortcuts-dialog';
 import { loadLayout, saveLayout, secondPersona, type Layout, type PanelName } from './layout';
 import { PRESENTER_FONT_PX, usePresenter } from './presenter';
 import { lazyComponent } from '../lazy';
-import { LessonSession } from '../lesson/lesson-session';
+import { useLesson } from '../lesson/use-lesson';
 import { problemsOf } from '../diagnostic-list';
 import { ShareDialog } from '../share/share-dialog';
 import { downloadProjectZip } from '../share/zip-files';
@@ -124,8 +124,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
     [session, consoleLog],
   );
   // A project with a lesson (lesson/<step>/step.md) shows it beside the editor (src/ui/lesson).
-  const lesson = useMemo(() => new LessonSession(session, compiler), [session]);
-  useEffect(() => () => lesson.dispose(), [lesson]);
+  const lesson = useLesson(session, compiler);
   const [, rerender] = useState(0);
   const [layout, setLayoutState] = useState<Layout>(() => loadLayout(project.id));
   const setLayout = (change: Partial<Layout>) =>

@@ -1,0 +1,10 @@
+/** The lesson of an open project's session (a LessonSession made with it and disposed with it), for the playground and the embed. */
+import { useEffect, useMemo } from 'preact/hooks';
+import type { CompilerClient } from '../compiler-client';
+import { LessonSession, type LessonHost } from './lesson-session';
+
+export function useLesson(session: LessonHost, compiler: CompilerClient): LessonSession {
+  const lesson = useMemo(() => new LessonSession(session, compiler), [session]);
+  useEffect(() => () => lesson.dispose(), [lesson]);
+  return lesson;
+}
