@@ -1,7 +1,7 @@
 /** The workspace of one open project: files, tabs and editor; previews as personas; problems and events. */
 import { rovingTab, tabListKeys } from '../tab-list';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { Diagnostic, Span } from '../../core/diagnostics';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Diagnostic } from '../../core/diagnostics';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { CompilerClient, LoadProgress } from '../compiler-client';
 import { CodeEditor } from '../workspace/editor';
@@ -13,15 +13,12 @@ import { Tabs } from '../workspace/tabs';
 import type { Project } from '../projects/store';
 import { MANIFEST_FILE } from '../../core/manifest';
 import type { BuiltArtifact } from '../deploy/deploy-api';
-import { TestSession, testFilesOf } from '../tests/test-session';
-import { TestsPanel } from '../tests/tests-panel';
 import { installDocumentShortcuts } from '../workspace/shortcuts';
-import { EventsPanel, ProblemsPanel } from './panels';
-import { PersonaSwitcher, PreviewPane, type ClientCrash } from './preview-pane';
+import { EventsPanel } from './panels';
+import { PersonaSwitcher, PreviewPane } from './preview-pane';
 import { CallStatus } from './call-status';
-import { ConsoleLog, consoleLevel, locateInBundle } from '../console/console-log';
-import { ConsolePanel } from '../console/console-panel';
 import { takePreviewFrame, useProjectSession } from './use-project-session';
+import { isSessionPanel, SessionPanel, SessionTabs, useSessionPanels } from './session-panels';
 import type { FirstPreview } from './first-preview';
 import { isTemplateFiles } from '../projects/known-good';
 import { useMediaQuery } from './use-media-query';
@@ -112,20 +109,10 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const { session, runtime, firstPreview } = made;
   // A rename in the header or the list: the share link and the bug report carry the new name.
   useEffect(() => session.retitle(project.title), [session, project.title]);
-  const consoleLog = useMemo(() => new ConsoleLog(), [session]);
-  const tests = useMemo(
-    () =>
-      new TestSession(compiler, {
-        files: () => session.state.project.files,
-        log: (kind, fields) => session.log(kind, fields),
-        // A test's console lines, its handlers' included: labelled with the test file and test, apart from the previews' personas.
-        console: ({ file, test, level, message, location }) => consoleLog.add({ source: 'test', level, message, context: `${file} › ${test}`, ...(location ? { location } : {}) }),
-      }),
-    [session, consoleLog],
-  );
+  const panels = useSessionPanels(session, runtime, compiler);
+  const { tests } = panels;
   // A project with a lesson (lesson/<step>/step.md) shows it beside the editor (src/ui/lesson).
   const lesson = useLesson(session, compiler);
-  const [, rerender] = useState(0);
   const [layout, setLayoutState] = useState<Layout>(() => loadLayout(project.id));
   const setLayout = (change: Partial<Layout>) =>
     setLayoutState((before) => {
@@ -140,32 +127,11 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const setPanel = (name: PanelName) => setLayout({ panel: name, ...(panelState === 'collapsed' ? { panelState: 'open' as const } : {}) });
   const [sharing, setSharing] = useState(false);
   const [zipError, setZipError] = useState<string | undefined>();
-  const [consoleErrors, setConsoleErrors] = useState(0);
-  useEffect(() => consoleLog.subscribe(() => setConsoleErrors(consoleLog.entries.filter((e) => e.level === 'error').length)), [consoleLog]);
-  // The generation whose bundles (and source maps) are running: what the app's stacks refer to.
-  const running = useRef(session.state.generation);
   /** Whether the Events said that the manifest allows no live connection (said once, not per preview load). */
   const liveOffSaid = useRef(false);
-  running.current = session.state.generation;
-  useEffect(() => {
-    const offs = [
-      runtime.onReport(({ persona, operation, logs, error, stack }) => {
-        // Where each line was written (its call site, or an Error it was given), else a stack in its text.
-        for (const line of logs) consoleLog.add({ source: 'server', persona, level: line.level, message: line.message, context: operation, ...located(line.at, running.current?.serverMap, 'server', line.message) });
-        // Where the handler threw: the frames its report carries (never its answer), through the server bundle's map.
-        if (error) {
-          const { location } = consoleLog.add({ source: 'server', persona, level: 'error', message: `${error.code}: ${error.message}`, context: `${operation} failed`, ...located(stack, running.current?.serverMap, 'server') });
-          session.log('runtime.error', { persona, operation, code: error.code, message: error.message, ...(location ? { file: location.file, line: location.span.line } : {}) });
-        }
-      }),
-      runtime.onFault((message) => consoleLog.add({ source: 'server', level: 'error', message, uncaught: true, ...located(message, running.current?.serverMap, 'server') })),
-    ];
-    return () => offs.forEach((off) => off());
-  }, [runtime, consoleLog, session]);
   const terminalOpened = useOpened(panel === 'terminal');
   const [progress, setProgress] = useState<LoadProgress>({ loaded: 0, total: 0 });
   useEffect(() => compiler.onProgress(setProgress), [compiler]);
-  const [reveal, setReveal] = useState<Span | undefined>();
   const [focusEditor, setFocusEditor] = useState<object | undefined>();
   const [showShortcuts, setShowShortcuts] = useState(false);
   const presenter = usePresenter();
@@ -175,13 +141,6 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const [previewStarting] = useState(() => session.state.generation !== undefined || isTemplateFiles(session.state.project.files));
   const [editorShown, showEditor] = useEditorShown(firstPreview, previewStarting);
 
-  useEffect(() => {
-    const off = tests.subscribe(() => rerender((n) => n + 1));
-    return () => {
-      off();
-      tests.dispose();
-    };
-  }, [tests]);
   const runTests = (scope?: { file?: string; name?: string }) => {
     setPanel('tests');
     void tests.run(scope);
@@ -198,22 +157,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const files = Object.keys(current.files).sort();
   const second = secondPersona(current.persona, layout.second);
   const personas: PersonaName[] = split ? [current.persona, second] : [current.persona];
-  const openAt = (file: string, span: Span) => {
-    if (current.files[file] === undefined) return;
-    session.openFile(file);
-    setReveal({ ...span });
-  };
-  const crashOf = (persona: PersonaName, message: string, stack: string): ClientCrash => {
-    const entry = consoleLog.add({ source: 'client', persona, level: 'error', message, uncaught: true, ...located(stack, running.current?.clientMap, 'client') });
-    return { message, ...(entry.location ? { location: entry.location } : {}) };
-  };
-  const select = (d: Diagnostic) => {
-    if (!d.file || current.files[d.file] === undefined) return;
-    session.openFile(d.file);
-    if (d.span) setReveal({ ...d.span });
-  };
   const problems = problemsOf(diagnostics);
-  const errors = problems.filter((d) => d.severity === 'error').length;
   const { checked, takenDown } = session.state;
   const lastGood = `showing the last good build${restoredFrom ? ` (${savedWhen(restoredFrom)})` : ''}`;
   const status =
@@ -391,7 +335,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                       onSave={() => void session.save()}
                       onRunTests={() => runTests()}
                       onPresent={presenter.toggle}
-                      revealAt={reveal}
+                      revealAt={panels.reveal}
                       files={files}
                       wrap={layout.wrap}
                       {...(presenting ? { fontPx: PRESENTER_FONT_PX } : {})}
@@ -408,8 +352,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                 generation={generation}
                 personas={personas}
                 runtime={runtime}
-                crashOf={crashOf}
-                onOpen={openAt}
+                crashOf={panels.crashOf}
+                onOpen={panels.openAt}
                 device={layout.device}
                 onDevice={(device) => setLayout({ device })}
                 projectId={current.id}
@@ -418,7 +362,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                 {...(staleNote ? { staleNote } : {})}
                 {...(takenDown && !generation ? { emptyNote: 'The build previewed while the type check ran was taken down: the check found errors (see Problems). The preview comes back with the next build that checks.' } : {})}
                 events={{
-                  onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, running.current?.clientMap, 'client') }),
+                  onConsole: panels.onConsole,
                   onCall: (entry) => {
                     // A connection admitted: a later manifest that allows none is said again.
                     if (entry.operation === 'live connection' && entry.status === 200) liveOffSaid.current = false;
@@ -454,25 +398,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
         <div class={`bottom-panels ${panelState}`} data-testid="bottom-panel" data-state={panelState}>
           <div class="panel-bar">
             <div role="tablist" aria-label="Panels" class="panel-tabs" onKeyDown={tabListKeys}>
-              <button type="button" role="tab" aria-selected={panel === 'problems'} tabIndex={rovingTab(panel === 'problems')} onClick={() => setPanel('problems')}>
-                Problems <span class={`count ${errors ? 'has-errors' : ''}`} data-testid="problem-count" title={checked ? undefined : 'Checking…'}>{checked || problems.length ? problems.length : '…'}</span>
-              </button>
-              <button type="button" role="tab" aria-selected={panel === 'console'} tabIndex={rovingTab(panel === 'console')} onClick={() => setPanel('console')}>
-                Console{' '}
-                {consoleErrors > 0 && (
-                  <span class="count has-errors" data-testid="console-errors">
-                    {consoleErrors}
-                  </span>
-                )}
-              </button>
-              <button type="button" role="tab" aria-selected={panel === 'tests'} tabIndex={rovingTab(panel === 'tests')} onClick={() => setPanel('tests')}>
-                Tests{' '}
-                {tests.state.status !== 'idle' && (
-                  <span class={`count ${tests.state.failed ? 'has-errors' : ''}`} data-testid="test-count">
-                    {tests.state.failed ? `${tests.state.failed} failed` : `${tests.state.passed} passed`}
-                  </span>
-                )}
-              </button>
+              <SessionTabs selected={panel} onSelect={setPanel} panels={panels} problems={problems} checked={checked} />
               <button type="button" role="tab" aria-selected={panel === 'events'} tabIndex={rovingTab(panel === 'events')} onClick={() => setPanel('events')}>
                 Events
               </button>
@@ -495,17 +421,13 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
               </button>
             </span>
           </div>
-          {panelState === 'collapsed' ? null : panel === 'problems' ? (
-            <ProblemsPanel diagnostics={problems} checked={checked} onSelect={select} />
-          ) : panel === 'console' ? (
-            <ConsolePanel log={consoleLog} onOpen={openAt} />
+          {panelState === 'collapsed' ? null : isSessionPanel(panel) ? (
+            <SessionPanel name={panel} panels={panels} problems={problems} checked={checked} files={current.files} onRun={runTests} />
           ) : panel === 'data' ? (
             <DataPanel session={session} runtime={runtime} persona={current.persona} />
           ) : panel === 'deploy' ? (
             <DeployPanel projectId={current.id} projectName={manifestName(current.files) ?? current.title} buildArtifact={() => buildArtifact(compiler, current.files)} />
-          ) : panel === 'terminal' ? null : panel === 'tests' ? (
-            <TestsPanel state={tests.state} testFiles={testFilesOf(current.files)} onRun={runTests} onSelect={select} />
-          ) : (
+          ) : panel === 'terminal' ? null : (
             <EventsPanel events={session.state.events} />
           )}
           {/* Once opened, the terminal stays (hidden on other tabs): its scrollback and history live on. */}
@@ -523,12 +445,6 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
 
 const LIVE_OFF_MESSAGE =
   "Live updates are off: app.manifest.json allows no live connections (budgets.liveConnections is 0), so each preview refreshes after its own writes only. Allow some to let one persona's writes reach the other's preview.";
-
-/** `{ location }` when a stack (or a line holding one) maps to the app's files, else nothing. */
-function located(stack: string | undefined, sourceMap: string | undefined, bundle: 'client' | 'server', orElse?: string): { location?: { file: string; span: Span } } {
-  const location = locateInBundle(stack, sourceMap, bundle) ?? locateInBundle(orElse, sourceMap, bundle);
-  return location ? { location } : {};
-}
 
 /** When a last good build kept by an earlier session was saved, as the status bar says it. */
 function savedWhen(savedAt: number): string {
