@@ -15,6 +15,11 @@
  * loaded on first use: it brings a Markdown renderer, YAML and JSON5 parsers the other files do not need).
  * Other files are plain text.
  *
+ * Read-only (`readOnly`): the same highlighting, line numbers, diagnostics, hover and search, the text
+ * selectable and copyable and the content still one tab stop (so the keyboard can scroll it), but no
+ * edit is taken (EditorState.readOnly) and the content is not contenteditable (EditorView.editable);
+ * Tab is not taken either, so the line on how to leave the editor is left out.
+ *
  * Diagnostics: the host passes the compiler's diagnostics of this file; they are converted to
  * CodeMirror's (1-based line and column → offsets) against the document when they change, then mapped
  * through edits until the next ones arrive. Pass diagnostics computed from the text on screen (or keep
@@ -83,6 +88,8 @@ export interface CodeEditorProps {
   fontPx?: number;
   /** Focuses the editor; a new object focuses again (after creating a file, typing goes into it). */
   focusOn?: object | undefined;
+  /** Shows the text without taking edits (an embed's read-only view); read as each file is first shown, so fixed for the editor's life. */
+  readOnly?: boolean;
   /** Cursors and scroll kept from an earlier page (file-views.ts): a file shown for the first time starts there. */
   views?: Readonly<FileViews>;
   /** Where a file's cursor and scroll now are: after they move (coalesced), when another file is shown and when the page goes away. */
@@ -185,6 +192,8 @@ const lightHighlight = HighlightStyle.define(defaultHighlightStyle.specs.map((sp
 const lightTheme: Extension = [syntaxHighlighting(lightHighlight, { fallback: true })];
 const darkTheme: Extension = [oneDark, EditorView.theme({ '&': { backgroundColor: 'var(--ws-editor-bg)' }, '.cm-gutters': { backgroundColor: 'var(--ws-editor-bg)' } }, { dark: true })];
 const noWrap: Extension = [];
+/** A read-only editor: no edit is taken, and the content is not contenteditable. */
+const readOnly: Extension = [EditorState.readOnly.of(true), EditorView.editable.of(false)];
 const wrapOf = (wrap: boolean | undefined): Extension => (wrap ? EditorView.lineWrapping : noWrap);
 
 /** The editor's text size as an extension, one object per size (a compartment is reconfigured only when it changes). */
@@ -308,7 +317,8 @@ export function CodeEditor(props: CodeEditorProps) {
         // tabindex 0: the same one tab stop an editable content has anyway, said where axe looks for it (it
         // does not count contenteditable as focusable, and flagged the scroller: scrollable-region-focusable).
         EditorView.contentAttributes.of({ 'aria-label': current.current.label ?? path, 'data-path': path, tabindex: '0' }),
-        leaveHint(),
+        // Read-only, Tab is not taken (it moves the focus on), so the hint on leaving the editor is not shown.
+        current.current.readOnly ? readOnly : leaveHint(),
         EditorView.updateListener.of((update) => {
           if (update.selectionSet && shownPath.current === path) viewMoved();
           if (!update.docChanged || shownPath.current !== path) return;

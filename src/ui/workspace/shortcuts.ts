@@ -83,9 +83,10 @@ export async function formatDocument(view: EditorView, path: string, services: L
   return false;
 }
 
-/** The editor's format command for `path` (asynchronous for TypeScript; the key is always taken). */
+/** The editor's format command for `path` (asynchronous for TypeScript; the key is always taken, unless the editor is read-only). */
 export function formatCommand(path: () => string, services: () => LanguageServices | undefined): Command {
   return (view) => {
+    if (view.state.readOnly) return false;
     void formatDocument(view, path(), services());
     return true;
   };
