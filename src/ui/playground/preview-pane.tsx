@@ -389,7 +389,8 @@ export function PreviewPane(props: PreviewPaneProps) {
   );
 }
 
-export function PersonaSwitcher({ persona, split, second, onPersona, onSplit, onSecond }: { persona: PersonaName; split: boolean; second?: PersonaName; onPersona(p: PersonaName): void; onSplit(split: boolean): void; onSecond?(p: PersonaName): void }) {
+/** The personas to preview as; with `onSplit`, the toggle of a second preview beside the first (the embed has one preview, and no toggle). */
+export function PersonaSwitcher({ persona, split, second, onPersona, onSplit, onSecond }: { persona: PersonaName; split: boolean; second?: PersonaName; onPersona(p: PersonaName): void; onSplit?(split: boolean): void; onSecond?(p: PersonaName): void }) {
   return (
     <div class="persona-switcher" role="group" aria-label="Preview as">
       {PERSONA_NAMES.map((name) => (
@@ -397,9 +398,11 @@ export function PersonaSwitcher({ persona, split, second, onPersona, onSplit, on
           {name}
         </button>
       ))}
-      <label class="split-toggle">
-        <input type="checkbox" checked={split} onChange={(e) => onSplit((e.target as HTMLInputElement).checked)} /> split
-      </label>
+      {onSplit && (
+        <label class="split-toggle">
+          <input type="checkbox" checked={split} onChange={(e) => onSplit((e.target as HTMLInputElement).checked)} /> split
+        </label>
+      )}
       {split && second && onSecond && (
         <label class="split-toggle">
           with
