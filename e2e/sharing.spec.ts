@@ -148,8 +148,9 @@ test('embed mode shows a compact editor and preview without the gallery, read-on
   await expect(preview(embedded).getByText('milk', { exact: true })).toBeVisible();
   await expect(embedded.getByText('read-only')).toBeVisible();
   await expect(embedded.getByTestId('embed-code')).toContainText("import { render } from 'preact';");
-  await expect(embedded.locator('.cm-content')).toHaveCount(0);
-  // No chrome: no start page, no project list, no panels, no top bar.
+  // The code is CodeMirror's, read-only (e2e/embed.spec.ts shows it highlighted and taking no typing).
+  await expect(embedded.getByTestId('embed-code').locator('.cm-content')).toHaveAttribute('aria-readonly', 'true');
+  // No chrome: no start page, no project list, no playground panels (the embed's own strip apart), no top bar.
   await expect(embedded.locator('.gallery, .project-list, .topbar, .bottom-panels, .ws-tree')).toHaveCount(0);
   await expect(embedded).toHaveURL(/\?embed=readonly#\/share\/v1\./);
   await testInfo.attach('embed: read-only', { body: await embedded.screenshot(), contentType: 'image/png' });
