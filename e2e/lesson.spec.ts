@@ -1,9 +1,12 @@
 /**
  * Lessons (issue 33): the shipped lesson is shared as a link, and a student completes its steps in the
  * playground: a check that fails, an edit that makes it pass, Reset, Solve, Next; the progress survives
- * a reload. axe-core finds nothing serious or critical in the lesson pane, in both themes.
+ * a reload. Embedded in a teacher's page, the lesson keeps its progress and the student's work across
+ * reloads of that page. axe-core finds nothing serious or critical in the lesson pane, in both themes.
  */
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { afterRebuild, editorText, openTemplate, preview, replaceEditorText, violations } from './helpers';
@@ -92,6 +95,46 @@ test('a shared lesson: the student completes its steps one by one, and the progr
   await pane.getByRole('button', { name: 'Finish' }).click();
   await expect(pane.getByRole('button', { name: 'Tests of your own (done)' })).toBeVisible();
   await context.close();
+});
+
+test("a lesson embedded in a teacher's page: the student's steps and progress survive a reload of the page", async ({ page, browser }) => {
+  test.setTimeout(240_000);
+  await openTemplate(page, 'lesson');
+  const url = await shareLink(page, false);
+  const hash = url.slice(url.indexOf('#'));
+  // The teacher's page, on a loopback server of its own (see sharing.spec.ts for why not a made-up page).
+  const teacher = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html' });
+    response.end(`<!doctype html><html lang="en"><title>Lesson</title><h1>Learn the platform</h1><iframe title="Playground" src="${new URL(url).origin}/?embed${hash}" style="width:1200px;height:640px"></iframe></html>`);
+  });
+  await new Promise<void>((listening) => teacher.listen(0, '127.0.0.1', listening));
+  const context = await browser.newContext({ viewport: { width: 1280, height: 760 } });
+  const host = await context.newPage();
+  try {
+    await host.goto(`http://127.0.0.1:${(teacher.address() as AddressInfo).port}/lesson`);
+    const embed = host.frameLocator('iframe[title="Playground"]');
+    const pane = embed.getByTestId('lesson');
+    await expect(embed.getByTestId('compile-status')).toHaveText('Ready', { timeout: 90_000 });
+    await expect(pane.getByText('Step 1 of 4')).toBeVisible();
+    host.once('dialog', (dialog) => void dialog.accept());
+    await pane.getByRole('button', { name: 'Solve' }).click();
+    await pane.getByRole('button', { name: 'Check', exact: true }).click();
+    await expect(embed.getByTestId('lesson-check')).toContainText('Well done', { timeout: 90_000 });
+    await pane.getByRole('button', { name: 'Next →' }).click();
+    await expect(pane.getByText('Step 2 of 4')).toBeVisible();
+
+    await host.reload();
+    await expect(embed.getByTestId('compile-status')).toHaveText('Ready', { timeout: 90_000 });
+    await expect(pane.getByText('Step 2 of 4')).toBeVisible();
+    await expect(pane.getByRole('button', { name: 'A first query (done)' })).toBeVisible();
+    // Step 2's start files, written as it was entered, are still the project's: the page has its Delete buttons.
+    await embed.frameLocator('iframe.preview-frame').getByLabel('New note').fill('milk');
+    await embed.frameLocator('iframe.preview-frame').getByRole('button', { name: 'Add' }).click();
+    await expect(embed.frameLocator('iframe.preview-frame').getByRole('button', { name: 'Delete milk' })).toBeVisible({ timeout: 60_000 });
+  } finally {
+    await context.close();
+    teacher.close();
+  }
 });
 
 for (const theme of ['light', 'dark'] as const) {

@@ -9,6 +9,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { problemsOf } from '../diagnostic-list';
 import { SessionPanel, SessionTabs, useSessionPanels, type SessionPanelName } from '../playground/session-panels';
+import { LessonPane, useLesson } from '../lesson/use-lesson';
 import { tabListKeys } from '../tab-list';
 import type { CompilerClient } from '../compiler-client';
 import { PersonaSwitcher, PreviewPane } from '../playground/preview-pane';
@@ -57,6 +58,9 @@ export function EmbedView({ project, state, pendingImport, persist, mode, compil
   // A long first error is cut to the bar's width: the whole of it is the status's title, and in Problems.
   const status = compile === 'ready' ? 'Ready' : compile === 'failed' ? `Build failed${errors[0] ? `: ${errors[0].code} ${errors[0].message}` : ''}` : compile === 'loading' ? 'Loading the compiler…' : 'Compiling…';
   const panels = useSessionPanels(session, runtime, compiler);
+  // A lesson's link embedded editable shows the lesson beside the editor, its progress kept with the copy (src/ui/lesson).
+  const lesson = useLesson(session, compiler);
+  const showLesson = mode === 'edit' && lesson.state.lesson !== undefined;
   // The strip starts folded to its tabs (their counts still show): the editor and the preview keep the room.
   const [panel, setPanel] = useState<SessionPanelName>('problems');
   const [open, setOpen] = useState(false);
@@ -131,7 +135,12 @@ export function EmbedView({ project, state, pendingImport, persist, mode, compil
           Open in the playground ↗
         </a>
       </div>
-      <div class="embed-body">
+      <div class={`embed-body${showLesson ? ' with-lesson' : ''}`}>
+        {showLesson && (
+          <div class="embed-lesson">
+            <LessonPane lesson={lesson} files={files} onOpen={(path) => session.openFile(path)} />
+          </div>
+        )}
         <div class="embed-editor">
           {!editor ? (
             <p class="muted">No files.</p>

@@ -26,7 +26,7 @@ import { ShortcutsDialog } from './shortcuts-dialog';
 import { loadLayout, saveLayout, secondPersona, type Layout, type PanelName } from './layout';
 import { PRESENTER_FONT_PX, usePresenter } from './presenter';
 import { lazyComponent } from '../lazy';
-import { useLesson } from '../lesson/use-lesson';
+import { LessonPane, useLesson } from '../lesson/use-lesson';
 import { problemsOf } from '../diagnostic-list';
 import { ShareDialog } from '../share/share-dialog';
 import { downloadProjectZip } from '../share/zip-files';
@@ -101,7 +101,6 @@ export const NARROW = '(max-width: 720px)';
 
 const DataPanel = lazyComponent(() => import('../data/data-panel').then((m) => m.DataPanel), 'data browser');
 const DeployPanel = lazyComponent(() => import('../deploy/deploy-panel').then((m) => m.DeployPanel), 'deploy panel');
-const LessonPane = lazyComponent(() => import('../lesson/lesson-pane').then((m) => m.LessonPane), 'lesson');
 const TerminalPanel = lazyComponent(() => import('../terminal').then((m) => m.TerminalPanel), 'terminal');
 
 export function Playground({ project, state, pendingImport, compiler, theme }: { project: Project; state?: CommittedState; pendingImport?: string; compiler: CompilerClient; theme: 'light' | 'dark' }) {
