@@ -8,10 +8,9 @@
  */
 import type { Diagnostic } from '../../core/diagnostics';
 import { changedBy, checkFiles, fitProgress, readLesson, type Lesson, type LessonProgress, type LessonStep } from '../../core/lesson';
-import type { CompilerClient } from '../compiler-client';
 import { StateStore } from '../state-store';
 import { loadProgress, saveProgress } from './progress-store';
-import { TestSession } from '../tests/test-session';
+import type { TestSession, TestSessionHost } from '../tests/test-session';
 
 /** What the lesson needs of the project's session. */
 export interface LessonHost {
@@ -20,6 +19,10 @@ export interface LessonHost {
   writeFiles(overlay: Readonly<Record<string, string>>, open?: string): void;
   log(kind: string, fields: Record<string, unknown>): void;
 }
+
+/** What runs a step's check: a TestSession over the files it is given (use-lesson.ts makes one with the compiler). */
+export type StepChecker = Pick<TestSession, 'run' | 'state' | 'dispose'>;
+export type MakeChecker = (host: TestSessionHost) => StepChecker;
 
 export interface StepCheck {
   /** The step the check was of. */
@@ -46,15 +49,15 @@ function lessonKey(files: Record<string, string>): string {
 
 export class LessonSession extends StateStore<LessonState> {
   readonly #host: LessonHost;
-  readonly #tests: TestSession;
+  readonly #tests: StepChecker;
   #key: string | undefined;
   #files: Record<string, string> | undefined;
   readonly #off: () => void;
 
-  constructor(host: LessonHost, compiler: CompilerClient) {
+  constructor(host: LessonHost, makeChecker: MakeChecker) {
     super({});
     this.#host = host;
-    this.#tests = new TestSession(compiler, {
+    this.#tests = makeChecker({
       files: () => {
         const step = this.step;
         return (step && checkFiles(this.#host.state.project.files, step)) || {};

@@ -2,10 +2,12 @@
 import { useEffect, useMemo } from 'preact/hooks';
 import type { CompilerClient } from '../compiler-client';
 import { lazyComponent } from '../lazy';
+import { TestSession } from '../tests/test-session';
 import { LessonSession, type LessonHost } from './lesson-session';
 
 export function useLesson(session: LessonHost, compiler: CompilerClient): LessonSession {
-  const lesson = useMemo(() => new LessonSession(session, compiler), [session]);
+  // A step's check is a TestSession of its own, over the files the lesson gives it.
+  const lesson = useMemo(() => new LessonSession(session, (host) => new TestSession(compiler, host)), [session]);
   useEffect(() => () => lesson.dispose(), [lesson]);
   return lesson;
 }
