@@ -7,7 +7,7 @@
  * Progress is kept per project in localStorage (in the page only where storage is refused).
  */
 import type { Diagnostic } from '../../core/diagnostics';
-import { changedBy, checkFiles, fitProgress, readLesson, type Lesson, type LessonProgress, type LessonStep } from '../../core/lesson';
+import { changedBy, checkFiles, fitProgress, LESSON_ROOT, readLesson, type Lesson, type LessonProgress, type LessonStep } from '../../core/lesson';
 import { StateStore } from '../state-store';
 import { loadProgress, saveProgress } from './progress-store';
 import type { TestSession, TestSessionHost } from '../tests/test-session';
@@ -43,7 +43,7 @@ export interface LessonState {
 /** The lesson files' texts as one key: the lesson is read again only when one of them changed. */
 function lessonKey(files: Record<string, string>): string {
   let key = '';
-  for (const path in files) if (path.startsWith('lesson/')) key += `${path}\0${files[path]}\0`;
+  for (const path in files) if (path.startsWith(`${LESSON_ROOT}/`)) key += `${path}\0${files[path]}\0`;
   return key;
 }
 

@@ -35,8 +35,8 @@ export interface SessionPanels {
   onConsole: NonNullable<PreviewEvents['onConsole']>;
   /** Where the editor is asked to go (CodeEditor's `revealAt`): a new object each time. */
   reveal: Span | undefined;
-  /** Opens an app file in the editor at a place (a console line's, a crash's); nothing for a file that is gone. */
-  openAt(file: string, span: Span): void;
+  /** Opens an app file in the editor, at a place if given (a console line's, a crash's); nothing for a file that is gone. */
+  openAt(file: string, span?: Span): void;
   /** Opens a problem's (or a failed test's) file at its place. */
   select(d: Diagnostic): void;
 }
@@ -83,10 +83,10 @@ export function useSessionPanels(session: ProjectSession, runtime: RuntimeHost, 
     return () => offs.forEach((off) => off());
   }, [runtime, consoleLog, session]);
   const [reveal, setReveal] = useState<Span | undefined>();
-  const openAt = (file: string, span: Span) => {
+  const openAt = (file: string, span?: Span) => {
     if (session.state.project.files[file] === undefined) return;
     session.openFile(file);
-    setReveal({ ...span });
+    if (span) setReveal({ ...span });
   };
   return {
     consoleLog,
@@ -100,9 +100,7 @@ export function useSessionPanels(session: ProjectSession, runtime: RuntimeHost, 
     reveal,
     openAt,
     select: (d) => {
-      if (!d.file || session.state.project.files[d.file] === undefined) return;
-      session.openFile(d.file);
-      if (d.span) setReveal({ ...d.span });
+      if (d.file) openAt(d.file, d.span);
     },
   };
 }
