@@ -122,8 +122,9 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     // A lesson's files (lesson/: step texts, start and solution copies of app files, checks) are not the
     // app's: unless the app imports one, they stay out of the check, where their copies of the app's
     // modules and their checks (which name the platform) would make every contract change re-check all.
-    const reached = new Set(ZONES.flatMap((zone) => graph.zones[zone]));
-    const files = new Map([...sources].filter(([path]) => !path.startsWith(`${LESSON_ROOT}/`) || reached.has(path)));
+    const zonesOf = new Map<string, Zone[]>();
+    for (const zone of ZONES) for (const path of graph.zones[zone]) zonesOf.set(path, [...(zonesOf.get(path) ?? []), zone]);
+    const files = new Map([...sources].filter(([path]) => !path.startsWith(`${LESSON_ROOT}/`) || zonesOf.has(path)));
     for (const [path, text] of generated) files.set(path, text);
     // The server's declarations last emitted stay in while the server zone is checked and emitted again
     // (nothing there imports them), so an edit that does not change them leaves one program, not two.
@@ -136,8 +137,6 @@ export async function analyzeProject(fs: FileSystem, options: AnalyzeOptions): P
     // and every file no zone reaches, which only such declarations can reach), the packages and the
     // renderer. The server zone cannot import the contract (platform/server does not expose it), so the
     // server's emitted declarations are in the key of client and test files only.
-    const zonesOf = new Map<string, Zone[]>();
-    for (const zone of ZONES) for (const path of graph.zones[zone]) zonesOf.set(path, [...(zonesOf.get(path) ?? []), zone]);
     const outside = [...files].filter(([path]) => !zonesOf.has(path) && !isDeclaration(path)).sort(byPath);
     const environment = sha256Hex(canonicalJson([session.packagesVersion, graph.renderer, outside]));
     // The same without the generated app types: a view of the contract stands for them (contract-view.ts).
