@@ -2,7 +2,7 @@
  * The compiler's view of packages installed in a WebContainer: its `node_modules` read back as project
  * files (`node_modules/<name>/…`), which the compiler worker resolves bare imports from (DG1207/DG1208).
  */
-import type { ContainerFs } from './webcontainer-environment';
+import type { ContainerFs } from './container-api';
 
 /** Caps, so a huge dependency tree cannot flood the page: past them the read stops with an error. */
 export const NODE_MODULES_LIMITS = { files: 20_000, bytes: 200 * 1024 * 1024 };

@@ -3,7 +3,8 @@ import type { DirectoryNode, FileSystemTree } from '@webcontainer/api';
 import { describeUnavailable, type EnvironmentStatus } from './environment';
 import { pageEnvironment } from './index';
 import { collectNodeModules } from './node-modules';
-import { WebContainerEnvironment, type ContainerApi, type ContainerDirEntry, type ContainerProcess, type WebContainerOptions } from './webcontainer-environment';
+import type { ContainerApi, ContainerDirEntry, ContainerProcess } from './container-api';
+import { WebContainerEnvironment, type WebContainerOptions } from './webcontainer-environment';
 
 const ISOLATED = { crossOriginIsolated: true, sharedArrayBuffer: true };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WebContainerEnvironment, type NodeEnvironment } from '../../adapters/webcontainer';
-import type { ContainerApi, ContainerProcess } from '../../adapters/webcontainer/webcontainer-environment';
+import type { ContainerApi, ContainerProcess } from '../../adapters/webcontainer/container-api';
 import type { CommandOptions, CommandOutcome } from '../compiler-client';
 import { installUnavailable, modeOf, Shell, wrapWords, type ShellIo } from './shell';
 
