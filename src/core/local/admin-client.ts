@@ -4,7 +4,7 @@ import type { FileSystem } from '../fs';
 import { ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER, type AdminAnswer, type AdminRequest, type AdminResult } from './admin';
 import { findLocalServers, type ProcessAlive } from './discovery';
 import { errorOfBody } from '../../modules/wire';
-import type { ImportTarget } from '../state/transfer';
+import type { ImportTarget } from '../state';
 import type { ExportPageResult } from '../state/export-pages';
 import type { LocalMode } from './paths';
 

@@ -17,5 +17,6 @@ export { exportState, type ExportOptions, type StateExportResult } from './expor
 export { importState, importStateText, type StateImportResult } from './import';
 export { EXPORT_PAGE_BYTES, EXPORT_PAGE_ROWS, EXPORT_RECORD_BYTES, exportPage, type ExportHead, type ExportPage, type ExportPageResult } from './export-pages';
 export { StateDocumentScanner, StateDocumentWriter, DocumentTextError, malformed, type ScannedItem } from './document-text';
-export { streamExport, streamImport, chunksOf, type ImportTarget, type StreamImportOptions } from './transfer';
-export { abortStagedImport, driverImportTarget, beginStagedImport, commitStagedImport, stageRows, IMPORT_BATCH_BYTES, IMPORT_BATCH_ROWS, type StagedImportHead } from './staged-import';
+export { streamExport, streamImport, chunksOf, type StreamImportOptions } from './transfer';
+export { IMPORT_BATCH_BYTES, IMPORT_BATCH_ROWS, type ImportTarget } from './import-target';
+export { abortStagedImport, driverImportTarget, beginStagedImport, commitStagedImport, stageRows, type StagedImportHead } from './staged-import';

@@ -13,19 +13,7 @@ import { defaultLiteral, PLATFORM_PREFIX, tableOrder } from '../runtime/tables/s
 import { checkStateExportHead, decodeExportRow, MAX_STATE_EXPORT_DEPTH, nestedDeeperThan, refused, repeatedId, stateSchemaIdentity, tableProblem, unusable } from './document';
 import { checkImportTarget, dangling, prepareRow, type ImportOptions } from './import';
 import { initialiseDatabase, storedIdentity } from './meta';
-import type { ImportTarget } from './transfer';
-
-/**
- * Rows one `import-rows` request carries at most; a batch also ends once past IMPORT_BATCH_BYTES of
- * JSON (with the row that passed it, whatever its size). Kept small for the same reason as an
- * export's pages (export-pages.ts): the engine holds a whole batch as objects (the request's text, the
- * parsed rows, the checked rows) while it stages it. Measured in workerd (issue 31), an import of
- * 100,000 rows took the engine's anonymous memory to 47 MB in batches of 5,000 rows or 4 MiB, and to
- * 38 MB in batches of 1,000 rows or 512 KiB.
- */
-export const IMPORT_BATCH_ROWS = 1000;
-/** JSON bytes past which an import batch ends. */
-export const IMPORT_BATCH_BYTES = 512 * 1024;
+import type { ImportTarget } from './import-target';
 
 const SESSION_TABLE = `${PLATFORM_PREFIX}import`;
 const stagingName = (table: string) => `${PLATFORM_PREFIX}import__${table}`;

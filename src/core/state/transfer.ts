@@ -9,7 +9,7 @@ import type { JsonValue } from '../../modules/types';
 import { checkStateExportHead, MAX_STATE_EXPORT_DEPTH, nestedDeeperThan, unusable } from './document';
 import { DocumentTextError, malformed, StateDocumentScanner, StateDocumentWriter, type ScannedItem } from './document-text';
 import type { ExportPageResult } from './export-pages';
-import { IMPORT_BATCH_BYTES, IMPORT_BATCH_ROWS } from './staged-import';
+import { IMPORT_BATCH_BYTES, IMPORT_BATCH_ROWS, type ImportTarget } from './import-target';
 
 type Failure = { ok: false; diagnostic: Diagnostic };
 
@@ -40,14 +40,6 @@ export async function streamExport(page: (cursor: string | undefined) => Promise
   } while (cursor !== undefined);
   await write(writer.end());
   return { ok: true, tables };
-}
-
-/** An engine that takes a streamed import (the admin route's import-* requests, or a driver in process). */
-export interface ImportTarget {
-  begin(head: unknown): Promise<{ ok: true } | Failure>;
-  rows(table: string, first: number, rows: JsonValue[]): Promise<{ ok: true } | Failure>;
-  commit(): Promise<{ ok: true; counts: Record<string, number> } | Failure>;
-  abort(): Promise<void>;
 }
 
 export interface StreamImportOptions {
