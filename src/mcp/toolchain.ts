@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { ToolchainCheck } from '../core/commands/mcp';
+import type { ToolchainCheck } from '../core/commands';
 
 const require = createRequire(import.meta.url);
 

@@ -1,7 +1,7 @@
 /** The bundled templates, read from this checkout's templates/ folder. */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { Template } from '../../core/commands/new';
+import type { Template } from '../../core/commands';
 
 const ROOT = join(import.meta.dirname, '../../../templates');
 const TEXT = /\.(json|ts|tsx|js|jsx|mjs|css|html|svg|md|txt)$/;

@@ -6,8 +6,7 @@ import { verifyLatest, LATEST_FILE } from '../build/artifact';
 import { diagnostic, envelope, hasErrors } from '../diagnostics';
 import { checkManifest, MANIFEST_FILE } from '../manifest';
 import { checkAgentFiles, SETUP_RECORD } from './agent-setup';
-import type { ToolchainCheck } from './mcp';
-import type { CommandDefinition } from './types';
+import type { CommandDefinition, ToolchainCheck } from './types';
 
 export interface DoctorResult {
   checks: ToolchainCheck[];

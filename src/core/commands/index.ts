@@ -32,7 +32,7 @@ import { inspect, logs } from './inspect';
 import { formatEnvelope } from './format';
 import type { CommandDefinition, CommandHost } from './types';
 
-export type { CommandDefinition, CommandHost, Invocation, OptionSpec, PositionalSpec } from './types';
+export type { AgentHost, CommandDefinition, CommandHost, Invocation, OptionSpec, PositionalSpec, Template, ToolchainCheck } from './types';
 export { parseArguments } from './argv';
 export { formatDiagnostic, formatEnvelope } from './format';
 

@@ -2,22 +2,6 @@
 import { diagnostic, envelope } from '../diagnostics';
 import type { CommandDefinition } from './types';
 
-/** One check only the host can make (the Node version, the workerd and esbuild binaries). */
-export interface ToolchainCheck {
-  name: string;
-  ok: boolean;
-  /** What was found, or what is wrong and how to fix it. */
-  detail: string;
-}
-
-/** What only a Node host does for the agent commands. */
-export interface AgentHost {
-  /** Serves the tool server over this process's stdin and stdout until the client closes them. */
-  serve(): Promise<void>;
-  /** The toolchain checks of `platform doctor`. */
-  toolchain(): Promise<ToolchainCheck[]>;
-}
-
 export const mcp: CommandDefinition = {
   name: 'mcp',
   summary: 'Serve the agent tool server (Model Context Protocol) on stdio; PLATFORM_MCP_ROOT confines it, PLATFORM_MCP_PROFILE=operator adds promote.',

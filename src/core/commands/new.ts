@@ -22,13 +22,6 @@ const REACT_SUFFIX = '-react';
 const VITE_VERSION = '^8.3.8';
 const NAME = /^[a-z][a-z0-9-]{1,62}$/;
 
-export interface Template {
-  id: string;
-  /** The template's one-line description (its manifest's app.description). */
-  description: string;
-  files: Record<string, string | Uint8Array>;
-}
-
 export interface NewResult {
   directory: string;
   template: string;

@@ -2,11 +2,9 @@
 import type { CommandEnvelope } from '../diagnostics';
 import type { Compiler } from '../build/build';
 import type { TestEvent } from '../testing/events';
-import type { Template } from './new';
 import type { PreparedTests } from '../testing/prepare';
 import type { WritableFileSystem } from '../fs';
 import type { ControlPlaneHost } from '../deploy/host';
-import type { AgentHost } from './mcp';
 import type { LocalHost } from '../local/host';
 
 export interface OptionSpec {
@@ -25,6 +23,30 @@ export interface PositionalSpec {
 export interface Invocation {
   positionals: string[];
   options: Record<string, string | boolean | undefined>;
+}
+
+/** A bundled template `platform new` can copy. */
+export interface Template {
+  id: string;
+  /** The template's one-line description (its manifest's app.description). */
+  description: string;
+  files: Record<string, string | Uint8Array>;
+}
+
+/** One check only the host can make (the Node version, the workerd and esbuild binaries). */
+export interface ToolchainCheck {
+  name: string;
+  ok: boolean;
+  /** What was found, or what is wrong and how to fix it. */
+  detail: string;
+}
+
+/** What only a Node host does for the agent commands. */
+export interface AgentHost {
+  /** Serves the tool server over this process's stdin and stdout until the client closes them. */
+  serve(): Promise<void>;
+  /** The toolchain checks of `platform doctor`. */
+  toolchain(): Promise<ToolchainCheck[]>;
 }
 
 /** What a host (Node CLI, browser terminal) gives a command. */
