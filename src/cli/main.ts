@@ -92,7 +92,8 @@ export function nodeHost(io: CliIo): CommandHost {
     print: (text) => stdout.write(`${text}\n`),
     controlPlane: controlPlaneHost(io),
     agent: {
-      serve: async () => (await import('../mcp/stdio')).serveStdio({ cwd, env, version: version(), io }),
+      // The tool server's commands run with this host again, rooted where PLATFORM_MCP_ROOT says.
+      serve: async () => (await import('../mcp/stdio')).serveStdio({ cwd, env, version: version(), stderr: io.stderr, host: (rooted) => nodeHost({ ...io, ...rooted }) }),
       toolchain: async () => (await import('../mcp/toolchain')).toolchainChecks(),
     },
     local: nodeLocalHost(cwd),
