@@ -17,7 +17,8 @@ import type { DevEvent, InspectAnswer, SessionCompiler, SessionContext, SessionR
 import { StateStore } from '../state-store';
 import { withFileView, type FileView, type FileViews } from '../workspace/file-views';
 
-export type { DevEvent, Generation, SessionNotice, SessionRuntime, SessionState } from '../session/session-state';
+export type { DevEvent, SessionNotice, SessionRuntime, SessionState } from '../session/session-state';
+export type { Generation } from '../session/generation';
 export { isTestFile, onlyTestErrors } from '../session/compile-loop';
 export { noticeCodes } from '../session/session-data';
 

@@ -5,7 +5,7 @@
  */
 import { createStore, del, get, keys, set, update, type UseStore } from 'idb-keyval';
 import type { PersonaName } from '../../core/runtime/personas';
-import type { Generation } from '../playground/project-session';
+import type { Generation } from '../session/generation';
 import { forgetFileViews } from '../workspace/file-views';
 import { forgetLayout } from '../playground/layout';
 import { forgetProgress } from '../lesson/progress-store';

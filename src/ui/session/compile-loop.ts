@@ -18,7 +18,8 @@ import { SCHEMA_CHANGE_REFUSED } from '../../core/runtime/tables/schema-change';
 import type { CompileResult } from '../compiler-client';
 import type { ProjectStore } from './project-store';
 import type { LastGoodBuild } from '../projects/store';
-import { clientPage, type Generation, type SessionCompiler, type SessionContext, type SessionRuntime } from './session-state';
+import type { Generation } from './generation';
+import { clientPage, type SessionCompiler, type SessionContext, type SessionRuntime } from './session-state';
 
 const decoder = new TextDecoder();
 

@@ -9,26 +9,7 @@ import type { CompileResult, CompilerClient } from '../compiler-client';
 import type { Project } from '../projects/store';
 import type { InspectAnswer, InspectQuery } from '../../../worker/protocol/runtime';
 import type { Commit, CommittedState } from '../runtime/durable-log';
-
-/** A build that compiled: what the runtime and the previews run. */
-export interface Generation {
-  number: number;
-  /**
-   * The generation whose client this one shows: its own number, or the one before's when the client
-   * (its code, styles, public files, title and language) is the same, so that only the server changed:
-   * the previews keep their pages and run their queries again (preview-pane.tsx).
-   */
-  client: number;
-  manifest: Manifest;
-  serverCode: string;
-  clientCode: string;
-  clientCss?: string;
-  /** The bundles' source maps, to show where in the app's files a console line or an error comes from. */
-  clientMap?: string;
-  serverMap?: string;
-  /** The app's public/ files (path under public/ → text), served at / in the previews. */
-  publicFiles: Record<string, string>;
-}
+import type { Generation } from './generation';
 
 export type DevEvent = { protocol: 'platform.dev.v0'; kind: string; at: number } & Record<string, unknown>;
 
