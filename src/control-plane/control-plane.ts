@@ -8,6 +8,8 @@ import { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
+// Node's SHA-256 for the core's digests (artifacts, catalogue): installed as this module loads.
+import '../adapters/node/hash';
 import { AppAuth } from './app-auth';
 import { ArtifactStore } from './artifacts';
 import { answer, DEFAULT_QUOTAS, refuse, type Context, type Quotas } from './context';

@@ -1,5 +1,4 @@
 /** The compiler in Node: native esbuild, the Library from this checkout, and a type-check session. */
-import { createHash } from 'node:crypto';
 import * as esbuild from 'esbuild';
 import type { Compiler } from '../../core/build/build.ts';
 import type { Library } from '../../core/build/library.ts';
@@ -7,6 +6,7 @@ import type { PackageFiles } from '../../core/build/package-types.ts';
 import type { PreparedFiles } from '../../core/build/prepared-files.ts';
 import { TypeCheckSession } from '../../core/build/typecheck.ts';
 import type { Diagnostic } from '../../core/diagnostics/index.ts';
+import { nodeSha256 } from './hash.ts';
 import { nodeLibrary } from './library.ts';
 import { startupSnapshot } from './startup-snapshot.ts';
 
@@ -32,7 +32,7 @@ export interface KeptResults {
   declarations: { keys: Array<[path: string, key: string]>; files: Record<string, string> } | null;
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+const digest = nodeSha256;
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /**
