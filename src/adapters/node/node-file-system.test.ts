@@ -29,11 +29,41 @@ describe('NodeFileSystem', () => {
     expect(await fs.readText('inside.ts')).toBe('a');
   });
 
+  it('lists a folder\'s entries with the kinds stat gives: a link inside is followed, a link out is nothing', async () => {
+    expect(await fs.readDirEntries('src')).toEqual([{ name: 'a.ts', kind: 'file' }, { name: 'link.txt', kind: undefined }]);
+    expect(await fs.readDirEntries('')).toEqual([{ name: 'inside.ts', kind: 'file' }, { name: 'src', kind: 'directory' }]);
+    expect(await fs.readDirEntries('..')).toEqual([]);
+    expect(await fs.readDirEntries('src/a.ts')).toEqual([]);
+  });
+
   it('refuses to leave its root by .. or through a link', async () => {
     expect(await fs.readText('../secret.txt')).toBeUndefined();
     expect(await fs.readText('src/link.txt')).toBeUndefined();
     expect(await fs.stat('src/link.txt')).toBeUndefined();
     expect(await fs.readText('/etc/hostname')).toBeUndefined();
+  });
+
+  it('keeps its root\'s real path only while it can refuse no less: a root swapped for a link to elsewhere after a read is refused', async () => {
+    const root = join(base, 'swapped');
+    mkdirSync(root);
+    writeFileSync(join(root, 'f.txt'), 'inside');
+    mkdirSync(join(base, 'elsewhere'));
+    writeFileSync(join(base, 'elsewhere/f.txt'), 'elsewhere');
+    const kept = new NodeFileSystem(root);
+    expect(await kept.readText('f.txt')).toBe('inside');
+    // The attacker's move: the project folder replaced by a link to another folder.
+    rmSync(root, { recursive: true });
+    symlinkSync(join(base, 'elsewhere'), root);
+    expect(await kept.readText('f.txt')).toBeUndefined();
+    expect(await kept.stat('f.txt')).toBeUndefined();
+    // A root that is a link is followed, as before, and found again on every read.
+    const linked = new NodeFileSystem(root);
+    expect(await linked.readText('f.txt')).toBe('elsewhere');
+    mkdirSync(join(base, 'third'));
+    writeFileSync(join(base, 'third/f.txt'), 'third');
+    rmSync(root);
+    symlinkSync(join(base, 'third'), root);
+    expect(await linked.readText('f.txt')).toBe('third');
   });
 
   it('creates nothing outside its root when a folder on the way is a link to elsewhere, nor writes through a file link', async () => {

@@ -3,9 +3,9 @@
  * writes go through the ConfinedWriter, which follows no link at all.
  * Reads are synchronous underneath (a project's files are small): an analysis reads every source file
  * and a bundle loads each module, and three trips through the thread pool per file (two realpaths and
- * the read) cost more than the reads themselves.
+ * the read) cost more than the reads themselves. The root's real path is found once (see #realRoot).
  */
-import { createReadStream, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { createReadStream, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { normalizeProjectPath, type EntryKind, type FileWriter, type WritableFileSystem } from '../../core/fs';
 import { ConfinedWriter } from './confined-writer';
@@ -19,6 +19,14 @@ export class NodeFileSystem implements WritableFileSystem {
     this.#writer = new ConfinedWriter(this.root);
   }
 
+  /**
+   * The root's real path once it was found to be the root's own path (no link on the way to it): then
+   * it is kept rather than found again for every read. Kept, it can only refuse more than finding it
+   * again would: were the root or a folder above it later swapped for a link, every file's real path
+   * would lie outside it and be refused, where a fresh real path of the root would follow the link.
+   */
+  #realRoot: string | undefined;
+
   /** The absolute path of a project-relative path, or undefined when it is outside the root. */
   #locate(path: string): string | undefined {
     const normal = normalizeProjectPath(path);
@@ -28,10 +36,11 @@ export class NodeFileSystem implements WritableFileSystem {
     let realRoot: string;
     try {
       real = realpathSync.native(absolute);
-      realRoot = realpathSync.native(this.root);
+      realRoot = this.#realRoot ?? realpathSync.native(this.root);
     } catch {
       return undefined;
     }
+    if (realRoot === this.root) this.#realRoot = realRoot;
     return real === realRoot || real.startsWith(realRoot + sep) ? real : undefined;
   }
 
@@ -94,6 +103,28 @@ export class NodeFileSystem implements WritableFileSystem {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The entries of a folder with their kinds, read from the folder itself: a regular file or folder
+   * listed in the folder's real path is inside the root with no realpath of its own; a link (or an entry
+   * whose type the listing does not give) is judged as `stat` judges it.
+   */
+  async readDirEntries(path: string): Promise<Array<{ name: string; kind: EntryKind | undefined }>> {
+    const absolute = this.#locate(path);
+    if (absolute === undefined) return [];
+    let listed: Dirent[];
+    try {
+      listed = readdirSync(absolute, { withFileTypes: true });
+    } catch {
+      return [];
+    }
+    const out: Array<{ name: string; kind: EntryKind | undefined }> = [];
+    for (const entry of listed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const kind = entry.isFile() ? 'file' : entry.isDirectory() ? 'directory' : await this.stat(path ? `${path}/${entry.name}` : entry.name);
+      out.push({ name: entry.name, kind });
+    }
+    return out;
   }
 
   async readDir(path: string): Promise<string[]> {

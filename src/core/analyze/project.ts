@@ -73,11 +73,13 @@ function within(path: string, root: string): boolean {
 /** Every file under a folder, recursively, sorted; `node_modules` and dot-folders are skipped. */
 export async function listFiles(fs: FileSystem, root: string): Promise<string[]> {
   const out: string[] = [];
+  const skipped = (name: string) => name === 'node_modules' || name.startsWith('.');
+  const entries = async (dir: string) =>
+    fs.readDirEntries?.(dir) ?? Promise.all((await fs.readDir(dir)).filter((name) => !skipped(name)).map(async (name) => ({ name, kind: await fs.stat(dir ? `${dir}/${name}` : name) })));
   const walk = async (dir: string) => {
-    for (const name of await fs.readDir(dir)) {
-      if (name === 'node_modules' || name.startsWith('.')) continue;
+    for (const { name, kind } of await entries(dir)) {
+      if (skipped(name)) continue;
       const path = dir ? `${dir}/${name}` : name;
-      const kind = await fs.stat(path);
       if (kind === 'directory') await walk(path);
       else if (kind === 'file') out.push(path);
     }

@@ -13,6 +13,13 @@ export interface FileSystem {
   readDir(path: string): Promise<string[]>;
   /** A file's UTF-8 text in chunks, never held whole (a state export of any size); undefined when no file is at the path. Hosts without it read the file whole. */
   readChunks?(path: string): AsyncIterable<string> | undefined;
+  /**
+   * The entries directly inside a directory, sorted by name, each with what `stat` gives for it: a
+   * listing in one call where the host can tell the kinds from the directory itself (a walk of a
+   * project then costs a call per folder, not one per file). Hosts without it are asked `readDir` and
+   * `stat`.
+   */
+  readDirEntries?(path: string): Promise<Array<{ name: string; kind: EntryKind | undefined }>>;
 }
 
 /** A file being written piece by piece: the old file (if any) stays until `close` puts the new one in its place at once. */
