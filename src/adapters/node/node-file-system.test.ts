@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +64,33 @@ describe('NodeFileSystem', () => {
     rmSync(root);
     symlinkSync(join(base, 'third'), root);
     expect(await linked.readText('f.txt')).toBe('third');
+  });
+
+  it('gives a text read before again only while its file is unchanged, and never from outside once a link takes its place', async () => {
+    const root = join(base, 'kept');
+    mkdirSync(join(root, 'src'), { recursive: true });
+    writeFileSync(join(root, 'src/a.ts'), 'one');
+    writeFileSync(join(root, 'src/b.ts'), 'bee');
+    writeFileSync(join(root, 'src/c.ts'), 'sea');
+    mkdirSync(join(base, 'outside-kept/src'), { recursive: true });
+    writeFileSync(join(base, 'outside-kept/secret.ts'), 'secret');
+    writeFileSync(join(base, 'outside-kept/src/c.ts'), 'secret');
+    // Texts are kept once their files have been still for a second.
+    await new Promise((done) => setTimeout(done, 1100));
+    const kept = new NodeFileSystem(root);
+    expect([await kept.readText('src/a.ts'), await kept.readText('src/b.ts'), await kept.readText('src/c.ts')]).toEqual(['one', 'bee', 'sea']);
+    // The same size, and the modification time set back to what it was: the change time still tells.
+    const before = statSync(join(root, 'src/a.ts'));
+    writeFileSync(join(root, 'src/a.ts'), 'two');
+    utimesSync(join(root, 'src/a.ts'), before.atime, before.mtime);
+    expect(await kept.readText('src/a.ts')).toBe('two');
+    // The attacker's moves: a kept file replaced by a link out, and a kept file's folder by a link out.
+    rmSync(join(root, 'src/b.ts'));
+    symlinkSync(join(base, 'outside-kept/secret.ts'), join(root, 'src/b.ts'));
+    expect(await kept.readText('src/b.ts')).toBeUndefined();
+    renameSync(join(root, 'src'), join(root, 'moved'));
+    symlinkSync(join(base, 'outside-kept/src'), join(root, 'src'));
+    expect(await kept.readText('src/c.ts')).toBeUndefined();
   });
 
   it('creates nothing outside its root when a folder on the way is a link to elsewhere, nor writes through a file link', async () => {

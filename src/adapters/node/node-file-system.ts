@@ -5,7 +5,7 @@
  * and a bundle loads each module, and three trips through the thread pool per file (two realpaths and
  * the read) cost more than the reads themselves. The root's real path is found once (see #realRoot).
  */
-import { createReadStream, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { createReadStream, lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { normalizeProjectPath, type EntryKind, type FileWriter, type WritableFileSystem } from '../../core/fs';
 import { ConfinedWriter } from './confined-writer';
@@ -84,11 +84,28 @@ export class NodeFileSystem implements WritableFileSystem {
     return createReadStream(absolute, { encoding: 'utf8', highWaterMark: 1 << 20 }) as AsyncIterable<string>;
   }
 
+  /**
+   * Texts read before, by project path, with the real path they were read at and that file's stamp
+   * (see `stampOf`): `platform dev` reads every source of the project on every build, and most are as
+   * they were. One is given again while the file at its real path has the same stamp; else it is read
+   * again, found anew through `#locate`. Served from a real path inside the root that was a regular file,
+   * a kept text never comes from outside it: were the file replaced by a link, its stamp would differ.
+   */
+  readonly #texts = new Map<string, { real: string; stamp: string; text: string }>();
+
   async readText(path: string): Promise<string | undefined> {
+    const kept = this.#texts.get(path);
+    if (kept) {
+      if (stampOf(kept.real) === kept.stamp) return kept.text;
+      this.#texts.delete(path);
+    }
     const absolute = this.#locate(path);
     if (absolute === undefined) return undefined;
     try {
-      return readFileSync(absolute, 'utf8');
+      const stamp = stampOf(absolute, SETTLED_MS);
+      const text = readFileSync(absolute, 'utf8');
+      if (stamp !== undefined) this.#texts.set(path, { real: absolute, stamp, text });
+      return text;
     } catch {
       return undefined;
     }
@@ -136,4 +153,24 @@ export class NodeFileSystem implements WritableFileSystem {
       return [];
     }
   }
+}
+
+/**
+ * A file's stamp has gone unchanged for this long before its text is kept: file times are coarse
+ * (the kernel's clock tick), so a write right after a read could leave the times as they were; one
+ * that comes later gives the file a new change time.
+ */
+const SETTLED_MS = 1000;
+
+/**
+ * What identifies a regular file's contents without reading them: its inode, size and modification and
+ * change times, in nanoseconds (the change time cannot be set back by a program, as the modification
+ * time can). Undefined when nothing, or no regular file, is at the path (not followed if a link), or,
+ * with `settledMs`, when the file changed less than that long ago.
+ */
+function stampOf(real: string, settledMs?: number): string | undefined {
+  const info = lstatSync(real, { bigint: true, throwIfNoEntry: false });
+  if (!info?.isFile()) return undefined;
+  if (settledMs !== undefined && BigInt(Date.now()) * 1_000_000n - (info.ctimeNs > info.mtimeNs ? info.ctimeNs : info.mtimeNs) < BigInt(settledMs) * 1_000_000n) return undefined;
+  return `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
 }
