@@ -7,25 +7,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { DevSessionsHost, DevSessionView } from '../core/commands/agent-tools';
 import { COMMAND_PROTOCOL, diagnostic, envelope, type CommandEnvelope } from '../core/diagnostics';
 
 const BIN = join(import.meta.dirname, '../../bin/platform.mjs');
-
-export interface DevSessionView {
-  sessionId: string;
-  directory: string;
-  state: 'starting' | 'serving' | 'exited';
-  /** The discovery URL of the last preview.ready or server.restarted event. */
-  url?: string;
-  events: unknown[];
-  /** The cursor to pass next time: the index after the last event returned. */
-  cursor: number;
-  /** Events after the cursor that were not returned (over `limit`). */
-  more: boolean;
-  exitCode?: number | null;
-  /** The command's envelope once it exited: its own, or DG0000 when it printed none. */
-  envelope?: CommandEnvelope;
-}
 
 function parseEnvelope(text: string): CommandEnvelope | undefined {
   try {
@@ -127,7 +112,7 @@ class DevSession {
   }
 }
 
-export class DevSessions {
+export class DevSessions implements DevSessionsHost {
   readonly #sessions = new Map<string, DevSession>();
   #next = 1;
   #latest?: string;

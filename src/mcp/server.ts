@@ -1,8 +1,9 @@
 /**
  * The agent tool server: the fifteen tools and seven resources of tooling.md over the Model Context
- * Protocol (the official SDK's Server). Command tools run the CLI's commands through the core's
- * `runCommandLine` and keep its envelope at `result.envelope`; every directory argument is confined to
- * the root; the operator profile comes from the server's configuration only.
+ * Protocol (the official SDK's Server). The tools are their records (src/core/commands/agent-tools.ts),
+ * registered here and run with what the server holds: command tools run the CLI's commands through the
+ * core's `runCommandLine` and keep its envelope at `result.envelope`; every directory argument is
+ * confined to the root; the operator profile comes from the server's configuration only.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -11,25 +12,18 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMMAND_ACTIONS, toolsOf, type Profile } from '../core/commands/actions';
 import { runCommandLine, type CommandHost } from '../core/commands';
-import { hostedTarget } from '../core/deploy/ids';
+import { COMMAND_ACTIONS, type Profile } from '../core/commands/actions';
+import { commandResult, refusedResult, ToolRefusal, type McpResult } from '../core/commands/agent-tool-result';
+import { AGENT_TOOLS, toolsOf, type ToolContext } from '../core/commands/agent-tools';
 import { diagnostic, envelope, type CommandEnvelope } from '../core/diagnostics';
 import { MANIFEST_FILE } from '../core/manifest';
 import { confine } from './confine';
 import { DevSessions } from './dev-sessions';
 import { Docs } from './docs';
-import { inputJsonSchema, TOOL_INPUTS, type ToolInput, type ToolName } from './tools';
+import { inputJsonSchema, toolInput } from './tools';
 
-export const MCP_RESULT_PROTOCOL = 'platform.mcp-result.v0';
-
-export interface McpResult {
-  protocol: typeof MCP_RESULT_PROTOCOL;
-  action: string;
-  ok: boolean;
-  result?: Record<string, unknown>;
-  error?: { code: string; message: string; hint?: string; [key: string]: unknown };
-}
+export { commandResult, MCP_RESULT_PROTOCOL, type McpResult } from '../core/commands/agent-tool-result';
 
 export interface AgentServerOptions {
   /** PLATFORM_MCP_ROOT, or the server's working directory. */
@@ -45,29 +39,6 @@ export interface AgentServerOptions {
   docs?: Docs;
 }
 
-/** The error that answers a refused call: not an exception, a result the agent can dispatch on. */
-class Refusal extends Error {
-  constructor(readonly code: string, message: string, readonly hint?: string) {
-    super(message);
-  }
-}
-
-function refusedResult(action: string, error: Refusal): McpResult {
-  return { protocol: MCP_RESULT_PROTOCOL, action, ok: false, error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } };
-}
-
-/** The result of a command tool: the envelope kept whole, and its first error as `error`. */
-export function commandResult(action: string, value: CommandEnvelope, extra: Record<string, unknown> = {}): McpResult {
-  const first = value.diagnostics.find((d) => d.severity === 'error');
-  return {
-    protocol: MCP_RESULT_PROTOCOL,
-    action,
-    ok: value.ok,
-    result: { envelope: value, ...extra },
-    ...(first ? { error: { code: first.code, message: first.message, ...(first.hint ? { hint: first.hint } : {}) } } : {}),
-  };
-}
-
 /** Runs `platform <args> --json` through the core; a command that throws has crashed before an envelope, and DG0000 is made for it. */
 export async function runCommand(host: CommandHost, command: string, options: string[], positionals: string[]): Promise<CommandEnvelope> {
   try {
@@ -77,25 +48,6 @@ export async function runCommand(host: CommandHost, command: string, options: st
     const message = error instanceof Error ? error.message : String(error);
     return envelope(command, [diagnostic('DG0000', `platform ${command} crashed before producing a result: ${message}`, { hint: 'Run the command in a terminal with PLATFORM_DEBUG=1 to see the stack trace, and report it.' })]);
   }
-}
-
-const option = (name: string, value: string | number | undefined): string[] => (value === undefined ? [] : [`--${name}=${value}`]);
-
-/**
- * `platform_inspect` reads preview only (its input is a preview URL; tooling.md offers no production
- * input): a hosted URL naming production is refused here, and every other target is read with
- * `--environment preview`. The environment a URL names is `hostedTarget`'s, as `inspect` reads it.
- */
-function productionTarget(previewUrl: string): string | undefined {
-  if (!/^https?:\/\//i.test(previewUrl)) return undefined;
-  let host: string;
-  try {
-    host = new URL(previewUrl).host;
-  } catch {
-    return undefined;
-  }
-  const target = hostedTarget(host);
-  return target?.environment === 'production' ? target.appId : undefined;
 }
 
 function forbiddenReason(name: string): string | undefined {
@@ -111,92 +63,39 @@ export function createAgentServer(options: AgentServerOptions): { server: Server
   const dev = new DevSessions(options.env);
   const server = new Server({ name: 'platform', version }, { capabilities: { tools: {}, resources: {} } });
 
-  const directoryOf = (given: string | undefined): string => {
-    const confined = confine(root, given);
-    if (!confined.ok) throw new Refusal('outside_root', confined.message, 'Give a directory inside the root, relative to it.');
-    return confined.path;
-  };
-
-  const command = async (action: string, name: string, opts: string[], positionals: string[], extra?: (value: CommandEnvelope) => Record<string, unknown>) => {
-    const value = await runCommand(host, name, opts, positionals);
-    return commandResult(action, value, extra?.(value));
-  };
-
-  const handlers: { [N in ToolName]: (input: ToolInput<N>, action: string) => Promise<McpResult> } = {
-    platform_check: (input, action) => command(action, 'check', [], [directoryOf(input.directory)]),
-    platform_build: (input, action) => command(action, 'build', [], [directoryOf(input.directory)]),
-    platform_doctor: (input, action) => command(action, 'doctor', [], [directoryOf(input.directory)]),
-    platform_agent_context: (input, action) => command(action, 'agent', [], ['context', directoryOf(input.directory)]),
-    async platform_test(input, action) {
-      const directory = directoryOf(input.directory);
-      const run = command(action, 'test', [], [directory]);
-      if (input.timeoutMilliseconds === undefined) return run;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timedOut = new Promise<McpResult>((done) => {
-        timer = setTimeout(() => done(refusedResult(action, new Refusal('timeout', `platform test did not finish within ${input.timeoutMilliseconds} ms.`, 'Give a larger timeoutMilliseconds, or run fewer tests.'))), input.timeoutMilliseconds);
-      });
-      try {
-        return await Promise.race([run, timedOut]);
-      } finally {
-        clearTimeout(timer);
-      }
+  const toolContext = (action: string): ToolContext => ({
+    action,
+    directory(given) {
+      const confined = confine(root, given);
+      if (!confined.ok) throw new ToolRefusal('outside_root', confined.message, 'Give a directory inside the root, relative to it.');
+      return confined.path;
     },
-    platform_new: (input, action) =>
-      command(action, 'new', [...option('template', input.template), ...option('framework', input.framework), ...option('ui', input.ui)], [directoryOf(input.directory)]),
-    async platform_docs_search(input, action) {
-      return { protocol: MCP_RESULT_PROTOCOL, action, ok: true, result: { ...docs.search(input.query, input.limit) } };
-    },
-    platform_deploy_preview: (input, action) =>
-      command(action, 'deploy', ['--environment=preview', ...option('control-url', input.controlUrl)], [directoryOf(input.directory)]),
-    platform_promote: (input, action) =>
-      command(action, 'promote', [`--receipt=${input.receiptId}`, `--dir=${directoryOf(input.directory)}`, ...option('control-url', input.controlUrl)], []),
-    platform_auth_status: (input, action) => command(action, 'auth', [...option('control-url', input.controlUrl)], ['status']),
-    async platform_inspect(input, action) {
-      const production = productionTarget(input.previewUrl);
-      if (production) {
-        throw new Refusal('invalid_input', `previewUrl ${input.previewUrl} is the production environment of ${production}; platform_inspect reads preview only.`, 'Give the preview URL (http://app-…--preview.localhost:4310), as platform_deploy_preview printed it. Production is not read through the tool server.');
-      }
-      return command(action, 'inspect', [`--view=${input.view}`, '--environment=preview', ...option('after', input.after)], [input.previewUrl]);
-    },
-    async platform_dev_start(input, action) {
-      const directory = directoryOf(input.directory);
-      const view = await dev.start(directory, { host: input.host, port: input.port, share: input.share, timeoutMs: input.timeoutMilliseconds ?? 120_000 });
-      return devResult(action, view);
-    },
-    async platform_dev_status(input, action) {
-      const session = dev.get(input.sessionId);
-      if (!session) throw new Refusal('unknown_session', input.sessionId ? `No dev session ${input.sessionId}.` : 'No dev session has been started.', 'Start one with platform_dev_start.');
-      return devResult(action, await dev.status(session, input.cursor, input.waitMilliseconds, input.limit));
-    },
-    async platform_dev_stop(input, action) {
-      const session = dev.get(input.sessionId);
-      if (!session) throw new Refusal('unknown_session', input.sessionId ? `No dev session ${input.sessionId}.` : 'No dev session has been started.', 'Start one with platform_dev_start.');
-      return devResult(action, await dev.stop(session, input.cursor));
-    },
-    platform_diagnostics: (input, action) => command(action, 'diagnostics', [], [input.code]),
-  };
+    command: async (name, opts, positionals) => commandResult(action, await runCommand(host, name, opts, positionals)),
+    docs,
+    dev,
+  });
 
   async function call(name: string, args: unknown): Promise<McpResult> {
     const action = name.startsWith('platform_') ? name.slice('platform_'.length) : name;
     try {
       if (options.pinnedVersion !== undefined && options.pinnedVersion !== version) {
-        throw new Refusal('version_mismatch', `This configuration was written by platform ${options.pinnedVersion}; this tool server is ${version}.`, 'Run platform agent setup with the platform you mean to use, so the configuration and the server agree.');
+        throw new ToolRefusal('version_mismatch', `This configuration was written by platform ${options.pinnedVersion}; this tool server is ${version}.`, 'Run platform agent setup with the platform you mean to use, so the configuration and the server agree.');
       }
       const tool = tools.find((t) => t.name === name);
       if (!tool) {
-        if (TOOL_INPUTS[name as ToolName]) throw new Refusal('operator_only', `${name} is in the operator profile only.`, 'A person enables it in the server\'s configuration (PLATFORM_MCP_PROFILE=operator); no tool argument can.');
+        if (AGENT_TOOLS.some((t) => t.name === name)) throw new ToolRefusal('operator_only', `${name} is in the operator profile only.`, 'A person enables it in the server\'s configuration (PLATFORM_MCP_PROFILE=operator); no tool argument can.');
         const reason = forbiddenReason(name);
-        if (reason) throw new Refusal('forbidden_action', `${name} is not exposed to agents. ${reason}`);
-        throw new Refusal('unknown_tool', `There is no tool ${name}.`, `Tools: ${tools.map((t) => t.name).join(', ')}.`);
+        if (reason) throw new ToolRefusal('forbidden_action', `${name} is not exposed to agents. ${reason}`);
+        throw new ToolRefusal('unknown_tool', `There is no tool ${name}.`, `Tools: ${tools.map((t) => t.name).join(', ')}.`);
       }
-      const parsed = TOOL_INPUTS[name as ToolName].safeParse(args ?? {});
+      const parsed = toolInput(tool.name).safeParse(args ?? {});
       if (!parsed.success) {
         const message = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'input'}: ${i.message}`).join('; ');
-        throw new Refusal('invalid_input', `Invalid input for ${name}: ${message}.`, 'See the tool\'s input schema (tools/list).');
+        throw new ToolRefusal('invalid_input', `Invalid input for ${name}: ${message}.`, 'See the tool\'s input schema (tools/list).');
       }
-      return await (handlers[name as ToolName] as (input: unknown, action: string) => Promise<McpResult>)(parsed.data, action);
+      return await tool.run(parsed.data, toolContext(action));
     } catch (error) {
-      if (error instanceof Refusal) return refusedResult(action, error);
+      if (error instanceof ToolRefusal) return refusedResult(action, error);
       const message = error instanceof Error ? error.message : String(error);
       return commandResult(action, envelope(action, [diagnostic('DG0000', `The tool ${name} crashed before producing a result: ${message}`)]));
     }
@@ -206,7 +105,7 @@ export function createAgentServer(options: AgentServerOptions): { server: Server
     tools: tools.map((tool) => ({
       name: tool.name,
       description: `${tool.summary} Safety: ${tool.safety}.`,
-      inputSchema: inputJsonSchema(tool.name as ToolName),
+      inputSchema: inputJsonSchema(tool.name),
       annotations: { readOnlyHint: tool.safety === 'read', destructiveHint: false, openWorldHint: tool.safety === 'preview' || tool.safety === 'production' },
     })),
   }));
@@ -284,10 +183,4 @@ export function createAgentServer(options: AgentServerOptions): { server: Server
   });
 
   return { server, close: () => dev.stopAll() };
-}
-
-function devResult(action: string, view: Awaited<ReturnType<DevSessions['start']>>): McpResult {
-  const failed = view.envelope && !view.envelope.ok;
-  if (failed) return commandResult(action, view.envelope!, { session: { ...view, envelope: undefined } });
-  return { protocol: MCP_RESULT_PROTOCOL, action, ok: true, result: { session: view } };
 }

@@ -1,23 +1,16 @@
 /**
  * `platform actions`: the machine-readable catalogue (`platform.actions.v0`) of every command and every
- * agent tool with its safety class. The tool server's list of tools and profiles is read from here.
+ * agent tool with its safety class. The tools are read from their records (./agent-tools.ts), which the
+ * tool server serves: a command's `tool` is the record that runs it.
  */
 import { envelope } from '../diagnostics';
+import { AGENT_TOOLS, type Profile, type SafetyClass } from './agent-tools';
 import type { CommandDefinition, CommandHost, Invocation } from './types';
 import { printReport } from './report';
 
 export const ACTIONS_PROTOCOL = 'platform.actions.v0';
 
-/**
- * What running an action can change, from least to most:
- * `read` reads only; `local-write` writes project files or generated state under `.platform/`;
- * `local-run` runs the app's code on this machine; `preview` changes the hosted preview;
- * `production` changes what production serves; `destructive` removes data or apps;
- * `secret` reads or writes credentials, tokens or environment values.
- */
-export type SafetyClass = 'read' | 'local-write' | 'local-run' | 'preview' | 'production' | 'destructive' | 'secret';
-
-export type Profile = 'author' | 'operator';
+export type { Profile, SafetyClass } from './agent-tools';
 
 export interface CommandAction {
   name: string;
@@ -40,17 +33,17 @@ export interface ToolAction {
 
 const PERSON = 'A person runs it: it changes production, destroys data or handles secrets.';
 
-/** Every command of the specification, implemented or planned, with its safety class. */
-export const COMMAND_ACTIONS: readonly CommandAction[] = [
-  { name: 'new', safety: 'local-write', tool: 'platform_new' },
+/** The commands as written here; their tools are added from the records. */
+const COMMANDS: ReadonlyArray<Omit<CommandAction, 'tool'>> = [
+  { name: 'new', safety: 'local-write' },
   { name: 'init', safety: 'local-write' },
-  { name: 'check', safety: 'read', tool: 'platform_check' },
-  { name: 'build', safety: 'local-write', tool: 'platform_build' },
-  { name: 'test', safety: 'local-run', tool: 'platform_test' },
-  { name: 'dev', safety: 'local-run', tool: 'platform_dev_start' },
+  { name: 'check', safety: 'read' },
+  { name: 'build', safety: 'local-write' },
+  { name: 'test', safety: 'local-run' },
+  { name: 'dev', safety: 'local-run' },
   { name: 'preview', safety: 'local-run' },
-  { name: 'deploy', safety: 'production', tool: 'platform_deploy_preview', notExposed: 'Only --environment preview is a tool (platform_deploy_preview); a production deploy is a person\'s step.' },
-  { name: 'promote', safety: 'production', tool: 'platform_promote' },
+  { name: 'deploy', safety: 'production', notExposed: 'Only --environment preview is a tool (platform_deploy_preview); a production deploy is a person\'s step.' },
+  { name: 'promote', safety: 'production' },
   { name: 'rollback', safety: 'production', notExposed: PERSON },
   { name: 'deployments', safety: 'read' },
   { name: 'link', safety: 'local-write' },
@@ -60,44 +53,29 @@ export const COMMAND_ACTIONS: readonly CommandAction[] = [
   { name: 'delete', safety: 'destructive', notExposed: PERSON },
   { name: 'domains', safety: 'production', notExposed: PERSON },
   { name: 'token', safety: 'secret', notExposed: PERSON },
-  { name: 'auth', safety: 'secret', tool: 'platform_auth_status', notExposed: 'Only auth status is a tool; signing in is a person\'s step.' },
+  { name: 'auth', safety: 'secret', notExposed: 'Only auth status is a tool; signing in is a person\'s step.' },
   { name: 'state', safety: 'destructive', notExposed: PERSON },
   { name: 'export', safety: 'read' },
   { name: 'import', safety: 'destructive', notExposed: PERSON },
-  { name: 'inspect', safety: 'read', tool: 'platform_inspect' },
+  { name: 'inspect', safety: 'read' },
   { name: 'logs', safety: 'read' },
   { name: 'db', safety: 'destructive', notExposed: PERSON },
-  { name: 'doctor', safety: 'read', tool: 'platform_doctor' },
-  { name: 'agent', safety: 'local-write', tool: 'platform_agent_context' },
+  { name: 'doctor', safety: 'read' },
+  { name: 'agent', safety: 'local-write' },
   { name: 'actions', safety: 'read' },
-  { name: 'diagnostics', safety: 'read', tool: 'platform_diagnostics' },
+  { name: 'diagnostics', safety: 'read' },
   { name: 'mcp', safety: 'local-run' },
   { name: 'tunnel', safety: 'secret', notExposed: PERSON },
 ];
 
-/** The fifteen tools of the tool server: fourteen in the author profile, promote in the operator profile only. */
-export const TOOL_ACTIONS: readonly ToolAction[] = [
-  { name: 'platform_check', safety: 'read', profile: 'author', command: 'check', summary: 'Validate the manifest, both source graphs, the server definition and the types.' },
-  { name: 'platform_build', safety: 'local-write', profile: 'author', command: 'build', summary: 'Build a verified, content-addressed artifact under .platform/.' },
-  { name: 'platform_test', safety: 'local-run', profile: 'author', command: 'test', summary: 'Build, type-check and run tests/**/*.test.ts, each test against fresh isolated state.' },
-  { name: 'platform_new', safety: 'local-write', profile: 'author', command: 'new', summary: 'Create an app from a bundled template in an empty or new directory.' },
-  { name: 'platform_agent_context', safety: 'read', profile: 'author', command: 'agent', summary: 'Normalized project facts (platform.agent-context.v0); writes nothing.' },
-  { name: 'platform_docs_search', safety: 'read', profile: 'author', summary: 'Rank the platform documentation for a query (platform.docs-search.v0).' },
-  { name: 'platform_doctor', safety: 'read', profile: 'author', command: 'doctor', summary: 'Check the toolchain and the generated state.' },
-  { name: 'platform_deploy_preview', safety: 'preview', profile: 'author', command: 'deploy', summary: 'Build and deploy to the preview environment (never production).' },
-  { name: 'platform_promote', safety: 'production', profile: 'operator', command: 'promote', summary: 'Promote the artifact of an exact review receipt to production.' },
-  { name: 'platform_auth_status', safety: 'read', profile: 'author', command: 'auth', summary: 'Who is signed in to the control plane (never signs in).' },
-  { name: 'platform_inspect', safety: 'read', profile: 'author', command: 'inspect', summary: 'Read a preview URL\'s views: manifest, state, logs or export.' },
-  { name: 'platform_dev_start', safety: 'local-run', profile: 'author', command: 'dev', summary: 'Start a platform dev session and wait for it to serve.' },
-  { name: 'platform_dev_status', safety: 'read', profile: 'author', summary: 'Read a dev session\'s events after a cursor, long-polling up to waitMilliseconds.' },
-  { name: 'platform_dev_stop', safety: 'local-run', profile: 'author', summary: 'Stop a dev session and read its last events.' },
-  { name: 'platform_diagnostics', safety: 'read', profile: 'author', command: 'diagnostics', summary: 'Explain a diagnostic code: what it means and how to repair it.' },
-];
+/** Every command of the specification, implemented or planned, with its safety class and the tool that runs it. */
+export const COMMAND_ACTIONS: readonly CommandAction[] = COMMANDS.map(({ name, safety, notExposed }) => {
+  const tool = AGENT_TOOLS.find((t) => t.command === name)?.name;
+  return { name, safety, ...(tool ? { tool } : {}), ...(notExposed ? { notExposed } : {}) };
+});
 
-/** The tools a profile serves. */
-export function toolsOf(profile: Profile): ToolAction[] {
-  return TOOL_ACTIONS.filter((tool) => profile === 'operator' || tool.profile === 'author');
-}
+/** The fifteen tools of the tool server, as their records give them. */
+export const TOOL_ACTIONS: readonly ToolAction[] = AGENT_TOOLS.map(({ name, safety, profile, command, summary }) => ({ name, safety, profile, ...(command ? { command } : {}), summary }));
 
 export interface ActionsDocument {
   protocol: typeof ACTIONS_PROTOCOL;
