@@ -13,9 +13,18 @@
  * (`server-replaced`) whether the page showed the new server without loading again: the client module
  * ran its queries again, and nothing on the page came from elsewhere (an endpoint's answer, a call
  * outside the client module); otherwise the playground loads it again. It is plain JavaScript in a
- * string: the iframe gets it through srcdoc.
+ * string: the iframe gets it through srcdoc. The messages it sends and takes are those of
+ * worker/protocol/preview.ts: each tag in the string is put there by `sends` or `takes`, which take only
+ * the protocol's tags, so a tag renamed there cannot be left behind here.
  */
+import { CONSOLE_LEVELS, PREVIEW_NAME_LIMIT, PREVIEW_TEXT_LIMIT, type FrameMessage, type PageMessage, type PreviewStart } from '../../../worker/protocol/preview';
+import type { PreviewAnswer, PreviewCall } from '../../../worker/protocol/runtime';
 import { scriptHashSource } from '../csp';
+
+/** A tag the frame sends (to the page, or a call on its direct port to the runtime worker), as a JavaScript literal. */
+const sends = (type: FrameMessage['type'] | PreviewCall['type']) => JSON.stringify(type);
+/** A tag the frame takes (from the page, or a direct call's answer), as a JavaScript literal. */
+const takes = (type: PageMessage['type'] | PreviewStart['type'] | PreviewAnswer['type']) => JSON.stringify(type);
 
 export const PREVIEW_BOOTSTRAP = String.raw`
 (() => {
@@ -43,8 +52,8 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     const waiter = pending.get(data.id);
     if (!waiter) return;
     pending.delete(data.id);
-    if (data.type === 'error') waiter.reject(Object.assign(new Error(data.error.message), data.error));
-    else waiter.resolve(data.type === 'response' ? data : data.type === 'answer' ? data.answer : data.result);
+    if (data.type === ${takes('error')}) waiter.reject(Object.assign(new Error(data.error.message), data.error));
+    else waiter.resolve(data.type === ${takes('response')} ? data : data.type === ${takes('answer')} ? data.answer : data.result);
   };
   globalThis[HOST] = {
     // The wire routes over the port (below): the same client code path as a hosted page.
@@ -52,20 +61,22 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     // The client module's queries and mutations, straight to the runtime worker; undefined: use fetch.
     send: (kind, name, body, live) => {
       if (!direct) return Promise.resolve(undefined);
-      const message = live ? { type: 'call', id: next++, kind, name, body, live } : { type: 'call', id: next++, kind, name, body };
+      const message = live ? { type: ${sends('call')}, id: next++, kind, name, body, live } : { type: ${sends('call')}, id: next++, kind, name, body };
       return new Promise((resolve, reject) => {
         pending.set(message.id, { resolve, reject, direct: true });
         direct.postMessage(message);
       });
     },
-    // A call through the playground, outside the client module.
+    // A call through the playground, outside the client module (which the playground refuses unless
+    // its name is a string of at most ${PREVIEW_NAME_LIMIT} characters).
     call: (kind, name, input) => {
+      if (typeof name !== 'string' || name.length > ${PREVIEW_NAME_LIMIT}) return Promise.reject(new TypeError('A query or mutation is named by a string of at most ${PREVIEW_NAME_LIMIT} characters.'));
       if (kind !== 'mutation') heldOutside = true;
-      return request({ type: 'call', kind, name, input });
+      return request({ type: ${sends('call')}, kind: kind === 'mutation' ? 'mutation' : 'query', name, input });
     },
     // People are personas here: signing in or out is switching persona, which the playground explains.
-    signIn: () => port && port.postMessage({ type: 'sign-in' }),
-    signOut: () => { if (port) port.postMessage({ type: 'sign-out' }); },
+    signIn: () => port && port.postMessage({ type: ${sends('sign-in')} }),
+    signOut: () => { if (port) port.postMessage({ type: ${sends('sign-out')} }); },
     // The client module's word on a server replaced under the page: true when it ran its queries again.
     onServerReplaced: (listener) => { serverReplaced = listener; },
   };
@@ -82,11 +93,11 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     if (asset) return new Response(req.method === 'HEAD' ? null : asset.blob, { status: 200, headers: { 'content-type': asset.type } });
     if (!url.pathname.startsWith('/_platform/') && !url.pathname.startsWith('/__platform/')) heldOutside = true;
     const body = req.method === 'GET' || req.method === 'HEAD' ? null : await req.arrayBuffer();
-    const head = await request({ type: 'fetch', method: req.method, path: url.pathname + url.search, headers: [...req.headers], body }, body ? [body] : []);
+    const head = await request({ type: ${sends('fetch')}, method: req.method, path: url.pathname + url.search, headers: [...req.headers], body }, body ? [body] : []);
     // The body arrives in chunks as the runtime sends them (a stream() keeps flowing).
     const stream = head.hasBody ? new ReadableStream({
       start(controller) { bodies.set(head.id, controller); },
-      cancel() { bodies.delete(head.id); port.postMessage({ type: 'cancel-body', id: head.id }); },
+      cancel() { bodies.delete(head.id); port.postMessage({ type: ${sends('cancel-body')}, id: head.id }); },
     }) : null;
     return new Response(stream, { status: head.status, headers: head.headers });
   };
@@ -132,8 +143,8 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     if (href.startsWith('#')) return;
     event.preventDefault();
     const url = appUrl(href);
-    if (url) port.postMessage({ type: 'download', path: url.pathname + url.search, name: link.getAttribute('download') || '' });
-    else port.postMessage({ type: 'external-link', href: String(link.href) });
+    if (url) port.postMessage({ type: ${sends('download')}, path: url.pathname + url.search, name: (link.getAttribute('download') || '').slice(0, ${PREVIEW_NAME_LIMIT}) });
+    else port.postMessage({ type: ${sends('external-link')}, href: String(link.href) });
   });
   const text = (value) => {
     if (typeof value === 'string') return value;
@@ -141,21 +152,21 @@ export const PREVIEW_BOOTSTRAP = String.raw`
     if (typeof value !== 'object' || value === null) return String(value);
     try { return JSON.stringify(value) ?? String(value); } catch (error) { return Object.prototype.toString.call(value); }
   };
-  const cut = (value) => String(value).slice(0, 4000);
+  const cut = (value) => String(value).slice(0, ${PREVIEW_TEXT_LIMIT});
   const report = (error, fallback) => port && port.postMessage({
-    type: 'client-error',
+    type: ${sends('client-error')},
     message: cut(error instanceof Error ? error.name + ': ' + error.message : fallback !== undefined ? fallback : text(error)),
     stack: cut(error instanceof Error && error.stack || ''),
   });
   addEventListener('error', (event) => report(event.error, event.message));
   addEventListener('unhandledrejection', (event) => report(event.reason));
   // console.* goes to the playground's Console as well as to the frame's own console.
-  for (const level of ['debug', 'log', 'info', 'warn', 'error']) {
+  for (const level of ${JSON.stringify(CONSOLE_LEVELS)}) {
     const original = console[level];
     console[level] = function (...args) {
       if (port) {
         const error = args.find((arg) => arg instanceof Error);
-        port.postMessage({ type: 'console', level, message: cut(args.map(text).join(' ')), stack: cut(error && error.stack || new Error().stack || '') });
+        port.postMessage({ type: ${sends('console')}, level, message: cut(args.map(text).join(' ')), stack: cut(error && error.stack || new Error().stack || '') });
       }
       return original.apply(this, args);
     };
@@ -164,37 +175,37 @@ export const PREVIEW_BOOTSTRAP = String.raw`
   // later without it (afterPrelude).
   let prelude;
   addEventListener('message', async (event) => {
-    if (event.data && event.data.type === 'prelude' && !prelude && !port && event.source === parent) {
+    if (event.data && event.data.type === ${takes('prelude')} && !prelude && !port && event.source === parent) {
       const url = URL.createObjectURL(new Blob([String(event.data.code)], { type: 'text/javascript' }));
       prelude = import(url).then(() => undefined, (error) => error || new Error('The preview vendor script failed.'));
       return;
     }
     // Only the playground (the parent) starts the app: another frame (a preview beside this one) that
     // posts an init first is ignored.
-    if (!event.data || event.data.type !== 'init' || port || event.source !== parent) return;
+    if (!event.data || event.data.type !== ${takes('init')} || port || event.source !== parent) return;
     port = event.ports[0];
     // The document is made before the app is known (a frame kept ready for the next build): its name and language come now.
     document.title = String(event.data.title || '');
     document.documentElement.lang = String(event.data.lang || 'en');
     port.onmessage = ({ data, ports }) => {
-      if (data.type === 'ping') return port.postMessage({ type: 'pong', at: data.at });
-      if (data.type === 'runtime-port' && ports[0]) {
+      if (data.type === ${takes('ping')}) return port.postMessage({ type: ${sends('pong')}, at: data.at });
+      if (data.type === ${takes('runtime-port')} && ports[0]) {
         direct = ports[0];
         direct.onmessage = (answer) => {
-          if (answer.data && answer.data.type === 'answer') settle(answer.data);
+          if (answer.data && answer.data.type === ${takes('answer')}) settle(answer.data);
         };
         return;
       }
-      if (data.type === 'server-replaced') {
+      if (data.type === ${takes('server-replaced')}) {
         let ok = false;
         try {
           ok = !heldOutside && typeof serverReplaced === 'function' && serverReplaced() === true;
         } catch (error) {
           report(error);
         }
-        return port.postMessage({ type: 'server-replaced', id: data.id, ok });
+        return port.postMessage({ type: ${sends('server-replaced')}, id: data.id, ok });
       }
-      if (data.type === 'runtime-detach') {
+      if (data.type === ${takes('runtime-detach')}) {
         // Calls the lost worker had not begun were not run: the client module sends them over fetch.
         direct = undefined;
         const ran = new Set(data.ran);
@@ -205,12 +216,12 @@ export const PREVIEW_BOOTSTRAP = String.raw`
         }
         return;
       }
-      if (data.type === 'body-chunk' || data.type === 'body-end' || data.type === 'body-error') {
+      if (data.type === ${takes('body-chunk')} || data.type === ${takes('body-end')} || data.type === ${takes('body-error')}) {
         const controller = bodies.get(data.id);
         if (!controller) return;
-        if (data.type === 'body-chunk') return controller.enqueue(new Uint8Array(data.chunk));
+        if (data.type === ${takes('body-chunk')}) return controller.enqueue(new Uint8Array(data.chunk));
         bodies.delete(data.id);
-        return data.type === 'body-end' ? controller.close() : controller.error(new Error(data.message));
+        return data.type === ${takes('body-end')} ? controller.close() : controller.error(new Error(data.message));
       }
       settle(data);
     };
@@ -230,7 +241,7 @@ export const PREVIEW_BOOTSTRAP = String.raw`
         if (!prelude || failed) throw failed || new Error('The preview vendor script was not run.');
       }
       await import(URL.createObjectURL(new Blob([event.data.code], { type: 'text/javascript' })));
-      port.postMessage({ type: 'loaded' });
+      port.postMessage({ type: ${sends('loaded')} });
     } catch (error) {
       report(error);
     }

@@ -4,10 +4,12 @@
  * code in the preview cannot choose whom it acts as. The client module's queries and mutations (its
  * host's `send`) go straight to the runtime worker when the runtime offers it (`connectPreview`): over
  * a port this side made and tagged with the persona in the worker, so the preview still cannot choose
- * whom it acts as.
+ * whom it acts as. What the frame and this side say to each other is worker/protocol/preview.ts; every
+ * message from the frame is checked there (`readFrameMessage`) before this side acts on it.
  */
 import type { PersonaName } from '../../core/runtime/personas';
 import type { PreviewAnswer } from '../../../worker/protocol/runtime';
+import { readFrameMessage, type FrameMessage, type PageMessage, type PreviewStart } from '../../../worker/protocol/preview';
 import { downloadBytes } from '../download';
 import { LIVE_PATH, liveNotAllowed } from '../../modules/wire';
 import { afterPreviewVendor, previewVendorOf } from '../../core/build/preview-vendor';
@@ -226,6 +228,14 @@ function dispositionName(header: string | null): string | undefined {
   return /filename="?([^";]+)"?/i.exec(header)?.[1]?.trim();
 }
 
+/**
+ * `path` (from `/`, as the frame sends it) on the app's origin. Put after the origin, not resolved
+ * against it: `//elsewhere/x` stays a path of the app.
+ */
+function appUrl(path: string): URL {
+  return new URL(`http://app.local${path}`);
+}
+
 /** What a preview loads: the client bundle and what the page around it says. */
 export interface PreviewLoad {
   code: string;
@@ -282,7 +292,11 @@ export class PreviewFrame {
     this.iframe.hidden = options.spare === true;
     const channel = new MessageChannel();
     this.#port = channel.port1;
-    this.#port.onmessage = (event) => void this.#handle(event.data as Record<string, unknown>);
+    this.#port.onmessage = (event) => {
+      // The frame runs the app's code, which can post anything on this port.
+      const message = readFrameMessage(event.data);
+      if (message) void this.#handle(message);
+    };
     this.#pending = channel.port2;
     let loads = 0;
     this.iframe.onload = () => {
@@ -335,7 +349,17 @@ export class PreviewFrame {
   }
 
   #sendPrelude(): void {
-    if (this.#prelude !== undefined && !this.#app) this.iframe.contentWindow?.postMessage({ type: 'prelude', code: this.#prelude }, '*');
+    if (this.#prelude !== undefined && !this.#app) this.#postToWindow({ type: 'prelude', code: this.#prelude });
+  }
+
+  /** To the frame's window (its bootstrap takes these from this page alone). */
+  #postToWindow(message: PreviewStart, transfer: Transferable[] = []): void {
+    this.iframe.contentWindow?.postMessage(message, '*', transfer);
+  }
+
+  /** To the frame, on its port. */
+  #send(message: PageMessage, transfer: Transferable[] = []): void {
+    this.#port.postMessage(message, transfer);
   }
 
   /** Starts the client bundle (once per frame): at once when the document has loaded, else when it does. */
@@ -354,13 +378,13 @@ export class PreviewFrame {
     // The vendor script ran ahead in this frame: the app's part only.
     const prelude = this.#prelude !== undefined && app.code.startsWith(this.#prelude) ? this.#prelude : undefined;
     const code = prelude !== undefined ? afterPreviewVendor(app.code, prelude) : app.code;
-    this.iframe.contentWindow?.postMessage({ type: 'init', code, afterPrelude: prelude !== undefined, css: app.css, title: app.title, lang: app.lang, assets: this.#assets }, '*', [port]);
+    this.#postToWindow({ type: 'init', code, afterPrelude: prelude !== undefined, css: app.css, title: app.title, lang: app.lang, assets: this.#assets }, [port]);
     this.#startHeartbeat();
     // Its calls go straight to the runtime worker; the ports come over this frame's own port.
     this.#disconnect = this.#runtime.connectPreview?.(this.persona, {
-      attach: (runtimePort) => this.#port.postMessage({ type: 'runtime-port' }, [runtimePort]),
-      detach: (ran) => this.#port.postMessage({ type: 'runtime-detach', ran }),
-      answer: (message) => this.#port.postMessage(message),
+      attach: (runtimePort) => this.#send({ type: 'runtime-port' }, [runtimePort]),
+      detach: (ran) => this.#send({ type: 'runtime-detach', ran }),
+      answer: (message) => this.#send(message),
       onCall: (entry) => this.#events.onCall?.(entry),
     });
   }
@@ -383,7 +407,7 @@ export class PreviewFrame {
         resolve(ok);
       };
       this.#asks.set(id, settle);
-      this.#port.postMessage({ type: 'server-replaced', id });
+      this.#send({ type: 'server-replaced', id });
     });
   }
 
@@ -403,12 +427,11 @@ export class PreviewFrame {
         this.#events.onUnresponsive?.();
         return;
       }
-      this.#port.postMessage({ type: 'ping', at: Date.now() });
+      this.#send({ type: 'ping', at: Date.now() });
     }, HEARTBEAT_MS);
   }
 
-  async #handle(message: Record<string, unknown>): Promise<void> {
-    const id = message.id as number;
+  async #handle(message: FrameMessage): Promise<void> {
     switch (message.type) {
       case 'pong':
         this.#lastPong = Date.now();
@@ -423,50 +446,46 @@ export class PreviewFrame {
         this.#events.onLoaded?.();
         return;
       case 'server-replaced':
-        this.#asks.get(id)?.(message.ok === true);
+        this.#asks.get(message.id)?.(message.ok);
         return;
       case 'client-error':
         this.#errored = true;
-        this.#events.onError?.(String(message.message), typeof message.stack === 'string' ? message.stack : '');
+        this.#events.onError?.(message.message, message.stack);
         return;
       case 'console':
-        this.#events.onConsole?.({ persona: this.persona, level: String(message.level), message: String(message.message), stack: typeof message.stack === 'string' ? message.stack : '' });
+        this.#events.onConsole?.({ persona: this.persona, level: message.level, message: message.message, stack: message.stack });
         return;
       case 'call': {
+        const { id, kind, name } = message;
         const started = performance.now();
-        const kind = message.kind === 'mutation' ? 'mutation' : 'query';
-        const outcome = await this.#runtime.call(this.persona, kind, String(message.name), message.input);
-        this.#events.onCall?.({ persona: this.persona, operation: `${kind} ${String(message.name)}`, status: outcome.status, durationMs: performance.now() - started });
-        if (outcome.error) this.#port.postMessage({ type: 'error', id, error: { status: outcome.status, ...outcome.error } });
-        else this.#port.postMessage({ type: 'result', id, result: outcome.result });
+        const outcome = await this.#runtime.call(this.persona, kind, name, message.input);
+        this.#events.onCall?.({ persona: this.persona, operation: `${kind} ${name}`, status: outcome.status, durationMs: performance.now() - started });
+        if (outcome.error) this.#send({ type: 'error', id, error: { status: outcome.status, ...outcome.error } });
+        else this.#send({ type: 'result', id, result: outcome.result });
         return;
       }
       case 'fetch': {
+        const { id, method } = message;
         const started = performance.now();
-        const method = String(message.method);
-        const request = new Request(new URL(String(message.path), 'http://app.local/'), {
-          method,
-          headers: message.headers as Array<[string, string]>,
-          ...(message.body ? { body: message.body as ArrayBuffer } : {}),
-        });
+        const request = new Request(appUrl(message.path), { method, headers: message.headers, ...(message.body ? { body: message.body } : {}) });
         const response = await this.#runtime.fetch(this.persona, request);
         reportFetch(this.#events, { persona: this.persona, operation: operationOf(method, new URL(request.url).pathname), status: response.status, durationMs: performance.now() - started }, response);
-        this.#port.postMessage({ type: 'response', id, status: response.status, headers: [...response.headers], hasBody: response.body !== null });
+        this.#send({ type: 'response', id, status: response.status, headers: [...response.headers], hasBody: response.body !== null });
         if (response.body) void this.#pump(id, response.body.getReader());
         return;
       }
       case 'cancel-body':
-        void this.#bodies.get(Number(message.id))?.cancel();
-        this.#bodies.delete(Number(message.id));
+        void this.#bodies.get(message.id)?.cancel();
+        this.#bodies.delete(message.id);
         return;
       case 'download':
         // Anyone holding the port can send this (app code can capture it): only a person's click counts.
         if (!(await personActingSoonIn(this.iframe))) {
-          const name = typeof message.name === 'string' && message.name ? `${message.name.slice(0, 100)} from ` : '';
-          this.#events.onNotice?.(`The preview asked to save ${name}${String(message.path).slice(0, 200)} without a click in it: refused.`);
+          const name = message.name ? `${message.name.slice(0, 100)} from ` : '';
+          this.#events.onNotice?.(`The preview asked to save ${name}${message.path.slice(0, 200)} without a click in it: refused.`);
           return;
         }
-        void this.#download(String(message.path), typeof message.name === 'string' ? message.name : '');
+        void this.#download(message.path, message.name);
         return;
       case 'sign-in':
       case 'sign-out':
@@ -474,10 +493,12 @@ export class PreviewFrame {
         else this.#events.onNotice?.(authAskText(message.type));
         return;
       case 'external-link':
-        this.#events.onNotice?.(`The preview does not follow links out of the app (${String(message.href).slice(0, 200)}).`);
+        this.#events.onNotice?.(`The preview does not follow links out of the app (${message.href.slice(0, 200)}).`);
         return;
-      default:
-        return;
+      default: {
+        const unknown: never = message;
+        void unknown;
+      }
     }
   }
 
@@ -489,11 +510,11 @@ export class PreviewFrame {
         const { done, value } = await reader.read();
         if (done) break;
         const chunk = value.slice().buffer;
-        this.#port.postMessage({ type: 'body-chunk', id, chunk }, [chunk]);
+        this.#send({ type: 'body-chunk', id, chunk }, [chunk]);
       }
-      this.#port.postMessage({ type: 'body-end', id });
+      this.#send({ type: 'body-end', id });
     } catch (error) {
-      this.#port.postMessage({ type: 'body-error', id, message: error instanceof Error ? error.message : String(error) });
+      this.#send({ type: 'body-error', id, message: error instanceof Error ? error.message : String(error) });
     } finally {
       this.#bodies.delete(id);
     }
@@ -505,7 +526,7 @@ export class PreviewFrame {
    * download, and what it asks is not saved until the person says so in the playground).
    */
   async #download(path: string, name: string): Promise<void> {
-    const url = new URL(path, 'http://app.local/');
+    const url = appUrl(path);
     const asset = this.#assets[url.pathname];
     let bytes: Uint8Array | string;
     let type: string;
