@@ -138,6 +138,37 @@ test('a captured preview port cannot download anything without a person, and a c
   expect(downloads).toEqual([]);
 });
 
+/**
+ * Hostile client code that posts the page a fetch no browser would send (a header name that Request
+ * refuses) through the captured port, and waits for the answer to it.
+ */
+const BAD_REQUEST = `import { render } from 'preact';
+let stolen: MessagePort | undefined;
+const original = MessagePort.prototype.postMessage;
+MessagePort.prototype.postMessage = function (this: MessagePort, ...args: unknown[]) {
+  stolen = this;
+  return (original as (...a: unknown[]) => void).apply(this, args);
+};
+function ask() {
+  if (!stolen) return setTimeout(ask, 10);
+  stolen.addEventListener('message', (event: MessageEvent) => {
+    if (event.data?.id === 9001) document.getElementById('state')!.textContent = \`\${event.data.type} \${event.data.error?.code ?? ''}\`;
+  });
+  stolen.postMessage({ type: 'fetch', id: 9001, method: 'GET', path: '/api/x', headers: [['bad name', 'x']], body: null });
+}
+render(<p id="state">waiting</p>, document.getElementById('app')!);
+ask();
+`;
+
+test('a fetch through a captured port that no browser would send is answered as a failed fetch, not left hanging', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await openTemplate(page);
+  await replaceClient(page, BAD_REQUEST);
+  await expect(preview(page).locator('#state')).toHaveText('error network_error');
+  expect(errors).toEqual([]);
+});
+
 /** A listener on loopback that records every request: where the app would send what it stole. */
 async function listener(): Promise<{ url: string; hits: string[]; firstHit: Promise<string>; close(): Promise<void> }> {
   const hits: string[] = [];

@@ -467,7 +467,15 @@ export class PreviewFrame {
       case 'fetch': {
         const { id, method } = message;
         const started = performance.now();
-        const request = new Request(appUrl(message.path), { method, headers: message.headers, ...(message.body ? { body: message.body } : {}) });
+        let request: Request;
+        try {
+          request = new Request(appUrl(message.path), { method, headers: message.headers, ...(message.body ? { body: message.body } : {}) });
+        } catch (error) {
+          // A request no browser would send (a header name or value `Request` refuses): the frame's fetch
+          // fails as a browser's would, with the client's code for a fetch that never reached the server.
+          this.#send({ type: 'error', id, error: { status: 0, code: 'network_error', message: `The request could not be made: ${error instanceof Error ? error.message : String(error)}`, errorId: '' } });
+          return;
+        }
         const response = await this.#runtime.fetch(this.persona, request);
         reportFetch(this.#events, { persona: this.persona, operation: operationOf(method, new URL(request.url).pathname), status: response.status, durationMs: performance.now() - started }, response);
         this.#send({ type: 'response', id, status: response.status, headers: [...response.headers], hasBody: response.body !== null });
