@@ -15,9 +15,9 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DevProcess } from '../src/cli/dev-process';
-import { build, deployBody } from '../src/control-plane/fixtures';
-import { cookieOf, hostedRequest, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/control-plane/test-helpers';
+import { DevProcess } from '../src/testing/dev-process';
+import { build, deployBody } from '../src/testing/control-plane-apps';
+import { cookieOf, hostedRequest, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/testing/control-plane';
 import { median, type Row } from './stats';
 
 const APP = join(import.meta.dirname, 'data-app');

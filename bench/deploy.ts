@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../src/cli/main';
 import { startControlPlane } from '../src/control-plane/main';
-import { build, compiler, deployBody, templateFiles } from '../src/control-plane/fixtures';
-import { signIn } from '../src/control-plane/test-helpers';
+import { build, compiler, deployBody, templateFiles } from '../src/testing/control-plane-apps';
+import { signIn } from '../src/testing/control-plane';
 import { FileCredentialStore } from '../src/adapters/node/credentials';
 import { median, percentile, type Row } from './stats';
 

@@ -9,7 +9,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DevProcess } from '../src/cli/dev-process';
+import { DevProcess } from '../src/testing/dev-process';
 import { median, percentile, type Row } from './stats';
 
 const TEMPLATE = join(import.meta.dirname, '../templates/todo');

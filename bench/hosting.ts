@@ -8,8 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, databaseApp, deployBody, hostileFiles } from '../src/control-plane/fixtures';
-import { hostedRequest, sendHuge, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/control-plane/test-helpers';
+import { build, databaseApp, deployBody, hostileFiles } from '../src/testing/control-plane-apps';
+import { hostedRequest, sendHuge, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/testing/control-plane';
 import { median, type Row } from './stats';
 
 const MiB = 1024 * 1024;

@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from '@playwright/test';
-import { build, databaseApp, deployBody } from '../src/control-plane/fixtures';
+import { build, databaseApp, deployBody } from '../src/testing/control-plane-apps';
 import { startControlPlane } from '../src/control-plane/main';
-import { signIn } from '../src/control-plane/test-helpers';
+import { signIn } from '../src/testing/control-plane';
 import { openPlayground } from './browser';
 import { median, percentile, type Row } from './stats';
 

@@ -9,8 +9,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, databaseApp, deployBody } from '../src/control-plane/fixtures';
-import { hostedRequest, processesNaming, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/control-plane/test-helpers';
+import { build, databaseApp, deployBody } from '../src/testing/control-plane-apps';
+import { hostedRequest, processesNaming, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/testing/control-plane';
 import { median, type Row } from './stats';
 
 const SIZES = (process.env.BENCH_SLEEP_APPS ?? '1,20').split(',').map(Number);

@@ -10,7 +10,7 @@ import { cpSync, createReadStream, createWriteStream, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { DevProcess } from '../src/cli/dev-process';
+import { DevProcess } from '../src/testing/dev-process';
 import { writeStateDocument } from '../src/cli/generated-state';
 import type { Row } from './stats';
 

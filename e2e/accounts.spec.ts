@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
 import { startControlPlane, type Started } from '../src/control-plane/main';
-import { platformOverLoopback } from '../src/control-plane/test-helpers';
+import { platformOverLoopback } from '../src/testing/control-plane';
 
 test.describe.configure({ timeout: 120_000 });
 

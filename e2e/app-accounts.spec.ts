@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { FileCredentialStore } from '../src/adapters/node/credentials';
-import { compiler, deployOverHttp, templateFiles } from '../src/control-plane/fixtures';
+import { compiler, deployOverHttp, templateFiles } from '../src/testing/control-plane-apps';
 import { startControlPlane, type Started } from '../src/control-plane/main';
-import { signIn as builderSignIn, platformOverLoopback } from '../src/control-plane/test-helpers';
+import { signIn as builderSignIn, platformOverLoopback } from '../src/testing/control-plane';
 import { openTemplate, preview } from './helpers';
 
 test.describe.configure({ timeout: 180_000 });

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from './main';
-import { DevProcess } from './dev-process';
-import { processesNaming } from '../control-plane/test-helpers';
+import { DevProcess } from '../testing/dev-process';
+import { processesNaming } from '../testing/control-plane';
 
 const TEMPLATES = join(import.meta.dirname, '../../templates');
 const made: string[] = [];

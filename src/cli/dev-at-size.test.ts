@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DevProcess } from './dev-process';
+import { DevProcess } from '../testing/dev-process';
 import { generateApp, WIDELY, widelyText } from './generated-app';
 
 const START_LIMIT_MS = 3_000;

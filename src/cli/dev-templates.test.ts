@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DevProcess } from './dev-process';
+import { DevProcess } from '../testing/dev-process';
 
 const TEMPLATES = join(import.meta.dirname, '../../templates');
 const templates = readdirSync(TEMPLATES, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { processesNaming } from '../control-plane/test-helpers';
+import { processesNaming } from '../testing/control-plane';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/platform.mjs');

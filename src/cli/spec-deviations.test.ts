@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createControlPlane, type ControlPlane } from '../control-plane/control-plane';
-import { compiler } from '../control-plane/fixtures';
-import { BASE, signIn } from '../control-plane/test-helpers';
+import { compiler } from '../testing/control-plane-apps';
+import { BASE, signIn } from '../testing/control-plane';
 import { FileCredentialStore } from '../adapters/node/credentials';
-import { DevProcess } from './dev-process';
+import { DevProcess } from '../testing/dev-process';
 import { main } from './main';
 
 const ROOT = join(import.meta.dirname, '../..');

@@ -11,8 +11,8 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prebuiltEntry, SNAPSHOT_BLOB, SNAPSHOT_INFO, snapshotArgs, snapshotInfo, snapshotTag } from '../../bin/prebuilt.mjs';
 import { baseApp, CLIENT } from '../core/analyze/__fixtures__/base-app';
-import { processesNaming } from '../control-plane/test-helpers';
-import { DevProcess } from './dev-process';
+import { processesNaming } from '../testing/control-plane';
+import { DevProcess } from '../testing/dev-process';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/platform.mjs');

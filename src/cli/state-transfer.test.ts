@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from './main';
-import { DevProcess } from './dev-process';
+import { DevProcess } from '../testing/dev-process';
 import { writeStateDocument } from './generated-state';
 
 const TEMPLATE = join(import.meta.dirname, '../../templates/todo');

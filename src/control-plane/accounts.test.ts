@@ -3,7 +3,7 @@
  * challenge never given, a counter gone backwards, a stranger's passkey claiming another account, a
  * non-builder approving, approving without signing in, wrong operator secrets (per code, per sign-in),
  * and the lifetimes of challenges and browser sessions. Passkeys are a software authenticator's
- * (test-authenticator.ts).
+ * (src/testing/authenticator.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_SESSION_TTL_MS, CEREMONIES_PER_MINUTE, CHALLENGE_TTL_MS, WRONG_SECRETS_PER_SIGN_IN } from './accounts';
 import { WRONG_SECRETS_PER_CODE } from './auth-routes';
 import { createControlPlane, type ControlPlane } from './control-plane';
-import { SoftAuthenticator } from './test-authenticator';
-import { assertPasskey, authenticatorFor, becomeBuilder, BASE, call, passkeySession, reach, registerAccount, signIn, type PasskeySession } from './test-helpers';
+import { SoftAuthenticator } from '../testing/authenticator';
+import { assertPasskey, authenticatorFor, becomeBuilder, BASE, call, passkeySession, reach, registerAccount, signIn, type PasskeySession } from '../testing/control-plane';
 
 let work: string;
 let plane: ControlPlane;

@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_SESSION_COOKIE } from './app-auth';
-import { databaseApp, deployOverHttp, templateFiles } from './fixtures';
+import { databaseApp, deployOverHttp, templateFiles } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
 import { TestBrowser, overHttp, type Visit } from './test-browser';
-import { registerAccount, signIn } from './test-helpers';
+import { registerAccount, signIn } from '../testing/control-plane';
 
 const PROBE = `import { defineServer, endpoint, query } from 'platform/server';
 export default defineServer({

@@ -15,7 +15,7 @@ import type { Auth } from '../core/runtime/personas';
 import { APP_SESSION_COOKIE, APP_SESSION_TTL_MS, AppAuth, CODE_TTL_MS, INVITE_TTL_MS, MAX_WORKSPACES, SIGN_IN_COOKIE, WORKSPACES_PER_DAY, appUserIdOf, safeReturnPath, type GuestVisitor } from './app-auth';
 import { createControlPlane, type ControlPlane } from './control-plane';
 import { hostedTarget } from '../core/deploy/ids';
-import { BASE, registerAccount } from './test-helpers';
+import { BASE, registerAccount } from '../testing/control-plane';
 import { TestBrowser, type Visit } from './test-browser';
 
 let work: string;

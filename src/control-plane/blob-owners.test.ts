@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createControlPlane, type ControlPlane } from './control-plane';
-import { build, deployBody, smallApp, withFile, type BuiltApp } from './fixtures';
-import { call, signIn } from './test-helpers';
+import { build, deployBody, smallApp, withFile, type BuiltApp } from '../testing/control-plane-apps';
+import { call, signIn } from '../testing/control-plane';
 
 let work: string;
 let plane: ControlPlane;

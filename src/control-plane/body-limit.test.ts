@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BodyTooLargeError, limitRequest, readLimited } from './body-limit';
 import { MAX_BODY_BYTES } from './control-plane';
 import { startControlPlane, type Started } from './main';
-import { BASE, sendHuge, signIn } from './test-helpers';
+import { BASE, sendHuge, signIn } from '../testing/control-plane';
 
 let work: string;
 let started: Started;

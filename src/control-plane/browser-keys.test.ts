@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newProofKey, signProof, type ProofPublicKey } from '../core/deploy/proof';
 import { createControlPlane, type ControlPlane } from './control-plane';
-import { approve, BASE, call, signIn } from './test-helpers';
+import { approve, BASE, call, signIn } from '../testing/control-plane';
 
 const PLAYGROUND = 'http://localhost:5173';
 const OTHER_PLAYGROUND = 'http://127.0.0.1:4173';

@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGUE_PROTOCOL } from '../core/templates/catalogue';
 import { zipProject } from '../core/zip';
 import { archivePath, repositoryCatalogue, type CatalogueTemplate } from './catalogue';
-import { compiler, templateFiles } from './fixtures';
+import { compiler, templateFiles } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
-import { platformOverLoopback } from './test-helpers';
+import { platformOverLoopback } from '../testing/control-plane';
 
 let work: string;
 let started: Started;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createControlPlane, type ControlPlane } from './control-plane';
-import { build, deployBody, smallApp, templateFiles, withFile, type BuiltApp } from './fixtures';
-import { approve, BASE, call, signIn } from './test-helpers';
+import { build, deployBody, smallApp, templateFiles, withFile, type BuiltApp } from '../testing/control-plane-apps';
+import { approve, BASE, call, signIn } from '../testing/control-plane';
 
 let work: string;
 let plane: ControlPlane;

@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hostedOrigin } from '../core/deploy/ids';
-import { build, databaseApp, deployBody, type BuiltApp } from './fixtures';
-import { processesNaming, signInOverHttp, startPlaneProcess, stateOf, type PlaneProcess } from './test-helpers';
+import { build, databaseApp, deployBody, type BuiltApp } from '../testing/control-plane-apps';
+import { processesNaming, signInOverHttp, startPlaneProcess, stateOf, type PlaneProcess } from '../testing/control-plane';
 
 /** Writers sending mutations at once, each on its own keep-alive connection. */
 const WRITERS = 8;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type Started } from './main';
-import { call, sendHuge, signIn } from './test-helpers';
+import { call, sendHuge, signIn } from '../testing/control-plane';
 
 const MiB = 1024 * 1024;
 let work: string;

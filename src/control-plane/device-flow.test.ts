@@ -8,11 +8,11 @@ import { FileCredentialStore } from '../adapters/node/credentials';
 import { main } from '../cli/main';
 import { EXPIRED_DEVICE_GRACE_MS, WRONG_SECRETS_PER_CODE } from './auth-routes';
 import { MAX_PENDING_DEVICES, PENDING_DEVICES_PER_SOURCE } from './device-codes';
-import { compiler } from './fixtures';
+import { compiler } from '../testing/control-plane-apps';
 import { createControlPlane, SERVICE_TOKEN_TTL_MS, SESSION_TTL_MS, type ControlPlane } from './control-plane';
 import { startControlPlane } from './main';
 import { clientSource } from './rate-limit';
-import { approve, approveOverHttp, BASE, call, platformOverLoopback, signIn } from './test-helpers';
+import { approve, approveOverHttp, BASE, call, platformOverLoopback, signIn } from '../testing/control-plane';
 
 let work: string;
 let plane: ControlPlane;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createControlPlane, type ControlPlane } from './control-plane';
-import { approve, call } from './test-helpers';
+import { approve, call } from '../testing/control-plane';
 
 let work: string;
 let plane: ControlPlane;

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verificationName } from '../core/deploy/domains';
 import { createControlPlane, type ControlPlane } from './control-plane';
 import { DEFAULT_VERIFY_WITHIN_MS, Domains, TableResolver, type DomainProvider } from './domains';
-import { build, deployBody, templateFiles } from './fixtures';
-import { call, signIn } from './test-helpers';
+import { build, deployBody, templateFiles } from '../testing/control-plane-apps';
+import { call, signIn } from '../testing/control-plane';
 
 /** The hosting provider as an in-memory implementation of its interface, keeping what it was asked in order. */
 class Provider implements DomainProvider {

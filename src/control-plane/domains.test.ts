@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../adapters/node/credentials';
 import { CONTROL_PROTOCOL } from '../core/deploy/protocol';
 import { TableResolver, type DomainProvider } from './domains';
-import { compiler } from './fixtures';
+import { compiler } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
-import { hostedRequest, platformOverLoopback, signIn } from './test-helpers';
+import { hostedRequest, platformOverLoopback, signIn } from '../testing/control-plane';
 
 const ROOT = join(import.meta.dirname, '../..');
 let work: string;

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIVE_BUDGET_HEADER, LIVE_CONNECTION_HEADER, LIVE_PATH, READ_HEADER, WROTE_HEADER, parseLiveEvent, type LiveEvent } from '../modules/wire';
-import { build, databaseApp, deployBody } from './fixtures';
+import { build, databaseApp, deployBody } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
-import { cookieOf, eventually, hostedRequest, signIn } from './test-helpers';
+import { cookieOf, eventually, hostedRequest, signIn } from '../testing/control-plane';
 
 const SERVER = `import { defineServer, endpoint, mutation, query } from 'platform/server';
 export default defineServer({

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
 import { startControlPlane, type Started } from './main';
-import { approveOverHttp, cookieOf, hostedRequest, platformOverLoopback } from './test-helpers';
+import { approveOverHttp, cookieOf, hostedRequest, platformOverLoopback } from '../testing/control-plane';
 
 const ROOT = join(import.meta.dirname, '../..');
 let work: string;

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeArtifact } from '../core/build/artifact';
 import { createControlPlane, type ControlPlane } from './control-plane';
-import { build, deployBody, smallApp, withFile, type BuiltApp } from './fixtures';
-import { call, signIn } from './test-helpers';
+import { build, deployBody, smallApp, withFile, type BuiltApp } from '../testing/control-plane-apps';
+import { call, signIn } from '../testing/control-plane';
 import { serverBundleProblem } from './server-bundle';
 
 let work: string;

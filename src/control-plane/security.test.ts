@@ -17,8 +17,8 @@ import type { Compiler } from '../core/build/build';
 import { startControlPlane, type Started } from './main';
 import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../core/host/identity';
 import type { Auth } from '../core/runtime/personas';
-import { HOSTILE } from './fixtures';
-import { approveOverHttp, cookieOf, enginePort, eventually, hostedRequest, platformOverLoopback, sendHuge, slowReader, type SlowReader } from './test-helpers';
+import { HOSTILE } from '../testing/control-plane-apps';
+import { approveOverHttp, cookieOf, enginePort, eventually, hostedRequest, platformOverLoopback, sendHuge, slowReader, type SlowReader } from '../testing/control-plane';
 
 const ROOT = join(import.meta.dirname, '../..');
 

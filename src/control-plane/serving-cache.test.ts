@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, deployBody, smallApp, templateFiles, type BuiltApp } from './fixtures';
+import { build, deployBody, smallApp, templateFiles, type BuiltApp } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
 import { Records } from './records';
 import { readServing, ServingCache } from './serving-cache';
-import { call, hostedRequest, signIn } from './test-helpers';
+import { call, hostedRequest, signIn } from '../testing/control-plane';
 
 describe('ServingCache', () => {
   it('reads an app environment once, and again after any change to the records, in a transaction or not', async () => {

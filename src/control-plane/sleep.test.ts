@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIVE_PATH } from '../modules/wire';
 import { hostedTarget } from '../core/deploy/ids';
-import { databaseApp, deployOverHttp } from './fixtures';
+import { databaseApp, deployOverHttp } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
-import { cookieOf, eventually, hostedRequest, signIn } from './test-helpers';
+import { cookieOf, eventually, hostedRequest, signIn } from '../testing/control-plane';
 
 const IDLE_MS = 1_500;
 

@@ -8,8 +8,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from './control-plane';
-import { compiler, databaseApp } from './fixtures';
-import { guestCall, planeWithBuilders, platformInProcess } from './test-helpers';
+import { compiler, databaseApp } from '../testing/control-plane-apps';
+import { guestCall, planeWithBuilders, platformInProcess } from '../testing/control-plane';
 
 let work: string;
 let plane: ControlPlane;

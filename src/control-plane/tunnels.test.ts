@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../adapters/node/credentials';
 import { TUNNEL_KEY_HEADER, TUNNEL_MAX_BODY_BYTES } from '../core/deploy/tunnel';
-import { compiler } from './fixtures';
+import { compiler } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
-import { eventually, hostedRequest, platformOverLoopback, signIn } from './test-helpers';
+import { eventually, hostedRequest, platformOverLoopback, signIn } from '../testing/control-plane';
 
 const ROOT = join(import.meta.dirname, '../..');
 let work: string;

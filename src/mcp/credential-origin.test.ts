@@ -19,8 +19,8 @@ import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../adapters/node/credentials';
 import { createControlPlane, type ControlPlane } from '../control-plane/control-plane';
-import { call, signIn } from '../control-plane/test-helpers';
-import { startMcp, type McpSession } from './test-client';
+import { call, signIn } from '../testing/control-plane';
+import { startMcp, type McpSession } from '../testing/mcp-client';
 import { isLoopbackHost } from './tools';
 
 const ROOT = join(import.meta.dirname, '../..');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_ACTIONS } from '../core/commands/actions';
-import { startMcp, type McpSession } from './test-client';
+import { startMcp, type McpSession } from '../testing/mcp-client';
 
 /** A code outside the catalogue, spelt at run time so the catalogue test's scan for codes used in src/ does not count it. */
 const NOT_A_CODE = ['DG', '9999'].join('');

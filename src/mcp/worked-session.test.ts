@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
 import { startControlPlane, type Started } from '../control-plane/main';
-import { approveOverHttp, hostedRequest, platformOverLoopback } from '../control-plane/test-helpers';
-import { startMcp, type McpSession } from './test-client';
+import { approveOverHttp, hostedRequest, platformOverLoopback } from '../testing/control-plane';
+import { startMcp, type McpSession } from '../testing/mcp-client';
 
 let work: string;
 let projects: string;

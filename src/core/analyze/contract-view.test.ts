@@ -2,7 +2,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { nodeTemplates } from '../../adapters/node/templates';
-import { templateFiles } from '../../control-plane/fixtures';
+import { templateFiles } from '../../testing/control-plane-apps';
 import { TypeCheckSession } from '../build/typecheck';
 import { MemoryFileSystem } from '../fs';
 import { analyzeProject } from './analyze';

@@ -8,7 +8,7 @@
 import * as esbuild from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
-import { templateFiles } from '../../control-plane/fixtures';
+import { templateFiles } from '../../testing/control-plane-apps';
 import type { Project } from '../analyze/project';
 import { MemoryFileSystem } from '../fs';
 import { compileProject, type BuildOutcome } from './build';

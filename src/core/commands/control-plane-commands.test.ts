@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../../adapters/node/credentials';
 import { main } from '../../cli/main';
 import { createControlPlane, type ControlPlane } from '../../control-plane/control-plane';
-import { compiler } from '../../control-plane/fixtures';
-import { approve, BASE, signIn } from '../../control-plane/test-helpers';
+import { compiler } from '../../testing/control-plane-apps';
+import { approve, BASE, signIn } from '../../testing/control-plane';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const UNTRUSTED = 'http://app-aaaaaaaaaaaaaaaaaaaaaaaaaa.localhost:4310';

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../../adapters/node/credentials';
 import { main } from '../../cli/main';
 import { createControlPlane, type ControlPlane } from '../../control-plane/control-plane';
-import { compiler } from '../../control-plane/fixtures';
-import { BASE, call, signIn } from '../../control-plane/test-helpers';
+import { compiler } from '../../testing/control-plane-apps';
+import { BASE, call, signIn } from '../../testing/control-plane';
 import { CONTROL_PROTOCOL } from '../deploy/protocol';
 
 let work: string;

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { createControlPlane, type ControlPlane } from '../../control-plane/control-plane';
-import { build, smallApp, templateFiles } from '../../control-plane/fixtures';
-import { approve, BASE, call, signIn } from '../../control-plane/test-helpers';
+import { build, smallApp, templateFiles } from '../../testing/control-plane-apps';
+import { approve, BASE, call, signIn } from '../../testing/control-plane';
 import { MemoryKeyStore } from './browser-key';
 import { DEFAULT_CONTROL_URL, DeployApi, saveControlUrl, savedControlUrl, type BuiltArtifact } from './deploy-api';
 

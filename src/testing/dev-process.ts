@@ -1,8 +1,6 @@
 /** For tests and benches: the real `platform dev` / `preview` as a child process, its platform.dev.v0 events read as they arrive. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const BIN = fileURLToPath(new URL('../../bin/platform.mjs', import.meta.url));
+import { cliCommand } from './cli';
 
 export type StreamEvent = Record<string, unknown> & { kind?: string; protocol?: string };
 
@@ -14,7 +12,8 @@ export class DevProcess {
   #waiters: Array<() => void> = [];
 
   constructor(args: string[], cwd: string, env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const { command, args: argv } = cliCommand(args);
+    this.child = spawn(command, argv, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let buffer = '';
     this.child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();

@@ -7,10 +7,10 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { Compiler } from '../core/build/build';
-import { main } from '../cli/main';
-import { createControlPlane, type ControlPlane } from './control-plane';
+import { createControlPlane, type ControlPlane } from '../control-plane/control-plane';
 import { FileCredentialStore } from '../adapters/node/credentials';
-import { SoftAuthenticator, type SoftCredential, type Tampering } from './test-authenticator';
+import { runInProcess } from './cli';
+import { SoftAuthenticator, type SoftCredential, type Tampering } from './authenticator';
 
 export const BASE = 'http://localhost:4310';
 
@@ -253,19 +253,11 @@ export interface LoopbackCli {
 
 /** Runs `platform <args> --json` in process, with credentials under `<work>/config`, against a control plane over loopback. */
 export async function platformOverLoopback(args: string[], options: LoopbackCli): Promise<{ code: number; envelope: any; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main([...args, '--json'], {
+  const { code, stdout, stderr } = await runInProcess([...args, '--json'], {
     cwd: options.cwd,
     compiler: options.compiler,
     env: { PLATFORM_CONFIG_DIR: join(options.work, 'config'), PLATFORM_CONTROL_URL: options.controlUrl },
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: {
-      write: (t: string) => {
-        stderr += t;
-        options.onStderr?.(t);
-      },
-    },
+    ...(options.onStderr ? { onStderr: options.onStderr } : {}),
   });
   return { code, envelope: JSON.parse(stdout || '{}'), stderr };
 }
@@ -297,14 +289,11 @@ export async function planeWithBuilders(prefix: string, builders: Record<string,
  * CLI's requests), with credentials under `configDir`; the envelope is parsed when `--json` is given.
  */
 export async function platformInProcess(plane: ControlPlane, args: string[], options: { cwd: string; configDir: string; compiler: () => Promise<Compiler> }): Promise<{ code: number; envelope: any; stdout: string }> {
-  let stdout = '';
-  const code = await main(args, {
+  const { code, stdout } = await runInProcess(args, {
     cwd: options.cwd,
     compiler: options.compiler,
     env: { PLATFORM_CONFIG_DIR: options.configDir, PLATFORM_CONTROL_URL: BASE },
     fetch: (request: Request) => Promise.resolve(plane.app.request(request)),
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: () => undefined },
   });
   return { code, envelope: args.includes('--json') ? JSON.parse(stdout) : undefined, stdout };
 }
@@ -332,7 +321,7 @@ export interface PlaneProcess {
 
 /** Starts the control plane as its own process on `dataDir` (port 0, with `args` added) and resolves when it listens. */
 export function startPlaneProcess(dataDir: string, args: readonly string[] = []): Promise<PlaneProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'main.ts'), '--port', '0', '--data', dataDir, ...args], { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../control-plane/main.ts'), '--port', '0', '--data', dataDir, ...args], { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   return new Promise((resolve, reject) => {
     let out = '';

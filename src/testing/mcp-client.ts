@@ -1,10 +1,9 @@
 /** For the tool server's tests: `platform mcp` as a real child process, driven by the SDK's own client over stdio. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { join } from 'node:path';
-import type { McpResult } from './server';
+import type { McpResult } from '../mcp/server';
+import { cliCommand } from './cli';
 
-const BIN = join(import.meta.dirname, '../../bin/platform.mjs');
 /** Long enough for a build or a test run on a loaded machine; a limit, not an expectation. */
 const CALL_LIMIT = { timeout: 600_000 };
 
@@ -18,7 +17,8 @@ export interface McpSession {
 
 export async function startMcp(root: string, env: Record<string, string> = {}): Promise<McpSession> {
   const base = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('PLATFORM_')));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], cwd: root, env: { ...base, PLATFORM_MCP_ROOT: root, ...env }, stderr: 'pipe' });
+  const { command, args } = cliCommand(['mcp']);
+  const transport = new StdioClientTransport({ command, args, cwd: root, env: { ...base, PLATFORM_MCP_ROOT: root, ...env }, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'platform-test', version: '0.0.0' });
