@@ -16,9 +16,8 @@ import { packageApp } from '../core/build/__fixtures__/package-app';
 import { baseApp } from '../core/analyze/__fixtures__/base-app';
 import { prebuiltEntry } from '../../bin/prebuilt.mjs';
 import { CHECK_CACHE_FILE, checkDirectory } from './check-cache';
-import { main } from './main';
+import { PLATFORM_LAUNCHER, ROOT, runCli, runInProcess, succeeded } from '../testing/cli';
 
-const ROOT = join(import.meta.dirname, '../..');
 let work: string;
 /**
  * How many times a check asked for the compiler: a kept answer asks for none. Each check gets a new one,
@@ -53,10 +52,9 @@ function project(name: string, files: Record<string, string>): string {
 }
 
 async function check(dir: string, { json = true, signing = KEY }: { json?: boolean; signing?: typeof KEY } = {}) {
-  let stdout = '';
   const before = compilations;
   const args = json ? ['check', '--json', dir] : ['check', dir];
-  const code = await main(args, { cwd: work, compiler, checkCache: signing, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
+  const { code, stdout } = await runInProcess(args, { cwd: work, compiler, checkCache: signing });
   return { code, stdout, checked: compilations > before };
 }
 
@@ -303,7 +301,7 @@ describe('platform check as installed', () => {
     expect(prebuiltEntry(new URL(`file://${ROOT}/`))).toBeDefined();
     const dir = join(work, 'installed');
     cpSync(join(ROOT, 'templates/todo'), dir, { recursive: true });
-    const run = () => promisify(execFile)(join(ROOT, 'bin/platform'), ['check', '--json', dir], { env: { ...process.env, PLATFORM_CLI_SOURCES: '' } });
+    const run = async () => succeeded(await runCli(['check', '--json', dir], { bin: PLATFORM_LAUNCHER, env: { PLATFORM_CLI_SOURCES: '' } }));
     const first = await run();
     const kept = statSync(join(dir, CHECK_CACHE_FILE)).mtimeMs;
     const second = await run();

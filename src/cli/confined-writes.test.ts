@@ -8,7 +8,7 @@ import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from './main';
+import { runInProcess } from '../testing/cli';
 import { DevProcess } from '../testing/dev-process';
 import { processesNaming } from '../testing/control-plane';
 
@@ -28,8 +28,7 @@ function copyTemplate(name: string): string {
 }
 
 async function cli(cwd: string, ...args: string[]): Promise<{ code: number; json: { ok: boolean; diagnostics: Array<{ code: string; message: string }>; result?: any } }> {
-  let stdout = '';
-  const code = await main([...args, '--json'], { cwd, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
+  const { code, stdout } = await runInProcess([...args, '--json'], { cwd });
   return { code, json: JSON.parse(stdout) };
 }
 

@@ -5,14 +5,13 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
-import { main } from './main';
+import { runInProcess } from '../testing/cli';
 
 let work: string;
 let shared: Compiler | undefined;
 
 async function run(args: string[]) {
-  let stdout = '';
-  const code = await main([...args, '--json'], { cwd: work, compiler: async () => (shared ??= nodeCompiler()), stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
+  const { code, stdout } = await runInProcess([...args, '--json'], { cwd: work, compiler: async () => (shared ??= nodeCompiler()) });
   return { code, envelope: JSON.parse(stdout) as { ok: boolean; diagnostics: Array<{ code: string; message: string }>; result?: Record<string, unknown> } };
 }
 

@@ -4,14 +4,12 @@
  * serve, to the Node entry. Run here in a checkout of its own with a stand-in `node` first on the PATH
  * that prints what it was asked to run.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SNAPSHOT_BLOB, SNAPSHOT_INFO, SNAPSHOT_LAUNCHER } from '../../bin/prebuilt.mjs';
-
-const ROOT = join(import.meta.dirname, '../..');
+import { PLATFORM_LAUNCHER, runCliSync, succeeded } from '../testing/cli';
 
 describe('bin/platform', () => {
   let root: string;
@@ -23,7 +21,7 @@ describe('bin/platform', () => {
   const record = (snapshotBytes: number, nodeBytes = statSync(node()).size, flags = '') =>
     write(SNAPSHOT_INFO, `# a record\nSNAPSHOT_BYTES=${snapshotBytes}\nSNAPSHOT_NODE_TAG='v20.0.0 linux x64'\nSNAPSHOT_NODE_BYTES=${nodeBytes}\nSNAPSHOT_V8_FLAGS='${flags}'\n`);
   const run = (args: string[], env: Record<string, string> = {}, bin = join(root, 'bin/platform')) =>
-    execFileSync(bin, args, { encoding: 'utf8', cwd: tmpdir(), env: { PATH: `${dirname(node())}:/usr/bin:/bin`, HOME: root, ...env } });
+    succeeded(runCliSync(args, { bin, cwd: tmpdir(), inheritEnv: false, env: { PATH: `${dirname(node())}:/usr/bin:/bin`, HOME: root, ...env } })).stdout;
   /** What the stand-in Node prints: each argument it was given, in brackets. */
   const said = (args: string[]) => args.map((arg) => `[${arg}]`).join('');
   const fromSnapshot = (...args: string[]) => said(['--snapshot-blob', join(root, SNAPSHOT_BLOB), join(root, SNAPSHOT_LAUNCHER), ...args]);
@@ -32,7 +30,7 @@ describe('bin/platform', () => {
   beforeAll(() => {
     root = realpathSync(mkdtempSync(join(tmpdir(), 'platform-launcher-')));
     mkdirSync(join(root, 'bin'));
-    copyFileSync(join(ROOT, 'bin/platform'), join(root, 'bin/platform'));
+    copyFileSync(PLATFORM_LAUNCHER, join(root, 'bin/platform'));
     chmodSync(join(root, 'bin/platform'), 0o755);
     write('node-bin/node', '#!/bin/sh\nfor arg in "$@"; do printf "[%s]" "$arg"; done\n');
     chmodSync(node(), 0o755);
@@ -82,7 +80,7 @@ describe('bin/platform', () => {
 
   it('hands check to the Node entry without a snapshot, saying nothing of it', () => {
     rmSync(join(root, SNAPSHOT_BLOB));
-    const quiet = spawnSync(join(root, 'bin/platform'), ['check', 'app'], { encoding: 'utf8', env: { PATH: `${dirname(node())}:/usr/bin:/bin` } });
+    const quiet = runCliSync(['check', 'app'], { bin: join(root, 'bin/platform'), inheritEnv: false, env: { PATH: `${dirname(node())}:/usr/bin:/bin` } });
     expect([quiet.stdout, quiet.stderr]).toEqual([throughNodeEntry('check', 'app'), '']);
     rmSync(join(root, SNAPSHOT_INFO));
     write(SNAPSHOT_BLOB, new Uint8Array(1000));

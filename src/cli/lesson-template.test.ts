@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
 import { checkFiles, checkPath, readLesson, withOverlay } from '../core/lesson';
-import { main } from './main';
+import { runInProcess } from '../testing/cli';
 
 const TEMPLATE = join(import.meta.dirname, '../../templates/lesson');
 let work: string;
@@ -37,8 +37,7 @@ async function run(command: 'check' | 'test', files: Record<string, string>, nam
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   }
-  let stdout = '';
-  const code = await main([command, dir], { cwd: work, compiler: async () => (shared ??= nodeCompiler()), stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
+  const { code, stdout } = await runInProcess([command, dir], { cwd: work, compiler: async () => (shared ??= nodeCompiler()) });
   return { code, stdout };
 }
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from './main';
+import { runInProcess } from '../testing/cli';
 import { DevProcess } from '../testing/dev-process';
 import { processesNaming } from '../testing/control-plane';
 
@@ -24,8 +24,7 @@ function copyTemplate(name: string): string {
 }
 
 async function cli(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; json: { ok: boolean; diagnostics: Array<{ code: string; detail?: { code?: string } }>; result?: any } }> {
-  let stdout = '';
-  const code = await main([...args, '--json'], { cwd, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
+  const { code, stdout } = await runInProcess([...args, '--json'], { cwd });
   return { code, stdout, json: JSON.parse(stdout) };
 }
 

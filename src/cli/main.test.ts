@@ -1,17 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseApp, CLIENT } from '../core/analyze/__fixtures__/base-app';
 import { manifestCases } from '../core/manifest/__fixtures__/cases';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
-import { main } from './main';
+import { runCli, runInProcess } from '../testing/cli';
 
-const ROOT = join(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/platform.mjs');
 let work: string;
 
 function materialize(name: string, files: Record<string, string>): string {
@@ -27,12 +23,7 @@ function materialize(name: string, files: Record<string, string>): string {
 let shared: Compiler | undefined;
 const compiler = async () => (shared ??= nodeCompiler());
 
-async function run(args: string[], cwd = work) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(args, { cwd, compiler, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } });
-  return { code, stdout, stderr };
-}
+const run = (args: string[], cwd = work) => runInProcess(args, { cwd, compiler });
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'platform-cli-'));
@@ -177,16 +168,7 @@ describe('platform check and build on an app', () => {
 });
 
 describe('bin/platform.mjs, as a process', () => {
-  const exec = promisify(execFile);
-  const spawn = async (args: string[]) => {
-    try {
-      const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { cwd: work });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  };
+  const spawn = (args: string[]) => runCli(args, { cwd: work });
 
   it('prints ok: true for a valid app', async () => {
     const dir = materialize('bin-valid', manifestCases[1]!.files);

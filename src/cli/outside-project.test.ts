@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
-import { main } from './main';
+import { runInProcess } from '../testing/cli';
 
 const ROOT = join(import.meta.dirname, '../..');
 let work: string;
@@ -22,9 +22,8 @@ it('platform build on a project whose .platform links elsewhere fails and create
   cpSync(join(ROOT, 'templates/todo'), project, { recursive: true });
   symlinkSync(work, join(project, '.platform'), 'dir');
   const before = readdirSync(work).sort();
-  let stdout = '';
   // The file system refuses the write (a link on its path): the command answers DG1813, it does not crash.
-  const code = await main(['build', project, '--json'], { cwd: work, compiler, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => {} } });
+  const { code, stdout } = await runInProcess(['build', project, '--json'], { cwd: work, compiler });
   expect(code).not.toBe(0);
   expect(JSON.parse(stdout)).toMatchObject({ command: 'build', ok: false, diagnostics: [{ code: 'DG1813', message: expect.stringContaining('.platform is a symbolic link') }] });
   // No types/, artifacts/, blobs/ or latest.json appeared where the link points.

@@ -10,7 +10,7 @@ import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
 import { NODE_DIGEST, packageApp, UNTYPED_PAD, type PackageAppOptions } from '../core/build/__fixtures__/package-app';
 import type { Diagnostic } from '../core/diagnostics';
-import { main } from './main';
+import { runInProcess } from '../testing/cli';
 
 let work: string;
 let shared: Compiler | undefined;
@@ -30,8 +30,7 @@ function project(name: string, options: PackageAppOptions = {}): string {
 }
 
 async function run(args: string[]) {
-  let stdout = '';
-  const code = await main(args, { cwd: work, compiler: async () => (shared ??= nodeCompiler()), stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
+  const { code, stdout } = await runInProcess(args, { cwd: work, compiler: async () => (shared ??= nodeCompiler()) });
   return { code, stdout };
 }
 

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseApp } from '../core/analyze/__fixtures__/base-app';
 import { buildCli, CLI_DIR, CLI_INPUTS, CLI_MAIN, ROOT } from '../../scripts/build-cli';
+import { envelopeOf, PLATFORM_MJS, runCliSync, succeeded } from '../testing/cli';
 
 describe('bin/platform.mjs picks the prebuilt CLI only while it is current', () => {
   // A checkout of its own: the real bin and node_modules, an entry of each kind that says which ran.
@@ -19,8 +20,7 @@ describe('bin/platform.mjs picks the prebuilt CLI only while it is current', () 
   };
   const entry = (kind: string) =>
     `export async function main(args) { process.stdout.write(${JSON.stringify(kind)} + ' ' + args.join(' ')); return 0; }\nexport async function runProcess(args) { process.exitCode = await main(args); }\n`;
-  const run = (env: Record<string, string> = {}) =>
-    execFileSync(process.execPath, [join(root, 'bin/platform.mjs'), 'check', '.'], { encoding: 'utf8', env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } });
+  const run = (env: Record<string, string> = {}) => succeeded(runCliSync(['check', '.'], { bin: join(root, 'bin/platform.mjs'), env: { PLATFORM_CLI_SOURCES: '', ...env } })).stdout;
   const built = (builtAt: number, inputs: string[]) => write(CLI_INPUTS, JSON.stringify({ builtAt, inputs }));
 
   beforeAll(() => {
@@ -89,7 +89,7 @@ describe('the prebuilt CLI', () => {
         mkdirSync(dirname(join(app, path)), { recursive: true });
         writeFileSync(join(app, path), text);
       }
-      const check = () => JSON.parse(execFileSync(process.execPath, [join(ROOT, 'bin/platform.mjs'), 'check', '--json', app], { encoding: 'utf8', env: { ...process.env, PLATFORM_CLI_SOURCES: '', PLATFORM_CLI_SNAPSHOT: '0' } }));
+      const check = () => envelopeOf(succeeded(runCliSync(['check', '--json', app], { bin: PLATFORM_MJS, env: { PLATFORM_CLI_SOURCES: '', PLATFORM_CLI_SNAPSHOT: '0' } })));
       const first = check();
       expect(first).toMatchObject({ ok: true, command: 'check' });
       expect(existsSync(cache)).toBe(true);

@@ -9,21 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { collect, PLATFORM_MJS, ROOT, startCli, type CliRun } from '../testing/cli';
 import { processesNaming } from '../testing/control-plane';
 
-const ROOT = join(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/platform.mjs');
 const roots: string[] = [];
 
 afterAll(() => {
   for (const root of roots) rmSync(root, { recursive: true, force: true });
 });
-
-type Ended = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
-
-function ended(child: ReturnType<typeof spawn>, output: { stdout: string; stderr: string }): Promise<Ended> {
-  return new Promise((resolve) => child.once('exit', (code, signal) => setTimeout(() => resolve({ code, signal, ...output }), 50)));
-}
 
 describe('Ctrl-C during platform dev', () => {
   // Ctrl-C in a terminal signals the whole process group (the engines too); a supervisor (the tool server's
@@ -50,11 +43,7 @@ describe('Ctrl-C during platform dev', () => {
         ].join('\n'),
       );
       // Its own process group, as a terminal's foreground job: the interrupt reaches every process in it.
-      const child = spawn(process.execPath, [BIN, 'dev', '--json', '--port', '0'], { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PLATFORM_TEST_TIMEOUT_MS: '90000' } });
-      const output = { stdout: '', stderr: '' };
-      child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
-      child.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
-      const exit = ended(child, output);
+      const { child, output, ended: exit } = startCli(['dev', '--json', '--port', '0'], { cwd: root, detached: true, env: { PLATFORM_TEST_TIMEOUT_MS: '90000' } });
       const events = () =>
         output.stdout
           .split('\n')
@@ -83,15 +72,12 @@ describe('Ctrl-C during platform dev', () => {
 
 describe('a crash of the CLI', () => {
   /** Runs `platform <args>` from a working directory deleted before Node starts. */
-  function fromDeletedDirectory(args: string[], env: Record<string, string> = {}): Promise<Ended> {
+  function fromDeletedDirectory(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
     const gone = join(mkdtempSync(join(tmpdir(), 'platform-crash-')), 'gone');
     roots.push(join(gone, '..'));
     mkdirSync(gone);
-    const child = spawn('/bin/sh', ['-c', 'cd "$1" && rmdir "$1" && shift && exec "$@"', 'sh', gone, process.execPath, BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    const output = { stdout: '', stderr: '' };
-    child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
-    return ended(child, output);
+    const child = spawn('/bin/sh', ['-c', 'cd "$1" && rmdir "$1" && shift && exec "$@"', 'sh', gone, process.execPath, PLATFORM_MJS, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    return collect(child).ended;
   }
 
   for (const [name, env] of [
@@ -122,10 +108,7 @@ describe('a crash of the CLI', () => {
       "await runProcess(['check', '--json']);",
     ].join('\n');
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    const output = { stdout: '', stderr: '' };
-    child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
-    const { code, stdout, stderr } = await ended(child, output);
+    const { code, stdout, stderr } = await collect(child).ended;
     expect(stdout).toBe('');
     expect(stderr.trimEnd().split('\n'), stderr).toHaveLength(1);
     expect(JSON.parse(stderr)).toMatchObject({ code: 'DG0000', severity: 'error', message: expect.stringContaining('uv_cwd') });

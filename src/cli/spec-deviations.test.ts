@@ -3,7 +3,6 @@
  * each through the real CLI: bin/platform.mjs as a process (`platform dev` a long-running one), and
  * `domains` through the CLI's own entry against a real control plane in process.
  */
-import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +12,10 @@ import { compiler } from '../testing/control-plane-apps';
 import { BASE, signIn } from '../testing/control-plane';
 import { FileCredentialStore } from '../adapters/node/credentials';
 import { DevProcess } from '../testing/dev-process';
-import { main } from './main';
+import { ROOT, runCli, runInProcess, type CliRun } from '../testing/cli';
 
-const ROOT = join(import.meta.dirname, '../..');
 // Every test spawns the CLI, which runs the TypeScript sources: slow on a busy 2-core machine.
 const SLOW = { timeout: 180_000 };
-const BIN = join(ROOT, 'bin/platform.mjs');
 let work: string;
 
 interface Diagnostic {
@@ -31,14 +28,7 @@ interface Diagnostic {
 }
 
 /** `node bin/platform.mjs <args>` in `cwd`; a process still running after `timeoutMs` is ended (and fails the test that waited for it). */
-function platform(args: string[], cwd: string, timeoutMs = 120_000): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const platform = (args: string[], cwd: string, timeoutMs = 120_000): Promise<CliRun> => runCli(args, { cwd, timeoutMs });
 
 const envelopeOf = (run: { stdout: string }) => JSON.parse(run.stdout) as { command: string; ok: boolean; diagnostics: Diagnostic[]; result?: any };
 const codes = (run: { stdout: string }) => envelopeOf(run).diagnostics.map((d) => d.code);
@@ -200,18 +190,13 @@ describe('against a running platform dev (items 3 and 8)', () => {
 describe('domains ls --app (item 8)', () => {
   let plane: ControlPlane;
 
-  async function cli(args: string[], who: string, cwd = work) {
-    let stdout = '';
-    const code = await main([...args, '--json'], {
+  const cli = (args: string[], who: string, cwd = work) =>
+    runInProcess([...args, '--json'], {
       cwd,
       compiler,
       env: { PLATFORM_CONFIG_DIR: join(work, 'config', who), PLATFORM_CONTROL_URL: BASE },
       fetch: (request: Request) => Promise.resolve(plane.app.request(request)),
-      stdout: { write: (t: string) => (stdout += t) },
-      stderr: { write: () => undefined },
     });
-    return { code, stdout };
-  }
 
   beforeAll(async () => {
     plane = await createControlPlane({ dataDir: join(work, 'plane'), devicePollMs: 5 });

@@ -3,20 +3,16 @@
  * started from the CLI's start-up snapshot. They answer exactly as the CLI started the ordinary way
  * (PLATFORM_CLI_SNAPSHOT=0), and the child never outlives the process that started it.
  */
-import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prebuiltEntry, SNAPSHOT_BLOB, SNAPSHOT_INFO, snapshotArgs, snapshotInfo, snapshotTag } from '../../bin/prebuilt.mjs';
 import { baseApp, CLIENT } from '../core/analyze/__fixtures__/base-app';
 import { processesNaming } from '../testing/control-plane';
 import { DevProcess } from '../testing/dev-process';
+import { PLATFORM_LAUNCHER, PLATFORM_MJS, ROOT, runCli, startCli } from '../testing/cli';
 
-const ROOT = join(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/platform.mjs');
-const SHELL_BIN = join(ROOT, 'bin/platform');
 const roots: string[] = [];
 
 afterAll(() => {
@@ -34,15 +30,9 @@ function project(files: Record<string, string | Uint8Array>): string {
 }
 
 /** `platform` run through the Node entry (bin/platform.mjs), or as installed (bin/platform, the shell launcher). */
-async function platform(args: string[], env: Record<string, string> = {}, entry: 'node' | 'shell' = 'node'): Promise<{ code: number; stdout: string }> {
-  try {
-    const [file, ...before] = entry === 'node' ? [process.execPath, BIN] : [SHELL_BIN];
-    const { stdout } = await promisify(execFile)(file!, [...before, ...args], { env: { ...process.env, PLATFORM_CLI_SOURCES: '', ...env } });
-    return { code: 0, stdout };
-  } catch (error) {
-    const e = error as { code: number; stdout: string };
-    return { code: e.code, stdout: e.stdout };
-  }
+async function platform(args: string[], env: Record<string, string> = {}, entry: 'node' | 'shell' = 'node'): Promise<{ code: number | null; stdout: string }> {
+  const { code, stdout } = await runCli(args, { bin: entry === 'node' ? PLATFORM_MJS : PLATFORM_LAUNCHER, env: { PLATFORM_CLI_SOURCES: '', ...env } });
+  return { code, stdout };
 }
 
 /** The processes whose parent is `pid` (Linux /proc). */
@@ -107,8 +97,7 @@ describe('the CLI started from its start-up snapshot', () => {
 
   it('builds exactly as the CLI started without it, in one process started from the snapshot by bin/platform', async () => {
     const [first, second] = [project(baseApp()), project(baseApp())];
-    const started = execFile(SHELL_BIN, ['build', '--json', first], { env: { ...process.env, PLATFORM_CLI_SOURCES: '' } });
-    const exited = new Promise<void>((done) => started.once('exit', () => done()));
+    const { child: started, ended: exited } = startCli(['build', '--json', first], { bin: PLATFORM_LAUNCHER, env: { PLATFORM_CLI_SOURCES: '' } });
     // The launcher replaces itself with Node (exec): the process it started is Node from the snapshot.
     let cmdline = '';
     while (!cmdline.includes('--snapshot-blob') && alive(started.pid!)) {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from './main';
+import { runInProcess } from '../testing/cli';
 import { DevProcess } from '../testing/dev-process';
 import { writeStateDocument } from './generated-state';
 
@@ -18,8 +18,7 @@ const TEMPLATE = join(import.meta.dirname, '../../templates/todo');
 const ROWS = 210_000;
 
 async function cli(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; json: { ok: boolean; diagnostics: Array<{ code: string; detail?: { code?: string } }>; result?: any } }> {
-  let stdout = '';
-  const code = await main([...args, '--json'], { cwd, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
+  const { code, stdout } = await runInProcess([...args, '--json'], { cwd });
   return { code, stdout, json: JSON.parse(stdout) };
 }
 
@@ -70,8 +69,8 @@ describe(`platform export and import of ${ROWS} rows against platform dev`, () =
     expect(inspected.stdout).not.toContain('platform.state-export.v0');
     expect(inspected.stdout.length).toBeLessThan(2000);
     expect(withoutExportedAt(readFileSync(join(files, 'inspected.json'), 'utf8')) === withoutExportedAt(original)).toBe(true);
-    let text = '';
-    expect(await main(['inspect', '--dir', root, '--view', 'export', '--out', 'text.json'], { cwd: files, stdout: { write: (t: string) => (text += t) }, stderr: { write: () => undefined } })).toBe(0);
+    const { code: inspectCode, stdout: text } = await runInProcess(['inspect', '--dir', root, '--view', 'export', '--out', 'text.json'], { cwd: files });
+    expect(inspectCode).toBe(0);
     expect(text).not.toContain('platform.state-export.v0');
     expect(text).toContain('text.json');
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
-import { main } from './main';
+import { runInProcess } from '../testing/cli';
 
 const ROOT = join(import.meta.dirname, '../..');
 const TEMPLATES = ['todo', 'files', 'team-board', 'endpoints', 'todo-react', 'blank', 'lesson'];
@@ -12,8 +12,7 @@ let work: string;
 let shared: Compiler | undefined;
 
 async function run(args: string[]) {
-  let stdout = '';
-  const code = await main(args, { cwd: work, compiler: async () => (shared ??= nodeCompiler()), stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
+  const { code, stdout } = await runInProcess(args, { cwd: work, compiler: async () => (shared ??= nodeCompiler()) });
   return { code, stdout };
 }
 

@@ -5,26 +5,15 @@
  * and answered 504 `handler_deadline_exceeded`, which `expectFailure` sees; the test goes on with the
  * state it had before that call, and the next test runs on fresh state.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli, type CliRun } from '../testing/cli';
 
-const ROOT = join(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/platform.mjs');
 let dir: string;
 
-function platform(args: string[], env: Record<string, string>): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
+const platform = (args: string[], env: Record<string, string>): Promise<CliRun> => runCli(args, { cwd: dir, env });
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'platform-test-limits-'));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../adapters/node/credentials';
-import { main } from '../cli/main';
+import { runInProcess } from '../testing/cli';
 import { EXPIRED_DEVICE_GRACE_MS, WRONG_SECRETS_PER_CODE } from './auth-routes';
 import { MAX_PENDING_DEVICES, PENDING_DEVICES_PER_SOURCE } from './device-codes';
 import { compiler } from '../testing/control-plane-apps';
@@ -247,8 +247,7 @@ describe('credentials expire', () => {
 
   it('and the CLI answers DG5002 for an expired session (stored, or refused by the control plane) and an expired service token', async () => {
     const cli = async (args: string[], env: Record<string, string>) => {
-      let stdout = '';
-      await main([...args, '--json'], { cwd: work, env: { PLATFORM_CONTROL_URL: BASE, ...env }, fetch: (request: Request) => Promise.resolve(plane.app.request(request)), stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => {} } });
+      const { stdout } = await runInProcess([...args, '--json'], { cwd: work, env: { PLATFORM_CONTROL_URL: BASE, ...env }, fetch: (request: Request) => Promise.resolve(plane.app.request(request)) });
       return JSON.parse(stdout) as { ok: boolean; diagnostics: Array<{ code: string; message: string; hint?: string }> };
     };
     clock += 120_000;

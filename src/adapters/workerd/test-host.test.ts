@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main';
+import { runInProcess } from '../../testing/cli';
 import { nodeCompiler } from '../node/compiler';
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -82,9 +82,8 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  let stdout = '';
   const compiler = nodeCompiler();
-  await main(['test', dir, '--json'], { cwd: work, compiler: async () => compiler, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => true } });
+  const { stdout } = await runInProcess(['test', dir, '--json'], { cwd: work, compiler: async () => compiler });
   events = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 }, 120_000);
 

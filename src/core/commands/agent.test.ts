@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../../adapters/node/compiler';
-import { main } from '../../cli/main';
+import { runInProcess } from '../../testing/cli';
 import type { Compiler } from '../build/build';
 import { commands } from '.';
 import { COMMAND_ACTIONS, TOOL_ACTIONS } from './actions';
@@ -20,8 +20,7 @@ let shared: Compiler | undefined;
 const compiler = async () => (shared ??= nodeCompiler());
 
 async function platform(args: string[], cwd = work): Promise<{ code: number; stdout: string; json: any }> {
-  let stdout = '';
-  const code = await main(args, { cwd, compiler, env: { PLATFORM_CONFIG_DIR: join(work, 'config') }, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => {} } });
+  const { code, stdout } = await runInProcess(args, { cwd, compiler, env: { PLATFORM_CONFIG_DIR: join(work, 'config') } });
   let json: unknown;
   try {
     json = JSON.parse(stdout);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../../adapters/node/credentials';
-import { main } from '../../cli/main';
+import { runInProcess } from '../../testing/cli';
 import { createControlPlane, type ControlPlane } from '../../control-plane/control-plane';
 import { compiler } from '../../testing/control-plane-apps';
 import { approve, BASE, signIn } from '../../testing/control-plane';
@@ -32,21 +32,13 @@ interface Run {
 
 /** `platform <args> --json` as `who` (a config directory), against `target` (the main control plane by default). */
 async function cli(args: string[], options: { cwd?: string; who?: string; env?: Record<string, string>; target?: ControlPlane | 'network'; onStderr?: (t: string) => void } = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
   const target = options.target ?? plane;
-  const code = await main([...args, '--json'], {
+  const { code, stdout, stderr } = await runInProcess([...args, '--json'], {
     cwd: options.cwd ?? work,
     compiler,
     env: { PLATFORM_CONFIG_DIR: join(work, 'config', options.who ?? 'alice'), PLATFORM_CONTROL_URL: BASE, ...options.env },
     ...(target === 'network' ? {} : { fetch: (request: Request) => Promise.resolve(target.app.request(request)) }),
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: {
-      write: (t: string) => {
-        stderr += t;
-        options.onStderr?.(t);
-      },
-    },
+    ...(options.onStderr ? { onStderr: options.onStderr } : {}),
   });
   return { code, envelope: JSON.parse(stdout), stdout, stderr };
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../../adapters/node/credentials';
-import { main } from '../../cli/main';
+import { runInProcess } from '../../testing/cli';
 import { createControlPlane, type ControlPlane } from '../../control-plane/control-plane';
 import { compiler } from '../../testing/control-plane-apps';
 import { BASE, call, signIn } from '../../testing/control-plane';
@@ -31,8 +31,7 @@ async function network(request: Request): Promise<Response> {
 }
 
 async function cli(args: string[], env: Record<string, string>): Promise<{ ok: boolean; result?: any; diagnostics: Array<{ code: string; message: string; hint?: string }> }> {
-  let stdout = '';
-  await main([...args, '--json'], { cwd: work, compiler, env: { PLATFORM_CONFIG_DIR: join(work, 'none'), ...env }, fetch: network, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
+  const { stdout } = await runInProcess([...args, '--json'], { cwd: work, compiler, env: { PLATFORM_CONFIG_DIR: join(work, 'none'), ...env }, fetch: network });
   return JSON.parse(stdout);
 }
 

@@ -6,7 +6,7 @@ import { zipSync, type Zippable } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../../adapters/node/compiler';
 import { nodeTemplates } from '../../adapters/node/templates';
-import { main } from '../../cli/main';
+import { runInProcess } from '../../testing/cli';
 import { crc32 } from './crc32';
 import { MAX_ZIP_ENTRY_BYTES, openZip, zipProject, type ZipErrorCode } from '.';
 
@@ -51,8 +51,7 @@ describe('download as zip', () => {
     execFileSync('unzip', ['-q', archive, '-d', target]);
     for (const [path, data] of Object.entries(todo.files)) expect(readFileSync(join(target, 'todo', path), typeof data === 'string' ? 'utf8' : null)).toEqual(typeof data === 'string' ? data : Buffer.from(data));
 
-    let stdout = '';
-    const code = await main(['check', '--json', join(target, 'todo')], { cwd: work, compiler: async () => nodeCompiler(), stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => undefined } });
+    const { code, stdout } = await runInProcess(['check', '--json', join(target, 'todo')], { cwd: work, compiler: async () => nodeCompiler() });
     const envelope = JSON.parse(stdout) as { ok: boolean; diagnostics: unknown[] };
     expect(envelope.diagnostics).toEqual([]);
     expect(envelope.ok).toBe(true);
