@@ -58,6 +58,8 @@ export default defineConfig({
     // test can take twice as long, so none is given less than 2 minutes (speed is measured in the bench).
     maxWorkers: 2,
     testTimeout: 120_000,
+    // Setup hooks too (a beforeEach that compiles a project took over the default 10 s on a loaded machine).
+    hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'unit', include: all.filter((file) => !integration.includes(file)) } },
       // The CLI that these tests spawn (bin/platform.mjs) is prebuilt from the current sources first.
