@@ -6,6 +6,7 @@
  * never breaks the page.
  */
 import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
+import { projectEntry } from '../project-entry';
 
 export const PANELS = ['problems', 'console', 'tests', 'events', 'data', 'deploy', 'terminal'] as const;
 export type PanelName = (typeof PANELS)[number];
@@ -70,29 +71,9 @@ export function secondPersona(selected: PersonaName, chosen: PersonaName): Perso
   return PERSONA_NAMES.find((name) => name !== selected)!;
 }
 
-const key = (projectId: string) => `platform-layout:${projectId}`;
-
-export function loadLayout(projectId: string, storage: Pick<Storage, 'getItem'> = localStorage): Layout {
-  try {
-    return parseLayout(JSON.parse(storage.getItem(key(projectId)) ?? 'null'));
-  } catch {
-    return DEFAULT_LAYOUT;
-  }
-}
-
+/** The layout kept per project (`platform-layout:<id>`); one that cannot be read is the default. */
+const layouts = projectEntry('platform-layout', parseLayout, () => DEFAULT_LAYOUT);
+export const loadLayout = layouts.load;
+export const saveLayout = layouts.save;
 /** A deleted project's layout goes with it. */
-export function forgetLayout(projectId: string, storage: Pick<Storage, 'removeItem'> = localStorage): void {
-  try {
-    storage.removeItem(key(projectId));
-  } catch {
-    // storage unavailable: nothing was kept
-  }
-}
-
-export function saveLayout(projectId: string, layout: Layout, storage: Pick<Storage, 'setItem'> = localStorage): void {
-  try {
-    storage.setItem(key(projectId), JSON.stringify(layout));
-  } catch {
-    // Storage full or refused (private mode): the layout is only not restored.
-  }
-}
+export const forgetLayout = layouts.forget;

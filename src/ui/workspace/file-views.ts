@@ -4,6 +4,7 @@
  * stored is checked entry by entry: a malformed one is dropped, never breaking the editor; positions
  * are clamped to the document when restored, as the file may have changed since.
  */
+import { projectEntry } from '../project-entry';
 
 export interface FileView {
   /** The main selection: where it started and where the cursor is (offsets in the document). */
@@ -45,29 +46,9 @@ export function withFileView(views: FileViews, path: string, view: FileView): Fi
   return Object.fromEntries(entries.slice(-MAX_FILE_VIEWS));
 }
 
-const key = (projectId: string) => `platform-editor:${projectId}`;
-
-export function loadFileViews(projectId: string, storage: Pick<Storage, 'getItem'> = localStorage): FileViews {
-  try {
-    return parseFileViews(JSON.parse(storage.getItem(key(projectId)) ?? 'null'));
-  } catch {
-    return {};
-  }
-}
-
-export function saveFileViews(projectId: string, views: FileViews, storage: Pick<Storage, 'setItem'> = localStorage): void {
-  try {
-    storage.setItem(key(projectId), JSON.stringify(views));
-  } catch {
-    // Storage full or refused: cursors and scroll are only not restored.
-  }
-}
-
+/** Each project's file views (`platform-editor:<id>`); views that cannot be read are none. */
+const fileViews = projectEntry('platform-editor', parseFileViews, (): FileViews => ({}));
+export const loadFileViews = fileViews.load;
+export const saveFileViews = fileViews.save;
 /** A deleted project's views go with it. */
-export function forgetFileViews(projectId: string, storage: Pick<Storage, 'removeItem'> = localStorage): void {
-  try {
-    storage.removeItem(key(projectId));
-  } catch {
-    // storage unavailable: nothing was kept
-  }
-}
+export const forgetFileViews = fileViews.forget;
