@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactPath, blobPath, LATEST_FILE, LATEST_FORMAT, verifyLatest, type ArtifactRecord } from '../core/build/artifact';
-import { decodeBase64 } from '../core/deploy/base64';
+import { decodeBase64 } from '../core/bytes';
 import { ARTIFACT_ID } from '../core/deploy/ids';
 import { hasErrors } from '../core/diagnostics';
 import { MemoryFileSystem } from '../core/fs';

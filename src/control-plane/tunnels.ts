@@ -7,7 +7,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
-import { decodeBase64, encodeBase64 } from '../core/deploy/base64';
+import { decodeBase64, encodeBase64 } from '../core/bytes';
 import { TUNNEL_KEY_HEADER, TUNNEL_MAX_BODY_BYTES, type TunnelRequest } from '../core/deploy/tunnel';
 import { ROUTES } from '../core/deploy/routes';
 import { randomId, systemClock } from '../core/runtime/clock';

@@ -1,4 +1,8 @@
-/** Byte helpers the core and its hosts share. */
+/**
+ * Byte helpers the core and its hosts share, base64 among them: the one implementation of the core,
+ * its hosts and the control plane (the platform's client and server modules, shipped to apps on
+ * their own, have the wire's in modules/wire.ts).
+ */
 
 /** Whether two files' contents are the same: equal texts, or equal bytes (a text never equals bytes). */
 export function sameContent(a: string | Uint8Array, b: string | Uint8Array): boolean {
@@ -42,4 +46,73 @@ export async function collectCapped(reader: ReadableStreamDefaultReader<Uint8Arr
 export async function readBodyCapped(response: Response, limit: number): Promise<Uint8Array | undefined> {
   if (Number(response.headers.get('content-length') ?? NaN) > limit) return undefined;
   return response.body ? collectCapped(response.body.getReader(), limit) : new Uint8Array();
+}
+
+// Base64 (RFC 4648 §4) of bytes and back, with the web's btoa/atob (present in Node, browsers and workers).
+
+export function encodeBase64(bytes: Uint8Array): string {
+  let binary = '';
+  const CHUNK = 0x8000;
+  for (let i = 0; i < bytes.length; i += CHUNK) binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
+  return btoa(binary);
+}
+
+/** The bytes of a base64 string, or undefined when it is not base64. */
+export function decodeBase64(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) return undefined;
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+// Base64url without padding (RFC 4648 §5): the alphabet that survives URLs and URL fragments unescaped
+// (share links, cursors, key proofs).
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const VALUES = new Int16Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) VALUES[ALPHABET.charCodeAt(i)] = i;
+
+export function encodeBase64url(bytes: Uint8Array): string {
+  const parts: string[] = [];
+  let chunk = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const a = bytes[i]!;
+    const b = bytes[i + 1];
+    const c = bytes[i + 2];
+    chunk += ALPHABET[a >> 2]! + ALPHABET[((a & 3) << 4) | ((b ?? 0) >> 4)]!;
+    if (b !== undefined) chunk += ALPHABET[((b & 15) << 2) | ((c ?? 0) >> 6)]!;
+    if (c !== undefined) chunk += ALPHABET[c & 63]!;
+    if (chunk.length >= 8192) {
+      parts.push(chunk);
+      chunk = '';
+    }
+  }
+  parts.push(chunk);
+  return parts.join('');
+}
+
+/**
+ * Bytes of base64url text (no padding). `invalid` for a character outside the alphabet; `truncated`
+ * for a length no encoder produces (4n + 1 characters). Leftover bits of a last partial group are
+ * ignored: a link cut anywhere must read as cut off, not as damaged.
+ */
+export function decodeBase64url(text: string): Uint8Array | 'invalid' | 'truncated' {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 128 || VALUES[code]! < 0) return 'invalid';
+  }
+  if (text.length % 4 === 1) return 'truncated';
+  const out = new Uint8Array(Math.floor((text.length * 3) / 4));
+  let o = 0;
+  for (let i = 0; i < text.length; i += 4) {
+    const a = VALUES[text.charCodeAt(i)]!;
+    const b = VALUES[text.charCodeAt(i + 1)]!;
+    const c = i + 2 < text.length ? VALUES[text.charCodeAt(i + 2)]! : -1;
+    const d = i + 3 < text.length ? VALUES[text.charCodeAt(i + 3)]! : -1;
+    out[o++] = (a << 2) | (b >> 4);
+    if (c >= 0) out[o++] = ((b & 15) << 4) | (c >> 2);
+    if (d >= 0) out[o++] = ((c & 3) << 6) | d;
+  }
+  return out;
 }

@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { nodeCompiler } from '../adapters/node/compiler';
 import { makeArtifact, type ArtifactRecord } from '../core/build/artifact';
 import { compileProject, type Compiler } from '../core/build/build';
-import { encodeBase64 } from '../core/deploy/base64';
+import { encodeBase64 } from '../core/bytes';
 import { MemoryFileSystem } from '../core/fs';
 
 const ROOT = join(import.meta.dirname, '../..');

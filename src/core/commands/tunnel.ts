@@ -7,7 +7,7 @@
  */
 import { readBodyCapped } from '../bytes';
 import { diagnostic, envelope } from '../diagnostics';
-import { decodeBase64, encodeBase64 } from '../deploy/base64';
+import { decodeBase64, encodeBase64 } from '../bytes';
 import { ROUTES } from '../deploy/routes';
 import { TUNNEL_KEY_HEADER, TUNNEL_MAX_BODY_BYTES, type TunnelRequest } from '../deploy/tunnel';
 import { connect, CONTROL_URL_OPTION, outcomeDiagnostic, type CodeFamily } from './control';

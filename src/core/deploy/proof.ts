@@ -6,6 +6,7 @@
  * another local server can read is a credential (docs/control-plane.md, The playground's credential).
  * The format is declared here once: the panel signs by it, the control plane verifies by it.
  */
+import { encodeBase64url } from '../bytes';
 
 /** The scheme of a signed request's Authorization header. */
 export const PROOF_SCHEME = 'Proof';
@@ -52,7 +53,6 @@ export function parseProof(header: string): { keyId: string; at: number; signatu
   return match ? { keyId: match[1]!, at: Number(match[2]), signature: match[3]! } : undefined;
 }
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
 /** A new key pair: the private half cannot be exported, not even by the page that made it. */
 export async function newProofKey(): Promise<{ privateKey: CryptoKey; publicKey: ProofPublicKey }> {
@@ -64,5 +64,5 @@ export async function newProofKey(): Promise<{ privateKey: CryptoKey; publicKey:
 /** The Authorization header of a request signed with a bound key. */
 export async function signProof(privateKey: CryptoKey, keyId: string, method: string, url: string, at: number): Promise<string> {
   const signature = new Uint8Array(await crypto.subtle.sign(PROOF_SIGNATURE, privateKey, proofMessage(keyId, method, proofTarget(url), at)));
-  return `${PROOF_SCHEME} ${keyId} ${at} ${base64url(signature)}`;
+  return `${PROOF_SCHEME} ${keyId} ${at} ${encodeBase64url(signature)}`;
 }

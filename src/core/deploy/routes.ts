@@ -4,7 +4,7 @@
  * handlers by these routes; the CLI's commands and the playground's Deploy panel call them through
  * `ControlClient.call`.
  */
-import { encodeBase64 } from './base64';
+import { encodeBase64 } from '../bytes';
 import { isDomain, type DomainInfo } from './domains';
 import { isTunnelInfo, isTunnelRequest, type TunnelInfo, type TunnelRequest } from './tunnel';
 import type { Environment } from './ids';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeSqlDriverFactory } from '../../adapters/node/sqljs';
 import { defineServer, endpoint, query } from '../../modules/server';
 import type { Manifest } from '../manifest';
-import { encodeBase64url } from '../share/base64url';
+import { encodeBase64url } from '../bytes';
 import { CALL_REPORT_HEADER, ConsoleCapture, decodeCallReport, encodeCallReport, formatLogArguments, LOG_LIMITS, thrownFrames, type LogLine } from './console-capture';
 import { personaAuth } from './personas';
 import { AppRuntime } from './runtime';

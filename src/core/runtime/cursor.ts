@@ -4,24 +4,16 @@
  */
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { decodeBase64url, encodeBase64url } from '../bytes';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
+const toBase64Url = encodeBase64url;
 
 function fromBase64Url(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
-  try {
-    const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4));
-    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
+  const bytes = decodeBase64url(text);
+  return bytes instanceof Uint8Array ? bytes : undefined;
 }
 
 const TAG_BYTES = 16;

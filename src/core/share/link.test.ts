@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeTemplates } from '../../adapters/node/templates';
 import type { Manifest } from '../manifest';
 import { sampleStateExport } from '../state/__fixtures__/sample';
-import { decodeBase64url, encodeBase64url } from './base64url';
+import { decodeBase64url, encodeBase64url } from '../bytes';
 import { decodeShareLink, encodeShareLink, MAX_SHARE_LINK_CHARS, MAX_SHARE_PAYLOAD_BYTES, type ShareLink, type ShareLinkErrorCode } from '.';
 
 const templates = nodeTemplates().map((t) => ({

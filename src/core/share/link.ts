@@ -13,7 +13,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { isPersona, type PersonaName } from '../runtime/personas';
 import { parseStateExport, type StateExportDocument } from '../state/document';
-import { decodeBase64url, encodeBase64url } from './base64url';
+import { decodeBase64url, encodeBase64url } from '../bytes';
 import { deflateRaw, inflateRaw } from './deflate';
 import { isPlainRecord, MAX_LINK_OBJECT_BYTES, parseSharedObjects, type SharedObject } from './objects';
 import { pathSetProblem, projectPathProblem } from './paths';

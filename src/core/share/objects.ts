@@ -9,7 +9,7 @@
  * written before the whole list passed.
  */
 import { isValidKey } from '../runtime/storage/keys';
-import { decodeBase64url, encodeBase64url } from './base64url';
+import { decodeBase64url, encodeBase64url } from '../bytes';
 
 /** Total bytes of the objects one share link carries (the rest are named as left out). */
 export const MAX_LINK_OBJECT_BYTES = 256 * 1024;
