@@ -53,7 +53,6 @@ export function parseProof(header: string): { keyId: string; at: number; signatu
   return match ? { keyId: match[1]!, at: Number(match[2]), signature: match[3]! } : undefined;
 }
 
-
 /** A new key pair: the private half cannot be exported, not even by the page that made it. */
 export async function newProofKey(): Promise<{ privateKey: CryptoKey; publicKey: ProofPublicKey }> {
   const pair = (await crypto.subtle.generateKey(PROOF_ALGORITHM, false, ['sign', 'verify'])) as CryptoKeyPair;

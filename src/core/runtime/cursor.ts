@@ -9,13 +9,6 @@ import { decodeBase64url, encodeBase64url } from '../bytes';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-const toBase64Url = encodeBase64url;
-
-function fromBase64Url(text: string): Uint8Array | undefined {
-  const bytes = decodeBase64url(text);
-  return bytes instanceof Uint8Array ? bytes : undefined;
-}
-
 const TAG_BYTES = 16;
 
 export class CursorSigner {
@@ -30,14 +23,14 @@ export class CursorSigner {
   sign(purpose: string, position: unknown): string {
     const body = encoder.encode(JSON.stringify(position));
     const tag = hmac(sha256, this.#secret, new Uint8Array([...encoder.encode(purpose), 0, ...body])).slice(0, TAG_BYTES);
-    return toBase64Url(new Uint8Array([...tag, ...body]));
+    return encodeBase64url(new Uint8Array([...tag, ...body]));
   }
 
   /** The position of a token this signer issued for `purpose`; undefined for anything else. */
   verify(purpose: string, token: unknown): unknown {
     if (typeof token !== 'string' || token.length > 4096) return undefined;
-    const bytes = fromBase64Url(token);
-    if (!bytes || bytes.length <= TAG_BYTES) return undefined;
+    const bytes = decodeBase64url(token);
+    if (!(bytes instanceof Uint8Array) || bytes.length <= TAG_BYTES) return undefined;
     const tag = bytes.slice(0, TAG_BYTES);
     const body = bytes.slice(TAG_BYTES);
     const expected = hmac(sha256, this.#secret, new Uint8Array([...encoder.encode(purpose), 0, ...body])).slice(0, TAG_BYTES);
