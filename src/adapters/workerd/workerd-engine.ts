@@ -174,6 +174,11 @@ export class WorkerdEngine {
     this.#stderr = stderr;
   }
 
+  /** The process's id (for reading its resources from /proc). */
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
   /**
    * Why the engine ended by itself, in its host's words, when its last output says so: V8 ends the
    * process when the isolate reaches its heap limit. Undefined for anything else (and for a kill).
