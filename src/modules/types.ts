@@ -93,8 +93,14 @@ export type PageAuth = {
 /** A link that lets one more person join a workspace (`inviteToWorkspace`). */
 export type WorkspaceInvite = { url: string; token: string; expiresAt: Date };
 
-/** What a caller learns about a failed operation. */
-export type RuntimeErrorShape = { status: number; code: string; message: string; errorId: string };
+/** A runtime error as its body carries it (`{"protocol", "error": …}`): the one spelling of a failed call's error. */
+export type RuntimeErrorInfo = { code: string; message: string; errorId: string };
+
+/** What a caller learns about a failed operation: the error and its HTTP status. */
+export type RuntimeErrorShape = RuntimeErrorInfo & { status: number };
+
+/** Tables a call read or wrote, and whether it read or wrote the object store. */
+export type TableSet = { tables: string[]; storage: boolean };
 
 /** The HTTP methods a raw endpoint may be registered for. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'HEAD';

@@ -1,7 +1,7 @@
 // The wire format shared by the client, the test module and the runtime: JSON with `$date`, `$bytes`
 // and `$escape` tags, plus the runtime error value a failed call rejects with.
 
-import type { JsonValue, RuntimeErrorShape } from './types';
+import type { JsonValue, RuntimeErrorInfo, RuntimeErrorShape, TableSet } from './types';
 
 /** The `protocol` of a runtime error body. */
 export const RUNTIME_PROTOCOL = 'platform.runtime.v0';
@@ -250,7 +250,7 @@ export function runtimeErrorShape(error: RuntimeErrorShape): RuntimeErrorShape {
  */
 export type RuntimeErrorBody = {
   protocol: typeof RUNTIME_PROTOCOL;
-  error: { code: string; message: string; errorId: string };
+  error: RuntimeErrorInfo;
 };
 
 /** The error body for a failure (the status travels as the HTTP status). */
@@ -299,8 +299,7 @@ export const READ_HEADER = 'x-platform-read';
 /** Answered by a mutation or endpoint: the tables (and the store) it wrote. */
 export const WROTE_HEADER = 'x-platform-wrote';
 
-/** Tables a call read or wrote, and whether it read or wrote the object store. */
-export type TableSet = { tables: string[]; storage: boolean };
+export type { TableSet };
 
 /**
  * A query's or mutation's answer as data: what its wire route's response says, the status, the result
@@ -311,7 +310,7 @@ export type TableSet = { tables: string[]; storage: boolean };
 export type CallAnswer = {
   status: number;
   result?: unknown;
-  error?: { code: string; message: string; errorId: string };
+  error?: RuntimeErrorInfo;
   read?: TableSet;
   wrote?: TableSet;
 };

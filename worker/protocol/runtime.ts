@@ -25,6 +25,7 @@ import type { Manifest } from '../../src/core/manifest';
 import type { PersonaName } from '../../src/core/runtime/personas';
 import { isTestRunMessage, type TestRunMessage } from '../../src/core/host/test-run';
 import type { CallAnswer } from '../../src/modules/wire';
+import type { RuntimeErrorInfo, TableSet } from '../../src/modules/types';
 import type { JournalBatch } from '../../src/core/runtime/journaling-driver';
 
 /** A journal batch as structured clone delivers it: statements with SQLite values. */
@@ -33,18 +34,7 @@ function isJournalBatch(value: unknown): value is JournalBatch {
   return Array.isArray(value) && value.every((s: unknown) => Array.isArray(s) && s.length === 2 && typeof s[0] === 'string' && Array.isArray(s[1]) && (s[1] as unknown[]).every(isValue));
 }
 
-/** The runtime error an answer carries (the runtime error body's `error`). */
-export interface RuntimeErrorInfo {
-  code: string;
-  message: string;
-  errorId: string;
-}
-
-/** What a call wrote: for live refresh of other clients. */
-export interface Wrote {
-  tables: string[];
-  storage: boolean;
-}
+export type { RuntimeErrorInfo, TableSet };
 
 /** Parent page → the iframe's bootstrap (window.postMessage, ports: [runtime port, frame port]). */
 export interface FrameBoot {
@@ -182,7 +172,7 @@ export type RuntimeMessage =
   | { type: 'start-failed'; id: number; message: string; code?: string }
   /** A query or mutation's outcome; `result` is wire JSON, absent when the handler returned nothing. */
   /** `report`: what the handler wrote with console and how it failed (core/runtime/console-capture.ts, as a fetch's x-platform-call header). */
-  | { type: 'called'; id: number; status: number; result?: string; error?: RuntimeErrorInfo; wrote: Wrote; report?: string }
+  | { type: 'called'; id: number; status: number; result?: string; error?: RuntimeErrorInfo; wrote: TableSet; report?: string }
   /** The status line and headers of a fetch; the body follows as chunks when `hasBody`. */
   | { type: 'response-head'; id: number; status: number; statusText: string; headers: Array<[string, string]>; hasBody: boolean }
   | { type: 'response-chunk'; id: number; chunk: Uint8Array }
@@ -218,7 +208,7 @@ export type RuntimeMessage =
       name: string;
       status: number;
       durationMs: number;
-      wrote: Wrote;
+      wrote: TableSet;
       report?: string;
       /** The answer, `result` as wire JSON. */
       relay?: CallAnswer & { result?: string };
@@ -314,7 +304,7 @@ export type InspectResult =
   /** Records imported per table; `objects`: stored objects written (a project-data document's). */
   | { kind: 'import-state'; counts: Record<string, number>; objects?: number }
   /** How the edit ended, as a mutation's call does: 200 and what it wrote, or the runtime's error. */
-  | { kind: 'update-row'; status: number; error?: RuntimeErrorInfo; wrote: Wrote }
+  | { kind: 'update-row'; status: number; error?: RuntimeErrorInfo; wrote: TableSet }
   | { kind: 'refused'; message: string; diagnostic?: InspectDiagnostic };
 
 /** The answer to an inspection of kind K, or a refusal (of the sandbox, or of the host when it is not running). */
@@ -341,7 +331,7 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
 const isPairs = (value: unknown): value is Array<[string, string]> =>
   Array.isArray(value) && value.every((pair) => Array.isArray(pair) && pair.length === 2 && isString(pair[0]) && isString(pair[1]));
-const isWrote = (value: unknown): value is Wrote => {
+const isTableSet = (value: unknown): value is TableSet => {
   if (typeof value !== 'object' || value === null) return false;
   const { tables, storage } = value as Record<string, unknown>;
   return Array.isArray(tables) && tables.every(isString) && typeof storage === 'boolean';
@@ -414,7 +404,7 @@ export function isInspectResult(value: unknown): value is InspectResult {
     case 'update-row':
       return (
         isId(r.status) &&
-        isWrote(r.wrote) &&
+        isTableSet(r.wrote) &&
         (r.error === undefined || (isError(r.error) && isText(r.error.code, 100) && isText(r.error.message, INSPECT_LIMITS.message) && isText(r.error.errorId, 100)))
       );
     case 'refused':
@@ -448,7 +438,7 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
         Number.isInteger(m.status) &&
         (m.result === undefined || isString(m.result)) &&
         (m.error === undefined || isError(m.error)) &&
-        isWrote(m.wrote) &&
+        isTableSet(m.wrote) &&
         (m.report === undefined || isString(m.report))
       );
     case 'response-head':
@@ -480,15 +470,15 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
         isText(m.name, 1000) &&
         isId(m.status) &&
         typeof m.durationMs === 'number' &&
-        isWrote(m.wrote) &&
+        isTableSet(m.wrote) &&
         (m.report === undefined || isString(m.report)) &&
         (relay === undefined ||
           (isRecord(relay) &&
             relay.status === m.status &&
             (relay.result === undefined || isString(relay.result)) &&
             (relay.error === undefined || isError(relay.error)) &&
-            (relay.read === undefined || isWrote(relay.read)) &&
-            (relay.wrote === undefined || isWrote(relay.wrote))))
+            (relay.read === undefined || isTableSet(relay.read)) &&
+            (relay.wrote === undefined || isTableSet(relay.wrote))))
       );
     }
     default: {

@@ -10,6 +10,7 @@ import { personaAuth, type PersonaName } from './personas';
 import { AppRuntime, type CallOutcome } from './runtime';
 import type { SqlDriverFactory } from './sql-driver';
 import type { Limits } from './limits';
+import type { RuntimeErrorInfo } from '../../modules/types';
 import { schemaConformance } from './schema-conformance';
 
 export interface ConformanceCase {
@@ -127,7 +128,7 @@ function failure(outcome: CallOutcome, status: number, code: string, message?: s
   else if (message) ok(message.test(outcome.error!.message), `message ${outcome.error!.message} ~ ${message}`);
 }
 
-async function body(response: Response): Promise<{ protocol: string; error: { code: string; message: string; errorId: string } }> {
+async function body(response: Response): Promise<{ protocol: string; error: RuntimeErrorInfo }> {
   return (await response.json()) as never;
 }
 

@@ -1,13 +1,9 @@
 /** How a call ended, as the runtime and its hosts report it; a failure always has an errorId. */
 import { randomId, systemClock, type RuntimeClock } from './clock';
-
-export interface RuntimeErrorInfo {
-  code: string;
-  message: string;
-  errorId: string;
-}
-
 import type { LogLine } from './console-capture';
+import type { RuntimeErrorInfo, TableSet } from '../../modules/types';
+
+export type { RuntimeErrorInfo, TableSet };
 
 export interface CallOutcome {
   status: number;
@@ -16,9 +12,9 @@ export interface CallOutcome {
   error?: RuntimeErrorInfo;
   headers?: Record<string, string>;
   /** What the call wrote (a mutation's tables and the store), for live refresh of other clients. */
-  wrote: { tables: string[]; storage: boolean };
+  wrote: TableSet;
   /** What a query or mutation read (which tables and whether the store), for live refresh of the queries that depend on it. */
-  read?: { tables: string[]; storage: boolean };
+  read?: TableSet;
   /** What the handler wrote with `console`, when the runtime captures it (console-capture.ts). */
   logs?: LogLine[];
   /** A failure's thrown error's stack frames (`thrownFrames`): for the owner's report, never part of the answer. */

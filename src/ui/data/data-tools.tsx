@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
 import { decodeJson, encodeJson } from '../../modules/wire';
+import type { RuntimeErrorShape } from '../../modules/types';
 import { noticeCodes, type ProjectSession } from '../playground/project-session';
 import type { InspectResult, RuntimeHost } from '../runtime/runtime-host';
 import { downloadBytes, safeFileName } from '../download';
@@ -137,7 +138,7 @@ export function SqlTool({ session }: { session: ProjectSession }) {
   );
 }
 
-type CallShown = { ok: true; text: string } | { ok: false; status: number; code: string; message: string; errorId: string };
+type CallShown = { ok: true; text: string } | ({ ok: false } & RuntimeErrorShape);
 
 export function CallTool({ session, runtime, persona, operations }: { session: ProjectSession; runtime: RuntimeHost; persona: PersonaName; operations: OperationInfo[] }) {
   const [as, setAs] = useState<PersonaName>(persona);

@@ -9,6 +9,7 @@
  */
 import type { PersonaName } from '../../core/runtime/personas';
 import type { PreviewAnswer } from '../../../worker/protocol/runtime';
+import type { RuntimeErrorInfo } from '../../modules/types';
 import { readFrameMessage, type FrameMessage, type PageMessage, type PreviewStart } from '../../../worker/protocol/preview';
 import { downloadBytes } from '../download';
 import { LIVE_PATH, liveNotAllowed } from '../../modules/wire';
@@ -17,7 +18,7 @@ import { previewDocument } from './bootstrap';
 
 /** What a preview needs from the runtime (RuntimeHost implements it). */
 export interface PreviewRuntime {
-  call(persona: PersonaName, kind: 'query' | 'mutation', name: string, input: unknown): Promise<{ status: number; result?: unknown; error?: { code: string; message: string; errorId: string } }>;
+  call(persona: PersonaName, kind: 'query' | 'mutation', name: string, input: unknown): Promise<{ status: number; result?: unknown; error?: RuntimeErrorInfo }>;
   fetch(persona: PersonaName, request: Request): Promise<Response>;
   /**
    * Gives the preview a port straight to the runtime worker for its calls, tagged there with `persona`

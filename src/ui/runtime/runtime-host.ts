@@ -40,7 +40,7 @@ import { operationOf, type PreviewLink } from '../preview/preview-frame';
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
 import type { CallOutcome } from '../../core/runtime/runtime';
 import { decodeJson, encodeJson, runtimeErrorBody, tableSetFromHeader, WROTE_HEADER, type CallAnswer } from '../../modules/wire';
-import { isRuntimeMessage, previewAnswer, type InspectAnswer, type InspectQuery, type InspectResult, type RuntimeMessage, type RuntimeRequest, type StartTimings, type Wrote } from '../../../worker/protocol/runtime';
+import { isRuntimeMessage, previewAnswer, type InspectAnswer, type InspectQuery, type InspectResult, type RuntimeMessage, type RuntimeRequest, type StartTimings, type TableSet } from '../../../worker/protocol/runtime';
 import { bodyReceiver, type BodyIn } from '../../core/host/body-stream';
 import { describeError } from '../../core/host/describe';
 import { Watchdog } from '../../core/host/watchdog';
@@ -50,7 +50,7 @@ import type { JournalBatch } from '../../core/runtime/journaling-driver';
 
 export type { Commit, CommittedState } from './durable-log';
 
-export type { InspectAnswer, InspectQuery, InspectResult, Wrote } from '../../../worker/protocol/runtime';
+export type { InspectAnswer, InspectQuery, InspectResult, TableSet } from '../../../worker/protocol/runtime';
 
 export interface RuntimeHostOptions {
   /** Where the hidden iframe goes; document.body by default. */
@@ -223,7 +223,7 @@ function takePageSpare(container: HTMLElement): Spare | undefined {
   return undefined;
 }
 
-const NO_WRITES: Wrote = { tables: [], storage: false };
+const NO_WRITES: TableSet = { tables: [], storage: false };
 
 const failure = (status: number, code: string, message: string): CallOutcome => failedCall(status, code, message);
 
@@ -329,7 +329,7 @@ export class RuntimeHost {
   readonly #commitListeners = new Set<(commit: Commit) => void | Promise<void>>();
   /** Settles when every commit so far is durable (what the commit listeners returned has settled). */
   #durable: Promise<void> = Promise.resolve();
-  readonly #writeListeners = new Set<(wrote: Wrote, persona: PersonaName) => void>();
+  readonly #writeListeners = new Set<(wrote: TableSet, persona: PersonaName) => void>();
   readonly #restartListeners = new Set<(reason: string) => void>();
   readonly #faultListeners = new Set<(message: string) => void>();
   readonly #reportListeners = new Set<(report: ServerCallReport) => void>();
@@ -468,7 +468,7 @@ export class RuntimeHost {
   }
 
   /** Tables and store written by a successful query, mutation or wire-route request, and who wrote. */
-  onWrite(listener: (wrote: Wrote, persona: PersonaName) => void): () => void {
+  onWrite(listener: (wrote: TableSet, persona: PersonaName) => void): () => void {
     this.#writeListeners.add(listener);
     return () => this.#writeListeners.delete(listener);
   }
@@ -813,7 +813,7 @@ export class RuntimeHost {
     return undefined;
   }
 
-  #emitWrite(wrote: Wrote, persona: PersonaName): void {
+  #emitWrite(wrote: TableSet, persona: PersonaName): void {
     if (wrote.tables.length === 0 && !wrote.storage) return;
     emit(this.#writeListeners, { tables: [...wrote.tables], storage: wrote.storage }, persona);
   }
