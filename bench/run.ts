@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the figures the issues ask for, measured on this machine, printed as a table.
  * Sections may be named to run only them: `npx tsx bench/run.ts deploy hosting` (foundation, cli, runtime,
- * tests, share, deploy, hosting, compiler, browser, open, commits, live, dev, dev-size, data, data-workerd, transfer, sleep, records, front-door); none named runs them all.
+ * tests, share, deploy, hosting, compiler, browser, open, commits, live, dev, dev-size, data, data-workerd, transfer, sleep, records, front-door, pool); none named runs them all.
  */
 import { MemoryFileSystem } from '../src/core/fs';
 import { checkManifest, validateManifestText } from '../src/core/manifest';
@@ -14,7 +14,7 @@ import { benchProjects } from './projects';
 import { tableRows } from './runtime';
 import { median, percentile, printTable, time, type Row } from './stats';
 
-const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'open', 'commits', 'live', 'dev', 'dev-size', 'data', 'data-workerd', 'transfer', 'sleep', 'records', 'front-door'];
+const SECTIONS = ['foundation', 'cli', 'runtime', 'tests', 'share', 'deploy', 'hosting', 'compiler', 'browser', 'open', 'commits', 'live', 'dev', 'dev-size', 'data', 'data-workerd', 'transfer', 'sleep', 'records', 'front-door', 'pool'];
 const named = process.argv.slice(2);
 for (const name of named) if (!SECTIONS.includes(name)) throw new Error(`No bench section ${JSON.stringify(name)}; the sections are ${SECTIONS.join(', ')}.`);
 const wanted = (section: string) => named.length === 0 || named.includes(section);
@@ -60,6 +60,7 @@ if (wanted('tests')) printTable('Tests: platform test per template', await (awai
 if (wanted('share')) printTable('Share links: size per template, encode and decode p50', await (await import('./share')).shareRows());
 if (wanted('deploy')) printTable('Control plane: deploy latency, and a hosted query under 50 connections on loopback', await (await import('./deploy')).deployRows());
 if (wanted('front-door')) printTable('The front door: a hosted query through the control plane against raw workerd, and a cookieless visitor', await (await import('./front-door')).frontDoorRows());
+if (wanted('pool')) printTable('Many environments in one workerd (Worker Loader and facets) against one process each', await (await import('./pool')).poolRows());
 if (wanted('records')) printTable('Control plane records: one write against the number of records', await (await import('./records')).recordsRows());
 if (wanted('sleep')) printTable('Hosted environments that sleep: memory awake and asleep, cold visit against a warm query', await (await import('./sleeping')).sleepingRows());
 if (wanted('hosting')) printTable('Hosting in workerd: commit cost against data size, and control plane memory under abuse', await (await import('./hosting')).hostingRows());

@@ -3,7 +3,7 @@
 export interface Row {
   name: string;
   value: number;
-  unit: 'ms' | 'x' | 'ops/s' | 'bytes' | 'count';
+  unit: 'ms' | 'x' | 'ops/s' | 'bytes' | 'count' | 'MB';
 }
 
 export function time(fn: () => unknown): number {
@@ -24,6 +24,7 @@ export function median(values: number[]): number {
 
 function format(row: Row): string {
   if (row.unit === 'x') return `${row.value.toFixed(2)}x`;
+  if (row.unit === 'MB') return `${row.value.toFixed(1)} MB`;
   if (row.unit === 'ms') return `${row.value < 10 ? row.value.toFixed(3) : row.value.toFixed(1)} ms`;
   return `${Math.round(row.value).toLocaleString('en-US')} ${row.unit}`;
 }
