@@ -24,7 +24,7 @@ import { isSchemaChangeRefused } from '../src/core/runtime/tables/schema-change'
 import type { SqlDriver } from '../src/core/runtime/sql-driver';
 import { JournalingDriver, replayJournal, type JournalStatement } from '../src/core/runtime/journaling-driver';
 import { loadModuleMap, type LoadedModule } from '../src/core/testing/locate';
-import { BodySender } from '../src/core/host/body-stream';
+import { BodySender, bodyPoster } from '../src/core/host/body-stream';
 import { describeError } from '../src/core/host/describe';
 import { runTestsInEngine, type TestRunMessage } from '../src/core/host/test-run';
 import { decodeJson, encodeJson } from '../src/modules/wire';
@@ -454,11 +454,7 @@ async function fetchRequest(request: Extract<RuntimeRequest, { type: 'fetch' }>)
   const id = request.id;
   // A buffered body is one chunk; a stream (`stream()`, held to streamedBytes and its lifetime by the
   // runtime) goes on while other calls run, as fast as the trusted side reads it.
-  const sender = new BodySender(response.body!.getReader(), {
-    chunk: (chunk) => post({ type: 'response-chunk', id, chunk }, [chunk.buffer as ArrayBuffer]),
-    end: () => post({ type: 'response-end', id }),
-    error: (message) => post({ type: 'response-error', id, message }),
-  });
+  const sender = new BodySender(response.body!.getReader(), bodyPoster(id, post));
   bodies.set(id, sender);
   void sender.run().finally(() => bodies.delete(id));
 }

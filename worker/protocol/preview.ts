@@ -13,6 +13,7 @@
  * message only once `readFrameMessage` has checked every field and made a copy of it.
  */
 import type { PreviewAnswer } from './runtime';
+import type { BodyMessage } from '../../src/core/host/body-stream';
 
 /** The most characters of text the page takes from the frame in one field (the bootstrap cuts to it). */
 export const PREVIEW_TEXT_LIMIT = 4000;
@@ -68,9 +69,7 @@ export type PageMessage =
   | { type: 'error'; id: number; error: PreviewCallError }
   /** The status and headers of the frame's `fetch`; its body follows as `body-chunk`s when `hasBody`. */
   | { type: 'response'; id: number; status: number; headers: Array<[string, string]>; hasBody: boolean }
-  | { type: 'body-chunk'; id: number; chunk: ArrayBuffer }
-  | { type: 'body-end'; id: number }
-  | { type: 'body-error'; id: number; message: string }
+  | BodyMessage<ArrayBuffer>
   /** A direct call's answer, given by the page (one that wrote, once durable; or one interrupted). */
   | PreviewAnswer;
 

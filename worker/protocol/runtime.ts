@@ -26,6 +26,7 @@ import type { PersonaName } from '../../src/core/runtime/personas';
 import { isTestRunMessage, type TestRunMessage } from '../../src/core/host/test-run';
 import type { CallAnswer } from '../../src/modules/wire';
 import type { RuntimeErrorInfo, TableSet } from '../../src/modules/types';
+import type { BodyMessage } from '../../src/core/host/body-stream';
 import type { JournalBatch } from '../../src/core/runtime/journaling-driver';
 
 /** A journal batch as structured clone delivers it: statements with SQLite values. */
@@ -175,9 +176,7 @@ export type RuntimeMessage =
   | { type: 'called'; id: number; status: number; result?: string; error?: RuntimeErrorInfo; wrote: TableSet; report?: string }
   /** The status line and headers of a fetch; the body follows as chunks when `hasBody`. */
   | { type: 'response-head'; id: number; status: number; statusText: string; headers: Array<[string, string]>; hasBody: boolean }
-  | { type: 'response-chunk'; id: number; chunk: Uint8Array }
-  | { type: 'response-end'; id: number }
-  | { type: 'response-error'; id: number; message: string }
+  | BodyMessage<Uint8Array>
   | { type: 'env-set'; id: number }
   | { type: 'flushed'; id: number }
   /** What one or more commits changed, in order (`sequence` increases with every journal and checkpoint message). */
@@ -429,7 +428,7 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
     }
     case 'start-failed':
       return isId(m.id) && isString(m.message) && (m.code === undefined || isString(m.code));
-    case 'response-error':
+    case 'body-error':
       return isId(m.id) && isString(m.message);
     case 'called':
       return (
@@ -443,9 +442,9 @@ export function isRuntimeMessage(value: unknown): value is RuntimeMessage {
       );
     case 'response-head':
       return isId(m.id) && typeof m.status === 'number' && isString(m.statusText) && isPairs(m.headers) && typeof m.hasBody === 'boolean';
-    case 'response-chunk':
+    case 'body-chunk':
       return isId(m.id) && m.chunk instanceof Uint8Array;
-    case 'response-end':
+    case 'body-end':
     case 'env-set':
     case 'flushed':
       return isId(m.id);

@@ -1,5 +1,11 @@
 /**
- * A response body carried over messages (the browser sandbox's MessagePort) with backpressure: the
+ * A response body carried over messages, after its head: the one vocabulary (`body-chunk`, `body-end`,
+ * `body-error`, by request id) and the one sender and receiver of every channel that carries one (the
+ * runtime worker's port, the preview frame's port, a preview tab's BroadcastChannel). The preview
+ * frame's bootstrap, a script in a string inside the sandboxed frame, reads the same three messages
+ * with its own few lines (src/ui/preview/bootstrap.ts).
+ *
+ * Over the runtime worker's port it goes with backpressure: the
  * engine sends chunks only while the host has room for them. The host grants bytes as its reader takes
  * chunks; the engine starts with `BODY_WINDOW` bytes of credit and reads the app's stream only while it
  * has credit left, so a slow reader slows the app's stream instead of filling the host's memory. HTTP
@@ -15,6 +21,35 @@ export const BODY_WINDOW = 1024 * 1024;
 /** The largest message: a bigger chunk from the app is sent in pieces of this size. */
 export const BODY_PIECE = 64 * 1024;
 
+/** The messages that carry a body after its head; `Chunk` is what the channel transfers (bytes, or their buffer). */
+export type BodyMessage<Chunk = Uint8Array> =
+  | { type: 'body-chunk'; id: number; chunk: Chunk }
+  | { type: 'body-end'; id: number }
+  | { type: 'body-error'; id: number; message: string };
+
+/**
+ * A `BodyOut` that posts request `id`'s body as messages: `post` sends one (and the chunk's buffer to
+ * transfer); `wrap` turns a piece's bytes into the channel's chunk (default: the bytes themselves).
+ */
+export function bodyPoster<Chunk = Uint8Array>(id: number, post: (message: BodyMessage<Chunk>, transfer: ArrayBuffer[]) => void, wrap: (bytes: Uint8Array) => Chunk = (bytes) => bytes as Chunk): BodyOut {
+  return {
+    // Each piece is a copy of its own (BodySender), so its buffer can be transferred.
+    chunk: (bytes) => post({ type: 'body-chunk', id, chunk: wrap(bytes) }, [bytes.buffer as ArrayBuffer]),
+    end: () => post({ type: 'body-end', id }, []),
+    error: (message) => post({ type: 'body-error', id, message }, []),
+  };
+}
+
+/** Hands a body message to its request's receiver, which is forgotten once its body ended. */
+export function deliverBody(bodies: Map<number, BodyIn>, message: BodyMessage<Uint8Array | ArrayBuffer>): void {
+  const body = bodies.get(message.id);
+  if (!body) return;
+  if (message.type === 'body-chunk') return body.chunk(message.chunk instanceof Uint8Array ? message.chunk : new Uint8Array(message.chunk));
+  bodies.delete(message.id);
+  if (message.type === 'body-end') body.end();
+  else body.error(new Error(message.message));
+}
+
 export interface BodyOut {
   chunk(bytes: Uint8Array): void;
   end(): void;
@@ -29,6 +64,7 @@ export class BodySender {
   #cancelled = false;
   #wake: (() => void) | undefined;
 
+  /** `window`: the bytes sent before the reader takes any (Infinity where the channel needs no backpressure). */
   constructor(reader: ReadableStreamDefaultReader<Uint8Array>, out: BodyOut, window = BODY_WINDOW) {
     this.#reader = reader;
     this.#out = out;

@@ -10,6 +10,7 @@
  */
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
 import { operationOf, reportFetch, type PreviewEvents, type PreviewLoad, type PreviewRuntime } from './preview-frame';
+import { BodySender, bodyPoster, bodyReceiver, deliverBody, type BodyIn, type BodyMessage } from '../../core/host/body-stream';
 
 /** What a preview loads: the client bundle and what the page around it says. */
 export interface PreviewApp extends PreviewLoad {
@@ -41,9 +42,7 @@ export type ServerMessage =
   | { type: 'closed' }
   | { type: 'called'; client: string; id: number; outcome: CallOutcome }
   | { type: 'head'; client: string; id: number; status: number; headers: Array<[string, string]>; hasBody: boolean }
-  | { type: 'chunk'; client: string; id: number; chunk: ArrayBuffer }
-  | { type: 'end'; client: string; id: number }
-  | { type: 'body-error'; client: string; id: number; message: string };
+  | (BodyMessage<ArrayBuffer> & { client: string });
 
 export const channelName = (projectId: string) => `platform-preview:${projectId}`;
 
@@ -71,7 +70,7 @@ export function servePreviewTabs(projectId: string, runtime: PreviewRuntime, app
   const channel = new BroadcastChannel(channelName(projectId));
   const send = (message: ServerMessage) => channel.postMessage(message);
   /** Open response bodies by client, and when each client was last heard from. */
-  const clients = new Map<string, { seen: number; bodies: Map<number, ReadableStreamDefaultReader<Uint8Array>> }>();
+  const clients = new Map<string, { seen: number; bodies: Map<number, BodySender> }>();
   const clientOf = (id: string) => {
     let known = clients.get(id);
     if (!known) clients.set(id, (known = { seen: Date.now(), bodies: new Map() }));
@@ -79,7 +78,7 @@ export function servePreviewTabs(projectId: string, runtime: PreviewRuntime, app
     return known;
   };
   const drop = (id: string) => {
-    for (const reader of clients.get(id)?.bodies.values() ?? []) void reader.cancel().catch(() => undefined);
+    for (const sender of clients.get(id)?.bodies.values() ?? []) sender.cancel();
     clients.delete(id);
   };
   const sweep = setInterval(() => {
@@ -104,7 +103,7 @@ export function servePreviewTabs(projectId: string, runtime: PreviewRuntime, app
         drop(request.client);
         return;
       case 'cancel':
-        void client.bodies.get(request.id)?.cancel().catch(() => undefined);
+        client.bodies.get(request.id)?.cancel();
         client.bodies.delete(request.id);
         return;
       case 'call':
@@ -131,17 +130,11 @@ export function servePreviewTabs(projectId: string, runtime: PreviewRuntime, app
           reportFetch(events, { persona: request.persona, operation: operationOf(request.method, url.pathname), status: response.status, durationMs: performance.now() - started }, response);
           send({ type: 'head', client: request.client, id, status: response.status, headers: [...response.headers], hasBody: response.body !== null });
           if (!response.body) return;
-          const reader = response.body.getReader();
-          client.bodies.set(id, reader);
+          // No backpressure over the channel: the tab queues what arrives for its reader.
+          const sender = new BodySender(response.body.getReader(), bodyPoster<ArrayBuffer>(id, (message) => send({ ...message, client: request.client }), (bytes) => bytes.buffer as ArrayBuffer), Infinity);
+          client.bodies.set(id, sender);
           try {
-            for (;;) {
-              const { done, value } = await reader.read();
-              if (done) break;
-              send({ type: 'chunk', client: request.client, id, chunk: value.slice().buffer });
-            }
-            send({ type: 'end', client: request.client, id });
-          } catch (error) {
-            send({ type: 'body-error', client: request.client, id, message: error instanceof Error ? error.message : String(error) });
+            await sender.run();
           } finally {
             client.bodies.delete(id);
           }
@@ -173,7 +166,7 @@ export class PreviewTabClient implements PreviewRuntime {
   #next = 1;
   readonly #calls = new Map<number, (outcome: CallOutcome) => void>();
   readonly #heads = new Map<number, (response: Response) => void>();
-  readonly #bodies = new Map<number, ReadableStreamDefaultController<Uint8Array>>();
+  readonly #bodies = new Map<number, BodyIn>();
   readonly #ping: ReturnType<typeof setInterval>;
 
   constructor(projectId: string, onApp: (app: PreviewApp | null | 'closed') => void) {
@@ -190,29 +183,27 @@ export class PreviewTabClient implements PreviewRuntime {
           this.#calls.delete(message.id);
           return;
         case 'head': {
-          const stream = message.hasBody
-            ? new ReadableStream<Uint8Array>({
-                start: (controller) => void this.#bodies.set(message.id, controller),
-                cancel: () => {
-                  this.#bodies.delete(message.id);
-                  this.#post({ type: 'cancel', client: this.#client, id: message.id });
-                },
-              })
-            : null;
+          let stream: ReadableStream<Uint8Array> | null = null;
+          if (message.hasBody) {
+            const body = bodyReceiver(
+              () => undefined,
+              () => {
+                this.#bodies.delete(message.id);
+                this.#post({ type: 'cancel', client: this.#client, id: message.id });
+              },
+              Infinity,
+            );
+            this.#bodies.set(message.id, body);
+            stream = body.stream;
+          }
           this.#heads.get(message.id)?.(new Response(stream, { status: message.status, headers: message.headers }));
           this.#heads.delete(message.id);
           return;
         }
-        case 'chunk':
-          this.#bodies.get(message.id)?.enqueue(new Uint8Array(message.chunk));
-          return;
-        case 'end':
-          this.#bodies.get(message.id)?.close();
-          this.#bodies.delete(message.id);
-          return;
+        case 'body-chunk':
+        case 'body-end':
         case 'body-error':
-          this.#bodies.get(message.id)?.error(new Error(message.message));
-          this.#bodies.delete(message.id);
+          deliverBody(this.#bodies, message);
           return;
         default:
           return;

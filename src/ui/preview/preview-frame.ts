@@ -15,6 +15,7 @@ import { downloadBytes } from '../download';
 import { LIVE_PATH, liveNotAllowed } from '../../modules/wire';
 import { afterPreviewVendor, previewVendorOf } from '../../core/build/preview-vendor';
 import { previewDocument } from './bootstrap';
+import { BodySender, bodyPoster } from '../../core/host/body-stream';
 
 /** What a preview needs from the runtime (RuntimeHost implements it). */
 export interface PreviewRuntime {
@@ -264,7 +265,7 @@ export class PreviewFrame {
   /** The app to start once the document has loaded. */
   #app: PreviewLoad | undefined;
   /** Response bodies being sent to the preview, by request id. */
-  readonly #bodies = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
+  readonly #bodies = new Map<number, BodySender>();
   #assets: Record<string, Asset> = {};
   /** Ends the preview's direct path to the runtime worker. */
   #disconnect: (() => void) | undefined;
@@ -484,7 +485,7 @@ export class PreviewFrame {
         return;
       }
       case 'cancel-body':
-        void this.#bodies.get(message.id)?.cancel();
+        this.#bodies.get(message.id)?.cancel();
         this.#bodies.delete(message.id);
         return;
       case 'download':
@@ -513,17 +514,11 @@ export class PreviewFrame {
 
   /** Sends a response body to the preview as it is read: a stream keeps flowing chunk by chunk. */
   async #pump(id: number, reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-    this.#bodies.set(id, reader);
+    // No backpressure on this port: the frame's bootstrap queues what arrives for the app's reader.
+    const sender = new BodySender(reader, bodyPoster<ArrayBuffer>(id, (message, transfer) => this.#send(message, transfer), (bytes) => bytes.buffer as ArrayBuffer), Infinity);
+    this.#bodies.set(id, sender);
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        const chunk = value.slice().buffer;
-        this.#send({ type: 'body-chunk', id, chunk }, [chunk]);
-      }
-      this.#send({ type: 'body-end', id });
-    } catch (error) {
-      this.#send({ type: 'body-error', id, message: error instanceof Error ? error.message : String(error) });
+      await sender.run();
     } finally {
       this.#bodies.delete(id);
     }
@@ -565,7 +560,7 @@ export class PreviewFrame {
     for (const settle of [...this.#asks.values()]) settle(false);
     this.#disconnect?.();
     this.#disconnect = undefined;
-    for (const reader of this.#bodies.values()) void reader.cancel();
+    for (const sender of this.#bodies.values()) sender.cancel();
     this.#bodies.clear();
     clearInterval(this.#heartbeat);
     this.#port.close();

@@ -41,7 +41,7 @@ import { isPersona, type PersonaName } from '../../core/runtime/personas';
 import type { CallOutcome } from '../../core/runtime/runtime';
 import { decodeJson, encodeJson, runtimeErrorBody, tableSetFromHeader, WROTE_HEADER, type CallAnswer } from '../../modules/wire';
 import { isRuntimeMessage, previewAnswer, type InspectAnswer, type InspectQuery, type InspectResult, type RuntimeMessage, type RuntimeRequest, type StartTimings, type TableSet } from '../../../worker/protocol/runtime';
-import { bodyReceiver, type BodyIn } from '../../core/host/body-stream';
+import { bodyReceiver, deliverBody, type BodyIn } from '../../core/host/body-stream';
 import { describeError } from '../../core/host/describe';
 import { Watchdog } from '../../core/host/watchdog';
 import { SandboxFrame } from './sandbox-frame';
@@ -868,16 +868,10 @@ export class RuntimeHost {
         });
         break;
       }
-      case 'response-chunk':
-        this.#bodies.get(message.id)?.chunk(message.chunk);
-        break;
-      case 'response-end':
-        this.#bodies.get(message.id)?.end();
-        this.#bodies.delete(message.id);
-        break;
-      case 'response-error':
-        this.#bodies.get(message.id)?.error(new Error(message.message));
-        this.#bodies.delete(message.id);
+      case 'body-chunk':
+      case 'body-end':
+      case 'body-error':
+        deliverBody(this.#bodies, message);
         break;
       case 'env-set':
         this.#finish(message.id, 'set-env')?.settle();
