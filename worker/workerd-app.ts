@@ -97,8 +97,9 @@ export class AppStore {
     // The body the control plane signed, and no other (bounded by the control plane's requestBytes before it signed).
     const body = request.method === 'GET' || request.method === 'HEAD' ? null : new Uint8Array(await request.arrayBuffer());
     if ((await this.#identity.bodyHash(body)) !== identity.bodyHash || !this.#sequences.accept(identity.sequence)) return identityRefused();
-    if (new URL(request.url).pathname === READY_PATH) return Response.json(this.#failure ?? { ready: true });
-    if (new URL(request.url).pathname === ADMIN_PATH && (identity.auth as { kind: string }).kind === 'admin' && body) {
+    const url = new URL(request.url);
+    if (url.pathname === READY_PATH) return Response.json(this.#failure ?? { ready: true });
+    if (url.pathname === ADMIN_PATH && (identity.auth as { kind: string }).kind === 'admin' && body) {
       let admin: unknown;
       try {
         admin = JSON.parse(new TextDecoder().decode(body));
@@ -114,8 +115,8 @@ export class AppStore {
       return Response.json(await run());
     }
     if (!this.#runtime) return errorResponse(failedCall(503, 'app_unavailable', this.#failure?.message ?? 'The app is not running.'));
-    const path = new URL(request.url).pathname;
-    if (path.startsWith(INSPECT_PREFIX)) return this.#inspect(this.#runtime, path.slice(INSPECT_PREFIX.length), new URL(request.url).searchParams);
+    const path = url.pathname;
+    if (path.startsWith(INSPECT_PREFIX)) return this.#inspect(this.#runtime, path.slice(INSPECT_PREFIX.length), url.searchParams);
     const headers = new Headers(request.headers);
     headers.delete(IDENTITY_HEADER);
     const forwarded = new Request(identity.url, { method: request.method, headers, ...(body ? { body } : {}) });

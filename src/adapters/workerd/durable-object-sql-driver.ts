@@ -45,11 +45,11 @@ export class DurableObjectSqlDriver implements SqlDriver {
     const cursor = this.#storage.sql.exec(sql, ...params.map(toParam));
     const rows = cursor.toArray();
     if (this.#readOnly && cursor.rowsWritten > 0) throw new Error(READ_ONLY);
-    return rows.map((row) => {
-      const out: Record<string, SqlValue> = {};
-      for (const [name, value] of Object.entries(row)) out[name] = toValue(value);
-      return out;
-    });
+    // The rows are workerd's own fresh objects: only a blob (an ArrayBuffer) is replaced in place, by its bytes.
+    for (const row of rows) {
+      for (const name in row) if (row[name] instanceof ArrayBuffer) row[name] = toValue(row[name]);
+    }
+    return rows as Array<Record<string, SqlValue>>;
   }
 
   exec(sql: string, params: readonly SqlValue[] = []): void {

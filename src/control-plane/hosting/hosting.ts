@@ -29,6 +29,8 @@ import { clientSource } from '../rate-limit';
 import { INSPECT_PREFIX, type HostedInspection } from '../../../worker/protocol/inspection';
 
 export const GUEST_COOKIE = '__platform_guest';
+/** The most returning guests whose checked cookie the hosting keeps (`#guests`). */
+const GUESTS_KEPT = 10_000;
 
 export interface HostedTarget {
   appId: string;
@@ -316,23 +318,39 @@ export class Hosting {
     return process;
   }
 
+  /**
+   * Guests of the last requests, by app, environment and signed cookie: the guest id the cookie's
+   * signature was found to bind there, and the guest's frozen identity. A returning visitor's request
+   * then costs no HMAC and no SHA-256. At most GUESTS_KEPT; past it, started again from empty (a flood
+   * of new visitors cannot grow it). Only cookies found valid are kept.
+   */
+  readonly #guests = new Map<string, { guestId: string; auth: Auth }>();
+
   /** A guest identity for this app and environment only. */
   #guest(appId: string, environment: Environment, guestId: string): Auth {
     const appUserId = `guest:${createHash('sha256').update(`${appId}:${environment}:${guestId}`).digest('hex').slice(0, 24)}`;
     return Object.freeze({ appUserId, kind: 'guest' as const, roles: Object.freeze([]), permissions: Object.freeze([]), workspaceIds: Object.freeze([]), sessionId: guestId, id: appUserId }) as unknown as Auth;
   }
 
-  /** The visitor's guest id from the signed cookie, or a new one to set. */
-  #visitor(request: Request, target: HostedTarget): { guestId: string; setCookie?: string } {
+  /** The visitor's guest id and identity from the signed cookie, or a new one with the cookie to set. */
+  #visitor(request: Request, target: HostedTarget): { guestId: string; auth: Auth; setCookie?: string } {
     const cookies = request.headers.get('cookie') ?? '';
     const raw = cookies.split(/;\s*/).find((c) => c.startsWith(`${GUEST_COOKIE}=`))?.slice(GUEST_COOKIE.length + 1);
     const bind = (id: string) => hmac(this.#options.secrets.cookieKey, `guest:${target.appId}:${target.environment}:${id}`);
     if (raw) {
+      const key = `${target.appId}\u0000${target.environment}\u0000${raw}`;
+      const known = this.#guests.get(key);
+      if (known) return known;
       const [id, signature] = raw.split('.');
-      if (id && signature && /^[A-Za-z0-9_-]{22}$/.test(id) && sameSecret(signature, bind(id))) return { guestId: id };
+      if (id && signature && /^[A-Za-z0-9_-]{22}$/.test(id) && sameSecret(signature, bind(id))) {
+        const found = { guestId: id, auth: this.#guest(target.appId, target.environment, id) };
+        if (this.#guests.size >= GUESTS_KEPT) this.#guests.clear();
+        this.#guests.set(key, found);
+        return found;
+      }
     }
     const guestId = newGuestId();
-    return { guestId, setCookie: `${GUEST_COOKIE}=${guestId}.${bind(guestId)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000` };
+    return { guestId, auth: this.#guest(target.appId, target.environment, guestId), setCookie: `${GUEST_COOKIE}=${guestId}.${bind(guestId)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000` };
   }
 
   /**
@@ -351,7 +369,7 @@ export class Hosting {
     if (appAuth && url.pathname.startsWith('/__platform/')) {
       return appAuth.serve(request, target, () => {
         const visitor = this.#visitor(request, target);
-        return { auth: this.#guest(target.appId, target.environment, visitor.guestId), ...(visitor.setCookie ? { setCookie: visitor.setCookie } : {}) };
+        return { auth: visitor.auth, ...(visitor.setCookie ? { setCookie: visitor.setCookie } : {}) };
       });
     }
     if (isRuntimePath(url.pathname)) return this.#runtime(request, target, record, artifactId, incoming);
@@ -404,7 +422,7 @@ export class Hosting {
       } else {
         // Headers pass through except cookies (the guest identity, the app session): the app never sees them.
         const headers = [...request.headers].filter(([name]) => name !== 'cookie');
-        const auth = user ?? this.#guest(target.appId, target.environment, visitor!.guestId);
+        const auth = user ?? visitor!.auth;
         response = await process.fetch(auth, { method: request.method, url: request.url, headers, ...(body ? { body } : {}), visitor: slotHolder(user, incoming) });
       }
     }

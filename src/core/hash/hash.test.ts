@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, sha256Hex } from './index';
+import { canonicalJson, hmacSha256Hex, sha256Hex } from './index';
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth, drops undefined properties, writes undefined in arrays as null', () => {
@@ -23,5 +23,13 @@ describe('sha256Hex', () => {
   it('digests text as its UTF-8 bytes', () => {
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     expect(sha256Hex(new TextEncoder().encode('é'))).toBe(sha256Hex('é'));
+  });
+});
+
+describe('hmacSha256Hex', () => {
+  it('gives RFC 4231 test case 2 for text and for bytes', () => {
+    const key = new TextEncoder().encode('Jefe');
+    expect(hmacSha256Hex(key, 'what do ya want for nothing?')).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+    expect(hmacSha256Hex(key, new TextEncoder().encode('what do ya want for nothing?'))).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
   });
 });

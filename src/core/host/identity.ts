@@ -6,9 +6,8 @@
  * is worth nothing: it names one method and one body, and its sequence number is accepted once
  * (`SequenceWindow`).
  */
-import { hmac } from '@noble/hashes/hmac.js';
-import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { hmacSha256Hex, sha256Hex } from '../hash';
 import type { Auth } from '../runtime/personas';
 
 export const IDENTITY_HEADER = 'x-platform-identity';
@@ -54,13 +53,9 @@ const encoder = new TextEncoder();
 const decode = decodeURIComponent;
 const parse = JSON.parse;
 
-function sign(key: Uint8Array, text: string): string {
-  return bytesToHex(hmac(sha256, key, encoder.encode(text)));
-}
-
 /** The hash a signed identity names for a body (empty for none, or an empty one). */
 export function bodyHash(body: Uint8Array | null | undefined): string {
-  return body && body.byteLength > 0 ? bytesToHex(sha256(body)) : '';
+  return body && body.byteLength > 0 ? sha256Hex(body) : '';
 }
 
 /** The header value for one request. */
@@ -75,7 +70,7 @@ export function signIdentity(key: Uint8Array, request: IdentityRequest, now = Da
     expiresAt: now + LIFETIME_MS,
   };
   const text = JSON.stringify(identity);
-  return `${encodeURIComponent(text)}.${sign(key, text)}`;
+  return `${encodeURIComponent(text)}.${hmacSha256Hex(key, text)}`;
 }
 
 // WebCrypto, taken when this module loads (before any app code runs in the same isolate).
