@@ -19,7 +19,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkerEntry, workerdBinary } from '../src/adapters/workerd/workerd-engine';
-import { AppEngine } from '../src/control-plane/hosting/app-engine';
+import { AppEngine } from '../src/adapters/workerd/app-engine';
 import { IDENTITY_HEADER, signIdentity } from '../src/core/host/identity';
 import type { Auth } from '../src/core/runtime/personas';
 import { build, databaseApp } from '../src/testing/control-plane-apps';

@@ -20,7 +20,7 @@ import { errorResponse } from '../../core/runtime/runtime';
 import type { Auth } from '../../core/runtime/personas';
 import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../../core/host/identity';
 import type { AppStart } from '../../../worker/workerd-app';
-import { EngineStartError, WorkerdEngine } from '../../adapters/workerd/workerd-engine';
+import { EngineStartError, WorkerdEngine } from './workerd-engine';
 import { freeTimeLimit } from '../../core/host/free-time-limit';
 import { isWriteRefusal } from '../../core/fs';
 import { describeError } from '../../core/host/describe';
