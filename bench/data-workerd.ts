@@ -12,10 +12,11 @@
  * so that 1M rows take seconds, not a million mutations. `BENCH_DATA_SIZES=10000,1000000` by default.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DevProcess } from '../src/testing/dev-process';
+import { readTextTree } from '../src/adapters/node/templates';
 import { build, deployBody } from '../src/testing/control-plane-apps';
 import { cookieOf, hostedRequest, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/testing/control-plane';
 import { median, type Row } from './stats';
@@ -187,11 +188,7 @@ async function hostedRows(): Promise<Row[]> {
   const ratios = new Map<string, number[]>();
   const work = mkdtempSync(join(tmpdir(), 'platform-bench-data-hosted-'));
   const dataDir = join(work, 'data');
-  const files: Record<string, string> = {};
-  for (const entry of readdirSync(APP, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) files[join(entry.parentPath, entry.name).slice(APP.length + 1)] = readFileSync(join(entry.parentPath, entry.name), 'utf8');
-  }
-  const artifact = deployBody(await build(files));
+  const artifact = deployBody(await build(readTextTree(APP)));
   let plane: PlaneProcess | undefined = await startPlaneProcess(dataDir);
   try {
     const token = await signInOverHttp(plane, 'bench');

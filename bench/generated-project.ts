@@ -4,22 +4,13 @@
  * client components the client renders. It type-checks cleanly and every file is in a bundle, so the
  * compiler and the playground do a real app's work at size (bench/playground.ts, e2e/open-at-size.spec.ts).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
+import { readTextTree } from '../src/adapters/node/templates';
 
 const TEMPLATE = join(import.meta.dirname, '../templates/todo');
 
 function templateFiles(): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files[relative(TEMPLATE, path).split('\\').join('/')] = readFileSync(path, 'utf8');
-    }
-  };
-  walk(TEMPLATE);
-  return files;
+  return readTextTree(TEMPLATE);
 }
 
 const pad = (n: number) => String(n).padStart(3, '0');

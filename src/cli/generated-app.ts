@@ -6,8 +6,8 @@
  * (seventy components, thirty helpers); the template's tests are left out. Each component renders a list through Preact with a prop type of
  * its own and calls a query; each helper computes over a table row type. The same size gives the same text.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readTextTree } from '../adapters/node/templates';
+import { join } from 'node:path';
 
 const TEMPLATE = join(import.meta.dirname, '../../templates/todo');
 
@@ -24,19 +24,8 @@ export interface GeneratedApp {
 }
 
 function templateFiles(): Map<string, string> {
-  const files = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      // No tests: `platform dev` would run them after each save, beside the measurements.
-      if (statSync(path).isDirectory()) {
-        if (relative(TEMPLATE, path) !== 'tests') walk(path);
-      }
-      else files.set(relative(TEMPLATE, path).split('\\').join('/'), readFileSync(path, 'utf8'));
-    }
-  };
-  walk(TEMPLATE);
-  return files;
+  // No tests: `platform dev` would run them after each save, beside the measurements.
+  return new Map(Object.entries(readTextTree(TEMPLATE, (path) => path === 'tests')));
 }
 
 const pad = (n: number) => String(n).padStart(3, '0');

@@ -1,6 +1,6 @@
 /** Apps the control plane's tests deploy: built in memory by the core's compiler, as `platform deploy` builds them. */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readTextTree } from '../adapters/node/templates';
+import { join } from 'node:path';
 import { nodeCompiler } from '../adapters/node/compiler';
 import { makeArtifact, type ArtifactRecord } from '../core/build/artifact';
 import { compileProject, type Compiler } from '../core/build/build';
@@ -19,17 +19,7 @@ export interface BuiltApp {
 
 /** The files of a template under `templates/`. */
 export function templateFiles(name: string): Record<string, string> {
-  const dir = join(ROOT, 'templates', name);
-  const out: Record<string, string> = {};
-  const walk = (path: string) => {
-    for (const entry of readdirSync(path)) {
-      const full = join(path, entry);
-      if (statSync(full).isDirectory()) walk(full);
-      else out[relative(dir, full).split('\\').join('/')] = readFileSync(full, 'utf8');
-    }
-  };
-  walk(dir);
-  return out;
+  return readTextTree(join(ROOT, 'templates', name));
 }
 
 export async function build(files: Record<string, string>): Promise<BuiltApp> {
