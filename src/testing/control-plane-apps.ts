@@ -126,6 +126,8 @@ export default defineServer({
       process: typeof g.process,
       globalProcess: typeof g.globalThis.process,
       require: typeof g.require,
+      // The engine's entry takes V8's gc() (exposed to it) before this module loads: never the app's.
+      gc: typeof g.gc,
       getBuiltinModule: await attempt(() => g.process.getBuiltinModule('node:fs').readFileSync('/etc/passwd', 'utf8')),
       functionThis: await attempt(() => typeof g.Function('return this')().process),
       childProcess: await attempt(() => String(g.process.getBuiltinModule('node:child_process').execSync('id'))),

@@ -160,6 +160,8 @@ export class AppEngine {
         durableObject: { className: 'AppStore', storageDir: options.storageDir },
         secrets: { START: JSON.stringify(start) },
         heapMb: options.heapMb,
+        // The trusted entry takes V8's gc() before the app loads and collects after each export page and import batch.
+        exposeGc: true,
         compatibilityDate: '2025-09-01',
         startTimeoutMs: options.startTimeoutMs,
       });

@@ -13,6 +13,11 @@ export interface WorkerdConfig {
   environmentBindings: Record<string, string>;
   /** V8's old-generation limit, MiB. */
   heapMb: number;
+  /**
+   * Gives the isolate V8's `gc()` (`--expose-gc`). Only for a trusted entry that takes it before any app
+   * code loads and deletes it from the global scope (worker/workerd-app.ts).
+   */
+  exposeGc?: boolean;
   compatibilityDate: string;
 }
 
@@ -42,7 +47,7 @@ const config :Workerd.Config = (
     (name = "no-network", network = (allow = [], deny = [])),${object ? `\n    (name = "storage", disk = (path = ${text(object.storageDir)}, writable = true)),` : ''}
   ],
   sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "app") ],
-  v8Flags = [ ${[`--max-old-space-size=${config.heapMb}`, ...GC_FLAGS].map(text).join(', ')} ],
+  v8Flags = [ ${[`--max-old-space-size=${config.heapMb}`, ...GC_FLAGS, ...(config.exposeGc ? ['--expose-gc'] : [])].map(text).join(', ')} ],
 );
 
 const app :Workerd.Worker = (
