@@ -14,6 +14,7 @@ import type { Row } from './records';
 import type { Hosting } from './hosting/hosting';
 import { seal, unseal } from './secrets';
 import { Slots } from './slots';
+import { appRecords } from './app-records';
 
 const APP_NAME = /^[a-z][a-z0-9-]{1,62}$/;
 /** The largest deploy request: the artifact's blobs travel base64 in it. */
@@ -25,7 +26,7 @@ const FAILURE_STATUS = { module_invalid: 422, provision_failed: 409, runtime_not
 /** Environment values of an app's scope, in clear. */
 export function envValues(ctx: Context, appId: string, scope: string): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const row of ctx.records.all('SELECT name, sealed FROM env_values WHERE appId = ? AND scope = ? ORDER BY name', [appId, scope])) {
+  for (const row of appRecords(ctx.records).envValues.sealed(appId, scope)) {
     values[String(row.name)] = unseal(ctx.secrets.envKey, String(row.sealed), `${appId}:${scope}:${row.name}`);
   }
   return values;
@@ -33,12 +34,13 @@ export function envValues(ctx: Context, appId: string, scope: string): Record<st
 
 /** Finishes deleting an app: offline, scripts removed, stores destroyed preview first. Repeatable, so a sweep can finish it. */
 export async function teardown(ctx: Context, hosting: Hosting, appId: string): Promise<void> {
-  ctx.records.run('DELETE FROM serving WHERE appId = ?', [appId]);
+  const { serving, envValues, stores, apps } = appRecords(ctx.records);
+  serving.removeApp(appId);
   await hosting.destroy(appId);
   ctx.records.transaction(() => {
-    ctx.records.run('DELETE FROM env_values WHERE appId = ?', [appId]);
-    ctx.records.run("UPDATE stores SET state = 'destroyed' WHERE appId = ?", [appId]);
-    ctx.records.run("UPDATE apps SET state = 'deleted', deletedAt = ? WHERE id = ?", [ctx.now(), appId]);
+    envValues.removeApp(appId);
+    stores.destroyApp(appId);
+    apps.markDeleted(appId, ctx.now());
   });
 }
 
@@ -47,6 +49,7 @@ const DEPLOY_BODY_SLOTS = 2;
 
 export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting): void {
   const deployBodies = new Slots(DEPLOY_BODY_SLOTS);
+  const { apps, deployments, serving, stores, envValues: values } = appRecords(ctx.records);
   type Kind = 'deploy' | 'promote' | 'rollback';
   interface Reservation {
     id: string;
@@ -66,9 +69,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
       const quota = deployQuotaRefusal(ctx, caller.builderId);
       if (quota) return quota;
       const id = newId('dep');
-      ctx.records.run('INSERT INTO deployments (id, appId, builderId, environment, artifactId, kind, state, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-        id, appId, caller.builderId, environment, artifactId, kind, 'pending', ctx.now(),
-      ]);
+      deployments.insertPending({ id, appId, builderId: caller.builderId, environment, artifactId, kind, createdAt: ctx.now() });
       return { id, caller, appId, environment, artifactId, kind };
     });
   }
@@ -78,19 +79,17 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     const { id, appId, environment, artifactId } = reservation;
     ctx.records.transaction(() => {
       if (failure) {
-        ctx.records.run("UPDATE deployments SET state = 'failed', errorCode = ?, errorMessage = ? WHERE id = ?", [failure.code, failure.message, id]);
+        deployments.markFailed(id, failure.code, failure.message);
         return;
       }
-      const receiptId = environment === 'preview' ? newId('review') : null;
-      ctx.records.run("UPDATE deployments SET state = 'completed', receiptId = ? WHERE id = ?", [receiptId, id]);
-      ctx.records.run('INSERT INTO serving (appId, environment, artifactId, deploymentId) VALUES (?, ?, ?, ?) ON CONFLICT (appId, environment) DO UPDATE SET artifactId = excluded.artifactId, deploymentId = excluded.deploymentId', [appId, environment, artifactId, id]);
+      deployments.markCompleted(id, environment === 'preview' ? newId('review') : null);
+      serving.set(appId, environment, artifactId, id);
       // Storage: a deploy declaring it attaches the store (the same one, contents intact); one without it detaches it, keeping the objects.
       const declares = manifest?.capabilities?.includes('storage') ?? false;
-      const store = ctx.records.get('SELECT state FROM stores WHERE appId = ? AND environment = ?', [appId, environment]);
-      if (declares) ctx.records.run("INSERT INTO stores (appId, environment, state) VALUES (?, ?, 'attached') ON CONFLICT (appId, environment) DO UPDATE SET state = 'attached'", [appId, environment]);
-      else if (store?.state === 'attached') ctx.records.run("UPDATE stores SET state = 'detached' WHERE appId = ? AND environment = ?", [appId, environment]);
+      if (declares) stores.attach(appId, environment);
+      else if (stores.state(appId, environment) === 'attached') stores.detach(appId, environment);
     });
-    return ctx.records.get('SELECT * FROM deployments WHERE id = ?', [id])!;
+    return deployments.get(id)!;
   }
 
   /** Runs the work of a reservation; if it throws, the deployment is recorded as failed, never left pending. */
@@ -98,7 +97,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     try {
       return await work();
     } catch (error) {
-      if (ctx.records.get("SELECT 1 FROM deployments WHERE id = ? AND state = 'pending'", [reservation.id])) {
+      if (deployments.isPending(reservation.id)) {
         settle(reservation, { code: 'internal', message: `The deployment failed: ${error instanceof Error ? error.message : String(error)}` });
       }
       throw error;
@@ -136,23 +135,21 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
   const owner = (c: ControlContext) => ({ who: c.get('caller'), appId: String(c.get('app').id) });
 
   on(app, ROUTES.listApps, who, (c) => {
-    const rows = ctx.records.all("SELECT * FROM apps WHERE ownerId = ? AND state IN ('active', 'disabled') ORDER BY createdAt, id", [c.get('caller').builderId]);
-    return answer(200, { apps: rows.map((row) => appInfo(ctx, row)) });
+    return answer(200, { apps: apps.owned(c.get('caller').builderId).map((row) => appInfo(ctx, row)) });
   });
 
   on(app, ROUTES.createApp, who, async (c) => {
     const { builderId } = c.get('caller');
     const body = await json(c.req.raw);
     if (!body || typeof body.name !== 'string' || !APP_NAME.test(body.name)) return refuse(400, 'invalid_request', 'An app needs the name of its manifest (2 to 63 lowercase letters, digits or dashes).');
-    const owned = Number(ctx.records.get("SELECT count(*) AS n FROM apps WHERE ownerId = ? AND state IN ('active', 'disabled')", [builderId])?.n ?? 0);
-    if (owned >= ctx.quotas.appsPerBuilder) {
+    if (apps.countOwned(builderId) >= ctx.quotas.appsPerBuilder) {
       return refuse(429, 'quota_exceeded', `The quota of ${ctx.quotas.appsPerBuilder} apps per builder is reached; it frees when you delete one of your apps (platform delete).`, { quota: 'apps' });
     }
     // Ids are never reused: deleted apps keep their record.
     let id = newId('app');
-    while (ctx.records.get('SELECT 1 FROM apps WHERE id = ?', [id])) id = newId('app');
-    ctx.records.run('INSERT INTO apps (id, name, ownerId, state, createdAt) VALUES (?, ?, ?, ?, ?)', [id, body.name, builderId, 'active', ctx.now()]);
-    return answer(201, { app: appInfo(ctx, ctx.records.get('SELECT * FROM apps WHERE id = ?', [id])!) });
+    while (apps.exists(id)) id = newId('app');
+    apps.insert({ id, name: body.name, ownerId: builderId, createdAt: ctx.now() });
+    return answer(201, { app: appInfo(ctx, apps.get(id)!) });
   });
 
   on(app, ROUTES.getApp, mine, (c) => answer(200, { app: appInfo(ctx, c.get('app')) }));
@@ -187,8 +184,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     const limit = Number(given);
     if (!/^[0-9]+$/.test(given) || limit < 1 || limit > 200) return refuse(400, 'invalid_request', 'limit must be a whole number from 1 to 200.');
     // Deployments still in progress are not history yet.
-    const rows = ctx.records.all("SELECT * FROM deployments WHERE appId = ? AND state != 'pending' ORDER BY createdAt DESC, rowid DESC LIMIT ?", [owner(c).appId, limit]);
-    return answer(200, { deployments: rows.map(deploymentInfo) });
+    return answer(200, { deployments: deployments.history(owner(c).appId, limit).map(deploymentInfo) });
   });
 
   on(app, ROUTES.promote, inService, async (c) => {
@@ -199,17 +195,17 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     let chosen: string;
     if (typeof receiptId === 'string') {
       if (!RECEIPT_ID.test(receiptId)) return refuse(404, 'no_receipt', `${JSON.stringify(receiptId)} is not a review receipt id.`);
-      const found = ctx.records.get("SELECT artifactId FROM deployments WHERE appId = ? AND receiptId = ? AND state = 'completed'", [appId, receiptId]);
+      const found = deployments.artifactOfReceipt(appId, receiptId);
       if (!found) return refuse(404, 'no_receipt', `There is no review receipt ${receiptId} for ${appId}.`);
-      chosen = String(found.artifactId);
+      chosen = found;
     } else if (typeof artifactId === 'string') {
       if (!ARTIFACT_ID.test(artifactId)) return refuse(400, 'invalid_request', 'artifactId must be sha256: followed by 64 hex digits.');
-      if (!ctx.records.get("SELECT 1 FROM deployments WHERE appId = ? AND artifactId = ? AND state = 'completed'", [appId, artifactId])) return refuse(404, 'no_deployment', `${appId} has no completed deployment of ${artifactId}.`);
+      if (!deployments.completed(appId, artifactId)) return refuse(404, 'no_deployment', `${appId} has no completed deployment of ${artifactId}.`);
       chosen = artifactId;
     } else if (artifactId === undefined && receiptId === undefined) {
-      const serving = ctx.records.get("SELECT artifactId FROM serving WHERE appId = ? AND environment = 'preview'", [appId]);
-      if (!serving) return refuse(409, 'no_preview', `${appId} has no completed preview deployment to promote.`);
-      chosen = String(serving.artifactId);
+      const preview = serving.artifact(appId, 'preview');
+      if (!preview) return refuse(409, 'no_preview', `${appId} has no completed preview deployment to promote.`);
+      chosen = preview;
     } else {
       return refuse(400, 'invalid_request', 'artifactId and receiptId are strings.');
     }
@@ -224,7 +220,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     const environment = typeof body.environment === 'string' ? deployEnvironment(body.environment) : body.environment === undefined ? 'production' : undefined;
     if (typeof body.artifactId !== 'string' || !ARTIFACT_ID.test(body.artifactId) || !environment) return refuse(400, 'invalid_request', 'Send {"artifactId": "sha256:…", "environment": "production" | "preview"}.');
     // Back to what this environment served: anything else would be a promotion without its review.
-    if (!ctx.records.get("SELECT 1 FROM deployments WHERE appId = ? AND artifactId = ? AND environment = ? AND state = 'completed'", [appId, body.artifactId, environment])) {
+    if (!deployments.completed(appId, body.artifactId, environment)) {
       return refuse(404, 'no_deployment', `${appId} has no completed ${environment} deployment of ${body.artifactId}.`);
     }
     const reservation = reserve(who, appId, environment, body.artifactId, 'rollback');
@@ -238,10 +234,10 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     const environment = deployEnvironment(c.req.param('environment') ?? '');
     const view = c.req.param('view') as InspectView;
     if (!environment || !INSPECT_VIEWS.includes(view)) return refuse(400, 'invalid_request', `Read one of ${INSPECT_VIEWS.join(', ')} of preview or production.`);
-    const serving = ctx.records.get('SELECT d.*, s.artifactId AS artifactId FROM serving s LEFT JOIN deployments d ON d.id = s.deploymentId WHERE s.appId = ? AND s.environment = ?', [appId, environment]);
-    if (!serving) return refuse(404, 'not_deployed', `${appId} has no ${environment} deployment to read.`);
-    const artifactId = String(serving.artifactId);
-    const base = { appId, environment, artifactId, ...(serving.id ? { deployment: deploymentInfo(serving) } : {}) };
+    const served = serving.withDeployment(appId, environment);
+    if (!served) return refuse(404, 'not_deployed', `${appId} has no ${environment} deployment to read.`);
+    const artifactId = String(served.artifactId);
+    const base = { appId, environment, artifactId, ...(served.id ? { deployment: deploymentInfo(served) } : {}) };
     if (view === 'manifest') {
       const record = ctx.artifacts.record(artifactId);
       if (!record) return refuse(404, 'no_deployment', `The artifact ${artifactId} is not kept.`);
@@ -287,8 +283,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
   on(app, ROUTES.listEnv, mine, (c) => {
     const target = scoped(c);
     if (target instanceof Response) return target;
-    const rows = ctx.records.all('SELECT name, updatedAt FROM env_values WHERE appId = ? AND scope = ? ORDER BY name', [target.appId, target.scope]);
-    return answer(200, { variables: rows.map((r) => ({ name: r.name, updatedAt: new Date(Number(r.updatedAt)).toISOString() })) });
+    return answer(200, { variables: values.list(target.appId, target.scope).map((r) => ({ name: r.name, updatedAt: new Date(Number(r.updatedAt)).toISOString() })) });
   });
 
   on(app, ROUTES.envValues, mine, (c) => {
@@ -305,9 +300,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     if (!ENV_NAME.test(name)) return refuse(400, 'invalid_request', 'A name is UPPER_SNAKE_CASE.');
     if (typeof body?.value !== 'string' || Buffer.byteLength(body.value) > ENV_VALUE_MAX_BYTES) return refuse(400, 'invalid_request', `Send {"value": "…"} of at most ${ENV_VALUE_MAX_BYTES} bytes.`);
     const now = ctx.now();
-    ctx.records.run('INSERT INTO env_values (appId, scope, name, sealed, updatedAt) VALUES (?, ?, ?, ?, ?) ON CONFLICT (appId, scope, name) DO UPDATE SET sealed = excluded.sealed, updatedAt = excluded.updatedAt', [
-      target.appId, target.scope, name, seal(ctx.secrets.envKey, body.value, `${target.appId}:${target.scope}:${name}`), now,
-    ]);
+    values.set(target.appId, target.scope, name, seal(ctx.secrets.envKey, body.value, `${target.appId}:${target.scope}:${name}`), now);
     await restartScope(target.appId, target.scope);
     return answer(200, { variable: { name, updatedAt: new Date(now).toISOString() } });
   });
@@ -316,25 +309,25 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     const target = scoped(c);
     if (target instanceof Response) return target;
     const name = c.req.param('name') ?? '';
-    const existed = ctx.records.get('SELECT 1 FROM env_values WHERE appId = ? AND scope = ? AND name = ?', [target.appId, target.scope, name]);
+    const existed = values.exists(target.appId, target.scope, name);
     if (existed) {
-      ctx.records.run('DELETE FROM env_values WHERE appId = ? AND scope = ? AND name = ?', [target.appId, target.scope, name]);
+      values.remove(target.appId, target.scope, name);
       await restartScope(target.appId, target.scope);
     }
-    return answer(200, { removed: Boolean(existed) });
+    return answer(200, { removed: existed });
   });
 
   // The lifecycle of tooling.md.
   on(app, ROUTES.disable, mine, async (c) => {
     const row = c.get('app');
-    ctx.records.run("UPDATE apps SET state = 'disabled' WHERE id = ?", [row.id!]);
+    apps.setState(String(row.id), 'disabled');
     for (const environment of ['preview', 'production'] as const) await hosting.restart(String(row.id), environment);
     return answer(200, { app: appInfo(ctx, { ...row, state: 'disabled' }) });
   });
 
   on(app, ROUTES.enable, mine, (c) => {
     const row = c.get('app');
-    ctx.records.run("UPDATE apps SET state = 'active' WHERE id = ?", [row.id!]);
+    apps.setState(String(row.id), 'active');
     return answer(200, { app: appInfo(ctx, { ...row, state: 'active' }) });
   });
 
@@ -344,8 +337,8 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     if (body.confirm !== row.name) return refuse(400, 'confirm_mismatch', `The confirmation does not equal the app's name exactly (${row.name}); nothing was deleted.`);
     const appId = String(row.id);
     // Offline first; the teardown is recorded, so a sweep at the next start finishes what a crash interrupted.
-    ctx.records.run("UPDATE apps SET state = 'deleting', teardown = 'pending' WHERE id = ?", [appId]);
+    apps.markDeleting(appId);
     await teardown(ctx, hosting, appId);
-    return answer(200, { app: appInfo(ctx, ctx.records.get('SELECT * FROM apps WHERE id = ?', [appId])!) });
+    return answer(200, { app: appInfo(ctx, apps.get(appId)!) });
   });
 }

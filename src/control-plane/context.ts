@@ -6,6 +6,7 @@ import type { ArtifactStore } from './artifacts';
 import { BodyTooLargeError } from './body-limit';
 import type { RateLimit } from './rate-limit';
 import type { Records, Row } from './records';
+import { appRecords } from './app-records';
 import { hashToken, type Secrets } from './secrets';
 
 export interface Quotas {
@@ -119,7 +120,7 @@ export function credentialCaller(ctx: Context, kind: Caller['kind'], hash: strin
 /** The caller's app, or the answer that refuses it (unknown, another builder's, deleted). */
 export function ownedApp(ctx: Context, caller: Caller, appId: string, options: { allowDeleted?: boolean } = {}): Row | Response {
   if (!APP_ID.test(appId)) return refuse(404, 'app_not_found', `${JSON.stringify(appId)} is not an appId.`);
-  const app = ctx.records.get('SELECT * FROM apps WHERE id = ?', [appId]);
+  const app = appRecords(ctx.records).apps.get(appId);
   if (!app) return refuse(404, 'app_not_found', `There is no app ${appId}.`);
   if (app.ownerId !== caller.builderId) return refuse(403, 'not_owner', `The app ${appId} is owned by another builder.`);
   if (!options.allowDeleted && (app.state === 'deleted' || app.state === 'deleting')) return refuse(404, 'app_deleted', `The app ${appId} was deleted.`);
@@ -131,12 +132,13 @@ export function appInfo(ctx: Context, app: Row): AppInfo {
   const id = String(app.id);
   const serving: AppInfo['serving'] = {};
   const live: AppInfo['live'] = {};
-  for (const row of ctx.records.all('SELECT environment, artifactId, deploymentId FROM serving WHERE appId = ?', [id])) {
+  const records = appRecords(ctx.records);
+  for (const row of records.serving.ofApp(id)) {
     serving[row.environment as Environment] = String(row.artifactId);
     live[row.environment as Environment] = String(row.deploymentId);
   }
   const stores: Partial<Record<Environment, string>> = {};
-  for (const row of ctx.records.all('SELECT environment, state FROM stores WHERE appId = ?', [id])) stores[row.environment as Environment] = String(row.state);
+  for (const row of records.stores.ofApp(id)) stores[row.environment as Environment] = String(row.state);
   const state = (app.state === 'deleting' ? 'deleted' : app.state) as AppState;
   return {
     id,
