@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_SESSION_COOKIE } from './app-auth';
 import { databaseApp, deployOverHttp, templateFiles } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
-import { TestBrowser, overHttp, type Visit } from './test-browser';
+import { TestBrowser, overHttp, type Visit } from '../testing/test-browser';
 import { registerAccount, signIn } from '../testing/control-plane';
 
 const PROBE = `import { defineServer, endpoint, query } from 'platform/server';

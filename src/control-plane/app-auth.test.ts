@@ -16,7 +16,7 @@ import { APP_SESSION_COOKIE, APP_SESSION_TTL_MS, AppAuth, CODE_TTL_MS, INVITE_TT
 import { createControlPlane, type ControlPlane } from './control-plane';
 import { hostedTarget } from '../core/deploy/ids';
 import { BASE, registerAccount } from '../testing/control-plane';
-import { TestBrowser, type Visit } from './test-browser';
+import { TestBrowser, type Visit } from '../testing/test-browser';
 
 let work: string;
 let plane: ControlPlane;
