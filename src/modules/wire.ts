@@ -354,7 +354,7 @@ export function affects(read: TableSet, wrote: TableSet): boolean {
 export type LiveEvent =
   | { protocol: typeof LIVE_PROTOCOL; kind: 'open'; connection: string; liveConnections: number }
   /** Another client's mutation wrote `tables` (and the store): these held queries read them. */
-  | { protocol: typeof LIVE_PROTOCOL; kind: 'invalidate'; queries: string[]; tables: string[]; storage: boolean }
+  | ({ protocol: typeof LIVE_PROTOCOL; kind: 'invalidate'; queries: string[] } & TableSet)
   | { protocol: typeof LIVE_PROTOCOL; kind: 'ping' }
   /** The runtime ends the stream (its lifetime or byte budget passed, or the client fell behind); reconnect. */
   | { protocol: typeof LIVE_PROTOCOL; kind: 'close'; reason: 'lifetime' | 'streamedBytes' | 'behind' | 'shutdown' };
