@@ -143,12 +143,17 @@ export class AppEngine {
 
   #launched: Promise<Running | StartFailure> | undefined;
 
-  #launch(): Promise<Running | StartFailure> {
-    this.#launched ??= this.#spawnProcess();
+  /**
+   * The engine's process, spawned once. `checkLoaded`: ask whether the app's module loaded before
+   * anything opens its data (what `launch` needs, for an engine made while another still serves the
+   * data); a start that goes on to `READY_PATH` at once skips it, since that answer says the same.
+   */
+  #launch(checkLoaded = true): Promise<Running | StartFailure> {
+    this.#launched ??= this.#spawnProcess(checkLoaded);
     return this.#launched;
   }
 
-  async #spawnProcess(): Promise<Running | StartFailure> {
+  async #spawnProcess(checkLoaded: boolean): Promise<Running | StartFailure> {
     const options = this.#options;
     const identityKey = randomBytes(32);
     const start: AppStart = { ...options.start, identityKey: identityKey.toString('hex') };
@@ -179,6 +184,7 @@ export class AppEngine {
       const reason = engine.lostReason();
       this.#lost(running, reason ? `The app stopped: ${reason}.` : 'The app stopped.');
     });
+    if (!checkLoaded) return running;
     // Whether the app's module loaded, asked before the app is started on its data.
     const answer = await this.#ask(running, LOADED_PATH, (body) => (body.loaded === true ? 'ok' : body.code === 'module_invalid' ? 'module_invalid' : undefined));
     if (answer) {
@@ -216,7 +222,7 @@ export class AppEngine {
 
   /** Launches the engine (unless `launch` already did) and starts the app in it: it provisions its data. */
   async #startApp(): Promise<Running | StartFailure> {
-    const launched = await this.#launch();
+    const launched = await this.#launch(false);
     if (!('engine' in launched)) {
       this.#running = undefined;
       return launched;
