@@ -14,7 +14,6 @@ import type { Row } from './records';
 import type { Hosting } from './hosting/hosting';
 import { seal, unseal } from './secrets';
 import { Slots } from './slots';
-import { appRecords } from './app-records';
 
 const APP_NAME = /^[a-z][a-z0-9-]{1,62}$/;
 /** The largest deploy request: the artifact's blobs travel base64 in it. */
@@ -26,7 +25,7 @@ const FAILURE_STATUS = { module_invalid: 422, provision_failed: 409, runtime_not
 /** Environment values of an app's scope, in clear. */
 export function envValues(ctx: Context, appId: string, scope: string): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const row of appRecords(ctx.records).envValues.sealed(appId, scope)) {
+  for (const row of ctx.apps.envValues.sealed(appId, scope)) {
     values[String(row.name)] = unseal(ctx.secrets.envKey, String(row.sealed), `${appId}:${scope}:${row.name}`);
   }
   return values;
@@ -34,7 +33,7 @@ export function envValues(ctx: Context, appId: string, scope: string): Record<st
 
 /** Finishes deleting an app: offline, scripts removed, stores destroyed preview first. Repeatable, so a sweep can finish it. */
 export async function teardown(ctx: Context, hosting: Hosting, appId: string): Promise<void> {
-  const { serving, envValues, stores, apps } = appRecords(ctx.records);
+  const { serving, envValues, stores, apps } = ctx.apps;
   serving.removeApp(appId);
   await hosting.destroy(appId);
   ctx.records.transaction(() => {
@@ -49,7 +48,7 @@ const DEPLOY_BODY_SLOTS = 2;
 
 export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting): void {
   const deployBodies = new Slots(DEPLOY_BODY_SLOTS);
-  const { apps, deployments, serving, stores, envValues: values } = appRecords(ctx.records);
+  const { apps, deployments, serving, stores, envValues: values } = ctx.apps;
   type Kind = 'deploy' | 'promote' | 'rollback';
   interface Reservation {
     id: string;

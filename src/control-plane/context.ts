@@ -6,7 +6,7 @@ import type { ArtifactStore } from './artifacts';
 import { BodyTooLargeError } from './body-limit';
 import type { RateLimit } from './rate-limit';
 import type { Records, Row } from './records';
-import { appRecords } from './app-records';
+import type { AppRecords } from './app-records';
 import { hashToken, type Secrets } from './secrets';
 
 export interface Quotas {
@@ -34,6 +34,8 @@ export interface Caller {
 
 export interface Context {
   records: Records;
+  /** The records of apps and what was done to them, by resource (app-records.ts), over `records`. */
+  apps: AppRecords;
   artifacts: ArtifactStore;
   secrets: Secrets;
   now(): number;
@@ -120,7 +122,7 @@ export function credentialCaller(ctx: Context, kind: Caller['kind'], hash: strin
 /** The caller's app, or the answer that refuses it (unknown, another builder's, deleted). */
 export function ownedApp(ctx: Context, caller: Caller, appId: string, options: { allowDeleted?: boolean } = {}): Row | Response {
   if (!APP_ID.test(appId)) return refuse(404, 'app_not_found', `${JSON.stringify(appId)} is not an appId.`);
-  const app = appRecords(ctx.records).apps.get(appId);
+  const app = ctx.apps.apps.get(appId);
   if (!app) return refuse(404, 'app_not_found', `There is no app ${appId}.`);
   if (app.ownerId !== caller.builderId) return refuse(403, 'not_owner', `The app ${appId} is owned by another builder.`);
   if (!options.allowDeleted && (app.state === 'deleted' || app.state === 'deleting')) return refuse(404, 'app_deleted', `The app ${appId} was deleted.`);
@@ -132,13 +134,12 @@ export function appInfo(ctx: Context, app: Row): AppInfo {
   const id = String(app.id);
   const serving: AppInfo['serving'] = {};
   const live: AppInfo['live'] = {};
-  const records = appRecords(ctx.records);
-  for (const row of records.serving.ofApp(id)) {
+  for (const row of ctx.apps.serving.ofApp(id)) {
     serving[row.environment as Environment] = String(row.artifactId);
     live[row.environment as Environment] = String(row.deploymentId);
   }
   const stores: Partial<Record<Environment, string>> = {};
-  for (const row of records.stores.ofApp(id)) stores[row.environment as Environment] = String(row.state);
+  for (const row of ctx.apps.stores.ofApp(id)) stores[row.environment as Environment] = String(row.state);
   const state = (app.state === 'deleting' ? 'deleted' : app.state) as AppState;
   return {
     id,

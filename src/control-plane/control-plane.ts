@@ -25,6 +25,7 @@ import { Hosting } from './hosting/hosting';
 import { hostedTarget } from '../core/deploy/ids';
 import { RateLimit } from './rate-limit';
 import { Records } from './records';
+import { appRecords } from './app-records';
 import { loadSecrets, type Secrets } from './secrets';
 import { readServing, ServingCache } from './serving-cache';
 import type { Environment } from '../core/deploy/ids';
@@ -113,6 +114,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   const context: Context = {
     playgroundOrigins: corsOrigins,
     records,
+    apps: appRecords(records),
     artifacts,
     secrets,
     now,
