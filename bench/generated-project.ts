@@ -9,15 +9,11 @@ import { readTextTree } from '../src/adapters/node/templates';
 
 const TEMPLATE = join(import.meta.dirname, '../templates/todo');
 
-function templateFiles(): Record<string, string> {
-  return readTextTree(TEMPLATE);
-}
-
 const pad = (n: number) => String(n).padStart(3, '0');
 
 /** The todo template grown to `total` files (at least the template's and 4 more). */
 export function generatedProject(total = 200): Record<string, string> {
-  const files = templateFiles();
+  const files = readTextTree(TEMPLATE);
   const room = total - Object.keys(files).length - 2; // the two index files
   if (room < 3) throw new Error(`A generated project needs more than ${Object.keys(files).length + 4} files.`);
   const shared = Math.max(1, Math.round(room * 0.1));

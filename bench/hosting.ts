@@ -4,12 +4,13 @@
  * The control plane runs as its own process, as `npm start` runs it (its RSS read from /proc; the engines
  * are other processes again). Figures, with the goal in each name.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, databaseApp, deployBody, hostileFiles } from '../src/testing/control-plane-apps';
 import { hostedRequest, sendHuge, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/testing/control-plane';
+import { residentBytes } from './proc';
 import { median, type Row } from './stats';
 
 const MiB = 1024 * 1024;
@@ -122,12 +123,6 @@ function slowReader(origin: string, path: string, ms: number, bytesPerTick: numb
   });
 }
 
-/** A process's resident memory in bytes (VmRSS of /proc/<pid>/status; Linux). */
-function residentBytes(pid: number): number {
-  const kib = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  if (!kib) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(kib) * 1024;
-}
 
 /**
  * The control plane's RSS while a hostile app and its visitors abuse it: a 1.5 GB chunked body to a
@@ -141,7 +136,11 @@ async function abuseRows(started: PlaneProcess, token: string): Promise<Row[]> {
   const port = Number(new URL(origin).port);
   const host = new URL(origin).host;
   const huge = 1536 * MiB;
-  const rssOf = () => residentBytes(started.child.pid!);
+  const rssOf = () => {
+    const bytes = residentBytes(started.child.pid!);
+    if (bytes === undefined) throw new Error(`no VmRSS for process ${started.child.pid}`);
+    return bytes;
+  };
   const before = rssOf();
   let peak = before;
   let phasePeak = before;

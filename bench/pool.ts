@@ -23,6 +23,7 @@ import { AppEngine } from '../src/adapters/workerd/app-engine';
 import { IDENTITY_HEADER, signIdentity } from '../src/core/host/identity';
 import type { Auth } from '../src/core/runtime/personas';
 import { build, databaseApp } from '../src/testing/control-plane-apps';
+import { residentBytes } from './proc';
 import { median, type Row } from './stats';
 
 const SIZES = (process.env.BENCH_POOL_APPS ?? '1,100,300').split(',').map(Number);
@@ -98,9 +99,11 @@ const host :Workerd.Worker = (
 `;
 }
 
+/** Resident bytes of a process that must still run. */
 function rss(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) * 1024 : 0;
+  const bytes = residentBytes(pid);
+  if (bytes === undefined) throw new Error(`process ${pid} has ended`);
+  return bytes;
 }
 
 interface Tenant {
@@ -113,7 +116,7 @@ interface Tenant {
 const GUEST = { appUserId: 'guest:bench', kind: 'guest', roles: [], permissions: [], workspaceIds: [], sessionId: 'bench' } as unknown as Auth;
 
 /** A signed runtime call to one environment of the pool; its status and time. */
-export function call(port: number, tenant: Tenant, kind: 'query' | 'mutation', name: string, input: unknown): Promise<{ status: number; ms: number; text: string }> {
+function call(port: number, tenant: Tenant, kind: 'query' | 'mutation', name: string, input: unknown): Promise<{ status: number; ms: number; text: string }> {
   const body = JSON.stringify({ input });
   const url = `http://${tenant.name}.localhost/_platform/v0/${kind}/${name}`;
   const identity = signIdentity(tenant.key, { auth: GUEST, url, method: 'POST', body: new TextEncoder().encode(body), sequence: tenant.sequence++ });
@@ -129,7 +132,7 @@ export function call(port: number, tenant: Tenant, kind: 'query' | 'mutation', n
   });
 }
 
-export async function startPool(dir: string, entry: string, app: string): Promise<{ port: number; pid: number; stop(): void }> {
+async function startPool(dir: string, entry: string, app: string): Promise<{ port: number; pid: number; stop(): void }> {
   writeFileSync(join(dir, 'host.js'), HOST);
   writeFileSync(join(dir, 'entry.js'), entry);
   writeFileSync(join(dir, 'app.js'), app);
@@ -150,9 +153,10 @@ export async function startPool(dir: string, entry: string, app: string): Promis
   return { port, pid: child.pid!, stop: () => child.kill('SIGKILL') };
 }
 
-export function tenantOf(index: number): Tenant {
+/** Environment `index` of a pool: its own identity key, and the START record its isolate is given. */
+function tenantOf(index: number, startOf: (identityKey: Uint8Array) => string): Tenant {
   const key = randomBytes(32);
-  return { name: `env${index}`, key, sequence: 0, start: '' };
+  return { name: `env${index}`, key, sequence: 0, start: startOf(key) };
 }
 
 export async function poolRows(): Promise<Row[]> {
@@ -188,8 +192,7 @@ export async function poolRows(): Promise<Row[]> {
       const pool = await startPool(dir, entry, app);
       try {
         const idle = rss(pool.pid);
-        const tenants = Array.from({ length: size }, (_, i) => tenantOf(i));
-        for (const tenant of tenants) tenant.start = startOf(tenant.key);
+        const tenants = Array.from({ length: size }, (_, i) => tenantOf(i, startOf));
         const firsts: number[] = [];
         for (const tenant of tenants) {
           const first = await call(pool.port, tenant, 'mutation', 'notes.add', { text: `hello ${tenant.name}` });

@@ -6,11 +6,12 @@
  * (the baseline, same run), and the 1,000-environment figure each is extrapolated to. The control plane
  * runs as its own process, as `npm start` runs it, with a short idle time (--engine-idle-seconds).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, databaseApp, deployBody } from '../src/testing/control-plane-apps';
 import { hostedRequest, processesNaming, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/testing/control-plane';
+import { residentBytes } from './proc';
 import { median, type Row } from './stats';
 
 const SIZES = (process.env.BENCH_SLEEP_APPS ?? '1,20').split(',').map(Number);
@@ -27,15 +28,8 @@ export default defineServer({
 });
 `;
 
-/** Resident bytes of a process (VmRSS), 0 when it is gone. */
-function rss(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
+/** Resident bytes of a process, 0 when it is gone. */
+const rss = (pid: number): number => residentBytes(pid) ?? 0;
 
 /** The workerd processes serving apps from `dataDir` (each names its config under `engines/`). */
 function engines(dataDir: string): number[] {

@@ -15,7 +15,7 @@ export interface WorkerdConfig {
   heapMb: number;
   /**
    * Gives the isolate V8's `gc()` (`--expose-gc`). Only for a trusted entry that takes it before any app
-   * code loads and deletes it from the global scope (worker/workerd-app.ts).
+   * code loads and empties the global the app would see (worker/workerd-app.ts).
    */
   exposeGc?: boolean;
   compatibilityDate: string;
