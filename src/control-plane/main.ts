@@ -10,7 +10,9 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { lingerOnClose } from '../adapters/node/lingering-close';
 import { originProblem } from '../core/deploy/ids';
 import { endLeftoverEngines } from '../adapters/workerd/workerd-engine';
 import { createControlPlane, type ControlPlane } from './control-plane';
@@ -52,6 +54,8 @@ export async function startControlPlane(options: Parameters<typeof createControl
       });
     });
     server.once('error', reject);
+    // A 413 is answered before the rest of a huge body is read: it must reach the client all the same.
+    lingerOnClose(server as Server);
   });
 }
 

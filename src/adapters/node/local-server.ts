@@ -8,9 +8,11 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
+import { lingerOnClose } from './lingering-close';
 import { AppEngine, type StartFailure } from '../workerd/app-engine';
 import { contentType } from '../workerd/content-types';
 import { bundleWorkerEntry } from '../workerd/workerd-engine';
@@ -76,6 +78,8 @@ export class NodeLocalServer implements LocalServer {
     const server = await new Promise<ServerType>((resolve, reject) => {
       const made = serve({ fetch: (request: Request) => local!.fetch(request), port: options.port, hostname: options.host }, () => resolve(made));
       made.once('error', reject);
+      // An oversize body is refused before it is read: the refusal must reach the client all the same.
+      lingerOnClose(made as Server);
     });
     const address = server.address() as AddressInfo;
     const host = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
