@@ -8,13 +8,14 @@ import * as esbuild from 'esbuild';
 import { parentPort } from 'node:worker_threads';
 import { Bundler } from '../../core/build/bundle';
 import { answerBundle, type BundleRequest } from '../../core/build/remote-bundler';
-import { nodeLibrary } from './library';
+import { libraryOnDisk, nodeLibrary } from './library';
 import { NodeFileSystem } from './node-file-system';
 import { directoryOf } from './thread-bundler';
 
 const port = parentPort;
 if (!port) throw new Error('bundle-thread.ts runs as a worker thread.');
-const bundler = new Bundler(esbuild, nodeLibrary(), { directoryOf });
+const library = nodeLibrary();
+const bundler = new Bundler(esbuild, library, { directoryOf, libraryOnDisk: () => libraryOnDisk(library) });
 port.on('message', (request: BundleRequest) => {
   void answerBundle(bundler, request, (root) => new NodeFileSystem(root)).then((answer) => port.postMessage(answer));
 });

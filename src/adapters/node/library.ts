@@ -1,5 +1,7 @@
 /** The compiler's Library read from this checkout: node_modules for Preact, React and TypeScript, src/modules for the platform modules. */
-import { readFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { assembleLibrary, MODULE_FILES, REACT_FILES, type Library } from '../../core/build/library.ts';
@@ -27,4 +29,57 @@ export function nodeLibrary(root: string = CHECKOUT): Library {
   const library = assembleLibrary({ readPackageFile, moduleSources, toolchainVersion });
   if (root === CHECKOUT) cached = library;
   return library;
+}
+
+/**
+ * The Library's platform modules and Preact as files esbuild can read itself (Bundler's `libraryOnDisk`,
+ * the native mode): Library path → absolute path. Copies of the Library's texts, not the checkout's
+ * files: the Library is what the plugin would give (a prebuilt CLI's is the one it was built with), and
+ * Preact's files in node_modules sit beside source maps esbuild would follow, which the plugin's build
+ * never sees. They are written once per Library into the temporary folder, in a folder named by this
+ * user and the texts' digest, taken only if it is this user's own, private, and not a link (another
+ * user could have made it first); else into a new private folder (mkdtemp) removed at exit. Each file
+ * is read before it is used and written again (to a temporary name, then renamed) unless it holds the
+ * text. An empty package.json at the top and in each package keeps a package.json above the temporary
+ * folder from reaching these files.
+ */
+export function libraryOnDisk(library: Library): Map<string, string> {
+  const scripts = [...library.files].filter(([path]) => /^\/node_modules\/(?:platform|preact)\/.+\.(?:ts|m?js)$/.test(path) && !path.endsWith('.d.ts'));
+  const digest = createHash('sha256').update(JSON.stringify(scripts)).digest('hex').slice(0, 16);
+  const uid = process.getuid?.();
+  let folder = join(tmpdir(), `platform-library-${uid ?? 'user'}-${digest}`);
+  try {
+    mkdirSync(folder, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const found = lstatSync(folder);
+  if (!found.isDirectory() || found.isSymbolicLink() || (uid !== undefined && found.uid !== uid) || (found.mode & 0o077) !== 0) {
+    const own = mkdtempSync(join(tmpdir(), 'platform-library-'));
+    process.once('exit', () => rmSync(own, { recursive: true, force: true }));
+    folder = own;
+  }
+  folder = realpathSync(folder);
+  const put = (file: string, text: string) => {
+    let kept: string | undefined;
+    try {
+      kept = readFileSync(file, 'utf8');
+    } catch {
+      kept = undefined;
+    }
+    if (kept === text) return;
+    mkdirSync(dirname(file), { recursive: true });
+    const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(temporary, text);
+    renameSync(temporary, file);
+  };
+  put(join(folder, 'package.json'), '{}\n');
+  const onDisk = new Map<string, string>();
+  for (const [path, text] of scripts) {
+    const file = join(folder, path);
+    put(join(folder, 'node_modules', path.split('/')[2]!, 'package.json'), '{}\n');
+    put(file, text);
+    onDisk.set(path, file);
+  }
+  return onDisk;
 }

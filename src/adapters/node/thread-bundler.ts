@@ -12,6 +12,7 @@ import { ALL_TARGETS, Bundler, type BuildTarget, type BundleOptions, type Bundle
 import type { Compiler } from '../../core/build/build';
 import { RemoteBundler, type BundleAnswer } from '../../core/build/remote-bundler';
 import type { FileSystem } from '../../core/fs';
+import { libraryOnDisk } from './library';
 import { NodeFileSystem } from './node-file-system';
 
 /** True in the prebuilt CLI (scripts/build-cli.ts defines it), where the thread's script is built too. */
@@ -39,7 +40,7 @@ export class ThreadBundler implements ProjectBundler {
 
   /** `script`: the thread's script (the prebuilt one by default, none when the CLI runs from its sources). */
   constructor(compiler: Pick<Compiler, 'esbuild' | 'library'>, script: URL | undefined = PREBUILT ? BUILT_THREAD_SCRIPT : undefined) {
-    this.#here = new Bundler(compiler.esbuild, compiler.library, { directoryOf });
+    this.#here = new Bundler(compiler.esbuild, compiler.library, { directoryOf, libraryOnDisk: () => libraryOnDisk(compiler.library) });
     this.#script = script;
   }
 

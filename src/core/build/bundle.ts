@@ -138,12 +138,50 @@ interface PluginState {
 }
 
 /**
+ * The native mode's Library on disk: the target's bare platform specifiers (its platform module, a
+ * Preact client's renderer) esbuild resolves itself, each to the file on disk that holds the Library's
+ * text (`alias`), and the Library path of each such file esbuild may read (`pathOf`: absolute path →
+ * Library path), so that a build reads the platform's code without a call to this thread per importer
+ * (a 500-file app's client asked for preact/hooks, preact/jsx-runtime and platform/client 900 times).
+ */
+interface NativeLibrary {
+  alias: Record<string, string>;
+  pathOf: ReadonlyMap<string, string>;
+}
+
+/**
  * The native mode (a project in a directory esbuild can read): the specifiers of a project script that
  * esbuild passes to the plugin, a Go regular expression (no lookahead), matched without a call to this
  * thread. The rest, `./` or `../` paths that are not stylesheets, media or JSON, esbuild resolves and
  * reads itself, as the plugin would (checked after the build: `nativeReadsMatch`).
  */
 const PLUGIN_SPECIFIERS = /^(?:[^.]|\.$|\.[^./]|\.\.$|\.\.[^/])|\.(?:json|css|scss|sass|less|png|jpe?g|gif|webp|avif|svg|ico|bmp|woff2?|ttf|otf|eot|wasm|node)$/;
+/**
+ * PLUGIN_SPECIFIERS less the bare specifiers in `aliased` (exactly those strings), which esbuild then
+ * resolves itself through its `alias` option: the native mode's platform module and renderer, read from
+ * the Library's files on disk. Go's expressions have no lookahead, so "a bare specifier other than these"
+ * is spelled out over the words' letters: it ends or turns off before it has spelled one whole.
+ */
+export function pluginSpecifiers(aliased: readonly string[]): RegExp {
+  if (aliased.length === 0) return PLUGIN_SPECIFIERS;
+  type Node = { end: boolean; next: Map<string, Node> };
+  const root: Node = { end: false, next: new Map() };
+  for (const word of aliased) {
+    let node = root;
+    for (const char of word) {
+      if (!node.next.has(char)) node.next.set(char, { end: false, next: new Map() });
+      node = node.next.get(char)!;
+    }
+    node.end = true;
+  }
+  const escape = (char: string) => (/[A-Za-z0-9]/.test(char) ? char : `\\${char}`);
+  // Any character but the next ones of a word (a word's last letter: any character at all).
+  const other = (node: Node, also = '') => (also || node.next.size ? `[^${also}${[...node.next.keys()].map(escape).join('')}]` : '.');
+  const rest = (node: Node): string =>
+    `(?:${[...(node.end ? [] : ['$']), other(node), ...[...node.next].map(([char, next]) => `${escape(char)}${rest(next)}`)].join('|')})`;
+  const bare = `${other(root, '.')}|${[...root.next].map(([char, next]) => `${escape(char)}${rest(next)}`).join('|')}`;
+  return new RegExp(PLUGIN_SPECIFIERS.source.replace('^(?:[^.]|', `^(?:${bare}|`));
+}
 /** The project files esbuild reads itself in the native mode. */
 const NATIVE_SCRIPT = /\.(?:tsx?|jsx?|mjs|cjs)$/;
 /** The extensions esbuild tries, in the order `resolveRelative` tries them. */
@@ -164,7 +202,7 @@ function statOf(state: PluginState, path: string): ReturnType<FileSystem['stat']
  * `shims`: the renderer's entrypoints that resolve to CommonJS shims over the preview's vendor script
  * (a preview's React client), in place of the renderer's own files.
  */
-function platformPlugin(library: Library, target: BuildTarget, state: PluginState, shims?: ReadonlyMap<string, { path: string; contents: string }>, root?: string): Plugin {
+function platformPlugin(library: Library, target: BuildTarget, state: PluginState, shims?: ReadonlyMap<string, { path: string; contents: string }>, root?: string, onDisk?: NativeLibrary): Plugin {
   const shimContents = new Map([...(shims?.values() ?? [])].map((shim) => [shim.path, shim.contents]));
   return {
     name: 'platform',
@@ -172,7 +210,10 @@ function platformPlugin(library: Library, target: BuildTarget, state: PluginStat
       const resolve = async (args: { path: string; importer: string; namespace: string; kind: string }) => {
         // A project file esbuild read itself (the native mode): named by its project path here.
         const native = root !== undefined && args.namespace === 'file';
-        if (native) args = { ...args, namespace: 'app', importer: args.importer.slice(root.length + 1) };
+        // A Library file esbuild read itself (its bare imports are aliased; anything else is the Library's to answer).
+        const libraryFile = native ? onDisk?.pathOf.get(args.importer) : undefined;
+        if (libraryFile !== undefined) args = { ...args, namespace: 'lib', importer: libraryFile };
+        else if (native) args = { ...args, namespace: 'app', importer: args.importer.slice(root.length + 1) };
         if (args.kind === 'entry-point') return { path: args.path, namespace: 'app' };
         const specifier = args.path;
         // Where the app's bundle would take the renderer from the Library (below), a shim stands in.
@@ -212,7 +253,7 @@ function platformPlugin(library: Library, target: BuildTarget, state: PluginStat
       if (root === undefined) build.onResolve({ filter: /.*/ }, resolve);
       else {
         // esbuild resolves and reads a project script's relative imports of scripts itself (no call to this thread); the rest comes here.
-        build.onResolve({ filter: PLUGIN_SPECIFIERS, namespace: 'file' }, resolve);
+        build.onResolve({ filter: pluginSpecifiers(Object.keys(onDisk?.alias ?? {})), namespace: 'file' }, resolve);
         build.onResolve({ filter: /.*/, namespace: 'app' }, resolve);
         build.onResolve({ filter: /.*/, namespace: 'lib' }, resolve);
       }
@@ -276,7 +317,7 @@ function stem(path: string): string {
 /** Where the outputs of a build with `root` (the native mode) or without are named: the prefix of their artifact paths. */
 const outRoot = (root: string | undefined) => (root === undefined ? '/out/' : `${root}/${NATIVE_OUT}/`);
 
-function buildOptions(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, renderer: Renderer, plugin: Plugin, root?: string): BuildOptions & { write: false; metafile: true } {
+function buildOptions(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, renderer: Renderer, plugin: Plugin, root?: string, alias?: Record<string, string>): BuildOptions & { write: false; metafile: true } {
   const client = target === 'client';
   return {
     // The native mode names the entries from the project's directory, so that esbuild resolves them itself.
@@ -286,6 +327,7 @@ function buildOptions(target: BuildTarget, entryPoints: Array<{ in: string; out:
     // Fixed, so metafile keys and source-map paths are the same on every host (the native mode: the project's files named by their project paths).
     absWorkingDir: root ?? '/',
     ...(root === undefined ? {} : { resolveExtensions: NATIVE_EXTENSIONS, tsconfigRaw: '{}' }),
+    ...(alias && Object.keys(alias).length ? { alias } : {}),
     outdir: `${outRoot(root)}${client ? 'client' : target === 'server' ? 'server' : 'tests'}`,
     assetNames: 'assets/[name]-[hash]',
     ...(client ? { publicPath: CLIENT_ASSET_PREFIX } : {}),
@@ -343,6 +385,8 @@ export class Bundler implements ProjectBundler {
   readonly #contexts = new Map<string, { key: string; context: Promise<ClientContext>; state: PluginState }>();
   readonly #vendors = new Map<Renderer, Promise<PreviewVendor>>();
   readonly #directoryOf: ((fs: FileSystem) => string | undefined) | undefined;
+  readonly #libraryOnDisk: (() => ReadonlyMap<string, string>) | undefined;
+  #onDisk: ReadonlyMap<string, string> | undefined;
 
   /**
    * `options.directoryOf`: the absolute POSIX directory a project's file system reads, where esbuild can
@@ -352,14 +396,35 @@ export class Bundler implements ProjectBundler {
    * thousand of them on every rebuild), and the build is taken only when what esbuild read is what the
    * snapshot holds (`nativeReadsMatch`), else it is made again through the plugin.
    */
-  constructor(esbuild: EsbuildApi, library: Library, options: { directoryOf?(fs: FileSystem): string | undefined } = {}) {
+  constructor(esbuild: EsbuildApi, library: Library, options: { directoryOf?(fs: FileSystem): string | undefined; libraryOnDisk?(): ReadonlyMap<string, string> } = {}) {
     this.#esbuild = esbuild;
     this.#library = library;
     this.#directoryOf = options.directoryOf;
+    this.#libraryOnDisk = options.libraryOnDisk;
   }
 
-  async #context(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, fs: FileSystem, snapshot: ProjectSnapshot | undefined, renderer: Renderer, vendored: readonly string[] | undefined, root?: string) {
-    const key = JSON.stringify([entryPoints, renderer, root ?? null]);
+  /**
+   * The native mode's Library on disk for a target (see NativeLibrary), when `libraryOnDisk` (Library
+   * path → absolute path of a file holding the same text, asked once) has every file the target's bare
+   * platform specifiers name; else none, and they go through the plugin. Not for React, whose client
+   * takes `preact/hooks` from React (selectedSpecifier).
+   */
+  #nativeLibrary(target: BuildTarget, renderer: Renderer): NativeLibrary | undefined {
+    if (!this.#libraryOnDisk || renderer === 'react' || target === 'test') return undefined;
+    this.#onDisk ??= this.#libraryOnDisk();
+    const specifiers = [PLATFORM_MODULES[target], ...(target === 'client' ? RENDERERS[renderer].entrypoints : [])];
+    const alias: Record<string, string> = {};
+    for (const specifier of specifiers) {
+      const path = specifier.startsWith('platform/') ? `${PLATFORM_MODULES_ROOT}/${specifier}.ts` : libraryPackageFile(this.#library, specifier);
+      const disk = path === undefined ? undefined : this.#onDisk.get(path);
+      if (disk === undefined) return undefined;
+      alias[specifier] = disk;
+    }
+    return { alias, pathOf: new Map([...this.#onDisk].map(([path, disk]) => [disk, path])) };
+  }
+
+  async #context(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, fs: FileSystem, snapshot: ProjectSnapshot | undefined, renderer: Renderer, vendored: readonly string[] | undefined, root?: string, onDisk?: NativeLibrary) {
+    const key = JSON.stringify([entryPoints, renderer, root ?? null, onDisk?.alias ?? null]);
     const slot = `${target}${vendored ? ':preview' : ''}${root === undefined ? '' : ':native'}`;
     let entry = this.#contexts.get(slot);
     if (entry && entry.key !== key) {
@@ -368,8 +433,8 @@ export class Bundler implements ProjectBundler {
     }
     if (!entry) {
       const state: PluginState = { fs, stats: new Map(), encoded: new Map(), renderer, builtinsFromDependencies: [] };
-      const plugin = platformPlugin(this.#library, target, state, vendored && vendorShims(vendored), root);
-      entry = { key, state, context: this.#esbuild.context(buildOptions(target, entryPoints, renderer, plugin, root)) };
+      const plugin = platformPlugin(this.#library, target, state, vendored && vendorShims(vendored), root, onDisk);
+      entry = { key, state, context: this.#esbuild.context(buildOptions(target, entryPoints, renderer, plugin, root, onDisk?.alias)) };
       this.#contexts.set(slot, entry);
     }
     entry.state.fs = fs;
@@ -431,13 +496,15 @@ export class Bundler implements ProjectBundler {
       if (entries[target].length === 0) return;
       const vendored = preview && target === 'client' ? vendoredEntrypoints(renderer) : undefined;
       if (root !== undefined && target !== 'test') {
-        const { context } = await this.#context(target, entries[target], fs, project.snapshot, renderer, vendored, root);
+        const onDisk = vendored ? undefined : this.#nativeLibrary(target, renderer);
+        const { context } = await this.#context(target, entries[target], fs, project.snapshot, renderer, vendored, root, onDisk);
         // A failed build, or one that read other files than the snapshot's, is made again through the plugin, whose messages and reads are the reference.
         const result = await (await context).rebuild().catch(() => undefined);
-        if (result && (await nativeReadsMatch(result.metafile, fs, project.snapshot!))) {
-          const inputs = new Set(Object.keys(result.metafile.inputs).filter((input) => !/^[a-z]+:/.test(input)));
-          for (const output of result.outputFiles ?? []) files.set(output.path.slice(outRoot(root).length), nativeOutput(output.path, output.contents, target, inputs));
-          if (target === 'client') clientMeta = nativeMetafile(result.metafile);
+        const named = nativeNamer(root, onDisk?.pathOf);
+        if (result && (await nativeReadsMatch(result.metafile, fs, project.snapshot!, named, this.#library))) {
+          const inputs = new Map(Object.keys(result.metafile.inputs).filter((input) => !/^[a-z]+:/.test(input)).map((input) => [input, named(input, '')]));
+          for (const output of result.outputFiles ?? []) files.set(output.path.slice(outRoot(root).length), nativeOutput(output.path, output.contents, target, inputs, named));
+          if (target === 'client') clientMeta = nativeMetafile(result.metafile, named);
           native.push(target);
           return;
         }
@@ -489,12 +556,28 @@ export class Bundler implements ProjectBundler {
  * through a link out of it), each script as the snapshot holds it (its length as esbuild read it, and
  * its text on disk now: a save since the snapshot shows there, and a build it would not match is made
  * again through the plugin), and each relative import esbuild resolved itself names the file
- * `resolveRelative` names. The files esbuild reads are read again here, without a call per module from
- * esbuild: one read each, at once.
+ * `resolveRelative` names. A Library file read from disk (NativeLibrary) is one the Library has, of
+ * its text's length (the host listed it because it held that text), whose relative imports name the
+ * files `libraryRelative` names. The files esbuild reads are read again here, without a call per module
+ * from esbuild: one read each, at once.
  */
-async function nativeReadsMatch(metafile: Metafile, fs: FileSystem, snapshot: ProjectSnapshot): Promise<boolean> {
+async function nativeReadsMatch(metafile: Metafile, fs: FileSystem, snapshot: ProjectSnapshot, named: NativeNamer, library: Library): Promise<boolean> {
   const inputs = Object.entries(metafile.inputs).filter(([path]) => !/^[a-z]+:/.test(path));
+  const project: string[] = [];
+  const utf8Length = (text: string) => (text.length === encoder.encode(text).byteLength ? text.length : encoder.encode(text).byteLength);
   for (const [path, input] of inputs) {
+    const name = named(path, '');
+    if (name.startsWith('lib:')) {
+      const libraryPath = name.slice('lib:'.length);
+      const text = library.files.get(libraryPath);
+      if (text === undefined || !NATIVE_SCRIPT.test(libraryPath) || input.bytes !== utf8Length(text)) return false;
+      for (const imported of input.imports) {
+        if (imported.external || /^[a-z]+:/.test(imported.path) || !imported.original?.startsWith('.')) continue;
+        if (named(imported.path, '') !== `lib:${libraryRelative(library, libraryPath, imported.original)}`) return false;
+      }
+      continue;
+    }
+    if (name !== `app:${path}`) return false;
     const text = snapshot.texts.get(path);
     if (text === undefined || snapshotStat(snapshot, path) !== 'file' || !NATIVE_SCRIPT.test(path)) return false;
     // Most texts are ASCII: their length is their UTF-8 size.
@@ -504,48 +587,61 @@ async function nativeReadsMatch(metafile: Metafile, fs: FileSystem, snapshot: Pr
       const resolved = await resolveRelative({ fs: { stat: async (candidate) => { const kind = snapshotStat(snapshot, candidate); return kind === 'unlisted' ? undefined : kind; } } }, path, imported.original);
       if (resolved.path !== imported.path) return false;
     }
+    project.push(path);
   }
-  const now = await Promise.all(inputs.map(([path]) => fs.readText(path)));
-  return inputs.every(([path], i) => now[i] === snapshot.texts.get(path));
+  const now = await Promise.all(project.map((path) => fs.readText(path)));
+  return project.every((path, i) => now[i] === snapshot.texts.get(path));
 }
 
-/** A project file's name in a native-mode build's source map or metafile (`../../../src/a.ts` or `src/a.ts`), as the plugin's namespace names it (`app:src/a.ts`). */
-function appName(name: string, from: string): string {
-  if (/^[a-z]+:/.test(name)) return name;
-  const parts: string[] = [];
-  for (const segment of `${from}${name}`.split('/')) {
-    if (segment === '..') parts.pop();
-    else if (segment && segment !== '.') parts.push(segment);
-  }
-  return `app:${parts.join('/')}`;
+/**
+ * A native-mode build's file names as the plugin's build names them: a project file `app:src/a.ts`, a
+ * Library file read from disk `lib:/node_modules/…`. `name` is as esbuild wrote it, relative to the
+ * project's directory after `from` (a source map's `../../../src/a.ts` from its output folder, a
+ * metafile's `src/a.ts`); a name with a namespace stays as it is.
+ */
+type NativeNamer = (name: string, from: string) => string;
+
+function nativeNamer(root: string, pathOf: ReadonlyMap<string, string> | undefined): NativeNamer {
+  return (name, from) => {
+    if (/^[a-z]+:/.test(name)) return name;
+    const parts: string[] = [];
+    for (const segment of `${root}/${from}${name}`.split('/')) {
+      if (segment === '..') parts.pop();
+      else if (segment && segment !== '.') parts.push(segment);
+    }
+    const absolute = `/${parts.join('/')}`;
+    const libraryPath = pathOf?.get(absolute);
+    if (libraryPath !== undefined) return `lib:${libraryPath}`;
+    return absolute.startsWith(`${root}/`) ? `app:${absolute.slice(root.length + 1)}` : `file:${absolute}`;
+  };
 }
 
 /**
  * A native-mode output as the plugin's build makes it, byte for byte: esbuild's comment naming each
  * module (`// src/a.ts`, the server's unminified code) and its source map's `sources` (`../../../src/a.ts`)
- * name the project's files `app:src/a.ts`. `inputs`: the project files esbuild read itself. The source
- * map's line of sources is rewritten, not the whole map (esbuild writes it on a line of its own, as
- * `"sources": ["…", "…"],`).
+ * name the files as the plugin's build does (`named`). `inputs`: the files esbuild read itself, by the
+ * name it gave them → the plugin's name. The source map's line of sources is rewritten, not the whole
+ * map (esbuild writes it on a line of its own, as `"sources": ["…", "…"],`).
  */
-function nativeOutput(path: string, contents: Uint8Array, target: BuildTarget, inputs: ReadonlySet<string>): Uint8Array {
+function nativeOutput(path: string, contents: Uint8Array, target: BuildTarget, inputs: ReadonlyMap<string, string>, named: NativeNamer): Uint8Array {
   if (path.endsWith('.js')) {
     const code = new TextDecoder().decode(contents);
-    const named = code.replace(/^\/\/ (.+)$/gm, (line, name: string) => (inputs.has(name) ? `// app:${name}` : line));
-    return named === code ? contents : encoder.encode(named);
+    const renamed = code.replace(/^\/\/ (.+)$/gm, (line, name: string) => (inputs.has(name) ? `// ${inputs.get(name)}` : line));
+    return renamed === code ? contents : encoder.encode(renamed);
   }
   if (!path.endsWith('.map')) return contents;
   const text = new TextDecoder().decode(contents);
   return encoder.encode(
     text.replace(/^ {2}"sources": \[(.*)\],$/m, (line, list: string) => {
       const sources = JSON.parse(`[${list}]`) as string[];
-      return `  "sources": [${sources.map((source) => JSON.stringify(appName(source, `${NATIVE_OUT}/${target}/`))).join(', ')}],`;
+      return `  "sources": [${sources.map((source) => JSON.stringify(named(source, `${NATIVE_OUT}/${target}/`))).join(', ')}],`;
     }),
   );
 }
 
-/** A native-mode metafile as the plugin's build names it: inputs `app:…`, outputs under `out/`. */
-function nativeMetafile(metafile: Metafile): Metafile {
-  const rename = (name: string) => appName(name, '');
+/** A native-mode metafile as the plugin's build names it: inputs `app:…` and `lib:…`, outputs under `out/`. */
+function nativeMetafile(metafile: Metafile, named: NativeNamer): Metafile {
+  const rename = (name: string) => named(name, '');
   const outputs: Metafile['outputs'] = {};
   for (const [path, output] of Object.entries(metafile.outputs)) {
     outputs[`out/${path.slice(NATIVE_OUT.length + 1)}`] = { ...output, inputs: Object.fromEntries(Object.entries(output.inputs).map(([input, info]) => [rename(input), info])) };

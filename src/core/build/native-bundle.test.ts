@@ -11,15 +11,16 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { nodeLibrary } from '../../adapters/node/library';
+import { libraryOnDisk, nodeLibrary } from '../../adapters/node/library';
 import { NodeFileSystem } from '../../adapters/node/node-file-system';
 import { directoryOf } from '../../adapters/node/thread-bundler';
 import { baseApp } from '../analyze/__fixtures__/base-app';
 import { analyzeProject } from '../analyze/analyze';
-import { Bundler, type BundleResult } from './bundle';
+import { Bundler, pluginSpecifiers, type BundleResult } from './bundle';
+import type { EsbuildApi } from './esbuild-types';
 
 const library = nodeLibrary();
-const native = new Bundler(esbuild, library, { directoryOf });
+const native = new Bundler(esbuild, library, { directoryOf, libraryOnDisk: () => libraryOnDisk(library) });
 const plugin = new Bundler(esbuild, library);
 const folders: string[] = [];
 afterAll(async () => {
@@ -123,5 +124,75 @@ describe('the native mode bundles what the plugin bundles', () => {
     expect(mine.diagnostics.length).toBeGreaterThan(0);
     expect(mine.diagnostics).toEqual(reference.diagnostics);
     expect(mine.files.has('server/index.js')).toBe(false);
+  });
+});
+
+describe('the platform\'s modules and Preact, read by esbuild from the Library\'s files on disk', () => {
+  /** A native Bundler whose plugin counts the specifiers it is asked to resolve. */
+  function counting(): { bundler: Bundler; asked: string[] } {
+    const asked: string[] = [];
+    const counted = {
+      ...esbuild,
+      context: (options: esbuild.BuildOptions) =>
+        esbuild.context({
+          ...options,
+          plugins: options.plugins!.map((plugin) => ({
+            ...plugin,
+            setup: (build: esbuild.PluginBuild) =>
+              plugin.setup({ ...build, onResolve: (filter, callback) => build.onResolve(filter, (args) => (asked.push(args.path), callback(args))) }),
+          })),
+        }),
+    } as unknown as EsbuildApi;
+    return { bundler: new Bundler(counted, library, { directoryOf, libraryOnDisk: () => libraryOnDisk(library) }), asked };
+  }
+
+  it('asks the plugin for none of them, and makes the bytes the plugin makes', async () => {
+    const files = await analysed(project());
+    const { bundler, asked } = counting();
+    try {
+      const [mine, reference] = [await bundler.bundle(files, ['client', 'server']), await plugin.bundle(files, ['client', 'server'])];
+      expect(mine.native).toEqual(['client', 'server']);
+      expect(asked.filter((path) => /^(?:platform|preact)/.test(path))).toEqual([]);
+      for (const [path, bytes] of reference.files) expect(text(mine, path) === decoder.decode(bytes), path).toBe(true);
+      expect(mine.sizes).toEqual(reference.sizes);
+    } finally {
+      await bundler.dispose();
+    }
+  });
+
+  it('refuses what the plugin refuses: the server importing the client module or the renderer', async () => {
+    const root = project();
+    writeFileSync(join(root, 'src/server/index.ts'), `${baseApp()['src/server/index.ts']}\nimport { h } from 'preact';\nimport * as client from 'platform/client';\nconsole.log(h, client);\n`);
+    const files = (await analyzeProject(new NodeFileSystem(root), { library, typecheck: false })).project!;
+    const [mine, reference] = [await native.bundle(files, ['server']), await plugin.bundle(files, ['server'])];
+    expect(reference.diagnostics.length).toBeGreaterThan(0);
+    expect(mine.diagnostics).toEqual(reference.diagnostics);
+    expect(mine.files.has('server/index.js')).toBe(false);
+  });
+
+  it('a Library file changed on disk is not bundled: the build is made through the plugin', async () => {
+    const files = await analysed(project());
+    const onDisk = libraryOnDisk(library);
+    const hooks = onDisk.get('/node_modules/preact/hooks/dist/hooks.mjs')!;
+    const bundler = new Bundler(esbuild, library, { directoryOf, libraryOnDisk: () => onDisk });
+    try {
+      writeFileSync(hooks, `${library.files.get('/node_modules/preact/hooks/dist/hooks.mjs')}\nconsole.log('tampered-marker');\n`);
+      const mine = await bundler.bundle(files, ['client']);
+      expect(mine.native).toBeUndefined();
+      expect(text(mine, 'client/app.js')).not.toContain('tampered-marker');
+      expect(text(mine, 'client/app.js')).toBe(text(await plugin.bundle(files, ['client']), 'client/app.js'));
+    } finally {
+      await bundler.dispose();
+      // Written again as the Library has it.
+      expect(libraryOnDisk(library).get('/node_modules/preact/hooks/dist/hooks.mjs')).toBe(hooks);
+    }
+  });
+
+  it('the filter leaves out exactly the aliased specifiers', () => {
+    const filter = pluginSpecifiers(['platform/client', 'preact', 'preact/hooks', 'preact/jsx-runtime']);
+    for (const specifier of ['platform/client', 'preact', 'preact/hooks', 'preact/jsx-runtime', './a', '../b/c']) expect(filter.test(specifier), specifier).toBe(false);
+    for (const specifier of ['platform/server', 'platform', 'platform/clientx', 'platform/client/', 'preact/compat', 'preactx', 'prea', 'p', 'react', 'lodash', 'preact/hooks/x', './a.css', '../b.json', '.', '..', '.x']) {
+      expect(filter.test(specifier), specifier).toBe(true);
+    }
   });
 });
