@@ -6,7 +6,7 @@ import { analyzeProject } from '../src/core/analyze/analyze';
 import { openProject } from '../src/core/analyze/project';
 import { bundleProject } from '../src/core/build/bundle';
 import type { EsbuildApi } from '../src/core/build/esbuild-types';
-import { TypeCheckSession } from '../src/core/build/typecheck';
+import { TypeCheckSession } from '../src/core/analyze/typecheck';
 import { MemoryFileSystem } from '../src/core/fs';
 import { checkManifest } from '../src/core/manifest';
 import type { BenchProject } from './projects';

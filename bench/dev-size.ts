@@ -22,8 +22,8 @@ import { directoryOf } from '../src/adapters/node/thread-bundler';
 import { analyzeProject } from '../src/core/analyze/analyze';
 import { Bundler } from '../src/core/build/bundle';
 import { DevProcess } from '../src/testing/dev-process';
-import { APP_ROOT, ASSET_DECLARATIONS_FILE } from '../src/core/build/library';
-import { compilerOptions } from '../src/core/build/typecheck';
+import { APP_ROOT, ASSET_DECLARATIONS_FILE } from '../src/core/analyze/library';
+import { compilerOptions } from '../src/core/analyze/typecheck';
 import { generateApp, sourceCount, WIDELY, widelyText } from '../src/cli/generated-app';
 import { median, type Row } from './stats';
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findCycles, importsOf, moduleGraph, stronglyConnected } from './check-cycles';
+import { findCycles, findFolderCycles, importsOf, moduleGraph, stronglyConnected } from './check-cycles';
 
 let root: string | undefined;
 afterEach(() => {
@@ -85,5 +85,34 @@ describe('findCycles', () => {
       ['src/c.ts', []],
       ['worker/w.ts', ['src/b.ts']],
     ]));
+  });
+});
+
+describe('findFolderCycles', () => {
+  it('finds the core\'s folders that import each other, through any of their files, and names the imports', () => {
+    const dir = checkout({
+      'src/core/analyze/analyze.ts': "import { LESSON_ROOT } from '../lesson/index.ts';\nexport const a = LESSON_ROOT;",
+      'src/core/analyze/project.ts': "export const isTestFile = (p: string) => p.startsWith('tests/');",
+      'src/core/lesson/index.ts': "import { isTestFile } from '../analyze/project.ts';\nexport const LESSON_ROOT = 'lesson';\nexport const t = isTestFile;",
+      'src/core/fs/index.ts': "export const fs = 1;",
+      'src/core/build/build.ts': "import { a } from '../analyze/analyze';\nimport { fs } from '../fs';\nexport const b = [a, fs];",
+    });
+    // No file imports itself through another: the folders do.
+    expect(findCycles(dir, ['src'])).toEqual([]);
+    expect(findFolderCycles(dir)).toEqual([
+      {
+        folders: ['src/core/analyze', 'src/core/lesson'],
+        imports: ['src/core/analyze/analyze.ts -> src/core/lesson/index.ts', 'src/core/lesson/index.ts -> src/core/analyze/project.ts'],
+      },
+    ]);
+  });
+
+  it('leaves tests out: a test may reach into the folder it checks from anywhere', () => {
+    const dir = checkout({
+      'src/core/analyze/project.ts': "export const p = 1;",
+      'src/core/analyze/project.test.ts': "import { b } from '../build/build';\nexport const t = b;",
+      'src/core/build/build.ts': "import { p } from '../analyze/project';\nexport const b = p;",
+    });
+    expect(findFolderCycles(dir)).toEqual([]);
   });
 });

@@ -3,8 +3,9 @@
  * (and `platform/*`) imports to files, and reports each strongly connected component of the module graph.
  * Every edge counts: `import`, `import type`, `export … from`, `import()` calls and `import('…')` types,
  * since a cycle of types or of lazy loads is still a cycle in the graph we keep acyclic.
- * `npx tsx scripts/check-cycles.ts` prints the cycles and exits 1 when there is one (`npm run typecheck`
- * runs it).
+ * The core's folders are also kept acyclic as a whole (`findFolderCycles`), so that each can have an
+ * entry the others import. `npx tsx scripts/check-cycles.ts` prints the cycles and exits 1 when there is
+ * one (`npm run typecheck` runs it).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
@@ -115,11 +116,46 @@ export function findCycles(root: string, folders: readonly string[] = CHECKED_FO
   return stronglyConnected(moduleGraph(root, folders));
 }
 
+/** The folders of the platform-neutral core, whose graph is kept acyclic as a whole (each is one concept, layered). */
+export const CORE_ROOT = 'src/core';
+const TEST_FILE = /\.test\.tsx?$/;
+
+/**
+ * The cycles among the core's folders (`src/core/<folder>`): folder A imports B when any file of A
+ * (not a test: a test may reach into what it checks) imports a file of B. Files can be free of cycles
+ * while their folders are not, and then no folder can have an entry that the others import. Each cycle
+ * with the imports that make it.
+ */
+export function findFolderCycles(root: string): Array<{ folders: string[]; imports: string[] }> {
+  const folderOf = (file: string): string | undefined => (file.startsWith(`${CORE_ROOT}/`) && file.indexOf('/', CORE_ROOT.length + 1) > 0 ? file.slice(0, file.indexOf('/', CORE_ROOT.length + 1)) : undefined);
+  const graph = new Map<string, Set<string>>();
+  const edges: Array<[string, string]> = [];
+  for (const [file, targets] of moduleGraph(root, [CORE_ROOT])) {
+    const from = folderOf(file);
+    if (!from || TEST_FILE.test(file)) continue;
+    if (!graph.has(from)) graph.set(from, new Set());
+    for (const target of targets) {
+      const to = folderOf(target);
+      if (!to || to === from) continue;
+      graph.get(from)!.add(to);
+      edges.push([file, target]);
+    }
+  }
+  return stronglyConnected(new Map([...graph].map(([folder, next]) => [folder, [...next]]))).map((folders) => ({
+    folders,
+    imports: edges.filter(([file, target]) => folders.includes(folderOf(file)!) && folders.includes(folderOf(target)!)).map(([file, target]) => `${file} -> ${target}`).sort(),
+  }));
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const cycles = findCycles(join(import.meta.dirname, '..'));
+  const root = join(import.meta.dirname, '..');
+  const cycles = findCycles(root);
   for (const cycle of cycles) console.error(`import cycle among ${cycle.length} files:\n${cycle.map((file) => `  ${file}`).join('\n')}`);
-  if (cycles.length) {
-    console.error(`${cycles.length} import cycle(s): move what the files share into a module they both import.`);
+  const folderCycles = findFolderCycles(root);
+  for (const cycle of folderCycles) console.error(`the core's folders ${cycle.folders.join(', ')} import each other:\n${cycle.imports.map((line) => `  ${line}`).join('\n')}`);
+  if (cycles.length || folderCycles.length) {
+    if (cycles.length) console.error(`${cycles.length} import cycle(s): move what the files share into a module they both import.`);
+    if (folderCycles.length) console.error(`${folderCycles.length} cycle(s) among the core's folders: move what they share into the folder below both.`);
     process.exit(1);
   }
 }

@@ -8,7 +8,7 @@
 import * as esbuild from 'esbuild-wasm';
 import embedded from 'virtual:platform-library/modules';
 import { Bundler } from '../src/core/build/bundle';
-import { embeddedLibrary } from '../src/core/build/library';
+import { embeddedLibrary } from '../src/core/analyze/library';
 import { answerBundle } from '../src/core/build/remote-bundler';
 import type { BundlerRequest, BundlerResponse } from './protocol/bundler';
 

@@ -65,7 +65,7 @@ describe('the prebuilt CLI', () => {
     const { builtAt, inputs } = await buildCli();
     expect(builtAt).toBeLessThanOrEqual(Date.now());
     expect(inputs).toContain('src/cli/main.ts');
-    expect(inputs).toContain('src/core/build/typecheck.ts');
+    expect(inputs).toContain('src/core/analyze/typecheck.ts');
     expect(inputs.every((path) => !path.includes('node_modules') && !path.startsWith('/'))).toBe(true);
     const probe = [
       `const { main } = await import(${JSON.stringify(join(ROOT, CLI_MAIN))});`,

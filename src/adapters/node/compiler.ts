@@ -1,10 +1,10 @@
 /** The compiler in Node: native esbuild, the Library from this checkout, and a type-check session. */
 import * as esbuild from 'esbuild';
 import type { Compiler } from '../../core/build/build.ts';
-import type { Library } from '../../core/build/library.ts';
-import type { PackageFiles } from '../../core/build/package-types.ts';
-import type { PreparedFiles } from '../../core/build/prepared-files.ts';
-import { TypeCheckSession } from '../../core/build/typecheck.ts';
+import type { Library } from '../../core/analyze/library.ts';
+import type { PackageFiles } from '../../core/analyze/package-types.ts';
+import type { PreparedFiles } from '../../core/analyze/prepared-files.ts';
+import { TypeCheckSession } from '../../core/analyze/typecheck.ts';
 import type { Diagnostic } from '../../core/diagnostics/index.ts';
 import { nodeSha256 } from './hash.ts';
 import { nodeLibrary } from './library.ts';

@@ -6,8 +6,8 @@
  */
 import type ts from 'typescript';
 import { analyzeProject } from '../../core/analyze/analyze';
-import type { Library } from '../../core/build/library';
-import { TypeCheckSession } from '../../core/build/typecheck';
+import type { Library } from '../../core/analyze/library';
+import { TypeCheckSession } from '../../core/analyze/typecheck';
 import { MemoryFileSystem } from '../../core/fs';
 import { nodeLibrary } from './library';
 import { nodeTemplates } from './templates';

@@ -4,7 +4,7 @@
  * contract). Read from the program the type check built, so nothing is checked twice.
  */
 import ts from 'typescript';
-import { fromVirtual, toVirtual } from '../build/typecheck.ts';
+import { fromVirtual, toVirtual } from './typecheck.ts';
 
 /** 1-based line and column, as diagnostics have them. */
 export interface Position {

@@ -2,7 +2,7 @@ import * as esbuild from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { compileProject } from '../build/build';
-import { TypeCheckSession } from '../build/typecheck';
+import { TypeCheckSession } from './typecheck';
 import type { Diagnostic } from '../diagnostics';
 import { MemoryFileSystem } from '../fs';
 import { LineIndex } from '../text/positions';

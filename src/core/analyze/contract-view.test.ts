@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { nodeTemplates } from '../../adapters/node/templates';
 import { templateFiles } from '../../testing/control-plane-apps';
-import { TypeCheckSession } from '../build/typecheck';
+import { TypeCheckSession } from './typecheck';
 import { MemoryFileSystem } from '../fs';
 import { analyzeProject } from './analyze';
 import { contractUse, CONTRACT_WIDE, OPERATION_FREE, PER_OPERATION, type ContractUse } from './contract-view';

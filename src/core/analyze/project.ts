@@ -9,6 +9,8 @@ export type Owner = Zone | 'shared' | 'unowned';
 
 export const SHARED_ROOT = 'src/shared';
 export const TESTS_ROOT = 'tests';
+/** Where a lesson's steps are (core/lesson): not the app's files, so the analysis keeps them out of the check unless the app imports one. */
+export const LESSON_ROOT = 'lesson';
 
 /** A test file: `tests/**\/*.test.ts` or `.test.tsx` (the one rule, for every host). */
 export const isTestFile = (path: string): boolean => path.startsWith(`${TESTS_ROOT}/`) && /\.test\.tsx?$/.test(path);

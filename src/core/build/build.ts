@@ -9,8 +9,8 @@ import { ALL_TARGETS, bundleProject, type BuildTarget, type BundleOptions, type 
 import type { Manifest } from '../manifest/index.ts';
 import type { EsbuildApi } from './esbuild-types.ts';
 import { withFrameworkClient } from './framework.ts';
-import { suppliedVersion, type Library } from './library.ts';
-import type { TypeCheckSession } from './typecheck.ts';
+import { suppliedVersion, type Library } from '../analyze/library.ts';
+import type { TypeCheckSession } from '../analyze/typecheck.ts';
 
 /** What a host gives the compiler: an esbuild, the platform Library and a type-check session. */
 export interface Compiler {

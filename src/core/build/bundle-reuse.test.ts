@@ -14,7 +14,7 @@ import { MemoryFileSystem } from '../fs';
 import { compileProject, type BuildOutcome } from './build';
 import { Bundler, type BuildTarget, type BundleResult, type ProjectBundler } from './bundle';
 import { BundleReuse, type KeptTarget } from './bundle-reuse';
-import { TypeCheckSession } from './typecheck';
+import { TypeCheckSession } from '../analyze/typecheck';
 
 const library = nodeLibrary();
 const typecheck = new TypeCheckSession(library);

@@ -12,7 +12,7 @@ import { resolveRelative } from '../analyze/resolve.ts';
 import { assetKind, DEFAULT_RENDERER, isNodeBuiltin, packageName, PLATFORM_MODULES, RENDERERS, type Renderer } from '../analyze/packages.ts';
 import { listFiles, snapshotStat, type Project, type ProjectSnapshot } from '../analyze/project.ts';
 import type { BuildContext, BuildOptions, EsbuildApi, Message, Metafile, Plugin } from './esbuild-types.ts';
-import { PLATFORM_MODULES_ROOT, type Library } from './library.ts';
+import { PLATFORM_MODULES_ROOT, type Library } from '../analyze/library.ts';
 import { lineBreaks, PREVIEW_VENDOR_END, PREVIEW_VENDOR_START } from './preview-vendor.ts';
 import { resolvePackage } from './resolve-package.ts';
 

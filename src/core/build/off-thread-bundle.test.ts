@@ -11,7 +11,7 @@ import type { Project } from '../analyze/project';
 import { MemoryFileSystem } from '../fs';
 import { compileProject } from './build';
 import { Bundler, type BuildTarget, type BundleResult, type ProjectBundler } from './bundle';
-import { TypeCheckSession } from './typecheck';
+import { TypeCheckSession } from '../analyze/typecheck';
 
 const library = nodeLibrary();
 

@@ -16,7 +16,7 @@ import { MemoryFileSystem } from '../fs';
 import { compileProject } from './build';
 import { Bundler, bundleProject, PREVIEW_VENDOR_GLOBAL, type BundleResult } from './bundle';
 import { afterPreviewVendor, PREVIEW_VENDOR_END, PREVIEW_VENDOR_START, previewVendorOf } from './preview-vendor';
-import { TypeCheckSession } from './typecheck';
+import { TypeCheckSession } from '../analyze/typecheck';
 
 const library = nodeLibrary();
 const decoder = new TextDecoder();

@@ -14,7 +14,7 @@ import { snapshotStat } from '../analyze/project';
 import { MemoryFileSystem } from '../fs';
 import { compileProject, type BuildOutcome } from './build';
 import { Bundler } from './bundle';
-import { TypeCheckSession } from './typecheck';
+import { TypeCheckSession } from '../analyze/typecheck';
 
 const library = nodeLibrary();
 const bundler = new Bundler(esbuild, library);

@@ -11,6 +11,7 @@ import { checkManifest } from '../manifest';
 import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, type CodeFamily } from './control';
 import { claimApp } from './deploy';
 import type { CommandDefinition } from './types';
+import { envLocalProblem } from '../local/env';
 import { ROUTES } from '../deploy/routes';
 
 export interface EnvResult {
@@ -28,17 +29,6 @@ export interface EnvResult {
 const FAMILY: CodeFamily = { rejected: 'DG5131', untrusted: 'DG5132', failure: 'DG5139', specific: { not_owner: 'DG5131', quota_exceeded: 'DG5133' } };
 const ACTIONS = ['set', 'ls', 'rm', 'pull'] as const;
 
-/** Why a local env document is unusable, or undefined: `{ format: 'platform.env-local.v0', values: { NAME: 'string' } }`. */
-export function envLocalProblem(value: unknown): string | undefined {
-  if (!isObject(value)) return 'it is not a JSON object';
-  if (value.format !== ENV_LOCAL_FORMAT) return `its "format" is not "${ENV_LOCAL_FORMAT}"`;
-  if (!isObject(value.values)) return 'it has no "values" object';
-  for (const [name, v] of Object.entries(value.values)) {
-    if (!ENV_NAME.test(name)) return `${JSON.stringify(name)} is not an UPPER_SNAKE_CASE name`;
-    if (typeof v !== 'string') return `the value of ${name} is not a string`;
-  }
-  return undefined;
-}
 
 export const env: CommandDefinition<EnvResult> = {
   name: 'env',

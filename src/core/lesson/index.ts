@@ -14,9 +14,9 @@
  * project from a share link is a stranger's, and its lesson shows as far as it is readable.
  */
 
-import { isTestFile } from '../analyze/project.ts';
+import { isTestFile, LESSON_ROOT } from '../analyze/project.ts';
 
-export const LESSON_ROOT = 'lesson';
+export { LESSON_ROOT };
 const TEXT_FILE = 'step.md';
 const CHECK_FILE = /^check\.test\.tsx?$/;
 

@@ -8,7 +8,7 @@ import * as esbuild from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { baseApp, CLIENT, SERVER, SHARED } from '../analyze/__fixtures__/base-app';
-import { TypeCheckSession } from '../build/typecheck';
+import { TypeCheckSession } from '../analyze/typecheck';
 import { MemoryFileSystem } from '../fs';
 import { DevSession, FIRST_CHANGE_MS, QUIET_WINDOW_MS } from './dev-session';
 import type { DevEvent } from './events';

@@ -1,8 +1,21 @@
 /** `ctx.env` of a local mode: `.platform/env.<mode>.local.json` (tooling.md, Authentication 6), as `platform env pull` writes it. */
 import { diagnostic, type Diagnostic } from '../diagnostics';
-import { envLocalProblem } from '../commands/env';
+import { ENV_NAME } from '../deploy/ids';
+import { ENV_LOCAL_FORMAT, isObject } from '../deploy/protocol';
 import type { FileSystem } from '../fs';
 import { envFilePath, type LocalMode } from './paths';
+
+/** Why a local env document is unusable, or undefined: `{ format: 'platform.env-local.v0', values: { NAME: 'string' } }`. */
+export function envLocalProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return 'it is not a JSON object';
+  if (value.format !== ENV_LOCAL_FORMAT) return `its "format" is not "${ENV_LOCAL_FORMAT}"`;
+  if (!isObject(value.values)) return 'it has no "values" object';
+  for (const [name, v] of Object.entries(value.values)) {
+    if (!ENV_NAME.test(name)) return `${JSON.stringify(name)} is not an UPPER_SNAKE_CASE name`;
+    if (typeof v !== 'string') return `the value of ${name} is not a string`;
+  }
+  return undefined;
+}
 
 export type LocalEnv = { ok: true; values: Record<string, string> } | { ok: false; diagnostic: Diagnostic };
 

@@ -3,7 +3,7 @@
  * files under /app. A session is kept warm, so re-checking after a one-file edit is incremental.
  */
 import ts from 'typescript';
-import { RENDERERS, type Renderer } from '../analyze/packages.ts';
+import { RENDERERS, type Renderer } from './packages.ts';
 import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
 import { sha256Hex } from '../hash/index.ts';
 import { MemoryLanguageServiceHost } from './language-service-host.ts';

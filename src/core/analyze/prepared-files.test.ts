@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { prepareLibraryFiles } from '../../adapters/node/prepare-library';
 import { nodeTemplates } from '../../adapters/node/templates';
-import { baseApp, CLIENT } from '../analyze/__fixtures__/base-app';
+import { baseApp, CLIENT } from './__fixtures__/base-app';
 import { MemoryFileSystem } from '../fs';
-import { compileProject } from './build';
+import { compileProject } from '../build/build';
 import type { Library } from './library';
 import { TypeCheckSession } from './typecheck';
 
