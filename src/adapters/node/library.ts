@@ -74,10 +74,10 @@ export function libraryOnDisk(library: Library): Map<string, string> {
     renameSync(temporary, file);
   };
   put(join(folder, 'package.json'), '{}\n');
+  for (const name of new Set(scripts.map(([path]) => path.split('/')[2]!))) put(join(folder, 'node_modules', name, 'package.json'), '{}\n');
   const onDisk = new Map<string, string>();
   for (const [path, text] of scripts) {
     const file = join(folder, path);
-    put(join(folder, 'node_modules', path.split('/')[2]!, 'package.json'), '{}\n');
     put(file, text);
     onDisk.set(path, file);
   }

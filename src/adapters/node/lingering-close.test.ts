@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { lingerOnClose } from './lingering-close';
+import { lingerOnClose, type Linger } from './lingering-close';
 
 let server: Server | undefined;
 
@@ -12,13 +12,13 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** A server that refuses every request at once, with Connection: close, reading none of its body. */
-async function refusing(linger: boolean): Promise<number> {
+/** A server that refuses every request at once, with Connection: close, reading none of its body; it lingers as `linger` says, if given. */
+async function refusing(linger: Linger | undefined): Promise<number> {
   server = createServer((_request, response) => {
     response.writeHead(413, { 'content-type': 'text/plain', connection: 'close' });
     response.end('too large');
   });
-  if (linger) lingerOnClose(server, { ms: 2_000, bytes: 64 * 1024 * 1024 });
+  if (linger) lingerOnClose(server, linger);
   await new Promise<void>((done) => server!.listen(0, '127.0.0.1', done));
   return (server.address() as AddressInfo).port;
 }
@@ -62,7 +62,7 @@ function sendThenRead(port: number, total: number): Promise<{ status: number; wr
 }
 
 it('a 413 sent with Connection: close before the body was read reaches the client that was still sending it', async () => {
-  const port = await refusing(true);
+  const port = await refusing({ ms: 2_000, bytes: 64 * 1024 * 1024 });
   const seen = await sendThenRead(port, 8 * 1024 * 1024);
   expect(seen.status).toBe(413);
   expect(seen.written).toBe(8 * 1024 * 1024);
@@ -70,19 +70,13 @@ it('a 413 sent with Connection: close before the body was read reaches the clien
 
 it('without the lingering close the same client gets a reset instead of the answer', async () => {
   // What the control plane did before: the refusal was lost whenever the reset came first.
-  const port = await refusing(false);
+  const port = await refusing(undefined);
   const seen = await sendThenRead(port, 8 * 1024 * 1024);
   expect(seen.status).toBe(0);
 });
 
 it('a client that never stops sending is cut off after the linger bytes, and the server still serves', async () => {
-  server = createServer((_request, response) => {
-    response.writeHead(413, { connection: 'close' });
-    response.end();
-  });
-  lingerOnClose(server, { ms: 5_000, bytes: 4 * 1024 * 1024 });
-  await new Promise<void>((done) => server!.listen(0, '127.0.0.1', done));
-  const port = (server.address() as AddressInfo).port;
+  const port = await refusing({ ms: 5_000, bytes: 4 * 1024 * 1024 });
   const seen = await sendThenRead(port, 512 * 1024 * 1024);
   expect(seen.written).toBeLessThan(512 * 1024 * 1024);
   const again = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'x' });

@@ -386,7 +386,10 @@ export class Bundler implements ProjectBundler {
   readonly #vendors = new Map<Renderer, Promise<PreviewVendor>>();
   readonly #directoryOf: ((fs: FileSystem) => string | undefined) | undefined;
   readonly #libraryOnDisk: (() => ReadonlyMap<string, string>) | undefined;
+  /** The host's answer to `libraryOnDisk`, asked once. */
   #onDisk: ReadonlyMap<string, string> | undefined;
+  /** Each target and renderer's NativeLibrary, made once for the Bundler's life. */
+  readonly #nativeLibraries = new Map<string, NativeLibrary | undefined>();
 
   /**
    * `options.directoryOf`: the absolute POSIX directory a project's file system reads, where esbuild can
@@ -411,16 +414,21 @@ export class Bundler implements ProjectBundler {
    */
   #nativeLibrary(target: BuildTarget, renderer: Renderer): NativeLibrary | undefined {
     if (!this.#libraryOnDisk || renderer === 'react' || target === 'test') return undefined;
-    this.#onDisk ??= this.#libraryOnDisk();
+    const key = `${target}:${renderer}`;
+    if (!this.#nativeLibraries.has(key)) this.#nativeLibraries.set(key, this.#makeNativeLibrary(target, renderer, (this.#onDisk ??= this.#libraryOnDisk())));
+    return this.#nativeLibraries.get(key);
+  }
+
+  #makeNativeLibrary(target: BuildTarget, renderer: Renderer, onDisk: ReadonlyMap<string, string>): NativeLibrary | undefined {
     const specifiers = [PLATFORM_MODULES[target], ...(target === 'client' ? RENDERERS[renderer].entrypoints : [])];
     const alias: Record<string, string> = {};
     for (const specifier of specifiers) {
       const path = specifier.startsWith('platform/') ? `${PLATFORM_MODULES_ROOT}/${specifier}.ts` : libraryPackageFile(this.#library, specifier);
-      const disk = path === undefined ? undefined : this.#onDisk.get(path);
+      const disk = path === undefined ? undefined : onDisk.get(path);
       if (disk === undefined) return undefined;
       alias[specifier] = disk;
     }
-    return { alias, pathOf: new Map([...this.#onDisk].map(([path, disk]) => [disk, path])) };
+    return { alias, pathOf: new Map([...onDisk].map(([path, disk]) => [disk, path])) };
   }
 
   async #context(target: BuildTarget, entryPoints: Array<{ in: string; out: string }>, fs: FileSystem, snapshot: ProjectSnapshot | undefined, renderer: Renderer, vendored: readonly string[] | undefined, root?: string, onDisk?: NativeLibrary) {
@@ -564,13 +572,12 @@ export class Bundler implements ProjectBundler {
 async function nativeReadsMatch(metafile: Metafile, fs: FileSystem, snapshot: ProjectSnapshot, named: NativeNamer, library: Library): Promise<boolean> {
   const inputs = Object.entries(metafile.inputs).filter(([path]) => !/^[a-z]+:/.test(path));
   const project: string[] = [];
-  const utf8Length = (text: string) => (text.length === encoder.encode(text).byteLength ? text.length : encoder.encode(text).byteLength);
   for (const [path, input] of inputs) {
     const name = named(path, '');
     if (name.startsWith('lib:')) {
       const libraryPath = name.slice('lib:'.length);
       const text = library.files.get(libraryPath);
-      if (text === undefined || !NATIVE_SCRIPT.test(libraryPath) || input.bytes !== utf8Length(text)) return false;
+      if (text === undefined || !NATIVE_SCRIPT.test(libraryPath) || input.bytes !== encoder.encode(text).byteLength) return false;
       for (const imported of input.imports) {
         if (imported.external || /^[a-z]+:/.test(imported.path) || !imported.original?.startsWith('.')) continue;
         if (named(imported.path, '') !== `lib:${libraryRelative(library, libraryPath, imported.original)}`) return false;
