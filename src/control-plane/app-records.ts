@@ -22,6 +22,13 @@ export function appRecords(records: Records) {
     /** Offline, with the teardown recorded, so that a sweep at the next start finishes what a crash interrupted. */
     markDeleting: (id: string): void => records.run("UPDATE apps SET state = 'deleting', teardown = 'pending' WHERE id = ?", [id]),
     markDeleted: (id: string, at: number): void => records.run("UPDATE apps SET state = 'deleted', deletedAt = ? WHERE id = ?", [at, id]),
+    /** Apps whose deletion a stop interrupted (`markDeleting` without `markDeleted`). */
+    deleting: (): string[] => records.all("SELECT id FROM apps WHERE state = 'deleting'").map((row) => String(row.id)),
+    /** An app's state alone (what a hosted request reads), or undefined for no such app. */
+    state: (id: string): string | undefined => {
+      const found = records.get('SELECT state FROM apps WHERE id = ?', [id]);
+      return found ? String(found.state) : undefined;
+    },
   };
 
   const deployments = {
@@ -33,6 +40,13 @@ export function appRecords(records: Records) {
     isPending: (id: string): boolean => records.get("SELECT 1 FROM deployments WHERE id = ? AND state = 'pending'", [id]) !== undefined,
     markFailed: (id: string, code: string, message: string): void => records.run("UPDATE deployments SET state = 'failed', errorCode = ?, errorMessage = ? WHERE id = ?", [code, message, id]),
     markCompleted: (id: string, receiptId: string | null): void => records.run("UPDATE deployments SET state = 'completed', receiptId = ? WHERE id = ?", [receiptId, id]),
+    /** Every deployment still pending is recorded as failed with `message` (code `internal`): one a stop interrupted activated nothing. */
+    failPending: (message: string): void => {
+      if (records.get("SELECT 1 FROM deployments WHERE state = 'pending'")) records.run("UPDATE deployments SET state = 'failed', errorCode = 'internal', errorMessage = ? WHERE state = 'pending'", [message]);
+    },
+    /** When each of a builder's deployments since `since` was made (failed ones too), oldest first: what its quota counts. */
+    createdSince: (builderId: string, since: number): number[] =>
+      records.all('SELECT createdAt FROM deployments WHERE builderId = ? AND createdAt > ? ORDER BY createdAt', [builderId, since]).map((row) => Number(row.createdAt)),
     /** An app's finished deployments (pending ones are not history yet), newest first. */
     history: (appId: string, limit: number): Row[] => records.all("SELECT * FROM deployments WHERE appId = ? AND state != 'pending' ORDER BY createdAt DESC, rowid DESC LIMIT ?", [appId, limit]),
     /** The artifact a completed preview deployment's review receipt names. */

@@ -30,7 +30,7 @@ function signInRequest(ctx: Context, values: { app?: unknown; env?: unknown; sta
   if (typeof app !== 'string' || !APP_ID.test(app) || (env !== 'preview' && env !== 'production') || typeof state !== 'string' || !STATE.test(state)) {
     return { code: 'invalid_request', text: 'This sign-in link is incomplete. Start again from the app with its Sign in button.' };
   }
-  const row = ctx.records.get('SELECT name, state FROM apps WHERE id = ?', [app]);
+  const row = ctx.apps.apps.get(app);
   if (!row || row.state !== 'active') return { code: 'app_not_found', text: 'There is no such app here, or it is offline.' };
   return { appId: app, environment: env, state, appName: String(row.name) };
 }

@@ -17,7 +17,7 @@ import { revokeBrowserKey } from './browser-keys';
 import { approvalPage, askerName, askerOf } from './device-page';
 import { resultPage } from './pages';
 import { interactive, on, signedIn, type ControlEnv } from './middleware';
-import { ensureDeviceSources, evictDevice, PENDING_DEVICES_PER_SOURCE, roomForDevice } from './device-codes';
+import { PENDING_DEVICES_PER_SOURCE, roomForDevice } from './device-codes';
 import { clientAddress, clientSource } from './rate-limit';
 import { hashToken, sameSecret } from './secrets';
 
@@ -38,8 +38,7 @@ export const EXPIRED_DEVICE_GRACE_MS = 600_000;
 
 /** Deletes device codes expired longer ago than the grace. */
 export function purgeDevices(ctx: Context): void {
-  const cutoff = ctx.now() - EXPIRED_DEVICE_GRACE_MS;
-  if (ctx.records.get('SELECT 1 FROM devices WHERE expiresAt < ?', [cutoff])) ctx.records.run('DELETE FROM devices WHERE expiresAt < ?', [cutoff]);
+  ctx.devices.purgeExpiredBefore(ctx.now() - EXPIRED_DEVICE_GRACE_MS);
 }
 
 export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
@@ -53,7 +52,7 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
   // Signing in to hosted apps goes through this origin (app-auth.ts keeps nothing in memory: any instance will do).
   appSignInRoutes(app, ctx, accounts, new AppAuth(ctx));
 
-  ensureDeviceSources(ctx.records);
+  ctx.devices.ensureColumns();
   /** The playground a device code is started from (its Origin, when the control plane allows it), recorded for the approval page; null for a terminal. */
   const requesterOf = (origin: string | undefined): string | null => (origin && ctx.playgroundOrigins.includes(origin) ? origin : null);
   on(app, ROUTES.startDevice, (c) => {
@@ -61,7 +60,7 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     // Counted by network (a /24 or /64), not by address: the cap on waiting codes is shared fairly (device-codes.ts).
     const source = clientSource(clientAddress(c.env));
     const limited = ctx.deviceRequests.take(source, now);
-    const room = limited ? undefined : roomForDevice(ctx, source, now);
+    const room = limited ? undefined : roomForDevice(ctx.devices, source, now);
     const full = room && 'retryAt' in room ? room : undefined;
     if (limited || full) {
       const retryAt = limited?.retryAt ?? full!.retryAt;
@@ -78,13 +77,13 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
       );
     }
     purgeDevices(ctx);
-    for (const hash of wrongSecrets.keys()) if (!ctx.records.get('SELECT 1 FROM devices WHERE deviceHash = ?', [hash])) wrongSecrets.delete(hash);
+    for (const hash of wrongSecrets.keys()) if (!ctx.devices.exists(hash)) wrongSecrets.delete(hash);
     const deviceCode = randomBytes(32).toString('base64url');
     let code = userCode();
-    while (ctx.records.get('SELECT 1 FROM devices WHERE userCode = ?', [code])) code = userCode();
+    while (ctx.devices.userCodeTaken(code)) code = userCode();
     ctx.records.transaction(() => {
-      if (room && 'evict' in room && room.evict) evictDevice(ctx, room.evict, now);
-      ctx.records.run('INSERT INTO devices (deviceHash, userCode, createdAt, expiresAt, state, source, requester) VALUES (?, ?, ?, ?, ?, ?, ?)', [hashToken(deviceCode), code, now, now + ctx.deviceTtlMs, 'pending', source, requesterOf(c.req.header('origin'))]);
+      if (room && 'evict' in room && room.evict) ctx.devices.expireWaiting(room.evict, now);
+      ctx.devices.insert({ deviceHash: hashToken(deviceCode), userCode: code, createdAt: now, expiresAt: now + ctx.deviceTtlMs, source, requester: requesterOf(c.req.header('origin')) });
     });
     const origin = ctx.publicOrigin;
     return answer(200, {
@@ -99,7 +98,7 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
 
   /** An approved device code becomes a session, once: the session's token, or the refusal while it cannot. */
   const spendDevice: SpendDevice = (deviceCode) => {
-    const device = ctx.records.get('SELECT * FROM devices WHERE deviceHash = ?', [hashToken(deviceCode)]);
+    const device = ctx.devices.byHash(hashToken(deviceCode));
     if (!device || device.state === 'used') return refuse(400, 'invalid_request', 'The device code is unknown or was already used.');
     if (device.state === 'denied') return refuse(400, 'access_denied', 'The sign-in was denied on the approval page.');
     if (device.state === 'pending') {
@@ -107,11 +106,11 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
       return refuse(400, 'authorization_pending', 'Waiting for a person to approve the code.');
     }
     const session = token('xbs');
-    const builder = ctx.records.get('SELECT id, name FROM builders WHERE id = ?', [device.builderId!])!;
+    const builder = ctx.builders.builders.get(String(device.builderId))!;
     const now = ctx.now();
     ctx.records.transaction(() => {
-      ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['used', device.deviceHash!]);
-      ctx.records.run('INSERT INTO sessions (tokenHash, builderId, createdAt) VALUES (?, ?, ?)', [hashToken(session), builder.id!, now]);
+      ctx.devices.setState(String(device.deviceHash), 'used');
+      ctx.builders.sessions.insert(hashToken(session), String(builder.id), now);
     });
     return { session, builder: { id: String(builder.id), name: String(builder.name) }, expiresAt: now + ctx.sessionTtlMs };
   };
@@ -129,8 +128,8 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
   app.get('/device', (c) => {
     const code = c.req.query('code') ?? '';
     // Who the waiting code's sign-in is for, as the page names it: a playground's origin, or a terminal.
-    const row = code ? ctx.records.get("SELECT requester FROM devices WHERE userCode = ? AND state = 'pending'", [code.trim().toUpperCase()]) : undefined;
-    return approvalPage(code, accounts.session(c.req.raw), ctx.publicOrigin, undefined, askerOf(row?.requester));
+    const requester = code ? ctx.devices.requesterOfWaiting(code.trim().toUpperCase()) : undefined;
+    return approvalPage(code, accounts.session(c.req.raw), ctx.publicOrigin, undefined, askerOf(requester));
   });
 
   app.post('/device', async (c) => {
@@ -145,7 +144,7 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     const session = accounts.session(c.req.raw);
     if (!session) return resultPage(401, 'Sign in first', 'Sign in with a passkey on the approval page, then approve or deny the code.', { code: 'not_signed_in', link: again });
     const now = ctx.now();
-    const device = ctx.records.get('SELECT * FROM devices WHERE userCode = ?', [code]);
+    const device = ctx.devices.byUserCode(code);
     if (!device || device.state !== 'pending') return resultPage(404, 'Unknown code', 'No sign-in is waiting for that code. Check it against your terminal.', { code: 'unknown_code', link: again });
     if (now > Number(device.expiresAt)) return resultPage(410, 'Code expired', 'This code expired: run platform auth login again.', { code: 'expired_code' });
     const hash = String(device.deviceHash);
@@ -158,7 +157,7 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
         wrongSecrets.set(hash, wrong);
         if (wrong >= WRONG_SECRETS_PER_CODE) {
           // The code is spent: its terminal is told (access_denied) and asks for a new one.
-          ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['denied', hash]);
+          ctx.devices.setState(hash, 'denied');
           wrongSecrets.delete(hash);
           return resultPage(429, 'Code refused', `${WRONG_SECRETS_PER_CODE} wrong operator secrets were given for this code, so it can no longer be approved: run platform auth login again for a new one.`, { code: 'secret_attempts_exhausted' });
         }
@@ -169,10 +168,10 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     }
     const asker = askerOf(device.requester);
     if (decision === 'deny') {
-      ctx.records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', ['denied', hash]);
+      ctx.devices.setState(hash, 'denied');
       return resultPage(200, 'Sign-in denied', `${asker === 'terminal' ? 'The terminal that asked' : askerName(asker)} will be told.`);
     }
-    ctx.records.run('UPDATE devices SET state = ?, builderId = ? WHERE deviceHash = ?', ['approved', account.builderId!, hash]);
+    ctx.devices.approve(hash, account.builderId!);
     return resultPage(200, 'Signed in', `${askerName(asker)} is now signed in as ${account.name}. You can close this page.`);
   });
 
@@ -187,7 +186,7 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
 
   on(app, ROUTES.logout, who, (c) => {
     const caller = c.get('caller');
-    if (caller.kind === 'session') ctx.records.run('UPDATE sessions SET revokedAt = ? WHERE tokenHash = ?', [ctx.now(), caller.tokenHash]);
+    if (caller.kind === 'session') ctx.builders.sessions.revoke(caller.tokenHash, ctx.now());
     if (caller.browserKey) revokeBrowserKey(ctx, caller.browserKey);
     return answer(200, { revoked: caller.kind === 'session' });
   });
@@ -207,21 +206,21 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     const secret = token('xst');
     const id = newId('xstid');
     const now = ctx.now();
-    ctx.records.run('INSERT INTO service_tokens (id, tokenHash, builderId, name, createdAt) VALUES (?, ?, ?, ?, ?)', [id, hashToken(secret), caller.builderId, body.name, now]);
+    ctx.builders.serviceTokens.insert({ id, tokenHash: hashToken(secret), builderId: caller.builderId, name: body.name, createdAt: now });
     return answer(201, { token: tokenInfo({ id, name: body.name, createdAt: now, lastUsedAt: null }), secret });
   });
 
   on(app, ROUTES.listTokens, person, (c) => {
     const caller = c.get('caller');
-    const rows = ctx.records.all('SELECT * FROM service_tokens WHERE builderId = ? AND revokedAt IS NULL ORDER BY createdAt, id', [caller.builderId]);
+    const rows = ctx.builders.serviceTokens.liveOf(caller.builderId);
     return answer(200, { tokens: rows.map(tokenInfo) });
   });
 
   on(app, ROUTES.revokeToken, person, (c) => {
     const caller = c.get('caller');
-    const row = ctx.records.get('SELECT * FROM service_tokens WHERE id = ? AND builderId = ? AND revokedAt IS NULL', [(c.req.param('id') ?? ''), caller.builderId]);
+    const row = ctx.builders.serviceTokens.liveOne(c.req.param('id') ?? '', caller.builderId);
     if (!row) return refuse(404, 'token_not_found', `You have no live token ${(c.req.param('id') ?? '')}.`);
-    ctx.records.run('UPDATE service_tokens SET revokedAt = ? WHERE id = ?', [ctx.now(), row.id!]);
+    ctx.builders.serviceTokens.revoke(String(row.id), ctx.now());
     return answer(200, { token: tokenInfo(row) });
   });
 }

@@ -7,6 +7,8 @@ import { BodyTooLargeError } from './body-limit';
 import type { RateLimit } from './rate-limit';
 import type { Records, Row } from './records';
 import type { AppRecords } from './app-records';
+import type { BuilderRecords } from './builder-records';
+import type { DeviceRecords } from './device-records';
 import { hashToken, type Secrets } from './secrets';
 
 export interface Quotas {
@@ -36,6 +38,10 @@ export interface Context {
   records: Records;
   /** The records of apps and what was done to them, by resource (app-records.ts), over `records`. */
   apps: AppRecords;
+  /** Builders, their sessions and service tokens (builder-records.ts), over `records`. */
+  builders: BuilderRecords;
+  /** The device codes of the sign-in flow (device-codes.ts), over `records`. */
+  devices: DeviceRecords;
   artifacts: ArtifactStore;
   secrets: Secrets;
   now(): number;
@@ -104,15 +110,15 @@ export function credentialCaller(ctx: Context, kind: Caller['kind'], hash: strin
     return refuse(401, 'credential_expired', message, { credential: kind, resetAt: at });
   };
   if (kind === 'session') {
-    const row = ctx.records.get('SELECT s.builderId, s.createdAt, b.name FROM sessions s JOIN builders b ON b.id = s.builderId WHERE s.tokenHash = ? AND s.revokedAt IS NULL', [hash]);
+    const row = ctx.builders.sessions.live(hash);
     if (row) return expired(Number(row.createdAt), ctx.sessionTtlMs) ?? { builderId: String(row.builderId), builderName: String(row.name), kind: 'session', tokenHash: hash, expiresAt: Number(row.createdAt) + ctx.sessionTtlMs };
   } else {
-    const row = ctx.records.get('SELECT t.id, t.builderId, t.createdAt, t.lastUsedAt, b.name FROM service_tokens t JOIN builders b ON b.id = t.builderId WHERE t.tokenHash = ? AND t.revokedAt IS NULL', [hash]);
+    const row = ctx.builders.serviceTokens.liveByHash(hash);
     if (row) {
       const refusal = expired(Number(row.createdAt), ctx.serviceTokenTtlMs);
       if (refusal) return refusal;
       // Last use is recorded at most once a minute: every record change is a write to disk.
-      if (row.lastUsedAt === null || now - Number(row.lastUsedAt) > 60_000) ctx.records.run('UPDATE service_tokens SET lastUsedAt = ? WHERE id = ?', [now, row.id!]);
+      if (row.lastUsedAt === null || now - Number(row.lastUsedAt) > 60_000) ctx.builders.serviceTokens.touch(String(row.id), now);
       return { builderId: String(row.builderId), builderName: String(row.name), kind: 'service-token', tokenHash: hash, expiresAt: Number(row.createdAt) + ctx.serviceTokenTtlMs };
     }
   }
@@ -173,7 +179,7 @@ const DAY = 24 * HOUR;
 /** The refusal when the builder's deploy quota is spent, naming when the next deployment is allowed. */
 export function deployQuotaRefusal(ctx: Context, builderId: string): Response | undefined {
   const now = ctx.now();
-  const times = ctx.records.all('SELECT createdAt FROM deployments WHERE builderId = ? AND createdAt > ? ORDER BY createdAt', [builderId, now - DAY]).map((r) => Number(r.createdAt));
+  const times = ctx.apps.deployments.createdSince(builderId, now - DAY);
   const check = (window: number, limit: number, quota: 'deploys-hour' | 'deploys-day', label: string) => {
     const inWindow = times.filter((t) => t > now - window);
     if (inWindow.length < limit) return undefined;

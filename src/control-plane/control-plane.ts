@@ -26,6 +26,8 @@ import { hostedTarget } from '../core/deploy/ids';
 import { RateLimit } from './rate-limit';
 import { Records } from './records';
 import { appRecords } from './app-records';
+import { builderRecords } from './builder-records';
+import { deviceRecords } from './device-records';
 import { loadSecrets, type Secrets } from './secrets';
 import { readServing, ServingCache } from './serving-cache';
 import type { Environment } from '../core/deploy/ids';
@@ -108,13 +110,16 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   const artifacts = new ArtifactStore(options.dataDir, records);
   const now = options.now ?? (() => Date.now());
   // What hosted requests serve, read from the records once and kept until any record changes.
-  const serving = new ServingCache((appId: string, environment: Environment) => readServing(records, appId, environment));
+  const apps = appRecords(records);
+  const serving = new ServingCache((appId: string, environment: Environment) => readServing(apps, appId, environment));
   serving.watch(records);
   const corsOrigins = options.corsOrigins ?? PLAYGROUND_ORIGINS;
   const context: Context = {
     playgroundOrigins: corsOrigins,
     records,
-    apps: appRecords(records),
+    apps,
+    builders: builderRecords(records),
+    devices: deviceRecords(records),
     artifacts,
     secrets,
     now,
@@ -141,12 +146,10 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   });
 
   // The sweep: deletions a crash interrupted are finished before anything is served.
-  for (const row of records.all("SELECT id FROM apps WHERE state = 'deleting'")) await teardown(context, hosting, String(row.id));
+  for (const id of context.apps.apps.deleting()) await teardown(context, hosting, id);
   purgeDevices(context);
   // A deployment a stop interrupted never activated anything: it is recorded as failed (it still counts).
-  if (records.get("SELECT 1 FROM deployments WHERE state = 'pending'")) {
-    records.run("UPDATE deployments SET state = 'failed', errorCode = 'internal', errorMessage = 'The control plane stopped before this deployment finished; nothing was activated.' WHERE state = 'pending'");
-  }
+  context.apps.deployments.failPending('The control plane stopped before this deployment finished; nothing was activated.');
 
   const domains = new Domains(context, options.domains);
   const tunnels = new Tunnels(context, options.tunnels);

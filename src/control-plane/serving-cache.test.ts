@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, deployBody, smallApp, templateFiles, type BuiltApp } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
+import { appRecords } from './app-records';
 import { Records } from './records';
 import { readServing, ServingCache } from './serving-cache';
 import { call, hostedRequest, signIn } from '../testing/control-plane';
@@ -19,7 +20,7 @@ describe('ServingCache', () => {
     let reads = 0;
     const cache = new ServingCache((appId, environment) => {
       reads++;
-      return readServing(records, appId, environment);
+      return readServing(appRecords(records), appId, environment);
     });
     cache.watch(records);
     expect(cache.lookup('app_a', 'preview')).toEqual({});

@@ -6,6 +6,7 @@
  * added later. Changes are rare next to hosted requests; the next request reads the records again.
  */
 import type { Environment } from '../core/deploy/ids';
+import type { AppRecords } from './app-records';
 import type { Records } from './records';
 
 export interface Serving {
@@ -73,11 +74,11 @@ export class ServingCache {
 }
 
 /** The two records a hosted request needs: the app's state and its environment's artifact. */
-export function readServing(records: Records, appId: string, environment: Environment): Serving {
-  const app = records.get('SELECT state FROM apps WHERE id = ?', [appId]);
-  const serving = records.get('SELECT artifactId FROM serving WHERE appId = ? AND environment = ?', [appId, environment]);
+export function readServing(apps: AppRecords, appId: string, environment: Environment): Serving {
+  const state = apps.apps.state(appId);
+  const artifactId = apps.serving.artifact(appId, environment);
   return {
-    ...(app ? { state: app.state as Serving['state'] } : {}),
-    ...(serving ? { artifactId: String(serving.artifactId) } : {}),
+    ...(state !== undefined ? { state: state as Serving['state'] } : {}),
+    ...(artifactId !== undefined ? { artifactId } : {}),
   };
 }
