@@ -382,12 +382,12 @@ export class Accounts {
       const account = records.get('SELECT * FROM accounts WHERE id = ?', [accountId])!;
       if (account.builderId) return;
       const now = this.#ctx.now();
-      let builder = records.get('SELECT b.id FROM builders b WHERE b.name = ? AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.builderId = b.id)', [account.name!]);
-      if (!builder) {
-        builder = { id: newId('bld') };
-        records.run('INSERT INTO builders (id, name, createdAt) VALUES (?, ?, ?)', [builder.id!, account.name!, now]);
+      let builderId = this.#ctx.builders.builders.unclaimedNamed(String(account.name));
+      if (!builderId) {
+        builderId = newId('bld');
+        this.#ctx.builders.builders.insert(builderId, String(account.name), now);
       }
-      records.run('UPDATE accounts SET builderId = ?, builderSince = ? WHERE id = ?', [builder.id!, now, accountId]);
+      records.run('UPDATE accounts SET builderId = ?, builderSince = ? WHERE id = ?', [builderId, now, accountId]);
     });
     return this.#account(accountId)!;
   }

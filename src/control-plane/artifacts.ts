@@ -14,7 +14,7 @@ import { MemoryFileSystem } from '../core/fs';
 import { validateManifestText } from '../core/manifest';
 import { projectPathProblem } from '../core/share/paths';
 import { writeAtomic } from './files';
-import type { Records } from './records';
+import type { BuilderRecords } from './builder-records';
 import { serverBundleProblem } from './server-bundle';
 
 /** The artifact's server bundle: the only code of an artifact the control plane runs. */
@@ -29,19 +29,19 @@ const SHA256 = /^[0-9a-f]{64}$/;
 
 export class ArtifactStore {
   readonly #dir: string;
-  readonly #records: Records;
+  readonly #owners: BuilderRecords['blobOwners'];
   /** Records and blobs read once stay in memory: they never change under their address. */
   readonly #kept = new Map<string, ArtifactRecord>();
   readonly #blobs = new Map<string, Uint8Array>();
 
-  constructor(dir: string, records: Records) {
+  constructor(dir: string, owners: BuilderRecords['blobOwners']) {
     this.#dir = dir;
-    this.#records = records;
+    this.#owners = owners;
   }
 
   /** Whether a builder sent a blob before: only then may they leave it out of a deploy. */
   #owns(builderId: string, hash: string): boolean {
-    return Boolean(this.#records.get('SELECT 1 FROM blob_owners WHERE builderId = ? AND sha256 = ?', [builderId, hash]));
+    return this.#owners.owns(builderId, hash);
   }
 
   #blobFile(hash: string): string {
@@ -106,9 +106,7 @@ export class ArtifactStore {
       if (!existsSync(this.#blobFile(hash))) writeAtomic(this.#blobFile(hash), bytes, 0o644);
       this.#blobs.set(hash, bytes);
     }
-    this.#records.transaction(() => {
-      for (const hash of decoded.keys()) this.#records.run('INSERT OR IGNORE INTO blob_owners (builderId, sha256) VALUES (?, ?)', [builderId, hash]);
-    });
+    this.#owners.add(builderId, decoded.keys());
     writeAtomic(this.#recordFile(id), JSON.stringify(verification.record), 0o644);
     this.#kept.set(id, verification.record);
     return { ok: true, record: verification.record };

@@ -35,15 +35,7 @@ export function keyRefusal(publicKey: unknown): Response | undefined {
 /** Binds a new key (checked by keyRefusal) to a credential, for the playground origin the request came from. */
 export function bindKey(ctx: Context, origin: string, publicKey: ProofPublicKey, credential: Pick<Caller, 'kind' | 'tokenHash' | 'builderId' | 'builderName' | 'expiresAt'>): Response {
   const keyId = `xbk_${randomBytes(24).toString('base64url')}`;
-  ctx.records.run('INSERT INTO browser_keys (keyId, publicKey, origin, kind, credentialHash, builderId, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-    keyId,
-    JSON.stringify(publicKey),
-    origin,
-    credential.kind,
-    credential.tokenHash,
-    credential.builderId,
-    ctx.now(),
-  ]);
+  ctx.builders.browserKeys.insert({ keyId, publicKey: JSON.stringify(publicKey), origin, kind: credential.kind, credentialHash: credential.tokenHash, builderId: credential.builderId, createdAt: ctx.now() });
   return answer(200, { keyId, builder: { id: credential.builderId, name: credential.builderName }, credential: { kind: credential.kind }, expiresAt: iso(credential.expiresAt) });
 }
 
@@ -55,7 +47,7 @@ export function bindKey(ctx: Context, origin: string, publicKey: ProofPublicKey,
 export function signedCaller(ctx: Context, request: Request): Caller | Response {
   const proof = parseProof(request.headers.get('authorization') ?? '');
   if (!proof) return refuse(401, 'unauthorized', 'A signed request carries Authorization: Proof <keyId> <ms> <signature>.');
-  const row = ctx.records.get('SELECT * FROM browser_keys WHERE keyId = ? AND revokedAt IS NULL', [proof.keyId]);
+  const row = ctx.builders.browserKeys.live(proof.keyId);
   if (!row) return refuse(401, 'unauthorized', 'The key is unknown, or was signed out.');
   if (request.headers.get('origin') !== row.origin) return foreignOrigin(ctx);
   const now = ctx.now();
@@ -74,5 +66,5 @@ export function signedCaller(ctx: Context, request: Request): Caller | Response 
 
 /** Ends a key (sign-out): it signs nothing more. */
 export function revokeBrowserKey(ctx: Context, keyId: string): void {
-  ctx.records.run('UPDATE browser_keys SET revokedAt = ? WHERE keyId = ? AND revokedAt IS NULL', [ctx.now(), keyId]);
+  ctx.builders.browserKeys.revoke(keyId, ctx.now());
 }

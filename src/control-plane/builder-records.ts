@@ -1,8 +1,8 @@
 /**
  * The records of builders and their credentials, as small repositories, one per resource: builders,
- * builder sessions and service tokens. Only the hashes of sessions and tokens are kept. The SQL lives
- * here, not in the route handlers (auth-routes.ts) or the credential check (context.ts). Rows are the
- * records' rows.
+ * builder sessions, service tokens, playgrounds' keys (browser-keys.ts) and the blobs each builder sent
+ * (artifacts.ts). Only the hashes of sessions and tokens are kept. The SQL lives here, not in the route
+ * handlers (auth-routes.ts) or the credential check (context.ts). Rows are the records' rows.
  */
 import type { Records, Row } from './records';
 
@@ -10,6 +10,12 @@ export function builderRecords(records: Records) {
   const builders = {
     /** A builder's id and name. */
     get: (id: string): Row | undefined => records.get('SELECT id, name FROM builders WHERE id = ?', [id]),
+    insert: (id: string, name: string, createdAt: number): void => records.run('INSERT INTO builders (id, name, createdAt) VALUES (?, ?, ?)', [id, name, createdAt]),
+    /** A builder named `name` from before accounts (signed in by name and secret) that no account has claimed yet: its id. */
+    unclaimedNamed: (name: string): string | undefined => {
+      const found = records.get('SELECT b.id FROM builders b WHERE b.name = ? AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.builderId = b.id)', [name]);
+      return found ? String(found.id) : undefined;
+    },
   };
 
   const sessions = {
@@ -35,7 +41,27 @@ export function builderRecords(records: Records) {
     revoke: (id: string, at: number): void => records.run('UPDATE service_tokens SET revokedAt = ? WHERE id = ?', [at, id]),
   };
 
-  return { builders, sessions, serviceTokens };
+  const browserKeys = {
+    insert: (key: { keyId: string; publicKey: string; origin: string; kind: string; credentialHash: string; builderId: string; createdAt: number }): void =>
+      records.run('INSERT INTO browser_keys (keyId, publicKey, origin, kind, credentialHash, builderId, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        key.keyId, key.publicKey, key.origin, key.kind, key.credentialHash, key.builderId, key.createdAt,
+      ]),
+    /** A key not signed out. */
+    live: (keyId: string): Row | undefined => records.get('SELECT * FROM browser_keys WHERE keyId = ? AND revokedAt IS NULL', [keyId]),
+    revoke: (keyId: string, at: number): void => records.run('UPDATE browser_keys SET revokedAt = ? WHERE keyId = ? AND revokedAt IS NULL', [at, keyId]),
+  };
+
+  const blobOwners = {
+    /** Whether the builder sent the blob before (only then may a deploy of theirs leave it out). */
+    owns: (builderId: string, sha256: string): boolean => records.get('SELECT 1 FROM blob_owners WHERE builderId = ? AND sha256 = ?', [builderId, sha256]) !== undefined,
+    /** Records that the builder sent these blobs (once each), all or none. */
+    add: (builderId: string, hashes: Iterable<string>): void =>
+      records.transaction(() => {
+        for (const sha256 of hashes) records.run('INSERT OR IGNORE INTO blob_owners (builderId, sha256) VALUES (?, ?)', [builderId, sha256]);
+      }),
+  };
+
+  return { builders, sessions, serviceTokens, browserKeys, blobOwners };
 }
 
 export type BuilderRecords = ReturnType<typeof builderRecords>;

@@ -107,7 +107,8 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const records = await Records.open(join(options.dataDir, 'records.sqlite'));
   const secrets = loadSecrets(options.dataDir, options.operatorSecret);
-  const artifacts = new ArtifactStore(options.dataDir, records);
+  const builders = builderRecords(records);
+  const artifacts = new ArtifactStore(options.dataDir, builders.blobOwners);
   const now = options.now ?? (() => Date.now());
   // What hosted requests serve, read from the records once and kept until any record changes.
   const apps = appRecords(records);
@@ -118,7 +119,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     playgroundOrigins: corsOrigins,
     records,
     apps,
-    builders: builderRecords(records),
+    builders,
     devices: deviceRecords(records),
     artifacts,
     secrets,
