@@ -22,6 +22,7 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { decodeClientDataJSON, isoBase64URL } from '@simplewebauthn/server/helpers';
+import { accountRecords, type AccountRecords } from './account-records';
 import { newId, type Context } from './context';
 import { RateLimit } from './rate-limit';
 import type { Row } from './records';
@@ -139,6 +140,8 @@ const reason = (error: unknown) => (error instanceof Error ? error.message : Str
 
 export class Accounts {
   readonly #ctx: Context;
+  /** Accounts, their passkeys and account sessions (account-records.ts), over the context's records. */
+  readonly #records: AccountRecords;
   readonly #challenges = new Map<string, Challenge>();
   readonly #ceremonies = new RateLimit(CEREMONIES_PER_MINUTE, 60_000);
   /** Wrong operator secrets given on /account, per account session (its token hash). */
@@ -146,6 +149,7 @@ export class Accounts {
 
   constructor(ctx: Context) {
     this.#ctx = ctx;
+    this.#records = accountRecords(ctx.records);
   }
 
   /** The relying party: the public origin's hostname (read each time: a port-0 start learns its origin late). */
@@ -182,19 +186,18 @@ export class Accounts {
     // Counted first, so that asking whether names are taken is bounded like any ceremony.
     const refused = this.#admit(address);
     if (refused) return refused;
-    const { records } = this.#ctx;
     let name: string;
     let userHandle: string;
     let exclude: { id: string; transports?: string[] }[] = [];
     if (request.session) {
-      const account = records.get('SELECT name, userHandle FROM accounts WHERE id = ?', [request.session.account.id])!;
+      const account = this.#records.accounts.nameAndHandle(request.session.account.id)!;
       name = String(account.name);
       userHandle = String(account.userHandle);
-      exclude = records.all('SELECT credentialId, transports FROM passkeys WHERE accountId = ?', [request.session.account.id]).map((row) => ({ id: String(row.credentialId), transports: JSON.parse(String(row.transports)) as string[] }));
+      exclude = this.#records.passkeys.credentialsOf(request.session.account.id).map((row) => ({ id: String(row.credentialId), transports: JSON.parse(String(row.transports)) as string[] }));
     } else {
       if (typeof request.name !== 'string' || !ACCOUNT_NAME.test(request.name)) return refusal(400, 'name_invalid', 'A name is 2 to 32 lowercase letters, digits or dashes, starting with a letter.');
       name = request.name;
-      if (records.get('SELECT 1 FROM accounts WHERE name = ?', [name])) return refusal(409, 'name_taken', `There is already an account named ${name}: sign in with its passkey, or choose another name.`);
+      if (this.#records.accounts.nameTaken(name)) return refusal(409, 'name_taken', `There is already an account named ${name}: sign in with its passkey, or choose another name.`);
       userHandle = isoBase64URL.fromBuffer(randomBytes(32));
     }
     const options = await generateRegistrationOptions({
@@ -231,28 +234,28 @@ export class Accounts {
     if (!verified.verified) return refusal(400, 'verification_failed', 'The passkey could not be verified.');
     const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
     const { records } = this.#ctx;
-    if (records.get('SELECT 1 FROM passkeys WHERE credentialId = ?', [credential.id])) return refusal(409, 'passkey_taken', 'This passkey is already registered here.');
+    if (this.#records.passkeys.exists(credential.id)) return refusal(409, 'passkey_taken', 'This passkey is already registered here.');
     const now = this.#ctx.now();
     const store = (accountId: string) =>
-      records.run('INSERT INTO passkeys (credentialId, accountId, publicKey, counter, transports, deviceType, backedUp, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-        credential.id,
+      this.#records.passkeys.insert({
+        credentialId: credential.id,
         accountId,
-        isoBase64URL.fromBuffer(credential.publicKey),
-        credential.counter,
-        JSON.stringify(credential.transports ?? []),
-        credentialDeviceType,
-        credentialBackedUp ? 1 : 0,
-        now,
-      ]);
+        publicKey: isoBase64URL.fromBuffer(credential.publicKey),
+        counter: credential.counter,
+        transports: JSON.stringify(credential.transports ?? []),
+        deviceType: credentialDeviceType,
+        backedUp: credentialBackedUp ? 1 : 0,
+        createdAt: now,
+      });
     if (waiting.accountId) {
       store(waiting.accountId);
       return { ok: true, account: this.#account(waiting.accountId)! };
     }
-    if (records.get('SELECT 1 FROM accounts WHERE name = ?', [waiting.name!])) return refusal(409, 'name_taken', `There is already an account named ${waiting.name}: choose another name.`);
+    if (this.#records.accounts.nameTaken(waiting.name!)) return refusal(409, 'name_taken', `There is already an account named ${waiting.name}: choose another name.`);
     const id = newId('acc');
     const token = sessionToken();
     records.transaction(() => {
-      records.run('INSERT INTO accounts (id, name, userHandle, createdAt) VALUES (?, ?, ?, ?)', [id, waiting.name!, waiting.userHandle!, now]);
+      this.#records.accounts.insert({ id, name: waiting.name!, userHandle: waiting.userHandle!, createdAt: now });
       store(id);
       this.#startSession(id, token, now);
     });
@@ -274,9 +277,9 @@ export class Accounts {
     if ('status' in taken) return taken;
     const answer = response as AuthenticationResponseJSON;
     const { records } = this.#ctx;
-    const passkey = typeof answer.id === 'string' ? records.get('SELECT * FROM passkeys WHERE credentialId = ?', [answer.id]) : undefined;
+    const passkey = typeof answer.id === 'string' ? this.#records.passkeys.get(answer.id) : undefined;
     if (!passkey) return refusal(401, 'passkey_unknown', 'This passkey is not registered on this control plane: create an account, or use another passkey.');
-    const owner = records.get('SELECT * FROM accounts WHERE id = ?', [passkey.accountId!])!;
+    const owner = this.#records.accounts.get(String(passkey.accountId))!;
     const handle = answer.response?.userHandle;
     if (handle !== undefined && handle !== owner.userHandle) return refusal(401, 'verification_failed', 'The passkey names another account than the one it was registered for.');
     let verified;
@@ -304,20 +307,19 @@ export class Accounts {
     const now = this.#ctx.now();
     const token = sessionToken();
     records.transaction(() => {
-      records.run('UPDATE passkeys SET counter = ?, lastUsedAt = ? WHERE credentialId = ?', [counter, now, passkey.credentialId!]);
+      this.#records.passkeys.recordUse(String(passkey.credentialId), counter, now);
       this.#startSession(String(owner.id), token, now);
     });
     return { ok: true, account: accountOf(owner), token };
   }
 
   #startSession(accountId: string, token: string, now: number): void {
-    const { records } = this.#ctx;
-    if (records.get('SELECT 1 FROM account_sessions WHERE expiresAt < ?', [now])) records.run('DELETE FROM account_sessions WHERE expiresAt < ?', [now]);
-    records.run('INSERT INTO account_sessions (tokenHash, accountId, createdAt, expiresAt) VALUES (?, ?, ?, ?)', [hashToken(token), accountId, now, now + ACCOUNT_SESSION_TTL_MS]);
+    this.#records.accountSessions.removeExpired(now);
+    this.#records.accountSessions.insert(hashToken(token), accountId, now, now + ACCOUNT_SESSION_TTL_MS);
   }
 
   #account(id: string): Account | undefined {
-    const row = this.#ctx.records.get('SELECT * FROM accounts WHERE id = ?', [id]);
+    const row = this.#records.accounts.get(id);
     return row ? accountOf(row) : undefined;
   }
 
@@ -326,18 +328,18 @@ export class Accounts {
     const token = cookie(request, ACCOUNT_COOKIE);
     if (!token || !token.startsWith('xas_')) return undefined;
     const sessionHash = hashToken(token);
-    const row = this.#ctx.records.get('SELECT a.* FROM account_sessions s JOIN accounts a ON a.id = s.accountId WHERE s.tokenHash = ? AND s.revokedAt IS NULL AND s.expiresAt > ?', [sessionHash, this.#ctx.now()]);
+    const row = this.#records.accountSessions.live(sessionHash, this.#ctx.now());
     return row ? { account: accountOf(row), sessionHash } : undefined;
   }
 
   /** Ends a session. */
   signOut(session: AccountSession): void {
-    this.#ctx.records.run('UPDATE account_sessions SET revokedAt = ? WHERE tokenHash = ?', [this.#ctx.now(), session.sessionHash]);
+    this.#records.accountSessions.revoke(session.sessionHash, this.#ctx.now());
     this.#wrongSecrets.delete(session.sessionHash);
   }
 
   passkeys(accountId: string): PasskeyInfo[] {
-    return this.#ctx.records.all('SELECT * FROM passkeys WHERE accountId = ? ORDER BY createdAt, credentialId', [accountId]).map((row) => ({
+    return this.#records.passkeys.ofAccount(accountId).map((row) => ({
       credentialId: String(row.credentialId),
       createdAt: Number(row.createdAt),
       ...(row.lastUsedAt !== null && row.lastUsedAt !== undefined ? { lastUsedAt: Number(row.lastUsedAt) } : {}),
@@ -349,7 +351,7 @@ export class Accounts {
 
   /** Whether any account is a builder yet (the account page says how the first one is made). */
   hasBuilder(): boolean {
-    return Boolean(this.#ctx.records.get('SELECT 1 FROM accounts WHERE builderId IS NOT NULL'));
+    return this.#records.accounts.anyBuilder();
   }
 
   /**
@@ -379,7 +381,7 @@ export class Accounts {
   grant(accountId: string): Account {
     const { records } = this.#ctx;
     records.transaction(() => {
-      const account = records.get('SELECT * FROM accounts WHERE id = ?', [accountId])!;
+      const account = this.#records.accounts.get(accountId)!;
       if (account.builderId) return;
       const now = this.#ctx.now();
       let builderId = this.#ctx.builders.builders.unclaimedNamed(String(account.name));
@@ -387,7 +389,7 @@ export class Accounts {
         builderId = newId('bld');
         this.#ctx.builders.builders.insert(builderId, String(account.name), now);
       }
-      records.run('UPDATE accounts SET builderId = ?, builderSince = ? WHERE id = ?', [builderId, now, accountId]);
+      this.#records.accounts.setBuilder(accountId, builderId, now);
     });
     return this.#account(accountId)!;
   }

@@ -30,6 +30,7 @@ import { failedCall } from '../core/runtime/outcome';
 import type { Auth } from '../core/runtime/personas';
 import { errorResponse } from '../core/runtime/runtime';
 import type { PageAuth, WorkspaceInfo } from '../modules/types';
+import { appUserRecords, type AppUserRecords } from './app-user-records';
 import { BodyTooLargeError, readLimited } from './body-limit';
 import { newId, type Context } from './context';
 import type { AppAuthHook, GuestVisitor, HostedTarget } from './hosting/hosting';
@@ -172,9 +173,12 @@ type Signed = { accountId: string; sessionId: string; tokenHash: string };
 
 export class AppAuth implements AppAuthHook {
   readonly #ctx: Context;
+  /** App sign-in codes, app sessions, workspaces, their members and invitations (app-user-records.ts), over `ctx.records`. */
+  readonly #appUsers: AppUserRecords;
 
   constructor(ctx: Context) {
     this.#ctx = ctx;
+    this.#appUsers = appUserRecords(ctx.records);
   }
 
   /** The app environment's own origin (from the configured public origin, never from Host). */
@@ -191,28 +195,18 @@ export class AppAuth implements AppAuthHook {
     const value = cookieValue(request, APP_SESSION_COOKIE);
     if (!value || !SESSION.test(value)) return undefined;
     const tokenHash = hashToken(value);
-    const row = this.#ctx.records.get('SELECT id, accountId FROM app_sessions WHERE tokenHash = ? AND appId = ? AND environment = ? AND revokedAt IS NULL AND expiresAt > ?', [
-      tokenHash,
-      target.appId,
-      target.environment,
-      this.#ctx.now(),
-    ]);
+    const row = this.#appUsers.sessions.live(tokenHash, target.appId, target.environment, this.#ctx.now());
     return row ? { accountId: String(row.accountId), sessionId: String(row.id), tokenHash } : undefined;
   }
 
   #workspaceIds(accountId: string, target: HostedTarget): string[] {
-    return this.#ctx.records
-      .all('SELECT w.id FROM workspace_members m JOIN workspaces w ON w.id = m.workspaceId WHERE m.accountId = ? AND w.appId = ? AND w.environment = ? ORDER BY m.joinedAt, w.id', [accountId, target.appId, target.environment])
-      .map((row) => String(row.id));
+    return this.#appUsers.workspaces.idsOfMember(accountId, target.appId, target.environment);
   }
 
   /** The workspaces a person belongs to in an app environment, as their page sees them. */
   workspaces(accountId: string, target: HostedTarget): WorkspaceInfo[] {
-    return this.#ctx.records
-      .all(
-        'SELECT w.id, w.name, (SELECT count(*) FROM workspace_members x WHERE x.workspaceId = w.id) AS members FROM workspace_members m JOIN workspaces w ON w.id = m.workspaceId WHERE m.accountId = ? AND w.appId = ? AND w.environment = ? ORDER BY m.joinedAt, w.id',
-        [accountId, target.appId, target.environment],
-      )
+    return this.#appUsers.workspaces
+      .ofMember(accountId, target.appId, target.environment)
       .map((row) => ({ id: String(row.id), name: String(row.name), members: Number(row.members) }));
   }
 
@@ -230,16 +224,8 @@ export class AppAuth implements AppAuthHook {
     const now = this.#ctx.now();
     const code = token('xac');
     records.transaction(() => {
-      if (records.get('SELECT 1 FROM app_sign_in_codes WHERE expiresAt < ?', [now - CODE_TTL_MS])) records.run('DELETE FROM app_sign_in_codes WHERE expiresAt < ?', [now - CODE_TTL_MS]);
-      records.run('INSERT INTO app_sign_in_codes (codeHash, accountId, appId, environment, stateHash, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-        hashToken(code),
-        accountId,
-        target.appId,
-        target.environment,
-        hashToken(state),
-        now,
-        now + CODE_TTL_MS,
-      ]);
+      this.#appUsers.signInCodes.removeExpired(now - CODE_TTL_MS);
+      this.#appUsers.signInCodes.insert({ codeHash: hashToken(code), accountId, appId: target.appId, environment: target.environment, stateHash: hashToken(state), createdAt: now, expiresAt: now + CODE_TTL_MS });
     });
     return `${this.origin(target)}/__platform/auth/callback?code=${code}&state=${state}`;
   }
@@ -342,7 +328,7 @@ export class AppAuth implements AppAuthHook {
     }
     const code = url.searchParams.get('code') ?? '';
     const { records } = this.#ctx;
-    const row = CODE.test(code) ? records.get('SELECT * FROM app_sign_in_codes WHERE codeHash = ?', [hashToken(code)]) : undefined;
+    const row = CODE.test(code) ? this.#appUsers.signInCodes.get(hashToken(code)) : undefined;
     // A code of another app or environment is, here, a code that does not exist.
     if (!row || row.appId !== target.appId || row.environment !== target.environment) {
       return this.#callbackRefusal(400, 'code_unknown', 'Sign-in not finished', 'The sign-in code is not one the platform gave for this app.', returnPath, headers);
@@ -350,7 +336,7 @@ export class AppAuth implements AppAuthHook {
     const now = this.#ctx.now();
     if (row.usedAt !== null && row.usedAt !== undefined) {
       // A code presented twice was seen by someone else: the session it made is ended too.
-      if (row.sessionHash) records.run('UPDATE app_sessions SET revokedAt = ? WHERE tokenHash = ? AND revokedAt IS NULL', [now, row.sessionHash]);
+      if (row.sessionHash) this.#appUsers.sessions.revokeIfLive(String(row.sessionHash), now);
       return this.#callbackRefusal(400, 'code_used', 'Sign-in not finished', 'This sign-in code was already used; the sign-in it made has been ended.', returnPath, headers);
     }
     if (now > Number(row.expiresAt)) return this.#callbackRefusal(400, 'code_expired', 'Sign-in not finished', 'The sign-in code expired (codes last a minute).', returnPath, headers);
@@ -360,17 +346,9 @@ export class AppAuth implements AppAuthHook {
     const session = token('xap');
     const sessionHash = hashToken(session);
     records.transaction(() => {
-      if (records.get('SELECT 1 FROM app_sessions WHERE expiresAt < ?', [now])) records.run('DELETE FROM app_sessions WHERE expiresAt < ?', [now]);
-      records.run('UPDATE app_sign_in_codes SET usedAt = ?, sessionHash = ? WHERE codeHash = ?', [now, sessionHash, row.codeHash!]);
-      records.run('INSERT INTO app_sessions (tokenHash, id, accountId, appId, environment, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)', [
-        sessionHash,
-        newId('aps'),
-        row.accountId!,
-        target.appId,
-        target.environment,
-        now,
-        now + APP_SESSION_TTL_MS,
-      ]);
+      this.#appUsers.sessions.removeExpired(now);
+      this.#appUsers.signInCodes.markUsed(String(row.codeHash), now, sessionHash);
+      this.#appUsers.sessions.insert({ tokenHash: sessionHash, id: newId('aps'), accountId: String(row.accountId), appId: target.appId, environment: target.environment, createdAt: now, expiresAt: now + APP_SESSION_TTL_MS });
     });
     headers.append('set-cookie', `${APP_SESSION_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${APP_SESSION_TTL_MS / 1000}${this.#secure()}`);
     headers.set('location', returnPath);
@@ -379,7 +357,7 @@ export class AppAuth implements AppAuthHook {
 
   #signOut(request: Request, target: HostedTarget): Response {
     const signed = this.#signed(request, target);
-    if (signed) this.#ctx.records.run('UPDATE app_sessions SET revokedAt = ? WHERE tokenHash = ?', [this.#ctx.now(), signed.tokenHash]);
+    if (signed) this.#appUsers.sessions.revoke(signed.tokenHash, this.#ctx.now());
     const headers = new Headers();
     headers.append('set-cookie', `${APP_SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${this.#secure()}`);
     return json(200, { signedOut: Boolean(signed) }, headers);
@@ -420,7 +398,7 @@ export class AppAuth implements AppAuthHook {
   }
 
   #memberships(accountId: string, target: HostedTarget): number {
-    return Number(this.#ctx.records.get('SELECT count(*) AS n FROM workspace_members m JOIN workspaces w ON w.id = m.workspaceId WHERE m.accountId = ? AND w.appId = ? AND w.environment = ?', [accountId, target.appId, target.environment])?.n ?? 0);
+    return this.#appUsers.workspaces.countOfMember(accountId, target.appId, target.environment);
   }
 
   /** The workspace `id` of this app environment when the person is a member; else undefined (not theirs and absent look the same). */
@@ -440,12 +418,12 @@ export class AppAuth implements AppAuthHook {
     const { records } = this.#ctx;
     const now = this.#ctx.now();
     // Leaving frees a membership, not the records a workspace takes: creating is bounded per day too.
-    const recent = Number(records.get('SELECT count(*) AS n FROM workspaces WHERE createdBy = ? AND appId = ? AND environment = ? AND createdAt > ?', [signed.accountId, target.appId, target.environment, now - 86_400_000])?.n ?? 0);
+    const recent = this.#appUsers.workspaces.countCreatedSince(signed.accountId, target.appId, target.environment, now - 86_400_000);
     if (recent >= WORKSPACES_PER_DAY) return refuse(429, 'rate_limited', `One person may create at most ${WORKSPACES_PER_DAY} workspaces of an app in a day; try again tomorrow.`);
     const id = newId('ws');
     records.transaction(() => {
-      records.run('INSERT INTO workspaces (id, appId, environment, name, createdBy, createdAt) VALUES (?, ?, ?, ?, ?, ?)', [id, target.appId, target.environment, name, signed.accountId, now]);
-      records.run('INSERT INTO workspace_members (workspaceId, accountId, joinedAt) VALUES (?, ?, ?)', [id, signed.accountId, now]);
+      this.#appUsers.workspaces.insert({ id, appId: target.appId, environment: target.environment, name, createdBy: signed.accountId, createdAt: now });
+      this.#appUsers.members.add(id, signed.accountId, now);
     });
     const workspace: WorkspaceInfo = { id, name, members: 1 };
     return json(201, { workspace });
@@ -455,12 +433,12 @@ export class AppAuth implements AppAuthHook {
     if (!this.#membership(signed.accountId, target, workspaceId)) return refuse(404, 'workspace_not_found', 'You are not a member of that workspace (or it does not exist).');
     const { records } = this.#ctx;
     const now = this.#ctx.now();
-    const open = Number(records.get('SELECT count(*) AS n FROM workspace_invites WHERE workspaceId = ? AND usedAt IS NULL AND expiresAt > ?', [workspaceId, now])?.n ?? 0);
+    const open = this.#appUsers.invites.countOpen(workspaceId, now);
     if (open >= MAX_OPEN_INVITES) return refuse(429, 'invite_limit', `A workspace may have at most ${MAX_OPEN_INVITES} unused invitations at once; wait for some to be used or to expire.`);
     const invite = token('xwi');
     records.transaction(() => {
-      records.run('DELETE FROM workspace_invites WHERE workspaceId = ? AND expiresAt < ?', [workspaceId, now - INVITE_TTL_MS]);
-      records.run('INSERT INTO workspace_invites (tokenHash, workspaceId, invitedBy, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?)', [hashToken(invite), workspaceId, signed.accountId, now, now + INVITE_TTL_MS]);
+      this.#appUsers.invites.removeExpired(workspaceId, now - INVITE_TTL_MS);
+      this.#appUsers.invites.insert({ tokenHash: hashToken(invite), workspaceId, invitedBy: signed.accountId, createdAt: now, expiresAt: now + INVITE_TTL_MS });
     });
     return json(201, { invite: { url: `${this.origin(target)}/__platform/join/${invite}`, token: invite, expiresAt: new Date(now + INVITE_TTL_MS).toISOString() } });
   }
@@ -470,21 +448,20 @@ export class AppAuth implements AppAuthHook {
     const { records } = this.#ctx;
     const now = this.#ctx.now();
     records.transaction(() => {
-      records.run('DELETE FROM workspace_members WHERE workspaceId = ? AND accountId = ?', [workspaceId, signed.accountId]);
+      this.#appUsers.members.remove(workspaceId, signed.accountId);
       // Invitations of someone who left are withdrawn with them.
-      records.run('UPDATE workspace_invites SET expiresAt = ? WHERE workspaceId = ? AND invitedBy = ? AND usedAt IS NULL AND expiresAt > ?', [now, workspaceId, signed.accountId, now]);
+      this.#appUsers.invites.withdrawBy(workspaceId, signed.accountId, now);
     });
     return json(200, { left: workspaceId });
   }
 
   /** The workspace an invitation opens, or why it does not. */
   #invitation(target: HostedTarget, value: string): { workspace: { id: string; name: string }; tokenHash: string } | { status: number; code: AppAuthErrorCode; message: string } {
-    const { records } = this.#ctx;
-    const row = INVITE.test(value) ? records.get('SELECT i.*, w.name, w.appId, w.environment FROM workspace_invites i JOIN workspaces w ON w.id = i.workspaceId WHERE i.tokenHash = ?', [hashToken(value)]) : undefined;
+    const row = INVITE.test(value) ? this.#appUsers.invites.withWorkspace(hashToken(value)) : undefined;
     if (!row || row.appId !== target.appId || row.environment !== target.environment) return { status: 404, code: 'invite_unknown', message: 'This invitation link is not one of this app.' };
     if (row.usedAt !== null && row.usedAt !== undefined) return { status: 410, code: 'invite_used', message: 'This invitation link was already used: each link lets one person join. Ask for a new one.' };
     if (this.#ctx.now() >= Number(row.expiresAt)) return { status: 410, code: 'invite_expired', message: 'This invitation link expired (or its sender left the workspace). Ask for a new one.' };
-    if (!records.get('SELECT 1 FROM workspace_members WHERE workspaceId = ? AND accountId = ?', [row.workspaceId!, row.invitedBy!])) {
+    if (!this.#appUsers.members.isMember(String(row.workspaceId), String(row.invitedBy))) {
       return { status: 410, code: 'invite_revoked', message: 'Whoever sent this invitation is no longer in the workspace. Ask for a new one.' };
     }
     return { workspace: { id: String(row.workspaceId), name: String(row.name) }, tokenHash: String(row.tokenHash) };
@@ -524,8 +501,8 @@ export class AppAuth implements AppAuthHook {
       if (this.#memberships(signed.accountId, target) >= MAX_WORKSPACES) return refused(409, 'workspace_limit', `One person may belong to at most ${MAX_WORKSPACES} workspaces of an app; leave one first.`);
       const now = this.#ctx.now();
       records.transaction(() => {
-        records.run('UPDATE workspace_invites SET usedAt = ?, usedBy = ? WHERE tokenHash = ?', [now, signed.accountId, invitation.tokenHash]);
-        records.run('INSERT INTO workspace_members (workspaceId, accountId, joinedAt) VALUES (?, ?, ?)', [workspace.id, signed.accountId, now]);
+        this.#appUsers.invites.markUsed(invitation.tokenHash, now, signed.accountId);
+        this.#appUsers.members.add(workspace.id, signed.accountId, now);
       });
     }
     if (form) return new Response(null, { status: 303, headers: { location: '/', 'cache-control': 'no-store' } });

@@ -11,6 +11,7 @@ import type { Hono } from 'hono';
 import { hostnameProblem, normalizeHostname, verificationName, verificationValue, type DomainInfo, type DomainState } from '../core/deploy/domains';
 import { ROUTES } from '../core/deploy/routes';
 import { answer, iso, jsonObject, ownedApp, refuse, type Caller, type Context } from './context';
+import { domainRecords, type DomainRecords } from './domain-records';
 import { on, ownsApp, signedIn, type ControlEnv } from './middleware';
 import type { Records, Row } from './records';
 import { hmac } from './secrets';
@@ -75,11 +76,6 @@ export interface DomainOptions {
 /** A pending claim's time to publish its record: past it, the claim lapses and anyone may claim the hostname. */
 export const DEFAULT_VERIFY_WITHIN_MS = 72 * 3_600_000;
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS domains (hostname TEXT PRIMARY KEY, appId TEXT NOT NULL, builderId TEXT NOT NULL, state TEXT NOT NULL, token TEXT NOT NULL, createdAt INTEGER NOT NULL, verifiedAt INTEGER);
-CREATE INDEX IF NOT EXISTS domains_by_builder ON domains (builderId, createdAt);
-`;
-
 /** Names no builder may attach: loopback names, special-use names, and the control plane's own host. */
 function reserved(hostname: string, publicOrigin: string): boolean {
   const own = new URL(publicOrigin).hostname.toLowerCase();
@@ -89,6 +85,8 @@ function reserved(hostname: string, publicOrigin: string): boolean {
 
 export class Domains {
   readonly #records: Records;
+  /** The domains' records (domain-records.ts), over `#records`. */
+  readonly #repo: DomainRecords;
   readonly #ctx: Context;
   readonly resolver: DomainResolver;
   readonly provider: DomainProvider;
@@ -100,16 +98,17 @@ export class Domains {
   constructor(ctx: Context, options: DomainOptions = {}) {
     this.#ctx = ctx;
     this.#records = ctx.records;
+    this.#repo = domainRecords(ctx.records);
     this.resolver = options.resolver ?? dnsResolver;
     this.provider = options.provider ?? loopbackProvider;
     this.perBuilder = options.perBuilder ?? 10;
     this.verifyWithinMs = options.verifyWithinMs ?? DEFAULT_VERIFY_WITHIN_MS;
-    for (const statement of SCHEMA.split(';').map((s) => s.trim()).filter(Boolean)) this.#records.run(statement);
+    this.#repo.domains.ensureSchema();
     this.#reload();
   }
 
   #reload(): void {
-    this.#routes = new Map(this.#records.all('SELECT hostname, appId, state FROM domains').map((row) => [String(row.hostname), row.state === 'active' ? String(row.appId) : undefined]));
+    this.#routes = new Map(this.#repo.domains.routes().map((row) => [String(row.hostname), row.state === 'active' ? String(row.appId) : undefined]));
   }
 
   /**
@@ -149,9 +148,9 @@ export class Domains {
       return row;
     }
     if (!values.includes(verificationValue(String(row.token)))) return row;
-    this.#records.run("UPDATE domains SET state = 'active', verifiedAt = ? WHERE hostname = ? AND state = 'pending'", [this.#ctx.now(), hostname]);
+    this.#repo.claims.markVerified(hostname, this.#ctx.now());
     this.#reload();
-    return this.#records.get('SELECT * FROM domains WHERE hostname = ?', [hostname])!;
+    return this.#repo.domains.get(hostname)!;
   }
 
   /**
@@ -179,7 +178,7 @@ export class Domains {
    */
   async sweep(): Promise<void> {
     const cutoff = this.#ctx.now() - this.verifyWithinMs;
-    for (const row of this.#records.all("SELECT * FROM domains WHERE verifiedAt IS NULL AND createdAt <= ? AND state IN ('pending', 'cleanup_pending')", [cutoff])) {
+    for (const row of this.#repo.claims.lapsed(cutoff)) {
       if (row.state === 'pending' && (await this.verify(row)).state === 'active') continue;
       await this.#release(String(row.hostname));
     }
@@ -187,14 +186,14 @@ export class Domains {
 
   /** Detaches routing at once, then releases the hostname at the provider and forgets it: the provider's error when that failed (then it awaits cleanup). */
   async #release(hostname: string): Promise<Error | undefined> {
-    this.#records.run("UPDATE domains SET state = 'cleanup_pending' WHERE hostname = ?", [hostname]);
+    this.#repo.domains.markCleanupPending(hostname);
     this.#reload();
     try {
       await this.provider.release(hostname);
     } catch (error) {
       return error instanceof Error ? error : new Error(String(error));
     }
-    this.#records.run('DELETE FROM domains WHERE hostname = ?', [hostname]);
+    this.#repo.domains.remove(hostname);
     this.#reload();
     return undefined;
   }
@@ -202,7 +201,7 @@ export class Domains {
   /** The caller's domain of that hostname, or the refusal (another builder's is answered as unknown). */
   owned(caller: Caller, hostname: string): Row | Response {
     const name = normalizeHostname(hostname);
-    const row = hostnameProblem(name) ? undefined : this.#records.get('SELECT * FROM domains WHERE hostname = ?', [name]);
+    const row = hostnameProblem(name) ? undefined : this.#repo.domains.get(name);
     if (!row || row.builderId !== caller.builderId) return refuse(404, 'domain_not_found', `None of your apps has the domain ${JSON.stringify(hostname)}.`);
     return row;
   }
@@ -215,7 +214,7 @@ export class Domains {
     if (reserved(hostname, this.#ctx.publicOrigin)) return refuse(409, 'domain_unavailable', `${hostname} is reserved and cannot be attached.`);
     const appId = String(app.id);
     await this.sweep();
-    const existing = this.#records.get('SELECT * FROM domains WHERE hostname = ?', [hostname]);
+    const existing = this.#repo.domains.get(hostname);
     if (existing) {
       if (existing.state === 'cleanup_pending') {
         return refuse(409, 'domain_unavailable', existing.builderId === caller.builderId ? `${hostname} is awaiting cleanup after its removal; finish it with platform domains remove ${hostname}.` : `${hostname} is being released by the hosting provider; try again later.`);
@@ -226,9 +225,9 @@ export class Domains {
         return refuse(409, 'domain_unavailable', `${hostname} is already attached to another app.`);
       }
     }
-    const held = Number(this.#records.get('SELECT COUNT(*) AS n FROM domains WHERE builderId = ?', [caller.builderId])?.n ?? 0);
+    const held = this.#repo.domains.countOf(caller.builderId);
     if (held >= this.perBuilder) return refuse(409, 'domain_unavailable', `You hold ${held} custom domains, the most a builder may; remove one first.`);
-    if (!this.#records.get("SELECT 1 FROM serving WHERE appId = ? AND environment = 'production'", [appId])) {
+    if (this.#ctx.apps.serving.artifact(appId, 'production') === undefined) {
       return refuse(409, 'no_production', `The app ${appId} has no successful production deployment; a domain serves production.`);
     }
     const token = this.claimToken(caller.builderId, hostname);
@@ -245,25 +244,23 @@ export class Domains {
       // Proven: the unverified claim gives way. The hostname stays attached at the provider throughout.
       const now = this.#ctx.now();
       const taken = this.#records.transaction(() => {
-        if (!this.#records.get("SELECT 1 FROM domains WHERE hostname = ? AND builderId = ? AND state = 'pending'", [hostname, existing.builderId!])) return false;
-        this.#records.run('DELETE FROM domains WHERE hostname = ?', [hostname]);
-        this.#records.run('INSERT INTO domains (hostname, appId, builderId, state, token, createdAt, verifiedAt) VALUES (?, ?, ?, ?, ?, ?, ?)', [hostname, appId, caller.builderId, 'active', token, now, now]);
+        if (!this.#repo.claims.isPendingOf(hostname, existing.builderId as string)) return false;
+        this.#repo.domains.remove(hostname);
+        this.#repo.claims.insertVerified({ hostname, appId, builderId: caller.builderId, token, at: now });
         return true;
       });
       this.#reload();
       if (!taken) return refuse(409, 'domain_unavailable', `${hostname} changed while it was checked; add it again.`);
-      return answer(201, { domain: this.info(this.#records.get('SELECT * FROM domains WHERE hostname = ?', [hostname])!) });
+      return answer(201, { domain: this.info(this.#repo.domains.get(hostname)!) });
     }
     try {
       await this.provider.attach(hostname);
     } catch (error) {
       return refuse(503, 'provider_unavailable', `The hosting provider did not attach ${hostname}: ${error instanceof Error ? error.message : String(error)}. Nothing was attached.`);
     }
-    this.#records.run('INSERT INTO domains (hostname, appId, builderId, state, token, createdAt) VALUES (?, ?, ?, ?, ?, ?)', [
-      hostname, appId, caller.builderId, 'pending', token, this.#ctx.now(),
-    ]);
+    this.#repo.claims.insertPending({ hostname, appId, builderId: caller.builderId, token, createdAt: this.#ctx.now() });
     this.#reload();
-    const row = await this.verify(this.#records.get('SELECT * FROM domains WHERE hostname = ?', [hostname])!);
+    const row = await this.verify(this.#repo.domains.get(hostname)!);
     return answer(201, { domain: this.info(row) });
   }
 
@@ -279,8 +276,8 @@ export class Domains {
   list(caller: Caller, appId?: string): DomainInfo[] {
     const lapsed = this.#ctx.now() - this.verifyWithinMs;
     const rows = appId
-      ? this.#records.all('SELECT * FROM domains WHERE builderId = ? AND appId = ? ORDER BY createdAt, hostname', [caller.builderId, appId])
-      : this.#records.all('SELECT * FROM domains WHERE builderId = ? ORDER BY createdAt, hostname', [caller.builderId]);
+      ? this.#repo.domains.ofBuilderApp(caller.builderId, appId)
+      : this.#repo.domains.ofBuilder(caller.builderId);
     return rows.filter((row) => !(row.state === 'pending' && Number(row.createdAt) <= lapsed)).map((row) => this.info(row));
   }
 }
