@@ -8,8 +8,8 @@ import type { ArtifactRecord } from '../core/build/artifact';
 import { ARTIFACT_ID, deployEnvironment, ENV_NAME, ENV_VALUE_MAX_BYTES, envScope, hostedOrigin, RECEIPT_ID, type Environment } from '../core/deploy/ids';
 import { ROUTES } from '../core/deploy/routes';
 import { CALL_CURSOR, INSPECT_VIEWS, type InspectView } from '../core/deploy/protocol';
-import { answer, appInfo, jsonObject as json, deployQuotaRefusal, deploymentInfo, newId, refuse, type Caller, type Context } from './context';
-import { on, ownsApp, signedIn, type ControlContext, type ControlEnv } from './middleware';
+import { answer, appInfo, jsonObject as json, deployQuotaRefusal, deploymentInfo, newId, refuse, type Caller, type Context, type Refused } from './context';
+import { on, ownsApp, signedIn, type ControlContext, type ControlEnv, type RouteResult } from './middleware';
 import type { Row } from './records';
 import type { Hosting } from './hosting/hosting';
 import { seal, unseal } from './secrets';
@@ -63,7 +63,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
    * Checks the deploy quota and records a pending deployment in one step, with no await in between: of
    * any number of concurrent requests, only as many as the quota has room for get a reservation.
    */
-  function reserve(caller: Caller, appId: string, environment: Environment, artifactId: string, kind: Kind): Reservation | Response {
+  function reserve(caller: Caller, appId: string, environment: Environment, artifactId: string, kind: Kind): Reservation | Refused {
     return ctx.records.transaction(() => {
       const quota = deployQuotaRefusal(ctx, caller.builderId);
       if (quota) return quota;
@@ -104,7 +104,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
   }
 
   /** Starts a reserved artifact in its environment: probed first, so a failure leaves the previous version serving. */
-  async function activate(reservation: Reservation): Promise<Response> {
+  async function activate(reservation: Reservation): Promise<RouteResult<typeof ROUTES.deploy>> {
     const { appId, environment, artifactId } = reservation;
     const artifact = ctx.artifacts.record(artifactId);
     if (!artifact) {
@@ -157,7 +157,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     const { who, appId } = owner(c);
     // The body is read, parsed and its blobs kept in a slot (memory bounded by the slots, however many
     // deploys arrive at once); the probe and the switch, which hold little memory, run outside it.
-    const received = await deployBodies.run(async (): Promise<Response | Reservation> => {
+    const received = await deployBodies.run(async (): Promise<Refused | Reservation> => {
       const body = await json(c.req.raw);
       const environment = typeof body?.environment === 'string' ? deployEnvironment(body.environment) : undefined;
       const artifact = body?.artifact as { id?: unknown; record?: unknown; blobs?: unknown } | undefined;
@@ -263,10 +263,11 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
         : refuse(409, 'state_bootstrap_failed', read.message);
     }
     if (read.kind === 'refused') return refuse(422, 'invalid_request', read.message);
-    if (read.kind === 'export-page') return answer(200, { ...base, view, page: read.page });
+    // The view the body holds, as the engine's read says (hosting.inspect reads a page of the export for `export`, the state for `state`).
+    if (read.kind === 'export-page') return answer(200, { ...base, view: 'export' as const, page: read.page });
     const tables = read.tables.map(({ name, declared, rowCount, columns }) => ({ name, declared, rowCount, columns: columns.map(({ name, type, notNull, primaryKey }) => ({ name, type, notNull, primaryKey })) }));
     const rows = read.rows ? { rows: { table: read.rows.table, total: read.rows.total, columns: read.rows.grid.columns, rows: read.rows.grid.rows } } : {};
-    return answer(200, { ...base, view, tables, operations: read.operations, ...rows });
+    return answer(200, { ...base, view: 'state' as const, tables, operations: read.operations, ...rows });
   });
 
   // Environment values: sealed with AES-GCM, bound to app, scope and name.
@@ -282,7 +283,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
   on(app, ROUTES.listEnv, mine, (c) => {
     const target = scoped(c);
     if (target instanceof Response) return target;
-    return answer(200, { variables: values.list(target.appId, target.scope).map((r) => ({ name: r.name, updatedAt: new Date(Number(r.updatedAt)).toISOString() })) });
+    return answer(200, { variables: values.list(target.appId, target.scope).map((r) => ({ name: String(r.name), updatedAt: new Date(Number(r.updatedAt)).toISOString() })) });
   });
 
   on(app, ROUTES.envValues, mine, (c) => {

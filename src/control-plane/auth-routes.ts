@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { TOKEN_NAME } from '../core/deploy/ids';
+import type { ServiceTokenInfo } from '../core/deploy/protocol';
 import { ROUTES } from '../core/deploy/routes';
 import { answer, iso, jsonObject as json, newId, refuse, type Context } from './context';
 import { accountRoutes, formOf, fromOwnPage } from './account-routes';
@@ -191,9 +192,9 @@ export function authRoutes(app: Hono<ControlEnv>, ctx: Context): void {
     return answer(200, { revoked: caller.kind === 'session' });
   });
 
-  const tokenInfo = (row: Record<string, unknown>) => ({
-    id: row.id,
-    name: row.name,
+  const tokenInfo = (row: Record<string, unknown>): ServiceTokenInfo => ({
+    id: String(row.id),
+    name: String(row.name),
     createdAt: iso(Number(row.createdAt)),
     expiresAt: iso(Number(row.createdAt) + ctx.serviceTokenTtlMs),
     ...(row.lastUsedAt !== null && row.lastUsedAt !== undefined ? { lastUsedAt: iso(Number(row.lastUsedAt)) } : {}),

@@ -5,14 +5,14 @@
  */
 import type { Hono } from 'hono';
 import { ROUTES } from '../core/deploy/routes';
-import { authenticate, jsonObject, refuse, type Context } from './context';
+import { authenticate, jsonObject, refuse, type Context, type Refused } from './context';
 import { bindKey, foreignOrigin, keyRefusal, playgroundOrigin } from './browser-keys';
 import { on, type ControlEnv } from './middleware';
 import { hashToken } from './secrets';
 import type { ProofPublicKey } from '../core/deploy/proof';
 
 /** The device flow's exchange (auth-routes.ts): the session an approved code becomes, or the refusal. */
-export type SpendDevice = (deviceCode: string) => { session: string; builder: { id: string; name: string }; expiresAt: number } | Response;
+export type SpendDevice = (deviceCode: string) => { session: string; builder: { id: string; name: string }; expiresAt: number } | Refused;
 
 export function browserKeyRoutes(app: Hono<ControlEnv>, ctx: Context, spendDevice: SpendDevice): void {
   on(app, ROUTES.bindDevice, async (c) => {

@@ -7,7 +7,8 @@
  */
 import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
 import { isProofPublicKey, parseProof, type ProofPublicKey, PROOF_WINDOW_MS, proofMessage, proofTarget } from '../core/deploy/proof';
-import { answer, credentialCaller, iso, refuse, type Caller, type Context } from './context';
+import type { BrowserKeyAnswer } from '../core/deploy/routes';
+import { answer, credentialCaller, iso, refuse, type Answered, type Caller, type Context, type Refused } from './context';
 
 /** A request's Origin when it is one of the playgrounds' (exactly; never judged by Host or Referer). */
 export function playgroundOrigin(ctx: Context, request: Request): string | undefined {
@@ -22,7 +23,7 @@ export const foreignOrigin = (ctx: Context) =>
   refuse(403, 'foreign_origin', `Playground keys are bound to the playground that signed in (${ctx.playgroundOrigins.join(', ') || 'none configured'}), and used from it only.`);
 
 /** Why a key cannot be bound (the refusal), or undefined: a P-256 public JWK, a point of the curve. */
-export function keyRefusal(publicKey: unknown): Response | undefined {
+export function keyRefusal(publicKey: unknown): Refused | undefined {
   if (!isProofPublicKey(publicKey)) return refuse(400, 'invalid_request', 'Send "publicKey": a P-256 public key as a JWK ({ kty: "EC", crv: "P-256", x, y }), without its private part.');
   try {
     createPublicKey({ key: { ...publicKey }, format: 'jwk' });
@@ -33,7 +34,7 @@ export function keyRefusal(publicKey: unknown): Response | undefined {
 }
 
 /** Binds a new key (checked by keyRefusal) to a credential, for the playground origin the request came from. */
-export function bindKey(ctx: Context, origin: string, publicKey: ProofPublicKey, credential: Pick<Caller, 'kind' | 'tokenHash' | 'builderId' | 'builderName' | 'expiresAt'>): Response {
+export function bindKey(ctx: Context, origin: string, publicKey: ProofPublicKey, credential: Pick<Caller, 'kind' | 'tokenHash' | 'builderId' | 'builderName' | 'expiresAt'>): Answered<BrowserKeyAnswer> {
   const keyId = `xbk_${randomBytes(24).toString('base64url')}`;
   ctx.builders.browserKeys.insert({ keyId, publicKey: JSON.stringify(publicKey), origin, kind: credential.kind, credentialHash: credential.tokenHash, builderId: credential.builderId, createdAt: ctx.now() });
   return answer(200, { keyId, builder: { id: credential.builderId, name: credential.builderName }, credential: { kind: credential.kind }, expiresAt: iso(credential.expiresAt) });
@@ -44,7 +45,7 @@ export function bindKey(ctx: Context, origin: string, publicKey: ProofPublicKey,
  * must come from the origin it was bound to, its time within PROOF_WINDOW_MS, its signature the key's
  * over its method, path and time, and the credential behind it live.
  */
-export function signedCaller(ctx: Context, request: Request): Caller | Response {
+export function signedCaller(ctx: Context, request: Request): Caller | Refused {
   const proof = parseProof(request.headers.get('authorization') ?? '');
   if (!proof) return refuse(401, 'unauthorized', 'A signed request carries Authorization: Proof <keyId> <ms> <signature>.');
   const row = ctx.builders.browserKeys.live(proof.keyId);

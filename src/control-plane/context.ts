@@ -62,8 +62,20 @@ export interface Context {
 export const newId = (prefix: string) => `${prefix}_${randomId(systemClock)}`;
 export const iso = (ms: number) => new Date(ms).toISOString();
 
-export function answer(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ protocol: CONTROL_PROTOCOL, ...body }), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers } });
+/** Types only: the brands of an answer's and a refusal's Response (never set at run time). */
+declare const ANSWERED: unique symbol;
+declare const REFUSED: unique symbol;
+
+/**
+ * A success answer whose body is a `T`: a Response whose type carries its body's, so that a route's
+ * handler (middleware.ts `on`) can only answer what the route declares (`ROUTES`, its `Answer`).
+ */
+export type Answered<T> = Response & { readonly [ANSWERED]: T };
+/** A refusal (`{ error: { code, message, … } }` with its status): what any route may answer instead. */
+export type Refused = Response & { readonly [REFUSED]: true };
+
+export function answer<T extends Record<string, unknown>>(status: number, body: T, headers: Record<string, string> = {}): Answered<T> {
+  return new Response(JSON.stringify({ protocol: CONTROL_PROTOCOL, ...body }), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers } }) as Answered<T>;
 }
 
 /** A request's JSON body when it is an object; undefined for anything else (not JSON, an array, a string). */
@@ -84,12 +96,12 @@ export async function jsonObject(request: Request): Promise<Record<string, unkno
   }
 }
 
-export function refuse(status: number, code: ControlErrorCode, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
-  return answer(status, { error: { code, message, ...extra } }, headers);
+export function refuse(status: number, code: ControlErrorCode, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Refused {
+  return answer(status, { error: { code, message, ...extra } }, headers) as Response as Refused;
 }
 
 /** The builder a request's bearer token belongs to, or the 401 answer (`credential_expired` past its lifetime). */
-export function authenticate(ctx: Context, request: Request): Caller | Response {
+export function authenticate(ctx: Context, request: Request): Caller | Refused {
   const header = request.headers.get('authorization') ?? '';
   const token = /^Bearer (\S+)$/.exec(header)?.[1];
   if (!token) return refuse(401, 'unauthorized', 'A builder credential is required (Authorization: Bearer …).');
@@ -98,7 +110,7 @@ export function authenticate(ctx: Context, request: Request): Caller | Response 
 }
 
 /** The builder a credential (by its kind and hash) belongs to while it lives, or the 401 answer. */
-export function credentialCaller(ctx: Context, kind: Caller['kind'], hash: string): Caller | Response {
+export function credentialCaller(ctx: Context, kind: Caller['kind'], hash: string): Caller | Refused {
   const now = ctx.now();
   const expired = (createdAt: number, ttl: number) => {
     if (now < createdAt + ttl) return undefined;
@@ -126,7 +138,7 @@ export function credentialCaller(ctx: Context, kind: Caller['kind'], hash: strin
 }
 
 /** The caller's app, or the answer that refuses it (unknown, another builder's, deleted). */
-export function ownedApp(ctx: Context, caller: Caller, appId: string, options: { allowDeleted?: boolean } = {}): Row | Response {
+export function ownedApp(ctx: Context, caller: Caller, appId: string, options: { allowDeleted?: boolean } = {}): Row | Refused {
   if (!APP_ID.test(appId)) return refuse(404, 'app_not_found', `${JSON.stringify(appId)} is not an appId.`);
   const app = ctx.apps.apps.get(appId);
   if (!app) return refuse(404, 'app_not_found', `There is no app ${appId}.`);
@@ -177,7 +189,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /** The refusal when the builder's deploy quota is spent, naming when the next deployment is allowed. */
-export function deployQuotaRefusal(ctx: Context, builderId: string): Response | undefined {
+export function deployQuotaRefusal(ctx: Context, builderId: string): Refused | undefined {
   const now = ctx.now();
   const times = ctx.apps.deployments.createdSince(builderId, now - DAY);
   const check = (window: number, limit: number, quota: 'deploys-hour' | 'deploys-day', label: string) => {

@@ -10,9 +10,9 @@ import { resolveTxt } from 'node:dns/promises';
 import type { Hono } from 'hono';
 import { hostnameProblem, normalizeHostname, verificationName, verificationValue, type DomainInfo, type DomainState } from '../core/deploy/domains';
 import { ROUTES } from '../core/deploy/routes';
-import { answer, iso, jsonObject, ownedApp, refuse, type Caller, type Context } from './context';
+import { answer, iso, jsonObject, ownedApp, refuse, type Caller, type Context, type Refused } from './context';
 import { domainRecords, type DomainRecords } from './domain-records';
-import { on, ownsApp, signedIn, type ControlEnv } from './middleware';
+import { on, ownsApp, signedIn, type ControlEnv, type RouteResult } from './middleware';
 import type { Records, Row } from './records';
 import { hmac } from './secrets';
 
@@ -199,14 +199,14 @@ export class Domains {
   }
 
   /** The caller's domain of that hostname, or the refusal (another builder's is answered as unknown). */
-  owned(caller: Caller, hostname: string): Row | Response {
+  owned(caller: Caller, hostname: string): Row | Refused {
     const name = normalizeHostname(hostname);
     const row = hostnameProblem(name) ? undefined : this.#repo.domains.get(name);
     if (!row || row.builderId !== caller.builderId) return refuse(404, 'domain_not_found', `None of your apps has the domain ${JSON.stringify(hostname)}.`);
     return row;
   }
 
-  async add(caller: Caller, app: Row, given: unknown): Promise<Response> {
+  async add(caller: Caller, app: Row, given: unknown): Promise<RouteResult<typeof ROUTES.addDomain>> {
     if (typeof given !== 'string') return refuse(400, 'invalid_request', 'The body needs { "hostname": "<hostname>" }.');
     const hostname = normalizeHostname(given);
     const problem = hostnameProblem(hostname);
@@ -265,7 +265,7 @@ export class Domains {
   }
 
   /** Detaches routing at once, then releases the hostname; a failed release leaves it awaiting cleanup. */
-  async remove(row: Row): Promise<Response> {
+  async remove(row: Row): Promise<RouteResult<typeof ROUTES.removeDomain>> {
     const hostname = String(row.hostname);
     const failed = await this.#release(hostname);
     if (failed) return refuse(503, 'cleanup_pending', `${hostname} no longer routes to the app, but its cleanup did not finish (${failed.message}); run platform domains remove ${hostname} again.`);

@@ -1,7 +1,7 @@
 /** Who may call a route, as Hono middleware: a signed-in builder, an interactive one, the owner of the app a path names. Routes are registered by their declaration in `ROUTES`. */
 import type { Context as HonoContext, Handler, Hono, MiddlewareHandler } from 'hono';
-import type { Route } from '../core/deploy/routes';
-import { authenticate, ownedApp, refuse, type Caller, type Context } from './context';
+import type { AnswerOf, Route } from '../core/deploy/routes';
+import { authenticate, ownedApp, refuse, type Answered, type Caller, type Context, type Refused } from './context';
 import { isSigned, signedCaller } from './browser-keys';
 import type { Row } from './records';
 
@@ -9,8 +9,19 @@ import type { Row } from './records';
 export type ControlEnv = { Variables: { caller: Caller; app: Row } };
 export type ControlContext = HonoContext<ControlEnv>;
 
-/** Registers handlers (middleware first) for a declared route. */
-export function on(app: Hono<ControlEnv>, route: Route<string, unknown, unknown>, ...handlers: [...MiddlewareHandler<ControlEnv>[], Handler<ControlEnv>]): void {
+/** What a route's handler answers: the body the route declares (`ROUTES`, its `Answer`), or a refusal. */
+export type RouteResult<R> = Answered<AnswerOf<R>> | Refused;
+export type RouteHandler<R> = (c: ControlContext) => RouteResult<R> | Promise<RouteResult<R>>;
+
+/**
+ * Registers handlers (middleware first) for a declared route. The last is typed by the route: it answers
+ * with `answer(status, body)` whose body is the route's `Answer` (checked when it is compiled), or with
+ * a refusal (`refuse`); any other Response does not compile.
+ */
+export function on<R extends Route<string, unknown, unknown>>(app: Hono<ControlEnv>, route: R, handler: RouteHandler<R>): void;
+/** The same, behind one middleware (who may call it: `signedIn`, `interactive`, `ownsApp`, …). */
+export function on<R extends Route<string, unknown, unknown>>(app: Hono<ControlEnv>, route: R, guard: MiddlewareHandler<ControlEnv>, handler: RouteHandler<R>): void;
+export function on(app: Hono<ControlEnv>, route: Route<string, unknown, unknown>, ...handlers: [Handler<ControlEnv>] | [MiddlewareHandler<ControlEnv>, Handler<ControlEnv>]): void {
   app.on(route.method, route.path, ...(handlers as [Handler<ControlEnv>]));
 }
 

@@ -12,8 +12,8 @@ import { TUNNEL_KEY_HEADER, TUNNEL_MAX_BODY_BYTES, type TunnelRequest } from '..
 import { ROUTES } from '../core/deploy/routes';
 import { randomId, systemClock } from '../core/runtime/clock';
 import { BodyTooLargeError, readLimited } from './body-limit';
-import { answer, jsonObject, refuse, type Caller, type Context } from './context';
-import { on, signedIn, type ControlContext, type ControlEnv } from './middleware';
+import { answer, jsonObject, refuse, type Caller, type Context, type Refused } from './context';
+import { on, signedIn, type ControlContext, type ControlEnv, type RouteResult } from './middleware';
 
 const TUNNEL_HOST = /^tun-([a-z2-7]{26})\.localhost(?::\d+)?$/;
 /** Headers that describe one connection, never forwarded either way. */
@@ -87,7 +87,7 @@ export class Tunnels {
     return `${origin.protocol}//${tunnelHostLabel(id)}.localhost${origin.port ? `:${origin.port}` : ''}`;
   }
 
-  open(caller: Caller): Response {
+  open(caller: Caller): RouteResult<typeof ROUTES.openTunnel> {
     this.#sweep();
     const held = [...this.#open.values()].filter((t) => t.builderId === caller.builderId).length;
     if (held >= this.perBuilder) return refuse(429, 'quota_exceeded', `You have ${held} tunnels open, the most a builder may; close one first.`);
@@ -98,7 +98,7 @@ export class Tunnels {
   }
 
   /** The caller's open tunnel when it also holds the tunnel's key; another builder's is answered as unknown. */
-  #owned(c: ControlContext): Tunnel | Response {
+  #owned(c: ControlContext): Tunnel | Refused {
     const tunnel = this.#open.get(c.req.param('id') ?? '');
     const given = Buffer.from(c.req.header(TUNNEL_KEY_HEADER) ?? '', 'base64url');
     if (!tunnel || tunnel.builderId !== c.get('caller').builderId) return refuse(404, 'tunnel_not_found', 'There is no open tunnel of yours with that id.');
@@ -106,7 +106,7 @@ export class Tunnels {
     return tunnel;
   }
 
-  async next(c: ControlContext): Promise<Response> {
+  async next(c: ControlContext): Promise<RouteResult<typeof ROUTES.nextTunnelRequest>> {
     const tunnel = this.#owned(c);
     if (tunnel instanceof Response) return tunnel;
     tunnel.seenAt = Date.now();
@@ -129,7 +129,7 @@ export class Tunnels {
     return answer(200, { request: waiting.request });
   }
 
-  async respond(c: ControlContext): Promise<Response> {
+  async respond(c: ControlContext): Promise<RouteResult<typeof ROUTES.answerTunnelRequest>> {
     const tunnel = this.#owned(c);
     if (tunnel instanceof Response) return tunnel;
     const waiting = tunnel.taken.get(c.req.param('requestId') ?? '');
@@ -157,7 +157,7 @@ export class Tunnels {
     return answer(200, { delivered: true });
   }
 
-  close(c: ControlContext): Response {
+  close(c: ControlContext): RouteResult<typeof ROUTES.closeTunnel> {
     const tunnel = this.#owned(c);
     if (tunnel instanceof Response) return tunnel;
     this.#close(tunnel);

@@ -6,6 +6,7 @@ import type { Environment, EnvScope } from './ids';
 import { APP_ID, ARTIFACT_ID, DEPLOYMENT_ID, RECEIPT_ID, SERVICE_TOKEN_ID } from './ids';
 
 import type { ExportPage } from '../state/export-pages';
+import type { Manifest } from '../manifest';
 export const CONTROL_PROTOCOL = 'platform.control.v0';
 export const PROJECT_FORMAT = 'platform.project.v0';
 export const PROJECT_CACHE_FORMAT = 'platform.project-cache.v0';
@@ -166,7 +167,8 @@ interface InspectBase {
 
 export type InspectAnswer = InspectBase &
   (
-    | { view: 'manifest'; manifest: Record<string, unknown> }
+    /** The manifest the artifact was deployed with (checked when the control plane received it). */
+    | { view: 'manifest'; manifest: Manifest }
     | { view: 'state'; tables: InspectTable[]; operations: Array<{ kind: 'query' | 'mutation'; name: string }>; rows?: { table: string; total: number; columns: string[]; rows: unknown[][] } }
     | { view: 'logs'; calls: CallRecord[]; cursor: string }
     /** One page of the state export (`cursor` and `maxRows` in the query); the CLI writes the document from the pages. */
