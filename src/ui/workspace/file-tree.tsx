@@ -20,9 +20,15 @@
  * Keyboard: arrows move (Right opens a folder, Left closes it or goes to its parent), Home/End, Enter
  * or Space opens a file or toggles a folder, F2 renames, Delete asks to delete; in the name field
  * Enter accepts and Escape cancels.
+ *
+ * The model (the tree, its rows, the name rules, renames and what each key asks for) is in
+ * file-tree-model.ts, tested without a DOM; this file holds the view state and renders it: the rows,
+ * the name field (`NameField`) and the question before a delete (`ConfirmDelete`).
  */
 import { Fragment, type ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { buildTree, isUnder, join, keyAction, keyOf, movedPath, nameOf, parentOf, rowAfterDelete, validateName, visibleRows, type FolderNode, type TreeItem, type TreeNode } from './file-tree-model';
+
 
 export interface FileTreeProps {
   /** Project-relative file paths. */
@@ -39,89 +45,9 @@ export interface FileTreeProps {
   label?: string;
 }
 
-interface FolderNode {
-  kind: 'folder';
-  name: string;
-  path: string;
-  children: TreeNode[];
-  /** A placeholder: no file under it yet. */
-  empty: boolean;
-}
-interface FileNode {
-  kind: 'file';
-  name: string;
-  path: string;
-}
-type TreeNode = FolderNode | FileNode;
-
 type Editing =
   | { kind: 'new-file' | 'new-folder'; parent: string; value: string; error?: string }
-  | { kind: 'rename'; node: { kind: 'file' | 'folder'; path: string }; value: string; error?: string };
-
-const keyOf = (node: { kind: 'file' | 'folder'; path: string }) => `${node.kind === 'file' ? 'f' : 'd'}:${node.path}`;
-const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
-const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
-const join = (parent: string, name: string) => (parent ? `${parent}/${name}` : name);
-const isUnder = (path: string, folder: string) => path.startsWith(`${folder}/`);
-
-/** Folders first, then files, each by name. */
-function buildTree(files: readonly string[], placeholders: readonly string[]): FolderNode {
-  const root: FolderNode = { kind: 'folder', name: '', path: '', children: [], empty: false };
-  const folders = new Map<string, FolderNode>([['', root]]);
-  const folder = (path: string, empty: boolean): FolderNode => {
-    const existing = folders.get(path);
-    if (existing) {
-      if (!empty) existing.empty = false;
-      return existing;
-    }
-    const node: FolderNode = { kind: 'folder', name: nameOf(path), path, children: [], empty };
-    folders.set(path, node);
-    folder(parentOf(path), empty).children.push(node);
-    return node;
-  };
-  for (const path of files) folder(parentOf(path), false).children.push({ kind: 'file', name: nameOf(path), path });
-  for (const path of placeholders) folder(path, true);
-  const sort = (node: FolderNode) => {
-    node.children.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'folder' ? -1 : 1));
-    for (const child of node.children) if (child.kind === 'folder') sort(child);
-  };
-  sort(root);
-  return root;
-}
-
-/**
- * Why a name cannot be used for a new or renamed item in `parent`, or undefined when it can. `name` is
- * what was typed (relative to `parent`, the folder's path or `''`); `replacing` is the item being
- * renamed, whose paths do not count as taken.
- */
-export function validateName(
-  name: string,
-  parent: string,
-  files: readonly string[],
-  placeholders: readonly string[] = [],
-  replacing?: { kind: 'file' | 'folder'; path: string },
-): string | undefined {
-  if (name.trim() === '') return 'Enter a name.';
-  if (name !== name.trim()) return 'A name cannot start or end with spaces.';
-  if (name.startsWith('/')) return 'A name cannot start with “/”: paths are relative to the project.';
-  if (name.includes('\\')) return 'Use “/” to separate folders, not “\\”.';
-  const path = join(parent, name);
-  const segments = path.split('/');
-  if (segments.some((s) => s === '')) return 'A path cannot have an empty segment (“//” or a trailing “/”).';
-  if (segments.some((s) => s === '..' || s === '.')) return '“..” and “.” are not allowed in a path.';
-  if (/[\u0000-\u001f]/.test(path)) return 'A name cannot contain control characters.';
-  const owned = (p: string) => replacing !== undefined && (p === replacing.path || (replacing.kind === 'folder' && isUnder(p, replacing.path)));
-  const others = files.filter((f) => !owned(f));
-  const otherPlaceholders = placeholders.filter((p) => !owned(p));
-  if (replacing?.kind === 'folder' && isUnder(path, replacing.path)) return 'A folder cannot be moved into itself.';
-  if (others.includes(path)) return `A file named “${path}” already exists.`;
-  if (others.some((f) => isUnder(f, path)) || otherPlaceholders.includes(path)) return `A folder named “${path}” already exists.`;
-  for (let i = 1; i < segments.length; i++) {
-    const prefix = segments.slice(0, i).join('/');
-    if (others.includes(prefix)) return `“${prefix}” is a file, not a folder.`;
-  }
-  return undefined;
-}
+  | { kind: 'rename'; node: TreeItem; value: string; error?: string };
 
 function Icon({ name }: { name: 'file' | 'folder' | 'folder-open' | 'chevron' | 'new-file' | 'new-folder' | 'rename' | 'delete' }) {
   const paths: Record<typeof name, ComponentChildren> = {
@@ -141,12 +67,97 @@ function Icon({ name }: { name: 'file' | 'folder' | 'folder-open' | 'chevron' | 
   );
 }
 
+/** The name field of a new or a renamed item: Enter accepts, Escape cancels, an error shows under it. */
+function NameField({ editing, kind, depth, ariaLabel, onChange, onAccept, onCancel, onLeave }: {
+  editing: Editing;
+  kind: 'file' | 'folder';
+  depth: number;
+  ariaLabel: string;
+  onChange(value: string): void;
+  onAccept(): void;
+  onCancel(): void;
+  /** The field was left untouched: it goes. */
+  onLeave(): void;
+}) {
+  const errorId = 'ws-tree-name-error';
+  return (
+    <div class="ws-tree-edit" style={{ '--depth': depth }}>
+      <div class="ws-tree-row ws-tree-editing">
+        <span class="ws-tree-twisty" />
+        <Icon name={kind} />
+        <input
+          class="ws-tree-input"
+          aria-label={ariaLabel}
+          aria-invalid={editing.error ? 'true' : undefined}
+          aria-describedby={editing.error ? errorId : undefined}
+          value={editing.value}
+          spellcheck={false}
+          autocomplete="off"
+          ref={(input) => {
+            if (input && document.activeElement !== input && !input.dataset.focused) {
+              input.dataset.focused = '1';
+              input.focus();
+              // Select the name without its extension, as editors do.
+              const dot = editing.kind === 'rename' && kind === 'file' ? editing.value.lastIndexOf('.') : -1;
+              input.setSelectionRange(0, dot > 0 ? dot : editing.value.length);
+            }
+          }}
+          onInput={(event) => onChange((event.currentTarget as HTMLInputElement).value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') {
+              event.preventDefault();
+              onAccept();
+            } else if (event.key === 'Escape') {
+              event.preventDefault();
+              onCancel();
+            }
+          }}
+          onBlur={() => {
+            // Leaving an untouched field cancels; one with an error stays so the message can be read.
+            if (!editing.error && editing.value.trim() === '' && editing.kind !== 'rename') onLeave();
+          }}
+        />
+      </div>
+      {editing.error && (
+        <p class="ws-tree-error" id={errorId} role="alert" data-testid="tree-error">
+          {editing.error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The question under a row before it is deleted, with what it holds: Delete, or Cancel (and Escape). */
+function ConfirmDelete({ node, files, depth, onDelete, onCancel }: { node: TreeItem; files: number; depth: number; onDelete(): void; onCancel(): void }) {
+  const what = node.kind === 'folder' ? `the folder “${node.path}” and its ${files} file${files === 1 ? '' : 's'}` : `“${node.path}”`;
+  return (
+    <div class="ws-tree-confirm" style={{ '--depth': depth }}>
+      <div role="alertdialog" aria-label={`Delete ${node.path}?`} aria-describedby="ws-tree-confirm-text" class="ws-tree-confirm-box" onKeyDown={(event) => event.key === 'Escape' && onCancel()}>
+        <p id="ws-tree-confirm-text">Delete {what}?</p>
+        <div class="ws-tree-confirm-actions">
+          <button type="button" class="ws-button ws-danger" ref={(b) => {
+              if (b && !b.dataset.focused) {
+                b.dataset.focused = '1';
+                b.focus();
+              }
+            }} onClick={onDelete}>
+            Delete
+          </button>
+          <button type="button" class="ws-button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
 export function FileTree({ files, selected, onSelect, onCreate, onRename, onDelete, label = 'Files' }: FileTreeProps) {
   const [placeholders, setPlaceholders] = useState<string[]>([]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [focused, setFocused] = useState<string | undefined>(undefined);
   const [editing, setEditing] = useState<Editing | undefined>(undefined);
-  const [confirming, setConfirming] = useState<{ kind: 'file' | 'folder'; path: string } | undefined>(undefined);
+  const [confirming, setConfirming] = useState<TreeItem | undefined>(undefined);
   const treeRef = useRef<HTMLUListElement>(null);
   /** Move DOM focus to `focused` after the next render (after keyboard moves, creates, renames). */
   const focusPending = useRef(false);
@@ -171,17 +182,7 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
   const tree = useMemo(() => buildTree(files, placeholders), [files, placeholders]);
 
   /** The rows in display order (what arrow keys walk). */
-  const visible = useMemo(() => {
-    const out: { node: TreeNode; parent: string }[] = [];
-    const walk = (folder: FolderNode) => {
-      for (const child of folder.children) {
-        out.push({ node: child, parent: folder.path });
-        if (child.kind === 'folder' && !collapsed.has(child.path)) walk(child);
-      }
-    };
-    walk(tree);
-    return out;
-  }, [tree, collapsed]);
+  const visible = useMemo(() => visibleRows(tree, collapsed), [tree, collapsed]);
 
   const focusKey = focused && visible.some((v) => keyOf(v.node) === focused) ? focused : selected && visible.some((v) => v.node.kind === 'file' && v.node.path === selected) ? `f:${selected}` : visible[0] && keyOf(visible[0].node);
 
@@ -211,7 +212,7 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
     setEditing({ kind, parent, value: '' });
   };
 
-  const startRename = (node: { kind: 'file' | 'folder'; path: string }) => {
+  const startRename = (node: TreeItem) => {
     setConfirming(undefined);
     setEditing({ kind: 'rename', node, value: nameOf(node.path) });
   };
@@ -230,8 +231,8 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
       if (editing.node.kind === 'file') onRename(from, to);
       else {
         for (const file of filesUnder(from)) onRename(file, to + file.slice(from.length));
-        setPlaceholders((list) => list.map((p) => (p === from || isUnder(p, from) ? to + p.slice(from.length) : p)));
-        setCollapsed((set) => new Set([...set].map((f) => (f === from || isUnder(f, from) ? to + f.slice(from.length) : f))));
+        setPlaceholders((list) => list.map((p) => movedPath(p, from, to)));
+        setCollapsed((set) => new Set([...set].map((f) => movedPath(f, from, to))));
       }
       setEditing(undefined);
       focusRow(keyOf({ kind: editing.node.kind, path: to }));
@@ -254,19 +255,18 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
     focusPending.current = true;
   };
 
-  const remove = (node: { kind: 'file' | 'folder'; path: string }) => {
+  const remove = (node: TreeItem) => {
     setConfirming(undefined);
-    const index = visible.findIndex((v) => keyOf(v.node) === keyOf(node));
+    // Found before the delete: what comes next (or before), outside the deleted item.
+    const next = rowAfterDelete(visible, node);
     if (node.kind === 'file' || filesUnder(node.path).length > 0) onDelete(node.path);
     if (node.kind === 'folder') {
       setPlaceholders((list) => list.filter((p) => p !== node.path && !isUnder(p, node.path)));
     }
-    // Focus what comes next (or before), outside the deleted item.
-    const next = visible.slice(index + 1).find((v) => v.node.path !== node.path && !isUnder(v.node.path, node.path)) ?? visible.slice(0, Math.max(0, index)).reverse()[0];
     if (next) focusRow(keyOf(next.node));
   };
 
-  const askDelete = (node: { kind: 'file' | 'folder'; path: string }) => {
+  const askDelete = (node: TreeItem) => {
     setEditing(undefined);
     // An empty placeholder holds nothing to lose: it goes at once.
     if (node.kind === 'folder' && filesUnder(node.path).length === 0) return remove(node);
@@ -283,134 +283,53 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
 
   const onKeyDown = (event: KeyboardEvent, node: TreeNode, parent: string) => {
     if (event.target !== event.currentTarget) return;
-    const index = visible.findIndex((v) => keyOf(v.node) === keyOf(node));
-    const move = (to: number) => {
-      const target = visible[Math.max(0, Math.min(visible.length - 1, to))];
-      if (target) focusRow(keyOf(target.node));
-    };
-    const open = node.kind === 'folder' && !collapsed.has(node.path);
-    switch (event.key) {
-      case 'ArrowDown':
-        move(index + 1);
+    const action = keyAction(event.key, { ctrl: event.ctrlKey, meta: event.metaKey, alt: event.altKey }, node, parent, visible, collapsed);
+    if (!action) return;
+    switch (action.kind) {
+      case 'focus':
+        focusRow(action.key);
         break;
-      case 'ArrowUp':
-        move(index - 1);
+      case 'toggle':
+        toggle(action.path, action.open);
         break;
-      case 'Home':
-        move(0);
+      case 'select':
+        onSelect(action.path);
         break;
-      case 'End':
-        move(visible.length - 1);
+      case 'rename':
+        startRename(action.item);
         break;
-      case 'ArrowRight':
-        if (node.kind !== 'folder') return;
-        if (!open) toggle(node.path, true);
-        else if (node.children[0]) focusRow(keyOf(node.children[0]));
+      case 'delete':
+        askDelete(action.item);
         break;
-      case 'ArrowLeft':
-        if (open) toggle(node.path, false);
-        else if (parent) focusRow(`d:${parent}`);
-        break;
-      case 'Enter':
-      case ' ':
-        // Mod-Enter and the like are the page's shortcuts (run the tests), not "open".
-        if (event.ctrlKey || event.metaKey || event.altKey) return;
-        if (node.kind === 'file') onSelect(node.path);
-        else toggle(node.path);
-        break;
-      case 'F2':
-        startRename(node);
-        break;
-      case 'Delete':
-        askDelete(node);
+      case 'none':
         break;
       default:
-        return;
+        action satisfies never;
     }
     event.preventDefault();
     event.stopPropagation();
   };
 
-  const nameField = (kind: 'file' | 'folder', depth: number, ariaLabel: string) => {
-    if (!editing) return null;
-    const errorId = 'ws-tree-name-error';
-    return (
-      <div class="ws-tree-edit" style={{ '--depth': depth }}>
-        <div class="ws-tree-row ws-tree-editing">
-          <span class="ws-tree-twisty" />
-          <Icon name={kind} />
-          <input
-            class="ws-tree-input"
-            aria-label={ariaLabel}
-            aria-invalid={editing.error ? 'true' : undefined}
-            aria-describedby={editing.error ? errorId : undefined}
-            value={editing.value}
-            spellcheck={false}
-            autocomplete="off"
-            ref={(input) => {
-              if (input && document.activeElement !== input && !input.dataset.focused) {
-                input.dataset.focused = '1';
-                input.focus();
-                // Select the name without its extension, as editors do.
-                const dot = editing.kind === 'rename' && kind === 'file' ? editing.value.lastIndexOf('.') : -1;
-                input.setSelectionRange(0, dot > 0 ? dot : editing.value.length);
-              }
-            }}
-            onInput={(event) => setEditing({ ...editing, value: (event.currentTarget as HTMLInputElement).value, error: undefined })}
-            onKeyDown={(event) => {
-              if (event.key === 'Enter') {
-                event.preventDefault();
-                commit();
-              } else if (event.key === 'Escape') {
-                event.preventDefault();
-                cancelEditing();
-              }
-            }}
-            onBlur={() => {
-              // Leaving an untouched field cancels; one with an error stays so the message can be read.
-              if (!editing.error && editing.value.trim() === '' && editing.kind !== 'rename') setEditing(undefined);
-            }}
-          />
-        </div>
-        {editing.error && (
-          <p class="ws-tree-error" id={errorId} role="alert" data-testid="tree-error">
-            {editing.error}
-          </p>
-        )}
-      </div>
-    );
-  };
+  const nameField = (kind: 'file' | 'folder', depth: number, ariaLabel: string) =>
+    editing ? (
+      <NameField
+        editing={editing}
+        kind={kind}
+        depth={depth}
+        ariaLabel={ariaLabel}
+        onChange={(value) => setEditing({ ...editing, value, error: undefined })}
+        onAccept={commit}
+        onCancel={cancelEditing}
+        onLeave={() => setEditing(undefined)}
+      />
+    ) : null;
 
-  const confirmRow = (node: { kind: 'file' | 'folder'; path: string }, depth: number) => {
-    const count = node.kind === 'folder' ? filesUnder(node.path).length : 1;
-    const what = node.kind === 'folder' ? `the folder “${node.path}” and its ${count} file${count === 1 ? '' : 's'}` : `“${node.path}”`;
-    return (
-      <div class="ws-tree-confirm" style={{ '--depth': depth }}>
-        <div role="alertdialog" aria-label={`Delete ${node.path}?`} aria-describedby="ws-tree-confirm-text" class="ws-tree-confirm-box" onKeyDown={(event) => event.key === 'Escape' && (setConfirming(undefined), focusRow(keyOf(node)))}>
-          <p id="ws-tree-confirm-text">Delete {what}?</p>
-          <div class="ws-tree-confirm-actions">
-            <button type="button" class="ws-button ws-danger" ref={(b) => {
-                if (b && !b.dataset.focused) {
-                  b.dataset.focused = '1';
-                  b.focus();
-                }
-              }} onClick={() => remove(node)}>
-              Delete
-            </button>
-            <button
-              type="button"
-              class="ws-button"
-              onClick={() => {
-                setConfirming(undefined);
-                focusRow(keyOf(node));
-              }}
-            >
-              Cancel
-            </button>
-          </div>
-        </div>
-      </div>
-    );
+  const confirmRow = (node: TreeItem, depth: number) => {
+    const dismiss = () => {
+      setConfirming(undefined);
+      focusRow(keyOf(node));
+    };
+    return <ConfirmDelete node={node} files={node.kind === 'folder' ? filesUnder(node.path).length : 1} depth={depth} onDelete={() => remove(node)} onCancel={dismiss} />;
   };
 
   const renderNodes = (folder: FolderNode, depth: number): ComponentChildren => {
