@@ -4,6 +4,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Diagnostic } from '../../core/diagnostics';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { CompilerClient, LoadProgress } from '../compiler-client';
+import { compileStatusText, staleNote } from './compile-status';
+import { previewEvents } from './preview-events';
+import { PlaygroundToolbar } from './playground-toolbar';
 import { CodeEditor } from '../workspace/editor';
 import { EditorPlaceholder } from '../workspace/editor-placeholder';
 import { DeletedNotice } from '../workspace/deleted-notice';
@@ -15,21 +18,17 @@ import { MANIFEST_FILE } from '../../core/manifest';
 import type { BuiltArtifact } from '../deploy/deploy-api';
 import { installDocumentShortcuts } from '../workspace/shortcuts';
 import { EventsPanel } from './panels';
-import { PersonaSwitcher, PreviewPane } from './preview-pane';
-import { CallStatus } from './call-status';
+import { PreviewPane } from './preview-pane';
 import { takePreviewFrame, useProjectSession } from './use-project-session';
 import { isSessionPanel, SessionPanel, SessionTabs, useSessionPanels } from './session-panels';
 import type { FirstPreview } from './first-preview';
 import { isTemplateFiles } from '../projects/known-good';
 import { useMediaQuery } from './use-media-query';
-import { ShortcutsDialog } from './shortcuts-dialog';
 import { loadLayout, saveLayout, secondPersona, type Layout, type PanelName } from './layout';
 import { PRESENTER_FONT_PX, usePresenter } from './presenter';
 import { lazyComponent } from '../lazy';
 import { LessonPane, useLesson } from '../lesson/use-lesson';
 import { problemsOf } from '../diagnostic-list';
-import { ShareDialog } from '../share/share-dialog';
-import { downloadProjectZip } from '../share/zip-files';
 import type { CommittedState } from '../runtime/durable-log';
 
 
@@ -94,13 +93,6 @@ async function buildArtifact(compiler: CompilerClient, files: Record<string, str
   return { diagnostics: result?.diagnostics ?? [] };
 }
 
-/** "Loading the compiler… 40% of 14.2 MB" while esbuild's wasm arrives, then while it starts. */
-function loadingText({ loaded, total }: LoadProgress): string {
-  if (total > 0 && loaded < total) return `Loading the compiler… ${Math.floor((loaded / total) * 100)}% of ${(total / 1e6).toFixed(1)} MB`;
-  if (total === 0 && loaded > 0) return `Loading the compiler… ${(loaded / 1e6).toFixed(1)} MB`;
-  return loaded > 0 ? 'Starting the compiler…' : 'Loading the compiler…';
-}
-
 // Panels most sessions never open load when first shown: xterm.js alone is a third of the page's script.
 /** Below this width the workspace shows one pane at a time (docs/playground.md, "Layout"). */
 export const NARROW = '(max-width: 720px)';
@@ -130,8 +122,6 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const narrow = useMediaQuery(NARROW);
   const [view, setView] = useState<'files' | 'code' | 'preview'>('preview');
   const setPanel = (name: PanelName) => setLayout({ panel: name, ...(panelState === 'collapsed' ? { panelState: 'open' as const } : {}) });
-  const [sharing, setSharing] = useState(false);
-  const [zipError, setZipError] = useState<string | undefined>();
   /** Whether the Events said that the manifest allows no live connection (said once, not per preview load). */
   const liveOffSaid = useRef(false);
   const terminalOpened = useOpened(panel === 'terminal');
@@ -155,7 +145,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
     if (!session.state.project.activeFile) session.openFile(session.state.project.files['src/client/main.tsx'] !== undefined ? 'src/client/main.tsx' : 'app.manifest.json');
   }, [session]);
 
-  const { project: current, diagnostics, generation, compile, stale, restoredFrom } = session.state;
+  const { project: current, diagnostics, generation, compile } = session.state;
   const hasLesson = lesson.state.lesson !== undefined;
   const showLesson = hasLesson && layout.side === 'lesson';
   const active = current.activeFile;
@@ -164,99 +154,26 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const personas: PersonaName[] = split ? [current.persona, second] : [current.persona];
   const problems = problemsOf(diagnostics);
   const { checked, takenDown } = session.state;
-  const lastGood = `showing the last good build${restoredFrom ? ` (${savedWhen(restoredFrom)})` : ''}`;
-  const status =
-    compile === 'loading'
-      ? loadingText(progress)
-      : compile === 'compiling'
-        ? 'Compiling…'
-        : compile === 'ready'
-          ? `Ready${session.state.timings && session.state.timings.total >= 1 ? ` in ${Math.round(session.state.timings.total)} ms` : ''}${checked ? '' : ', checking types…'}`
-          : takenDown
-            ? `Build failed: the type check found errors, so its preview was taken down${stale ? `; ${lastGood}` : ''}`
-            : stale
-              ? `Build failed: ${lastGood}`
-              : 'Build failed';
+  const status = compileStatusText(session.state, progress);
   // A reopened project's last good build shows at once, while this session's first build is made.
-  const staleNote = !generation
-    ? undefined
-    : stale
-      ? `Showing the last good build${restoredFrom ? `, ${savedWhen(restoredFrom)}` : ''}: the current files do not build (see Problems).`
-      : restoredFrom && compile !== 'ready'
-        ? `Showing the last good build, ${savedWhen(restoredFrom)}, while the current files are built.`
-        : undefined;
+  const stale = staleNote(session.state);
 
   return (
     <div class={`playground${presenting ? ' presenting' : ''}`} data-theme={theme}>
-      <div class="toolbar">
-        <PersonaSwitcher persona={current.persona} split={split} second={second} onPersona={(p) => session.setPersona(p)} onSplit={(on) => setLayout({ split: on })} onSecond={(p) => setLayout({ second: p })} />
-        {!presenting && (
-          <>
-            <label class="split-toggle" title="Wrap long lines in the editor">
-              <input type="checkbox" checked={layout.wrap} onChange={(e) => setLayout({ wrap: (e.target as HTMLInputElement).checked })} /> wrap lines
-            </label>
-            <button type="button" class="link" aria-haspopup="dialog" onClick={() => setShowShortcuts(true)} title="Keyboard shortcuts (?)">
-              Shortcuts
-            </button>
-          </>
-        )}
-        {showShortcuts && <ShortcutsDialog onClose={() => setShowShortcuts(false)} />}
-        <span class={`compile-status ${compile === 'ready' ? 'ok' : compile === 'failed' ? 'error' : 'busy'}`} data-testid="compile-status" role="status" title={diagnostics.find((d) => d.code === 'DG1602')?.message}>
-          {status}
-        </span>
-        <CallStatus runtime={runtime} />
-        {!presenting && (
-          <button type="button" class="link" onClick={() => void session.resetData()} title="Drop the app's dev data and start empty (a recovery copy is kept)">
-            Reset data
-          </button>
-        )}
-        {!presenting && session.state.recovery && (
-          <button type="button" class="link" onClick={() => void session.restoreRecovery()} title="Bring back the data the last reset dropped">
-            Restore data from {new Date(session.state.recovery.savedAt).toLocaleTimeString()}
-          </button>
-        )}
-        {presenting ? (
-          <span class="toolbar-end">
-            <button type="button" ref={presenter.exitButton} onClick={presenter.toggle} title="Back to the workspace (Shift+Alt+P)">
-              Exit presenter mode
-            </button>
-          </span>
-        ) : (
-        <span class="toolbar-end">
-          <button type="button" class="link" ref={presenter.presentButton} onClick={presenter.toggle} title="Larger type, a larger preview, no chrome: for a projector (Shift+Alt+P)">
-            Present
-          </button>
-          <button
-            type="button"
-            class="link"
-            onClick={() => {
-              void downloadProjectZip(session).then((zipped) => setZipError(zipped.ok ? zipped.leftOut : `${zipped.error.code}: ${zipped.error.message}`));
-            }}
-            title="The project as a zip that platform check and platform test accept"
-          >
-            Download zip
-          </button>
-          <button type="button" aria-expanded={sharing} onClick={() => setSharing(!sharing)}>
-            Share…
-          </button>
-        </span>
-        )}
-        {(session.state.notice || zipError) && (
-          <div class={`notice ${session.state.notice?.tone === 'error' || zipError ? 'error' : ''}`} role={session.state.notice?.tone === 'error' || zipError ? 'alert' : 'status'} data-testid="session-notice">
-            {zipError ?? (
-              <>
-                {session.state.notice!.code && <strong>{session.state.notice!.code} </strong>}
-                {session.state.notice!.detailCode && <code>{session.state.notice!.detailCode} </code>}
-                {session.state.notice!.message}
-              </>
-            )}
-            <button type="button" class="link" aria-label="Dismiss" onClick={() => (setZipError(undefined), session.dismissNotice())}>
-              ×
-            </button>
-          </div>
-        )}
-        {sharing && <ShareDialog session={session} tests={tests.state} onClose={() => setSharing(false)} />}
-      </div>
+      <PlaygroundToolbar
+        session={session}
+        runtime={runtime}
+        tests={tests.state}
+        layout={layout}
+        setLayout={setLayout}
+        second={second}
+        presenter={presenter}
+        status={status}
+        compile={compile}
+        diagnostics={diagnostics}
+        showShortcuts={showShortcuts}
+        setShowShortcuts={setShowShortcuts}
+      />
       <SplitPane
         direction="vertical"
         anchor="second"
@@ -364,38 +281,9 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
                 projectId={current.id}
                 takeFrame={(persona, container) => takePreviewFrame(made, persona, container)}
                 onPersona={(from, to) => (from === current.persona ? session.setPersona(to) : setLayout({ second: to }))}
-                {...(staleNote ? { staleNote } : {})}
+                {...(stale ? { staleNote: stale } : {})}
                 {...(takenDown && !generation ? { emptyNote: 'The build previewed while the type check ran was taken down: the check found errors (see Problems). The preview comes back with the next build that checks.' } : {})}
-                events={{
-                  onConsole: panels.onConsole,
-                  onCall: (entry) => {
-                    // A connection admitted: a later manifest that allows none is said again.
-                    if (entry.operation === 'live connection' && entry.status === 200) liveOffSaid.current = false;
-                    session.log('runtime.call', { ...entry, durationMs: Math.round(entry.durationMs * 10) / 10 });
-                  },
-                  onLiveOff: () => {
-                    // Every preview load asks once and is refused: said once, as information, not a failure each time.
-                    if (liveOffSaid.current) return;
-                    liveOffSaid.current = true;
-                    session.log('preview.live', { message: LIVE_OFF_MESSAGE });
-                  },
-                  onError: (message) => {
-                    firstPreview.open();
-                    session.log('preview.error', { message });
-                  },
-                  onLoaded: () => {
-                    firstPreview.open();
-                    // For `npm run bench` (bench/playground.ts): when each generation's preview is up.
-                    performance.mark('platform:preview-ready', { detail: { generation: generation?.number } });
-                    session.log('preview.ready', { generation: generation?.number });
-                  },
-                  onRefreshed: () => {
-                    performance.mark('platform:preview-ready', { detail: { generation: generation?.number, page: 'kept' } });
-                    session.log('preview.ready', { generation: generation?.number, page: 'kept' });
-                  },
-                  onNotice: (message) => session.log('preview.notice', { message }),
-                  onUnresponsive: () => (firstPreview.open(), session.log('preview.unresponsive', { message: 'The preview stopped responding (a loop in client code?); it reloads with the next build.' })),
-                }}
+                events={previewEvents({ log: (kind, fields) => session.log(kind, fields), firstPreview, onConsole: panels.onConsole }, generation?.number, liveOffSaid)}
               />
             </SplitPane>
           </SplitPane>
@@ -446,14 +334,4 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
       {session.state.deleted && <DeletedNotice deletion={session.state.deleted} onUndo={() => session.undoDelete()} onDismiss={() => session.dismissDeleted()} />}
     </div>
   );
-}
-
-const LIVE_OFF_MESSAGE =
-  "Live updates are off: app.manifest.json allows no live connections (budgets.liveConnections is 0), so each preview refreshes after its own writes only. Allow some to let one persona's writes reach the other's preview.";
-
-/** When a last good build kept by an earlier session was saved, as the status bar says it. */
-function savedWhen(savedAt: number): string {
-  const date = new Date(savedAt);
-  const sameDay = date.toDateString() === new Date().toDateString();
-  return `saved ${sameDay ? date.toLocaleTimeString() : date.toLocaleString()}, before this session`;
 }
