@@ -46,6 +46,7 @@ import { describeError } from '../../core/host/describe';
 import { Watchdog } from '../../core/host/watchdog';
 import { SandboxFrame } from './sandbox-frame';
 import type { Commit, CommittedState } from './durable-log';
+import { CommitListeners, Listeners } from './listeners';
 import type { JournalBatch } from '../../core/runtime/journaling-driver';
 
 export type { Commit, CommittedState } from './durable-log';
@@ -281,18 +282,6 @@ function describeJob(job: Job): string {
   }
 }
 
-/** Calls listeners; one that throws is reported and does not stop the others nor the host. */
-function emit<A extends unknown[]>(listeners: Iterable<(...args: A) => void>, ...args: A): void {
-  for (const listener of listeners) {
-    try {
-      listener(...args);
-    } catch (error) {
-      reportError(error);
-    }
-  }
-}
-
-
 export class RuntimeHost {
   readonly #container: HTMLElement;
   readonly #deadlineMs: number;
@@ -326,14 +315,13 @@ export class RuntimeHost {
   #startWaiter: StartWaiter | undefined;
   readonly #bodies = new Map<number, BodyIn>();
 
-  readonly #commitListeners = new Set<(commit: Commit) => void | Promise<void>>();
+  readonly #commits = new CommitListeners();
   /** Settles when every commit so far is durable (what the commit listeners returned has settled). */
-  #durable: Promise<void> = Promise.resolve();
-  readonly #writeListeners = new Set<(wrote: TableSet, persona: PersonaName) => void>();
-  readonly #restartListeners = new Set<(reason: string) => void>();
-  readonly #faultListeners = new Set<(message: string) => void>();
-  readonly #reportListeners = new Set<(report: ServerCallReport) => void>();
-  readonly #activityListeners = new Set<() => void>();
+  readonly #writes = new Listeners<[wrote: TableSet, persona: PersonaName]>();
+  readonly #restarts = new Listeners<[reason: string]>();
+  readonly #faults = new Listeners<[message: string]>();
+  readonly #reports = new Listeners<[report: ServerCallReport]>();
+  readonly #activities = new Listeners<[]>();
   /** What `running` last told the activity listeners. */
   #told: RunningCall | undefined;
 
@@ -463,20 +451,17 @@ export class RuntimeHost {
 
   /** Commits, to persist: answers after a journal batch wait for the promise a listener returns. */
   onCommit(listener: (commit: Commit) => void | Promise<void>): () => void {
-    this.#commitListeners.add(listener);
-    return () => this.#commitListeners.delete(listener);
+    return this.#commits.add(listener);
   }
 
   /** Tables and store written by a successful query, mutation or wire-route request, and who wrote. */
   onWrite(listener: (wrote: TableSet, persona: PersonaName) => void): () => void {
-    this.#writeListeners.add(listener);
-    return () => this.#writeListeners.delete(listener);
+    return this.#writes.add(listener);
   }
 
   /** The sandbox was killed and restarted from the committed state, and why. */
   onRestart(listener: (reason: string) => void): () => void {
-    this.#restartListeners.add(listener);
-    return () => this.#restartListeners.delete(listener);
+    return this.#restarts.add(listener);
   }
 
   /**
@@ -484,14 +469,13 @@ export class RuntimeHost {
    * CallReport: a call's `report`, a fetch's x-platform-call header, which is taken off its answer).
    */
   onReport(listener: (report: ServerCallReport) => void): () => void {
-    this.#reportListeners.add(listener);
-    return () => this.#reportListeners.delete(listener);
+    return this.#reports.add(listener);
   }
 
   #emitReport(persona: PersonaName, operation: string, encoded: string | null | undefined): void {
     if (!encoded) return;
     const report = decodeCallReport(encoded);
-    if (report.logs.length || report.error) emit(this.#reportListeners, { persona, operation, ...report });
+    if (report.logs.length || report.error) this.#reports.emit({ persona, operation, ...report });
   }
 
   /**
@@ -509,8 +493,7 @@ export class RuntimeHost {
 
   /** `running` changed (a call began or ended). */
   onActivity(listener: () => void): () => void {
-    this.#activityListeners.add(listener);
-    return () => this.#activityListeners.delete(listener);
+    return this.#activities.add(listener);
   }
 
   /** Tells the activity listeners, once the current task is done, if what runs changed. */
@@ -519,35 +502,13 @@ export class RuntimeHost {
       const now = this.running;
       if (now?.operation === this.#told?.operation && now?.since === this.#told?.since) return;
       this.#told = now;
-      emit(this.#activityListeners);
+      this.#activities.emit();
     });
   }
 
   /** Errors the app's code threw outside any call (timers, unhandled rejections). */
   onFault(listener: (message: string) => void): () => void {
-    this.#faultListeners.add(listener);
-    return () => this.#faultListeners.delete(listener);
-  }
-
-  /** Hands a commit to the listeners; what they return for a journal batch joins the promise answers wait for. */
-  #persistCommit(commit: Commit): void {
-    const pending: Promise<unknown>[] = [this.#durable];
-    for (const listener of this.#commitListeners) {
-      try {
-        const result = listener(commit);
-        // A checkpoint is written in the background: no answer waits for it.
-        if (result && commit.kind === 'checkpoint') result.catch((error: unknown) => reportError(error));
-        else if (result) pending.push(result.catch((error: unknown) => reportError(error)));
-      } catch (error) {
-        reportError(error);
-      }
-    }
-    this.#durable = pending.length > 1 ? Promise.all(pending).then(() => undefined) : this.#durable;
-  }
-
-  /** Runs `answer` once every commit so far is durable (at once, in order, when none is pending). */
-  #afterDurable(answer: () => void): Promise<void> {
-    return this.#durable.then(answer);
+    return this.#faults.add(listener);
   }
 
   /** Gets ready ahead of the first start: fetches sql.js's wasm and loads a sandbox. */
@@ -664,7 +625,7 @@ export class RuntimeHost {
 
   /** Kills the sandbox and starts again from the committed state; queued calls wait for it. */
   #restart(reason: string): void {
-    emit(this.#restartListeners, reason);
+    this.#restarts.emit(reason);
     this.#boot().catch(() => {
       // #boot answered the queue with the failure; the phase says `failed`.
     });
@@ -793,7 +754,7 @@ export class RuntimeHost {
     this.#interrupt(504, 'handler_deadline_exceeded', message);
     // Its worker is ended, so no report of its own comes: the page's Console and Events hear of it as
     // of any failed call, with where its handler is when the worker said so as the call began.
-    if (persona) emit(this.#reportListeners, { persona, operation: what, logs: [], error: { code: 'handler_deadline_exceeded', message }, ...(running?.at ? { stack: `    at ${running.at}` } : {}) });
+    if (persona) this.#reports.emit({ persona, operation: what, logs: [], error: { code: 'handler_deadline_exceeded', message }, ...(running?.at ? { stack: `    at ${running.at}` } : {}) });
     this.#restart(`${what} ran past its deadline of ${this.#deadlineMs} ms without yielding (a synchronous loop?); the runtime was restarted from the last committed state.`);
   }
 
@@ -815,7 +776,7 @@ export class RuntimeHost {
 
   #emitWrite(wrote: TableSet, persona: PersonaName): void {
     if (wrote.tables.length === 0 && !wrote.storage) return;
-    emit(this.#writeListeners, { tables: [...wrote.tables], storage: wrote.storage }, persona);
+    this.#writes.emit({ tables: [...wrote.tables], storage: wrote.storage }, persona);
   }
 
   #receive(data: unknown): void {
@@ -846,7 +807,7 @@ export class RuntimeHost {
           outcome = failure(502, 'runtime_protocol_error', 'The runtime answered with a result that is not wire JSON.');
         }
         this.#emitReport(job.persona, `${job.kind} ${job.name}`, message.report);
-        void this.#afterDurable(() => {
+        void this.#commits.afterDurable(() => {
           job.settle(outcome);
           if (outcome.status === 200) this.#emitWrite(outcome.wrote, job.persona);
         });
@@ -860,7 +821,7 @@ export class RuntimeHost {
         headers.delete(CALL_REPORT_HEADER);
         // The body's receiver is made now: its chunks may follow at once.
         const response = this.#response({ ...message, headers: [...headers] });
-        void this.#afterDurable(() => {
+        void this.#commits.afterDurable(() => {
           job.settle(response);
           if (message.status >= 200 && message.status < 300) {
             this.#emitWrite(tableSetFromHeader(new Headers(message.headers).get(WROTE_HEADER)) ?? NO_WRITES, job.persona);
@@ -883,13 +844,13 @@ export class RuntimeHost {
         if (message.sequence <= this.#sequence) break;
         this.#sequence = message.sequence;
         (this.#committed ??= { journal: [] }).journal.push(message.batch);
-        this.#persistCommit({ kind: 'journal', batch: message.batch });
+        this.#commits.persist({ kind: 'journal', batch: message.batch });
         break;
       case 'checkpoint':
         if (message.sequence <= this.#sequence) break;
         this.#sequence = message.sequence;
         this.#committed = { checkpoint: message.state, journal: [] };
-        this.#persistCommit({ kind: 'checkpoint', state: message.state });
+        this.#commits.persist({ kind: 'checkpoint', state: message.state });
         break;
       case 'fault':
         this.#fault(message.message.slice(0, 2000));
@@ -901,7 +862,7 @@ export class RuntimeHost {
         // A write (an import, an edit of a row) is answered once its commit is durable, as a call's is;
         // an edit tells the write listeners what it wrote, and as whom.
         if (result.kind === 'update-row' || result.kind === 'import-state') {
-          void this.#afterDurable(() => {
+          void this.#commits.afterDurable(() => {
             job.settle(result);
             if (result.kind === 'update-row' && result.status === 200 && job.query.kind === 'update-row') this.#emitWrite(result.wrote, job.query.persona);
           });
@@ -926,7 +887,7 @@ export class RuntimeHost {
   }
 
   #fault(message: string): void {
-    emit(this.#faultListeners, message);
+    this.#faults.emit(message);
   }
 
   /** A preview's call began in the sandbox: watched as the page's own are (the worker is alive). */
@@ -974,7 +935,7 @@ export class RuntimeHost {
     } catch {
       answer = { status: 502, error: failure(502, 'runtime_protocol_error', 'The runtime answered with a result that is not wire JSON.').error! };
     }
-    void this.#afterDurable(() => {
+    void this.#commits.afterDurable(() => {
       preview.ran.delete(message.id);
       if (this.#previews.get(message.preview) === preview) preview.link.answer(previewAnswer(message.id, answer));
       ended();
