@@ -1,7 +1,9 @@
 /**
- * `platform dev` on a big app (issue 31, item 4): a generated 200-file app (generated-app.ts) whose first
- * type check holds the thread far longer than the engine's start limit, shortened here to 3 s
- * (PLATFORM_ENGINE_START_MS; 30 s otherwise) so that this holds on any machine, fast or busy. The engine is
+ * `platform dev` on a big app (issue 31, item 4): a generated 400-file app (generated-app.ts) whose first
+ * type check holds the thread far longer than the engine's start limit, shortened here to 1 s
+ * (PLATFORM_ENGINE_START_MS; 30 s otherwise) so that this holds on any machine, fast or busy. (With 200
+ * files and a 3 s limit, an idle 2-core machine checked in 1.9 to 2.5 s and the test proved nothing;
+ * 400 files take about 3.1 s there.) The engine is
  * started before the check (it boots meanwhile), and its limit counts only the time the thread was free:
  * the app serves, with no DG1603. Then a body-only edit of the file a hundred others import serves too, and
  * its diagnostics are those of a fresh check. (The bench's dev-size section runs 500 files with both cores
@@ -14,11 +16,11 @@ import { describe, expect, it } from 'vitest';
 import { DevProcess } from '../testing/dev-process';
 import { generateApp, WIDELY, widelyText } from './generated-app';
 
-const START_LIMIT_MS = 3_000;
+const START_LIMIT_MS = 1_000;
 
-describe('platform dev on a 200-file app whose first check outlasts the engine\'s start limit', () => {
+describe('platform dev on a 400-file app whose first check outlasts the engine\'s start limit', () => {
   it('starts whatever its first check takes, and serves a body-only edit of a widely imported file', { timeout: 600_000 }, async () => {
-    const app = generateApp(200);
+    const app = generateApp(400);
     const root = mkdtempSync(join(tmpdir(), 'platform-dev-500-'));
     for (const [path, text] of app.files) {
       mkdirSync(dirname(join(root, path)), { recursive: true });
