@@ -315,8 +315,8 @@ export class RuntimeHost {
   #startWaiter: StartWaiter | undefined;
   readonly #bodies = new Map<number, BodyIn>();
 
+  /** The commits handed over to persist, and when every one so far is durable (what their listeners returned has settled). */
   readonly #commits = new CommitListeners();
-  /** Settles when every commit so far is durable (what the commit listeners returned has settled). */
   readonly #writes = new Listeners<[wrote: TableSet, persona: PersonaName]>();
   readonly #restarts = new Listeners<[reason: string]>();
   readonly #faults = new Listeners<[message: string]>();

@@ -29,7 +29,6 @@ import { Fragment, type ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { buildTree, isUnder, join, keyAction, keyOf, movedPath, nameOf, parentOf, rowAfterDelete, validateName, visibleRows, type FolderNode, type TreeItem, type TreeNode } from './file-tree-model';
 
-
 export interface FileTreeProps {
   /** Project-relative file paths. */
   files: readonly string[];
