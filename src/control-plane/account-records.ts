@@ -38,9 +38,7 @@ export function accountRecords(records: Records) {
     insert: (tokenHash: string, accountId: string, createdAt: number, expiresAt: number): void =>
       records.run('INSERT INTO account_sessions (tokenHash, accountId, createdAt, expiresAt) VALUES (?, ?, ?, ?)', [tokenHash, accountId, createdAt, expiresAt]),
     /** Forgets the sessions that expired before `now` (written only when there is one). */
-    removeExpired: (now: number): void => {
-      if (records.get('SELECT 1 FROM account_sessions WHERE expiresAt < ?', [now])) records.run('DELETE FROM account_sessions WHERE expiresAt < ?', [now]);
-    },
+    removeExpired: (now: number): void => records.removeExpired('account_sessions', now),
     /** The account of a session not revoked and not expired at `now`: the account's columns. */
     live: (tokenHash: string, now: number): Row | undefined =>
       records.get('SELECT a.* FROM account_sessions s JOIN accounts a ON a.id = s.accountId WHERE s.tokenHash = ? AND s.revokedAt IS NULL AND s.expiresAt > ?', [tokenHash, now]),

@@ -11,9 +11,7 @@ import type { Records, Row } from './records';
 export function appUserRecords(records: Records) {
   const signInCodes = {
     /** Removes the codes that expired before `before`, when there are any. */
-    removeExpired: (before: number): void => {
-      if (records.get('SELECT 1 FROM app_sign_in_codes WHERE expiresAt < ?', [before])) records.run('DELETE FROM app_sign_in_codes WHERE expiresAt < ?', [before]);
-    },
+    removeExpired: (before: number): void => records.removeExpired('app_sign_in_codes', before),
     insert: (code: { codeHash: string; accountId: string; appId: string; environment: Environment; stateHash: string; createdAt: number; expiresAt: number }): void =>
       records.run('INSERT INTO app_sign_in_codes (codeHash, accountId, appId, environment, stateHash, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)', [
         code.codeHash, code.accountId, code.appId, code.environment, code.stateHash, code.createdAt, code.expiresAt,
@@ -29,9 +27,7 @@ export function appUserRecords(records: Records) {
     live: (tokenHash: string, appId: string, environment: Environment, now: number): Row | undefined =>
       records.get('SELECT id, accountId FROM app_sessions WHERE tokenHash = ? AND appId = ? AND environment = ? AND revokedAt IS NULL AND expiresAt > ?', [tokenHash, appId, environment, now]),
     /** Removes the sessions that expired before `now`, when there are any. */
-    removeExpired: (now: number): void => {
-      if (records.get('SELECT 1 FROM app_sessions WHERE expiresAt < ?', [now])) records.run('DELETE FROM app_sessions WHERE expiresAt < ?', [now]);
-    },
+    removeExpired: (now: number): void => records.removeExpired('app_sessions', now),
     insert: (session: { tokenHash: string; id: string; accountId: string; appId: string; environment: Environment; createdAt: number; expiresAt: number }): void =>
       records.run('INSERT INTO app_sessions (tokenHash, id, accountId, appId, environment, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?, ?)', [
         session.tokenHash, session.id, session.accountId, session.appId, session.environment, session.createdAt, session.expiresAt,

@@ -38,9 +38,7 @@ export function deviceRecords(records: Records) {
     setState: (deviceHash: string, state: DeviceState): void => records.run('UPDATE devices SET state = ? WHERE deviceHash = ?', [state, deviceHash]),
     approve: (deviceHash: string, builderId: string): void => records.run('UPDATE devices SET state = ?, builderId = ? WHERE deviceHash = ?', ['approved', builderId, deviceHash]),
     /** Deletes the codes that expired before `cutoff`. */
-    purgeExpiredBefore: (cutoff: number): void => {
-      if (records.get('SELECT 1 FROM devices WHERE expiresAt < ?', [cutoff])) records.run('DELETE FROM devices WHERE expiresAt < ?', [cutoff]);
-    },
+    purgeExpiredBefore: (cutoff: number): void => records.removeExpired('devices', cutoff),
     /** A waiting code expires at once: its terminal is told `expired_token` and asks for a new one. */
     expireWaiting: (deviceHash: string, now: number): void => records.run("UPDATE devices SET expiresAt = ? WHERE deviceHash = ? AND state = 'pending'", [now - 1, deviceHash]),
     /** The codes `source` has waiting at `now`, and the first of them to expire. */

@@ -45,6 +45,9 @@ CREATE INDEX IF NOT EXISTS workspace_invites_by_workspace ON workspace_invites (
 
 export type Row = Record<string, SqlValue>;
 
+/** The records that expire (an `expiresAt` column) and are purged once past it. */
+export type ExpiringTable = 'devices' | 'account_sessions' | 'app_sign_in_codes' | 'app_sessions';
+
 /**
  * The records in SQLite through better-sqlite3, in write-ahead-log mode: a change appends its pages to
  * the log and syncs it (`synchronous = FULL`), so a write costs the same with a hundred records or a
@@ -102,6 +105,11 @@ export class Records {
     const statement = this.#statement(sql);
     if (statement.reader) statement.all(...params);
     else statement.run(...params);
+  }
+
+  /** Deletes the rows of `table` that expired before `before`; nothing is written when none did. */
+  removeExpired(table: ExpiringTable, before: number): void {
+    if (this.get(`SELECT 1 FROM ${table} WHERE expiresAt < ?`, [before])) this.run(`DELETE FROM ${table} WHERE expiresAt < ?`, [before]);
   }
 
   /** Runs several changes as one: all of them reach the disk, or none. */
