@@ -8,7 +8,7 @@ import { deployEnvironment } from '../core/deploy/ids';
 import { ROUTES } from '../core/deploy/routes';
 import { CALL_CURSOR, INSPECT_VIEWS, type InspectView } from '../core/deploy/protocol';
 import { answer, appInfo, jsonObject as json, deploymentInfo, newId, refuse, type Context } from './context';
-import { on, ownsApp, signedIn, type ControlContext, type ControlEnv } from './middleware';
+import { on, ownedAppId, ownsApp, signedIn, type ControlEnv } from './middleware';
 import type { Hosting } from './hosting/hosting';
 
 const APP_NAME = /^[a-z][a-z0-9-]{1,62}$/;
@@ -30,8 +30,6 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
 
   const who = signedIn(ctx);
   const mine = ownsApp(ctx);
-  /** The id of the app the middleware checked. */
-  const appIdOf = (c: ControlContext) => String(c.get('app').id);
 
   on(app, ROUTES.listApps, who, (c) => {
     return answer(200, { apps: apps.owned(c.get('caller').builderId).map((row) => appInfo(ctx, row)) });
@@ -55,7 +53,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
 
   // An owner's reads of a deployed environment (tooling.md, Authentication 4): only through here.
   on(app, ROUTES.inspect, mine, async (c) => {
-    const appId = appIdOf(c);
+    const appId = ownedAppId(c);
     const environment = deployEnvironment(c.req.param('environment') ?? '');
     const view = c.req.param('view') as InspectView;
     if (!environment || !INSPECT_VIEWS.includes(view)) return refuse(400, 'invalid_request', `Read one of ${INSPECT_VIEWS.join(', ')} of preview or production.`);

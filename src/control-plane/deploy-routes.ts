@@ -9,7 +9,7 @@ import type { ArtifactRecord } from '../core/build/artifact';
 import { ARTIFACT_ID, deployEnvironment, hostedOrigin, RECEIPT_ID, type Environment } from '../core/deploy/ids';
 import { ROUTES } from '../core/deploy/routes';
 import { answer, jsonObject as json, deployQuotaRefusal, deploymentInfo, newId, refuse, type Caller, type Context, type Refused } from './context';
-import { on, ownsApp, type ControlContext, type ControlEnv, type RouteResult } from './middleware';
+import { on, ownedAppId, ownsApp, type ControlContext, type ControlEnv, type RouteResult } from './middleware';
 import type { Row } from './records';
 import type { Hosting } from './hosting/hosting';
 import { Slots } from './slots';
@@ -107,7 +107,7 @@ export function deployRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosti
   const mine = ownsApp(ctx);
   const inService = ownsApp(ctx, { inService: true });
   /** The caller and the id of the app the middleware checked. */
-  const owner = (c: ControlContext) => ({ who: c.get('caller'), appId: String(c.get('app').id) });
+  const owner = (c: ControlContext) => ({ who: c.get('caller'), appId: ownedAppId(c) });
 
   on(app, ROUTES.deploy, inService, async (c) => {
     const { who, appId } = owner(c);

@@ -7,7 +7,7 @@ import type { Hono } from 'hono';
 import { ENV_NAME, ENV_VALUE_MAX_BYTES, envScope } from '../core/deploy/ids';
 import { ROUTES } from '../core/deploy/routes';
 import { answer, jsonObject as json, refuse, type Context } from './context';
-import { on, ownsApp, type ControlContext, type ControlEnv } from './middleware';
+import { on, ownedAppId, ownsApp, type ControlContext, type ControlEnv } from './middleware';
 import type { Hosting } from './hosting/hosting';
 import { seal, unseal } from './secrets';
 
@@ -28,7 +28,7 @@ export function envRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
   const scoped = (c: ControlContext) => {
     const scope = envScope(c.req.param('scope') ?? '');
     if (!scope) return refuse(400, 'invalid_request', 'The environment is preview, production or dev.');
-    return { appId: String(c.get('app').id), scope };
+    return { appId: ownedAppId(c), scope };
   };
   const restartScope = async (appId: string, scope: string) => {
     if (scope === 'preview' || scope === 'production') await hosting.restart(appId, scope);

@@ -70,3 +70,6 @@ export function ownsApp(ctx: Context, options: { inService?: boolean } = {}): Mi
       await next();
     });
 }
+
+/** The id of the app `ownsApp` checked for the caller. */
+export const ownedAppId = (c: ControlContext): string => String(c.get('app').id);
