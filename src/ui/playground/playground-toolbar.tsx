@@ -5,14 +5,14 @@
  * and the layout's.
  */
 import { useState } from 'preact/hooks';
-import type { Diagnostic } from '../../core/diagnostics';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { RuntimeHost } from '../runtime/runtime-host';
-import type { SessionState } from '../session/session-state';
 import type { TestsState } from '../tests/test-session';
 import { ShareDialog } from '../share/share-dialog';
 import { downloadProjectZip } from '../share/zip-files';
+import type { LoadProgress } from '../compiler-client';
 import { CallStatus } from './call-status';
+import { compileStatusText } from './compile-status';
 import type { Layout } from './layout';
 import type { usePresenter } from './presenter';
 import { PersonaSwitcher } from './preview-pane';
@@ -28,20 +28,18 @@ export interface PlaygroundToolbarProps {
   /** The persona of the second preview, when the previews are split. */
   second: PersonaName;
   presenter: ReturnType<typeof usePresenter>;
-  /** What the build is doing (compile-status.ts). */
-  status: string;
-  compile: SessionState['compile'];
-  diagnostics: Diagnostic[];
+  /** How far the compiler has loaded (its status says it until the compiler is ready). */
+  progress: LoadProgress;
   showShortcuts: boolean;
   setShowShortcuts(shown: boolean): void;
 }
 
-export function PlaygroundToolbar({ session, runtime, tests, layout, setLayout, second, presenter, status, compile, diagnostics, showShortcuts, setShowShortcuts }: PlaygroundToolbarProps) {
+export function PlaygroundToolbar({ session, runtime, tests, layout, setLayout, second, presenter, progress, showShortcuts, setShowShortcuts }: PlaygroundToolbarProps) {
   const [sharing, setSharing] = useState(false);
   const [zipError, setZipError] = useState<string | undefined>();
   const { presenting } = presenter;
   const { split } = layout;
-  const current = session.state.project;
+  const { project: current, compile, diagnostics } = session.state;
   return (
     <div class="toolbar">
       <PersonaSwitcher persona={current.persona} split={split} second={second} onPersona={(p) => session.setPersona(p)} onSplit={(on) => setLayout({ split: on })} onSecond={(p) => setLayout({ second: p })} />
@@ -57,7 +55,7 @@ export function PlaygroundToolbar({ session, runtime, tests, layout, setLayout, 
       )}
       {showShortcuts && <ShortcutsDialog onClose={() => setShowShortcuts(false)} />}
       <span class={`compile-status ${compile === 'ready' ? 'ok' : compile === 'failed' ? 'error' : 'busy'}`} data-testid="compile-status" role="status" title={diagnostics.find((d) => d.code === 'DG1602')?.message}>
-        {status}
+        {compileStatusText(session.state, progress)}
       </span>
       <CallStatus runtime={runtime} />
       {!presenting && (

@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Diagnostic } from '../../core/diagnostics';
 import type { PersonaName } from '../../core/runtime/personas';
 import type { CompilerClient, LoadProgress } from '../compiler-client';
-import { compileStatusText, staleNote } from './compile-status';
+import { staleNote } from './compile-status';
 import { previewEvents } from './preview-events';
 import { PlaygroundToolbar } from './playground-toolbar';
 import { CodeEditor } from '../workspace/editor';
@@ -145,7 +145,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
     if (!session.state.project.activeFile) session.openFile(session.state.project.files['src/client/main.tsx'] !== undefined ? 'src/client/main.tsx' : 'app.manifest.json');
   }, [session]);
 
-  const { project: current, diagnostics, generation, compile } = session.state;
+  const { project: current, diagnostics, generation } = session.state;
   const hasLesson = lesson.state.lesson !== undefined;
   const showLesson = hasLesson && layout.side === 'lesson';
   const active = current.activeFile;
@@ -154,7 +154,6 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const personas: PersonaName[] = split ? [current.persona, second] : [current.persona];
   const problems = problemsOf(diagnostics);
   const { checked, takenDown } = session.state;
-  const status = compileStatusText(session.state, progress);
   // A reopened project's last good build shows at once, while this session's first build is made.
   const stale = staleNote(session.state);
 
@@ -168,9 +167,7 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
         setLayout={setLayout}
         second={second}
         presenter={presenter}
-        status={status}
-        compile={compile}
-        diagnostics={diagnostics}
+        progress={progress}
         showShortcuts={showShortcuts}
         setShowShortcuts={setShowShortcuts}
       />
