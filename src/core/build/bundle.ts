@@ -15,6 +15,7 @@ import type { BuildContext, BuildOptions, EsbuildApi, Message, Metafile, Plugin 
 import { PLATFORM_MODULES_ROOT, type Library } from '../analyze/library.ts';
 import { lineBreaks, PREVIEW_VENDOR_END, PREVIEW_VENDOR_START } from './preview-vendor.ts';
 import { resolvePackage } from './resolve-package.ts';
+import type { Manifest } from '../manifest/index.ts';
 
 export const KIB = 1024;
 export const MIB = 1024 * 1024;
@@ -86,7 +87,8 @@ function loaderFor(path: string): 'ts' | 'tsx' | 'js' | 'jsx' | 'json' | 'css' |
 const packageFiles = new WeakMap<Library, Map<string, string | undefined>>();
 
 /** The file a bare specifier names in a package of the platform Library (a renderer), from its package.json. */
-function libraryPackageFile(library: Library, specifier: string): string | undefined {
+/** The Library's file of a renderer entrypoint (`preact/hooks` → its ES module), by its package.json. */
+export function libraryPackageFile(library: Library, specifier: string): string | undefined {
   let known = packageFiles.get(library);
   if (!known) packageFiles.set(library, (known = new Map()));
   if (!known.has(specifier)) known.set(specifier, readLibraryPackageFile(library, specifier));
@@ -296,12 +298,12 @@ function escapeHtml(text: string): string {
 }
 
 /** The document at `/`: the client bundle, the manifest's title, language, description and favicon. */
-export function generateIndexHtml(project: Project, hasCss: boolean): string {
-  const app = project.manifest.app ?? {};
+export function generateIndexHtml(manifest: Manifest, hasCss: boolean): string {
+  const app = manifest.app ?? {};
   const head = [
     '<meta charset="utf-8" />',
     '<meta name="viewport" content="width=device-width, initial-scale=1" />',
-    `<title>${escapeHtml(app.title ?? project.manifest.name)}</title>`,
+    `<title>${escapeHtml(app.title ?? manifest.name)}</title>`,
     app.description ? `<meta name="description" content="${escapeHtml(app.description)}" />` : '',
     app.favicon ? `<link rel="icon" href="${escapeHtml(app.favicon)}" />` : '',
     hasCss ? `<link rel="stylesheet" href="${CLIENT_ASSET_PREFIX}/app.css" />` : '',
@@ -733,7 +735,7 @@ async function finish(project: Project, files: Map<string, Uint8Array>, diagnost
 
   const clientJs = files.get('client/app.js');
   const clientCss = files.get('client/app.css');
-  if (clientJs) files.set('client/index.html', encoder.encode(generateIndexHtml(project, clientCss !== undefined)));
+  if (clientJs) files.set('client/index.html', encoder.encode(generateIndexHtml(project.manifest, clientCss !== undefined)));
   for (const [path, bytes] of files) {
     if (/\.(m?js|css)$/.test(path) && bytes.byteLength > MODULE_LIMIT) {
       diagnostics.push(diagnostic('DG1401', `The compiled module ${path} is ${bytes.byteLength} bytes, over the 10 MiB limit.`, { hint: 'Split the code or drop large dependencies.' }));
