@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { nodeLibrary } from './src/adapters/node/library.ts';
+import { quickLibrary } from './src/core/build/quick-bundle.ts';
 import { runtimeSandboxPlugin } from './vite/runtime-sandbox-plugin.ts';
 import { ISOLATION_HEADERS } from './src/adapters/webcontainer/isolation.ts';
 import { platformToolchainPlugin } from './vite/platform-toolchain-plugin.ts';
@@ -14,20 +15,25 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 /**
  * `virtual:platform-library`: the files the compiler worker gives every app (platform modules, Preact,
  * TypeScript's libs), assembled by the same code the CLI uses, so nothing is fetched from a CDN;
- * `virtual:platform-library/modules`: the same without declaration files, for the bundler worker.
+ * `virtual:platform-library/modules`: the same without declaration files, for the bundler worker;
+ * `virtual:platform-library/quick`: the platform's modules and Preact's, made by Sucrase and resolved
+ * here, at build time (`quickLibrary`), for the quick preview worker (worker/quick-preview.worker.ts).
  */
 function platformLibrary(): Plugin {
   const id = 'virtual:platform-library';
   // The bundler worker reads modules only: the declarations (4 MB, TypeScript's libs among them) stay out of its script.
   const modules = `${id}/modules`;
+  const quick = `${id}/quick`;
+  const kept = (loaded: string, path: string): boolean => loaded === `\0${id}` || !/\.d\.[cm]?ts$/.test(path);
   return {
     name: 'platform-library',
-    resolveId: (source) => (source === id || source === modules ? `\0${source}` : undefined),
+    resolveId: (source) => (source === id || source === modules || source === quick ? `\0${source}` : undefined),
     load(loaded) {
-      if (loaded !== `\0${id}` && loaded !== `\0${modules}`) return undefined;
+      if (loaded !== `\0${id}` && loaded !== `\0${modules}` && loaded !== `\0${quick}`) return undefined;
       for (const name of ['types', 'wire', 'server', 'client', 'test']) this.addWatchFile(`${root}src/modules/${name}.ts`);
       const library = nodeLibrary(root);
-      const files = [...library.files].filter(([path]) => loaded === `\0${id}` || !/\.d\.[cm]?ts$/.test(path));
+      if (loaded === `\0${quick}`) return `export default ${JSON.stringify(quickLibrary(library))};`;
+      const files = [...library.files].filter(([path]) => kept(loaded, path));
       return `export default ${JSON.stringify({ files, rendererVersion: library.rendererVersion, toolchainVersion: library.toolchainVersion })};`;
     },
   };
@@ -41,7 +47,7 @@ const pages = { main: 'index.html', runtime: 'harness/runtime.html', workspace: 
  * `new Worker(new URL(...))`, so the packages only workers import (TypeScript, esbuild-wasm) were found
  * when the first template opened, re-optimised and the page reloaded; named here, they are scanned at start.
  */
-const workers = ['worker/compiler.worker.ts', 'worker/bundler.worker.ts'];
+const workers = ['worker/compiler.worker.ts', 'worker/bundler.worker.ts', 'worker/quick-preview.worker.ts'];
 
 // The playground. Preact's automatic JSX runtime comes from tsconfig.base.json (jsxImportSource).
 export default defineConfig({

@@ -2,7 +2,8 @@
  * A project opens at the speed of a template, whatever it holds (issue 31, item 1): a reopened
  * project shows its stored last good build before the compiler is up; a share link's first build is
  * previewed before the whole project is type-checked, its diagnostics follow, and a build the check
- * finds broken is taken down; the Problems panel says "Checking…" until the check ran.
+ * finds broken is taken down; the Problems panel says "Checking…" until the check ran. A share link's
+ * first preview is the page's quick preview, made before the compiler starts.
  */
 import { chromium, expect, test, type Page, type Route } from '@playwright/test';
 import { encodeShareLink } from '../src/core/share/link';
@@ -68,6 +69,31 @@ test('a share link of a 200-file project previews its bundle before the type che
   expect(ready).not.toBeNull();
   expect(checked).not.toBeNull();
   expect(ready!).toBeLessThan(checked!);
+});
+
+test("a share link's quick preview runs the app before the compiler has started, and the next edit is the compiler's build", async ({ page }) => {
+  const release = await holdCompiler(page);
+  const files = generatedProject(200);
+  const parts = Object.keys(files).filter((path) => /^src\/client\/parts\/part\d+\.tsx$/.test(path)).length;
+  await page.goto(await shareLinkOf(files));
+  await expect(preview(page).getByRole('heading', { name: 'Todos' })).toBeVisible({ timeout: 60_000 });
+  // Made in the page (src/ui/quick-preview.ts): the compiler's wasm is still held.
+  const [quick, compilerReady] = await marks(page, ['platform:quick-preview', 'platform:compiler-ready']);
+  expect(quick).not.toBeNull();
+  expect(compilerReady).toBeNull();
+  // Its client and server work together: a mutation through the runtime, and the query that follows.
+  await preview(page).getByLabel('New todo').fill('from the quick preview');
+  await preview(page).getByRole('button', { name: 'Add' }).click();
+  await expect(preview(page).getByText('from the quick preview', { exact: true })).toBeVisible({ timeout: 30_000 });
+  expect(await preview(page).locator('body').evaluate(() => ((globalThis as { generatedParts?: unknown[] }).generatedParts ?? []).length)).toBe(parts);
+  await page.screenshot({ path: test.info().outputPath('quick-preview.png') });
+
+  await release();
+  await expect(page.getByTestId('all-clear')).toBeVisible({ timeout: 180_000 });
+  await replaceFile(page, 'main.tsx', (text) => text.replace('<h1>Todos</h1>', '<h1>Todos, built by the compiler</h1>'));
+  await expect(preview(page).getByRole('heading', { name: 'Todos, built by the compiler' })).toBeVisible({ timeout: 120_000 });
+  // The data the quick preview's server wrote is the compiler's build's too.
+  await expect(preview(page).getByText('from the quick preview', { exact: true })).toBeVisible();
 });
 
 test('the Problems panel says Checking… until the check ran, never "No problems" before', async ({ page }) => {

@@ -9,3 +9,9 @@ declare module 'virtual:platform-library/modules' {
   const library: { files: Array<[string, string]>; rendererVersion: string; toolchainVersion: string };
   export default library;
 }
+
+/** The Library's modules made for the quick preview at build time (`quickLibrary`): what worker/quick-preview.worker.ts links. */
+declare module 'virtual:platform-library/quick' {
+  const library: import('../src/core/build/quick-bundle').QuickLibrary;
+  export default library;
+}

@@ -51,7 +51,12 @@ function storedTheme(): 'light' | 'dark' | undefined {
 }
 
 export function App() {
-  const compiler = useMemo(() => (globalThis.__platformCompiler ??= new CompilerClient()), []);
+  const compiler = useMemo(() => {
+    const client = (globalThis.__platformCompiler ??= new CompilerClient());
+    // A share link's first preview is the quick preview: its worker starts with the page.
+    if (route().page === 'share') client.prepareQuickPreview();
+    return client;
+  }, []);
   const [current, setCurrent] = useState<Route>(route);
   const { opened, takeOver, renamed } = useOpenProject(current.page === 'project' ? current.id : undefined);
   const embed = useMemo(() => embedMode(location.search), []);
@@ -87,14 +92,15 @@ export function App() {
   const fragment = current.page === 'share' ? current.fragment : undefined;
   useEffect(() => {
     if (fragment === undefined) return undefined;
-    // A linked project is never a template as shipped (no prebuilt preview): its first preview waits
-    // for the compiler, which starts now, while the link is read and the project stored and opened.
-    compiler.start();
+    // A linked project is never a template as shipped (no prebuilt preview): its first preview is the
+    // page's quick preview (src/ui/quick-preview.ts), and the compiler starts once that is up, as after
+    // a template's; a project the quick preview declines starts it with its first build.
     let live = true;
     setShared(undefined);
     void (async () => {
       const read = await readShareLink(fragment);
       if (!live) return;
+      if (read.ok) compiler.prepareQuickPreview(read.project.files);
       if (!read.ok || embed === 'readonly') return setShared(read);
       if (embed) {
         // An editable embed opens the visitor's copy for this link and embedding page, made on the first
@@ -106,8 +112,17 @@ export function App() {
         location.replace(`#/p/${id}`);
         return;
       }
-      await saveLinkedProject(read);
+      // With no data to import, its first build and runtime start now, as a new template project's do,
+      // while it is stored and its workspace drawn.
+      if (read.state === undefined) startNewProjectSession(read.project, compiler);
+      try {
+        await saveLinkedProject(read);
+      } catch (error) {
+        dropNewProjectSession();
+        throw error;
+      }
       if (live) location.replace(`#/p/${read.project.id}`);
+      else dropNewProjectSession();
     })();
     return () => {
       live = false;
@@ -115,11 +130,19 @@ export function App() {
   }, [fragment]);
 
   const openFiles = async (work: Promise<OpenedFiles>) => {
-    // As for a share link: dropped files need the compiler for their first preview; it starts now.
-    compiler.start();
+    // As for a share link: the first preview is the quick preview when it can be; the compiler starts after it.
+    compiler.prepareQuickPreview();
     const result = await work;
     if (!result.ok) return setDropped({ tone: 'error', code: result.error.code, message: result.error.message });
-    await saveProject(result.project);
+    compiler.prepareQuickPreview(result.project.files);
+    // As for a link: a project with no data to import starts its session now (openZipFile stored any data as a pending import).
+    if (result.data === undefined) startNewProjectSession(result.project, compiler);
+    try {
+      await saveProject(result.project);
+    } catch (error) {
+      dropNewProjectSession();
+      throw error;
+    }
     setDropped(result.skipped.length ? { tone: 'info', message: `Opened ${result.project.title}; left out: ${result.skipped.slice(0, 10).join(', ')}${result.skipped.length > 10 ? ` and ${result.skipped.length - 10} more` : ''}.` } : undefined);
     location.hash = `#/p/${result.project.id}`;
   };

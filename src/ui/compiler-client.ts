@@ -10,9 +10,13 @@ import type { CompileMode, CompilerRequest, CompilerResponse, CompletionItem, Te
 import type { Manifest } from '../core/manifest';
 import type { TestEvent } from '../core/testing/events';
 import { filesDigest } from './projects/known-good';
+import { QuickPreviewer } from './quick-preview';
 
 /** A compile's outcome: the worker's `result` message without its envelope. */
-export type CompileResult = Omit<Extract<CompilerResponse, { type: 'result' }>, 'type' | 'id'>;
+export type CompileResult = Omit<Extract<CompilerResponse, { type: 'result' }>, 'type' | 'id'> & {
+  /** Made by the page's quick preview (src/ui/quick-preview.ts), not by the compiler: not type-checked, and not esbuild's bytes. */
+  quick?: true;
+};
 
 /** Bytes of esbuild's wasm received while the compiler starts (`total` 0 when unknown). */
 export interface LoadProgress {
@@ -123,6 +127,10 @@ export class CompilerClient {
   readonly #progressListeners = new Set<(progress: LoadProgress) => void>();
   #progress: LoadProgress = { loaded: 0, total: 0 };
   #nextId = 1;
+  /** The worker said it is ready (esbuild and TypeScript loaded). */
+  #isReady = false;
+  /** A first build's quick preview, until the worker is ready (src/ui/quick-preview.ts). */
+  readonly #quick = new QuickPreviewer();
   #resolveReady!: (startup: Startup) => void;
   #rejectReady!: (error: Error) => void;
   readonly #ready = new Promise<Startup>((resolve, reject) => {
@@ -150,6 +158,8 @@ export class CompilerClient {
       switch (message.type) {
         case 'ready':
           performance.mark('platform:compiler-ready', { detail: message.startup });
+          this.#isReady = true;
+          this.#quick.dispose();
           resolve(message.startup);
           break;
         case 'startup-failed':
@@ -225,11 +235,36 @@ export class CompilerClient {
     act(waiter);
   }
 
+  /** Whether a project's first preview is being made by the quick preview (a link or a zip being opened, the compiler not ready). */
+  get quickPreviewing(): boolean {
+    return !this.#isReady && this.#quick.prepared;
+  }
+
+  /**
+   * A project with no prebuilt or stored build is being opened (a share link, a zip): its first preview
+   * will be the quick preview, whose worker starts now, and which bundles `files` at once if they are known.
+   */
+  prepareQuickPreview(files?: Record<string, string | Uint8Array>): void {
+    if (!this.#isReady) this.#quick.prepare(files);
+  }
+
   /** Compiles the files; resolves undefined when a newer request superseded this one. */
-  async compile(files: Record<string, string | Uint8Array>, mode: CompileMode, focus?: string, options: { skipTypecheck?: boolean } = {}): Promise<CompileResult | undefined> {
+  async compile(files: Record<string, string | Uint8Array>, mode: CompileMode, focus?: string, options: { skipTypecheck?: boolean; quick?: boolean } = {}): Promise<CompileResult | undefined> {
     if (mode === 'preview') {
+      // A first build that skips its check is the quick preview when it can be, unless the compiler is
+      // ready already (a project opened after another) or the caller refuses it (`quick: false`). For a
+      // link or a zip (`prepared`) it is being made already, and no template's bundles are looked for.
+      const quickly = options.skipTypecheck === true && options.quick !== false && !this.#isReady;
+      if (quickly && this.#quick.prepared) {
+        const quick = await this.#quickPreview(files);
+        if (quick) return quick;
+      }
       const prebuilt = await prebuiltPreview(files);
       if (prebuilt) return prebuilt;
+      if (quickly && !this.#quick.prepared) {
+        const quick = await this.#quickPreview(files);
+        if (quick) return quick;
+      }
     }
     const id = this.#nextId++;
     const request: CompilerRequest = { type: 'compile', id, files, mode, focus, ...(options.skipTypecheck ? { skipTypecheck: true } : {}) };
@@ -238,6 +273,12 @@ export class CompilerClient {
       // A type check alone (the one after a prebuilt preview) is not urgent: it waits for the worker's start.
       this.#post(request, mode === 'check');
     });
+  }
+
+  async #quickPreview(files: Record<string, string | Uint8Array>): Promise<CompileResult | undefined> {
+    const quick = await this.#quick.preview(files);
+    if (!quick) return undefined;
+    return { diagnostics: [], files: quick.files, timings: { analyze: 0, focusCheck: 0, typecheck: 0, bundle: quick.ms, total: quick.ms }, quick: true };
   }
 
   /**

@@ -45,7 +45,7 @@ const EDITOR_WAIT_MS = 1000;
 /**
  * Whether the editor (CodeMirror: the workspace's longest piece of main-thread work, 60 to 130 ms)
  * is built. When a preview is on its way as the workspace opens (`previewStarting`: the build was
- * ready, or comes from a template's prebuilt bundles), the editor waits for that preview to be up (`firstPreview`, at most
+ * ready, or comes from a template's prebuilt bundles or the quick preview), the editor waits for that preview to be up (`firstPreview`, at most
  * EDITOR_WAIT_MS): built before, it held the main thread while the preview frame's document loaded
  * and its client's first frame was reported. Otherwise it is built one task after the first commit.
  * The second value builds it at once (a person reaching for the file's text).
@@ -132,8 +132,8 @@ export function Playground({ project, state, pendingImport, compiler, theme }: {
   const presenter = usePresenter();
   const { presenting } = presenter;
   // The editor is built after the rest of the workspace: the preview (its frame, the runtime's answer, the client's first frame) goes first.
-  // A template's files as shipped build from the prebuilt bundles: its preview is on its way as the workspace opens.
-  const [previewStarting] = useState(() => session.state.generation !== undefined || isTemplateFiles(session.state.project.files));
+  // A template's files as shipped build from the prebuilt bundles, and a link's or a zip's are the quick preview's: either preview is on its way as the workspace opens.
+  const [previewStarting] = useState(() => session.state.generation !== undefined || isTemplateFiles(session.state.project.files) || compiler.quickPreviewing);
   const [editorShown, showEditor] = useEditorShown(firstPreview, previewStarting);
 
   const runTests = (scope?: { file?: string; name?: string }) => {

@@ -210,6 +210,21 @@ describe('the compile loop', () => {
     expect(session.state.checked).toBe(true);
   });
 
+  it("a quick preview the runtime cannot start gives way to the compiler's bundle of the same files, still before their check", async () => {
+    const { session, compiler, runtime } = open();
+    compiler.quickPreviews = true;
+    runtime.refuse = (app) => (app.serverCode.startsWith('// quick') ? new Error('SyntaxError: Unexpected token') : undefined);
+    const first = await until(session, built);
+    expect(compiler.calls.slice(0, 2).map((c) => [c.mode, c.skipTypecheck, c.quick])).toEqual([
+      ['preview', true, true],
+      ['preview', true, false],
+    ]);
+    expect(first.generation!.serverCode.startsWith('// quick')).toBe(false);
+    expect(first.diagnostics).toEqual([]);
+    expect(first.events.find((e) => e.kind === 'runtime.restarted')?.reason).toMatch(/quick preview could not start \(SyntaxError: Unexpected token\)/);
+    expect(await until(session, (s) => s.checked)).toMatchObject({ compile: 'ready', diagnostics: [] });
+  });
+
   it('a first build the type check finds broken is taken down, and the state says so', async () => {
     const { session, runtime } = open({ files: { [SERVER]: 'export const server = 1;\n// error: Type string is not assignable' } });
     const shown: { generation: number | undefined; checked: boolean }[] = [];

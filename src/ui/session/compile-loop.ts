@@ -43,6 +43,8 @@ export class CompileLoop {
   #dependencies: Record<string, Uint8Array> | undefined;
   /** Whether a build of this session has produced a generation (the first one is bundled before its check). */
   #built = false;
+  /** A quick preview (src/ui/quick-preview.ts) failed to start: this session's builds are the compiler's. */
+  #quickRefused = false;
 
   constructor(ctx: SessionContext, parts: CompileLoopParts) {
     this.#ctx = ctx;
@@ -113,7 +115,7 @@ export class CompileLoop {
     // so files that do not check never run.
     const trusted = !this.#built && !(await this.#hasStored);
     try {
-      result = await compiler.compile(this.#withDependencies(files), 'preview', this.#focus, { skipTypecheck: trusted });
+      result = await compiler.compile(this.#withDependencies(files), 'preview', this.#focus, { skipTypecheck: trusted, quick: !this.#quickRefused });
     } catch (error) {
       ctx.update({ compile: 'failed', checked: true, diagnostics: [diagnostic('DG1602', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] });
       return;
@@ -123,7 +125,7 @@ export class CompileLoop {
     // Errors only in test files block the tests, not the app: the preview is built without them.
     if (!isBuilt(result) && onlyTestErrors(diagnostics)) {
       const app = Object.fromEntries(Object.entries(files).filter(([path]) => !isTestFile(path)));
-      const retry = await compiler.compile(this.#withDependencies(app), 'preview', this.#focus, { skipTypecheck: trusted }).catch(() => undefined);
+      const retry = await compiler.compile(this.#withDependencies(app), 'preview', this.#focus, { skipTypecheck: trusted, quick: !this.#quickRefused }).catch(() => undefined);
       if (files !== ctx.state.project.files) return;
       if (retry && isBuilt(retry)) result = { ...retry, diagnostics: result.diagnostics };
     }
@@ -165,6 +167,14 @@ export class CompileLoop {
       await runtime.flush();
       await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: runtime.committedState ?? this.#parts.committed() });
     } catch (error) {
+      if (result.quick) {
+        // The quick preview is a shortcut, never a verdict: the compiler's bundle of the same files decides.
+        ctx.log('runtime.restarted', { reason: `The quick preview could not start (${error instanceof Error ? error.message : String(error)}); the compiler bundles the project.` });
+        this.#quickRefused = true;
+        this.#built = false;
+        this.schedule(0);
+        return;
+      }
       // An incompatible schema change names its table, field and reason in the message; its code says what it is.
       const schema = (error as { code?: unknown } | undefined)?.code === SCHEMA_CHANGE_REFUSED;
       const d = diagnostic('DG1603', `The new build could not take over: ${error instanceof Error ? error.message : String(error)}`, {

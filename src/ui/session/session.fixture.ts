@@ -43,7 +43,9 @@ const timings = { analyze: 0, focusCheck: 0, typecheck: 0, bundle: 0, total: 1 }
 
 export class MemoryCompiler implements SessionCompiler {
   /** Each compile's files and mode, in order. */
-  readonly calls: { files: Record<string, string>; mode: string; skipTypecheck: boolean }[] = [];
+  readonly calls: { files: Record<string, string>; mode: string; skipTypecheck: boolean; quick?: boolean }[] = [];
+  /** Answer a first build that skips its check as the page's quick preview would (marked `quick`, its server code starting `// quick`), unless refused. */
+  quickPreviews = false;
   #held: (() => void)[] = [];
   #holding = false;
 
@@ -57,9 +59,10 @@ export class MemoryCompiler implements SessionCompiler {
     for (const resume of this.#held.splice(0)) resume();
   }
 
-  async compile(input: Record<string, string | Uint8Array>, mode: string, _focus?: string, options: { skipTypecheck?: boolean } = {}): Promise<CompileResult | undefined> {
+  async compile(input: Record<string, string | Uint8Array>, mode: string, _focus?: string, options: { skipTypecheck?: boolean; quick?: boolean } = {}): Promise<CompileResult | undefined> {
     const files = Object.fromEntries(Object.entries(input).filter((e): e is [string, string] => typeof e[1] === 'string'));
-    this.calls.push({ files, mode, skipTypecheck: options.skipTypecheck ?? false });
+    this.calls.push({ files, mode, skipTypecheck: options.skipTypecheck ?? false, ...(options.quick !== undefined ? { quick: options.quick } : {}) });
+    const quick = this.quickPreviews && mode === 'preview' && options.skipTypecheck === true && options.quick !== false;
     if (this.#holding) await new Promise<void>((resume) => this.#held.push(resume));
     const diagnostics: Diagnostic[] = [];
     for (const [file, text] of Object.entries(files)) {
@@ -74,6 +77,7 @@ export class MemoryCompiler implements SessionCompiler {
         .filter(([path]) => path.startsWith(prefix))
         .map(([path, text]) => `// ${path}\n${text}`)
         .join('\n');
+    if (quick) return { diagnostics: [], timings, quick: true, files: { 'server/index.js': encoder.encode(`// quick\n${bundle('src/server/')}`), 'client/app.js': encoder.encode(`// quick\n${bundle('src/client/')}`) } };
     return { diagnostics, timings, files: { 'server/index.js': encoder.encode(bundle('src/server/')), 'client/app.js': encoder.encode(bundle('src/client/')) } };
   }
 }

@@ -1,0 +1,93 @@
+/**
+ * The page's side of the quick preview (worker/quick-preview.worker.ts, src/core/build/quick-bundle.ts):
+ * a project's first build without the compiler, for a project with no prebuilt or stored build (a
+ * share link, a bug report, a zip). The worker starts as such a project is read, and bundles its files
+ * at once (`prepare`), so the session's first build finds them made; the compiler's 14 MB of
+ * esbuild-wasm and 9 MB of TypeScript load after the preview is up.
+ */
+import type { QuickPreviewRequest, QuickPreviewResponse } from '../../worker/protocol/quick-preview';
+
+type Files = Record<string, string | Uint8Array>;
+
+/** A quick preview's files (`server/index.js`, `client/app.js`, …) and the milliseconds the worker spent. */
+export interface QuickPreview {
+  files: Record<string, Uint8Array>;
+  ms: number;
+}
+
+function sameFiles(a: Files, b: Files): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) {
+    const [x, y] = [a[key], b[key]];
+    if (typeof x === 'string' || typeof y === 'string') {
+      if (x !== y) return false;
+    } else if (!y || !x || x.byteLength !== y.byteLength || x.some((byte, at) => byte !== y[at])) return false;
+  }
+  return true;
+}
+
+export class QuickPreviewer {
+  #worker: Worker | undefined;
+  #nextId = 1;
+  readonly #waiting = new Map<number, (response: QuickPreviewResponse | undefined) => void>();
+  /** The files last asked for and their answer: the session's first build asks again for the files `prepare` was given. */
+  #last: { files: Files; answer: Promise<QuickPreview | undefined> } | undefined;
+
+  /** Whether a project is being opened for the quick preview (`prepare`): its first build need not be looked for among the templates. */
+  get prepared(): boolean {
+    return this.#worker !== undefined;
+  }
+
+  /** Starts the worker (its script loads), and bundles `files` if given, for a `preview` of the same files to come. */
+  prepare(files?: Files): void {
+    this.#start();
+    if (files) void this.preview(files);
+  }
+
+  /** The quick preview of `files`, or undefined when the quick path declines them (the reason is in the console's debug log). */
+  preview(files: Files): Promise<QuickPreview | undefined> {
+    if (this.#last && sameFiles(this.#last.files, files)) return this.#last.answer;
+    const answer = this.#ask(files).then((response) => {
+      if (response?.type !== 'bundled') {
+        if (response) console.debug(`The quick preview was not made (${response.reason}); the compiler bundles the project.`);
+        return undefined;
+      }
+      performance.mark('platform:quick-preview', { detail: { ms: response.ms } });
+      return { files: response.files, ms: response.ms };
+    });
+    this.#last = { files, answer };
+    return answer;
+  }
+
+  /** Ends the worker: the compiler is ready, and every later build is its own. */
+  dispose(): void {
+    this.#worker?.terminate();
+    this.#worker = undefined;
+    for (const settle of this.#waiting.values()) settle(undefined);
+    this.#waiting.clear();
+  }
+
+  #start(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(new URL('../../worker/quick-preview.worker.ts', import.meta.url), { type: 'module', name: 'quick-preview' });
+    worker.onmessage = (event: MessageEvent<QuickPreviewResponse>) => {
+      const settle = this.#waiting.get(event.data.id);
+      this.#waiting.delete(event.data.id);
+      settle?.(event.data);
+    };
+    // A worker that cannot start declines every project: the compiler bundles them.
+    worker.onerror = () => this.dispose();
+    this.#worker = worker;
+    return worker;
+  }
+
+  #ask(files: Files): Promise<QuickPreviewResponse | undefined> {
+    const worker = this.#start();
+    const id = this.#nextId++;
+    return new Promise((resolve) => {
+      this.#waiting.set(id, resolve);
+      worker.postMessage({ type: 'bundle', id, files } satisfies QuickPreviewRequest);
+    });
+  }
+}
