@@ -6,6 +6,7 @@ import { runtimeSandboxPlugin } from './vite/runtime-sandbox-plugin.ts';
 import { ISOLATION_HEADERS } from './src/adapters/webcontainer/isolation.ts';
 import { platformToolchainPlugin } from './vite/platform-toolchain-plugin.ts';
 import { cacheHeadersPlugin } from './vite/cache-headers-plugin.ts';
+import { earlyWorkerPlugin } from './vite/early-worker-plugin.ts';
 import { templateArtifactsPlugin } from './vite/template-artifacts-plugin.ts';
 import { docsPlugin } from './vite/docs-plugin.ts';
 import { manifestSchemaPlugin } from './vite/manifest-schema-plugin.ts';
@@ -51,7 +52,7 @@ const workers = ['worker/compiler.worker.ts', 'worker/bundler.worker.ts', 'worke
 
 // The playground. Preact's automatic JSX runtime comes from tsconfig.base.json (jsxImportSource).
 export default defineConfig({
-  plugins: [platformLibrary(), runtimeSandboxPlugin(), platformToolchainPlugin(root), cacheHeadersPlugin(), templateArtifactsPlugin(root), docsPlugin(root), manifestSchemaPlugin(root)],
+  plugins: [platformLibrary(), runtimeSandboxPlugin(), platformToolchainPlugin(root), cacheHeadersPlugin(), earlyWorkerPlugin(), templateArtifactsPlugin(root), docsPlugin(root), manifestSchemaPlugin(root)],
   // Cross-origin isolation, which a WebContainer needs (docs/terminal.md says what it changes).
   server: { port: 5173, strictPort: false, headers: { ...ISOLATION_HEADERS } },
   preview: { port: 4173, strictPort: true, headers: { ...ISOLATION_HEADERS } },

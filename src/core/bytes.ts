@@ -12,6 +12,13 @@ export function sameContent(a: string | Uint8Array, b: string | Uint8Array): boo
   return true;
 }
 
+/** Whether two projects' files are the same: the same paths, each with the same content. */
+export function sameFiles(a: Readonly<Record<string, string | Uint8Array>>, b: Readonly<Record<string, string | Uint8Array>>): boolean {
+  const paths = Object.keys(a);
+  if (paths.length !== Object.keys(b).length) return false;
+  return paths.every((path) => b[path] !== undefined && sameContent(a[path]!, b[path]!));
+}
+
 /** The chunks of a stream, read in order, as one array of their total length. */
 export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
   let length = 0;

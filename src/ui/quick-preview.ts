@@ -5,6 +5,7 @@
  * at once (`prepare`), so the session's first build finds them made; the compiler's 14 MB of
  * esbuild-wasm and 9 MB of TypeScript load after the preview is up.
  */
+import { sameFiles } from '../core/bytes';
 import type { QuickPreviewRequest, QuickPreviewResponse } from '../../worker/protocol/quick-preview';
 
 type Files = Record<string, string | Uint8Array>;
@@ -15,16 +16,17 @@ export interface QuickPreview {
   ms: number;
 }
 
-function sameFiles(a: Files, b: Files): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) {
-    const [x, y] = [a[key], b[key]];
-    if (typeof x === 'string' || typeof y === 'string') {
-      if (x !== y) return false;
-    } else if (!y || !x || x.byteLength !== y.byteLength || x.some((byte, at) => byte !== y[at])) return false;
-  }
-  return true;
+
+declare global {
+  /**
+   * The worker a built page's first script starts for a share link (vite/early-worker-plugin.ts), before
+   * the playground's own script, which runs after its whole module graph has loaded.
+   */
+  var __platformQuickPreviewWorker: Worker | undefined;
+}
+
+function newWorker(): Worker {
+  return new Worker(new URL('../../worker/quick-preview.worker.ts', import.meta.url), { type: 'module', name: 'quick-preview' });
 }
 
 export class QuickPreviewer {
@@ -70,7 +72,8 @@ export class QuickPreviewer {
 
   #start(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(new URL('../../worker/quick-preview.worker.ts', import.meta.url), { type: 'module', name: 'quick-preview' });
+    const worker = globalThis.__platformQuickPreviewWorker ?? newWorker();
+    globalThis.__platformQuickPreviewWorker = undefined;
     worker.onmessage = (event: MessageEvent<QuickPreviewResponse>) => {
       const settle = this.#waiting.get(event.data.id);
       this.#waiting.delete(event.data.id);

@@ -185,7 +185,7 @@ function scriptOf(path: string, text: string): { code: string; required: string[
 }
 
 /** The modules one side's entry reaches, each made and resolved; declines what it cannot link. */
-async function linkSide(side: Side, entry: string, project: MemoryFileSystem, texts: Record<string, string>, library: QuickLibrary): Promise<Linked[]> {
+async function linkSide(side: Side, entry: string, project: MemoryFileSystem, texts: Record<string, string>, library: QuickLibrary, scripts: Map<string, ReturnType<typeof scriptOf>>): Promise<Linked[]> {
   const modules = new Map<string, Linked>();
   const pending: string[] = [`app:${entry}`];
   while (pending.length) {
@@ -213,7 +213,9 @@ async function linkSide(side: Side, entry: string, project: MemoryFileSystem, te
       }
       module = { id, kind: 'json', code: text, source: text, resolved: {}, before: [] };
     } else if (SCRIPT.test(path)) {
-      const { code, required, before } = scriptOf(path, text);
+      // A shared module is made once for both sides.
+      if (!scripts.has(path)) scripts.set(path, scriptOf(path, text));
+      const { code, required, before } = scripts.get(path)!;
       const resolved: Record<string, string> = {};
       for (const specifier of required) {
         if (resolved[specifier]) continue;
@@ -327,12 +329,13 @@ export async function quickBundle(files: Record<string, string | Uint8Array>, li
     const project = new MemoryFileSystem(files);
     const out = new Map<string, Uint8Array>();
 
-    const serverModules = await linkSide('server', server, project, texts, library);
+    const scripts = new Map<string, ReturnType<typeof scriptOf>>();
+    const serverModules = await linkSide('server', server, project, texts, library, scripts);
     const serverBundle = emit('server', serverModules, server);
     out.set('server/index.js', encoder.encode(serverBundle.code));
     out.set('server/index.js.map', encoder.encode(serverBundle.map));
 
-    const clientModules = await linkSide('client', client, project, texts, library);
+    const clientModules = await linkSide('client', client, project, texts, library, scripts);
     const clientBundle = emit('client', clientModules, client);
     const css = clientModules.filter((module) => module.kind === 'css').map((module) => module.code);
     const clientBytes = encoder.encode(clientBundle.code);

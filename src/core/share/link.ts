@@ -151,6 +151,17 @@ function fragmentOf(input: string): string {
   return (hash >= 0 ? input.slice(hash + 1) : input).replace(/[\s]+/g, '');
 }
 
+/** The playground's route of a link: `#/share/v1.…`; the core's bare form `#v1.…` opens too. */
+export const SHARE_ROUTE = '#/share/';
+/** A location hash that is a share route (the playground's page tests it before its own script runs: vite/early-worker-plugin.ts). */
+export const SHARE_HASH = /^#(?:\/share\/|[vV])/;
+
+/** The link's fragment (without `#/share/`) when the hash is a share route. */
+export function shareFragment(hash: string): string | undefined {
+  if (!SHARE_HASH.test(hash)) return undefined;
+  return hash.startsWith(SHARE_ROUTE) ? hash.slice(SHARE_ROUTE.length) : hash.slice(1);
+}
+
 /**
  * Decodes a link: a full URL, its `#fragment`, or the fragment alone. Never throws.
  *

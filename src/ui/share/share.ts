@@ -28,15 +28,8 @@ import { version } from '../../../package.json';
 /** The playground's version, as the bug report states it. */
 export const PLAYGROUND_VERSION: string = version;
 
-/** The route of a link: `#/share/v1.…`. The core's bare form `#v1.…` opens too. */
-export const SHARE_ROUTE = '#/share/';
-
-/** The link's fragment (without `#/share/`) when the hash is a share route. */
-export function shareFragment(hash: string): string | undefined {
-  if (hash.startsWith(SHARE_ROUTE)) return hash.slice(SHARE_ROUTE.length);
-  if (/^#[vV]/.test(hash)) return hash.slice(1);
-  return undefined;
-}
+import { SHARE_ROUTE } from '../../core/share/link';
+export { SHARE_ROUTE, shareFragment } from '../../core/share/link';
 
 export function shareUrl(fragment: string, base: string = `${location.origin}${location.pathname}`): string {
   return `${base}${SHARE_ROUTE}${fragment}`;
