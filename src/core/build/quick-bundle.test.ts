@@ -6,7 +6,7 @@ import { nodeTemplates } from '../../adapters/node/templates';
 import { TypeCheckSession } from '../analyze/typecheck';
 import { MemoryFileSystem } from '../fs';
 import { compileProject } from './build';
-import { QUICK_BUNDLE_MARK, quickBundle, quickLibrary } from './quick-bundle';
+import { QUICK_BUNDLE_MARK, QUICK_SOURCE_LIMIT, quickBundle, quickLibrary } from './quick-bundle';
 
 const library = nodeLibrary();
 const compiler = { esbuild, library, typecheck: new TypeCheckSession(library) };
@@ -133,6 +133,7 @@ describe('the quick preview bundle', () => {
     expect(await declined(app({ 'src/client/main.tsx': `import logo from '../../public/favicon.svg';\n${todo['src/client/main.tsx']}\nconsole.log(logo);` }))).toMatch(/asset/);
     expect(await declined(app({ 'src/server/index.ts': `import { useQuery } from 'platform/client';\n${todo['src/server/index.ts']}\nexport const hook = useQuery;` }))).toMatch(/server: .* imports "platform\/client"/);
     expect(await declined(app({ 'public/index.html': '<p>mine</p>' }))).toMatch(/refused by the bundler/);
+    expect(await declined(app({ 'src/shared/big.ts': `export const big = '${'x'.repeat(QUICK_SOURCE_LIMIT)}';\n` }))).toMatch(/more than the \d+ the quick preview takes/);
     expect(await declined(app({ 'src/shared/todo.ts': `${todo['src/shared/todo.ts']}\nexport const broken = ;\n` }))).toMatch(/Sucrase could not read|cannot run/);
   });
 });

@@ -26,6 +26,9 @@ export const QUICK_BUNDLE_MARK = '// platform: a quick preview bundle (Sucrase, 
 
 export type QuickBundle = { ok: true; files: Map<string, Uint8Array> } | { ok: false; reason: string };
 
+/** The most text (characters, every text file) the quick preview makes: about 4 MB of sources; 200 generated files hold 0.1 MB. */
+export const QUICK_SOURCE_LIMIT = 4 * 1024 * 1024;
+
 /** Why the quick path declined a project: the caller bundles it with esbuild. */
 class Declined extends Error {}
 const decline = (reason: string): never => {
@@ -325,7 +328,14 @@ export async function quickBundle(files: Record<string, string | Uint8Array>, li
     const server = normalizeProjectPath(String(manifest.entrypoints?.server ?? ''));
     if (!client || !server) return decline('the manifest names no entrypoints');
     const texts: Record<string, string> = {};
-    for (const [path, content] of Object.entries(files)) if (typeof content === 'string') texts[path] = content;
+    let size = 0;
+    for (const [path, content] of Object.entries(files)) {
+      if (typeof content !== 'string') continue;
+      texts[path] = content;
+      size += content.length;
+    }
+    // Made on one thread before anything shows: a project this large is esbuild's, which the compiler runs anyway.
+    if (size > QUICK_SOURCE_LIMIT) decline(`the project's text files hold ${size} characters, more than the ${QUICK_SOURCE_LIMIT} the quick preview takes`);
     const project = new MemoryFileSystem(files);
     const out = new Map<string, Uint8Array>();
 
