@@ -2,7 +2,8 @@
 /**
  * The playground's side of the compiler worker: requests by id, with stale results dropped. A preview
  * of a bundled template's files as shipped is answered from the bundles made at build time
- * (`virtual:template-artifacts`), without waiting for the worker to start. The worker starts on the
+ * (`virtual:template-artifacts`), and the first preview of a link or a zip by the quick preview
+ * (src/ui/quick-preview.ts), without waiting for the worker to start. The worker starts on the
  * first request that needs it, or when asked (`start`: the playground does once a project's first
  * preview is up), so its start-up (about 1.5 s of a core) does not compete with that preview.
  */

@@ -19,7 +19,6 @@ export interface QuickPreview {
   ms: number;
 }
 
-
 declare global {
   /**
    * The worker a built page's first script starts for a share link (vite/early-worker-plugin.ts), before
@@ -34,6 +33,8 @@ function newWorker(): Worker {
 
 export class QuickPreviewer {
   #worker: Worker | undefined;
+  /** The worker failed to load or run: every project is the compiler's. */
+  #failed = false;
   #nextId = 1;
   readonly #waiting = new Map<number, (response: QuickPreviewResponse | undefined) => void>();
   /** The files last asked for and their answer: the session's first build asks again for the files `prepare` was given. */
@@ -46,6 +47,7 @@ export class QuickPreviewer {
 
   /** Starts the worker (its script loads), and bundles `files` if given, for a `preview` of the same files to come. */
   prepare(files?: Files): void {
+    if (this.#failed) return;
     this.#start();
     if (files) void this.preview(files);
   }
@@ -55,6 +57,7 @@ export class QuickPreviewer {
    * console's debug log) or has not answered within QUICK_PREVIEW_PATIENCE_MS (the compiler bundles them).
    */
   preview(files: Files): Promise<QuickPreview | undefined> {
+    if (this.#failed) return Promise.resolve(undefined);
     if (this.#last && sameFiles(this.#last.files, files)) return this.#last.answer;
     const answer = this.#ask(files).then((response) => {
       if (response?.type !== 'bundled') {
@@ -86,7 +89,10 @@ export class QuickPreviewer {
       settle?.(event.data);
     };
     // A worker that cannot start declines every project: the compiler bundles them.
-    worker.onerror = () => this.dispose();
+    worker.onerror = () => {
+      this.#failed = true;
+      this.dispose();
+    };
     this.#worker = worker;
     return worker;
   }
