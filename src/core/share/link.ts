@@ -162,6 +162,14 @@ export function shareFragment(hash: string): string | undefined {
   return hash.startsWith(SHARE_ROUTE) ? hash.slice(SHARE_ROUTE.length) : hash.slice(1);
 }
 
+/** The files of the share link a location hash names; undefined when it names none or does not decode. */
+export async function linkFilesOf(hash: string): Promise<Record<string, string> | undefined> {
+  const fragment = shareFragment(hash);
+  if (fragment === undefined) return undefined;
+  const decoded = await decodeShareLink(fragment);
+  return decoded.ok ? decoded.link.files : undefined;
+}
+
 /**
  * Decodes a link: a full URL, its `#fragment`, or the fragment alone. Never throws.
  *
