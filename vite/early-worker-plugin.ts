@@ -7,7 +7,7 @@
  * in `vite` dev the page starts the worker when it reads the link.
  */
 import type { Plugin } from 'vite';
-import { SHARE_HASH } from '../src/core/share/link.ts';
+import { SHARE_HASH } from '../src/core/share/route.ts';
 
 const WORKER = /(^|\/)quick-preview\.worker-[^/]*\.js$/;
 

@@ -17,6 +17,9 @@ import { decodeBase64url, encodeBase64url } from '../bytes';
 import { deflateRaw, inflateRaw } from './deflate';
 import { isPlainRecord, MAX_LINK_OBJECT_BYTES, parseSharedObjects, type SharedObject } from './objects';
 import { pathSetProblem, projectPathProblem } from './paths';
+import { shareFragment } from './route';
+
+export { SHARE_HASH, SHARE_ROUTE, shareFragment } from './route';
 
 /** The version this playground writes and reads. */
 export const SHARE_LINK_VERSION = 1;
@@ -149,17 +152,6 @@ export async function encodeShareLink(link: ShareLink): Promise<ShareLinkEncodeR
 function fragmentOf(input: string): string {
   const hash = input.indexOf('#');
   return (hash >= 0 ? input.slice(hash + 1) : input).replace(/[\s]+/g, '');
-}
-
-/** The playground's route of a link: `#/share/v1.…`; the core's bare form `#v1.…` opens too. */
-export const SHARE_ROUTE = '#/share/';
-/** A location hash that is a share route (the playground's page tests it before its own script runs: vite/early-worker-plugin.ts). */
-export const SHARE_HASH = /^#(?:\/share\/|[vV])/;
-
-/** The link's fragment (without `#/share/`) when the hash is a share route. */
-export function shareFragment(hash: string): string | undefined {
-  if (!SHARE_HASH.test(hash)) return undefined;
-  return hash.startsWith(SHARE_ROUTE) ? hash.slice(SHARE_ROUTE.length) : hash.slice(1);
 }
 
 /** The files of the share link a location hash names; undefined when it names none or does not decode. */
