@@ -69,3 +69,41 @@ export async function stopCompilers(): Promise<void> {
   await esbuildWasm.stop();
   await esbuild.stop();
 }
+
+/**
+ * The quick preview's bundle (src/core/build/quick-bundle.ts) of generated projects at two sizes, each
+ * in a new Node process so that its first run is as cold as the playground's worker's, against
+ * esbuild-wasm's and native esbuild's preview bundle of the same files made in that process (issue 31:
+ * a link's first preview made without esbuild-wasm).
+ */
+export async function quickBundleRows(sizes: readonly number[]): Promise<Row[]> {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { quickLibrary } = await import('../src/core/build/quick-bundle');
+  // The Library's modules, made here as the playground makes them at build time: the child's Sucrase runs first on the app.
+  const dir = mkdtempSync(join(tmpdir(), 'bench-quick-'));
+  const linked = join(dir, 'library.json');
+  writeFileSync(linked, JSON.stringify(quickLibrary(nodeLibrary())));
+  const rows: Row[] = [];
+  try {
+    for (const files of sizes) rows.push(...quickRowsOf(files, spawnSync(process.execPath, ['--import', 'tsx', new URL('./quick-bundle-child.ts', import.meta.url).pathname, String(files), linked], { encoding: 'utf8' })));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+function quickRowsOf(files: number, run: { status: number | null; stdout: string; stderr: string }): Row[] {
+  if (run.status !== 0) throw new Error(`the quick bundle bench failed: ${run.stderr}`);
+  const { quick, quickAgain, wasm, native } = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { quick: number; quickAgain: number; wasm: number; native: number };
+  return [
+    { name: `${files} files: quick preview bundle, cold (a new process)`, value: quick, unit: 'ms' },
+    { name: `${files} files: quick preview bundle, again`, value: quickAgain, unit: 'ms' },
+    { name: `${files} files: esbuild-wasm preview bundle, cold, in the same process`, value: wasm, unit: 'ms' },
+    { name: `${files} files: native esbuild preview bundle, cold, in the same process`, value: native, unit: 'ms' },
+    { name: `${files} files: quick cold / esbuild-wasm cold`, value: quick / wasm, unit: 'x' },
+    { name: `${files} files: quick cold / native esbuild cold`, value: quick / native, unit: 'x' },
+  ];
+}

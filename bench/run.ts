@@ -9,7 +9,7 @@ import { FULL_MANIFEST } from '../src/core/manifest/__fixtures__/cases';
 import { browserCompilerRows, openPlayground, workerWarmUpRows } from './browser';
 import { playgroundRows } from './playground';
 import { openProjectRows } from './open-project';
-import { compilerRows, stopCompilers } from './compiler';
+import { compilerRows, quickBundleRows, stopCompilers } from './compiler';
 import { benchProjects } from './projects';
 import { tableRows } from './runtime';
 import { median, percentile, printTable, time, type Row } from './stats';
@@ -69,6 +69,7 @@ if (wanted('hosting')) printTable('Hosting in workerd: commit cost against data 
 const projects = benchProjects();
 if (wanted('compiler')) {
   for (const project of projects) printTable(`Compiler in Node: ${project.name}`, await compilerRows(project));
+  printTable('The quick preview bundle in Node (a link\'s first preview), against esbuild in the same process', await quickBundleRows([50, 200]));
 }
 await stopCompilers();
 
