@@ -5,8 +5,10 @@
  * finds broken is taken down; the Problems panel says "Checking…" until the check ran. A share link's
  * first preview is the page's quick preview, made before the compiler starts.
  */
+import { join } from 'node:path';
 import { chromium, expect, test, type Page, type Route } from '@playwright/test';
 import { encodeShareLink } from '../src/core/share/link';
+import { readTextTree } from '../src/adapters/node/templates';
 import { generatedProject } from '../bench/generated-project';
 import { openTemplate, preview, replaceFile } from './helpers';
 
@@ -94,6 +96,18 @@ test("a share link's quick preview runs the app before the compiler has started,
   await expect(preview(page).getByRole('heading', { name: 'Todos, built by the compiler' })).toBeVisible({ timeout: 120_000 });
   // The data the quick preview's server wrote is the compiler's build's too.
   await expect(preview(page).getByText('from the quick preview', { exact: true })).toBeVisible();
+});
+
+test('a share link the quick preview declines (a React app) is bundled by the compiler, before its check as any first build', async ({ page }) => {
+  const files = readTextTree(join(import.meta.dirname, '../templates/todo-react'));
+  files['src/client/main.tsx'] = files['src/client/main.tsx']!.replace('<h1>Todos</h1>', '<h1>Todos, in React</h1>');
+  await page.goto(await shareLinkOf(files));
+  await expect(preview(page).getByRole('heading', { name: 'Todos, in React' })).toBeVisible({ timeout: 180_000 });
+  const [quick, compilerReady] = await marks(page, ['platform:quick-preview', 'platform:compiler-ready']);
+  expect(quick).toBeNull();
+  expect(compilerReady).not.toBeNull();
+  await page.getByRole('tab', { name: /Events/ }).click();
+  await expect(page.locator('.events li[data-kind="compile.ready"]').first()).toContainText('typecheck=after');
 });
 
 test('the Problems panel says Checking… until the check ran, never "No problems" before', async ({ page }) => {
