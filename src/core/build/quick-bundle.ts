@@ -140,7 +140,10 @@ function isNodeEnv(node: Node): boolean {
 /**
  * What Sucrase writes for one `import` or `export … from`, in the import's place: the require, then on
  * the same line the bindings made from it (a default or namespace import, a re-export). Sucrase writes
- * exactly these forms and nothing else writes them, so they are found by their text, not a parse.
+ * exactly these forms, so they are found by their text, not a parse. An app's own statement of that
+ * very text (a CommonJS `var _x = require('x');`) would move too: in TypeScript `require` is not
+ * declared in the playground, so such a file fails the check that follows and its build is taken
+ * down; in a JavaScript file that statement would run before the module's body (until the next build).
  */
 const IMPORT_GROUP = /(?<=^|[;}])[ \t]*(?:var (_\w+) = require\((['"])([^'"\n]*)\2\);(?:[ \t]*(?:var \w+ = _interopRequire(?:Default|Wildcard)\(\1\);|_createNamedExportFrom\(\1, '[^'\n]*', '[^'\n]*'\);|_createStarExport\(\1\);|exports\.\w+ = _\w+;))*|require\((['"])([^'"\n]*)\4\);)/gm;
 /** Any require: an import's, a dynamic `import()`'s (inside a function), or one the app wrote. */
