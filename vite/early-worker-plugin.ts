@@ -8,6 +8,7 @@
  */
 import type { Plugin } from 'vite';
 import { SHARE_HASH } from '../src/core/share/route.ts';
+import type { QuickPreviewRequest } from '../src/core/build/quick-preview-host.ts';
 
 const WORKER = /(^|\/)quick-preview\.worker-[^/]*\.js$/;
 
@@ -25,8 +26,9 @@ export function earlyWorkerPlugin(): Plugin {
         const file = Object.keys(context.bundle).find((name) => WORKER.test(name));
         if (!file) throw new Error('The build has no quick preview worker to start early.');
         const url = JSON.stringify(`${base}${file}`);
-        // The worker is given the hash: it decodes the link and bundles its files while the page's script loads.
-        const script = `if (${SHARE_HASH}.test(location.hash)) { const worker = new Worker(${url}, { type: 'module', name: 'quick-preview' }); worker.postMessage({ type: 'link', hash: location.hash }); globalThis.__platformQuickPreviewWorker = worker; }`;
+        // The worker is given the hash (the protocol's `link` message): it decodes the link and bundles its files while the page's script loads.
+        const kind: Extract<QuickPreviewRequest, { type: 'link' }>['type'] = 'link';
+        const script = `if (${SHARE_HASH}.test(location.hash)) { const worker = new Worker(${url}, { type: 'module', name: 'quick-preview' }); worker.postMessage({ type: ${JSON.stringify(kind)}, hash: location.hash }); globalThis.__platformQuickPreviewWorker = worker; }`;
         return { html, tags: [{ tag: 'script', children: script, injectTo: 'head' }] };
       },
     },
