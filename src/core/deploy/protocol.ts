@@ -7,6 +7,7 @@ import { APP_ID, ARTIFACT_ID, DEPLOYMENT_ID, RECEIPT_ID, SERVICE_TOKEN_ID } from
 
 import type { ExportPage } from '../state/export-pages';
 import type { Manifest } from '../manifest';
+import type { CallError } from '../runtime/console-capture';
 export const CONTROL_PROTOCOL = 'platform.control.v0';
 export const PROJECT_FORMAT = 'platform.project.v0';
 export const PROJECT_CACHE_FORMAT = 'platform.project-cache.v0';
@@ -139,7 +140,7 @@ export interface CallRecord {
   durationMs: number;
   visitor: 'guest' | 'user';
   /** A failed call's runtime error, as the visitor received it. */
-  error?: { code: string; message: string; errorId?: string };
+  error?: CallError;
   /** What the handler wrote with `console` (cut to the runtime's LOG_LIMITS). */
   logs: Array<{ level: 'debug' | 'log' | 'info' | 'warn' | 'error'; message: string }>;
 }

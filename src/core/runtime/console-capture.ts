@@ -9,6 +9,7 @@
  * what an HTTP parser accepts. The host takes it off before a visitor sees the answer.
  */
 import { decodeBase64url, encodeBase64url } from '../bytes';
+import type { RuntimeErrorInfo } from '../../modules/types';
 
 export type LogLevel = 'debug' | 'log' | 'info' | 'warn' | 'error';
 
@@ -29,9 +30,12 @@ export const CALL_REPORT_HEADER = 'x-platform-call';
  * with, and the stack frames of what its handler threw (for the owner to map to a file and line: the
  * answer itself never carries them, runtime.md "Errors").
  */
+/** A failed call's runtime error as its host records it (the runtime's `RuntimeErrorInfo`; a refusal before the handler ran has no error id). */
+export type CallError = Pick<RuntimeErrorInfo, 'code' | 'message'> & Partial<Pick<RuntimeErrorInfo, 'errorId'>>;
+
 export interface CallReport {
   logs: LogLine[];
-  error?: { code: string; message: string; errorId?: string };
+  error?: CallError;
   stack?: string;
 }
 
