@@ -25,7 +25,6 @@ function platformLibrary(): Plugin {
   // The bundler worker reads modules only: the declarations (4 MB, TypeScript's libs among them) stay out of its script.
   const modules = `${id}/modules`;
   const quick = `${id}/quick`;
-  const kept = (loaded: string, path: string): boolean => loaded === `\0${id}` || !/\.d\.[cm]?ts$/.test(path);
   return {
     name: 'platform-library',
     resolveId: (source) => (source === id || source === modules || source === quick ? `\0${source}` : undefined),
@@ -34,7 +33,7 @@ function platformLibrary(): Plugin {
       for (const name of ['types', 'wire', 'server', 'client', 'test']) this.addWatchFile(`${root}src/modules/${name}.ts`);
       const library = nodeLibrary(root);
       if (loaded === `\0${quick}`) return `export default ${JSON.stringify(quickLibrary(library))};`;
-      const files = [...library.files].filter(([path]) => kept(loaded, path));
+      const files = [...library.files].filter(([path]) => loaded === `\0${id}` || !/\.d\.[cm]?ts$/.test(path));
       return `export default ${JSON.stringify({ files, rendererVersion: library.rendererVersion, toolchainVersion: library.toolchainVersion })};`;
     },
   };

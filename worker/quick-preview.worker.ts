@@ -10,7 +10,7 @@
 import library from 'virtual:platform-library/quick';
 import { quickBundle } from '../src/core/build/quick-bundle';
 import { QuickPreviewHost } from '../src/core/build/quick-preview-host';
-import { linkFilesOf } from '../src/core/share/link';
+import { linkFilesOf } from '../src/core/share';
 import type { QuickPreviewRequest } from './protocol/quick-preview';
 
 declare const self: DedicatedWorkerGlobalScope;

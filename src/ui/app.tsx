@@ -14,7 +14,8 @@ import { newProjectId, PROJECT_FORMAT, saveProject, type Project } from './proje
 import { useOpenProject } from './projects/use-open-project';
 import type { PlaygroundTemplate } from './projects/templates';
 import { EmbedView, embedMode } from './embed/embed-view';
-import { readShareLink, saveLinkedProject, shareFragment, type OpenedLink } from './share/share';
+import { shareFragment } from '../core/share';
+import { readShareLink, saveLinkedProject, type OpenedLink } from './share/share';
 import { keptEmbed } from './embed/kept-embed';
 import { openDropped, openZipFile, type Opened as OpenedFiles } from './share/zip-files';
 import './workspace/workspace.css';

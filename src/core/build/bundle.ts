@@ -87,7 +87,6 @@ function loaderFor(path: string): 'ts' | 'tsx' | 'js' | 'jsx' | 'json' | 'css' |
 const packageFiles = new WeakMap<Library, Map<string, string | undefined>>();
 
 /** The file a bare specifier names in a package of the platform Library (a renderer), from its package.json. */
-/** The Library's file of a renderer entrypoint (`preact/hooks` → its ES module), by its package.json. */
 export function libraryPackageFile(library: Library, specifier: string): string | undefined {
   let known = packageFiles.get(library);
   if (!known) packageFiles.set(library, (known = new Map()));
@@ -115,7 +114,7 @@ function selectedSpecifier(renderer: Renderer, specifier: string): string {
   return renderer === 'react' && specifier === 'preact/hooks' ? 'react' : specifier;
 }
 
-function libraryRelative(library: Library, importer: string, specifier: string): string | undefined {
+export function libraryRelative(library: Library, importer: string, specifier: string): string | undefined {
   const base = importer.slice(0, importer.lastIndexOf('/'));
   const parts: string[] = [];
   for (const segment of `${base}/${specifier}`.split('/')) {

@@ -19,7 +19,7 @@ import { assetKind, PLATFORM_MODULES, RENDERERS } from '../analyze/packages.ts';
 import { PLATFORM_MODULES_ROOT, type Library } from '../analyze/library.ts';
 import { MemoryFileSystem, normalizeProjectPath } from '../fs/index.ts';
 import { MANIFEST_FILE, type Manifest } from '../manifest/types.ts';
-import { ASSET_LIMIT, CLIENT_BUNDLE_DEFAULT, generateIndexHtml, libraryPackageFile, RESERVED_PREFIXES } from './bundle.ts';
+import { ASSET_LIMIT, CLIENT_BUNDLE_DEFAULT, generateIndexHtml, libraryPackageFile, libraryRelative, RESERVED_PREFIXES } from './bundle.ts';
 
 /** The first line of a quick preview's scripts: says what made them. */
 export const QUICK_BUNDLE_MARK = '// platform: a quick preview bundle (Sucrase, linked by quick-bundle.ts), not esbuild';
@@ -98,7 +98,7 @@ export function quickLibrary(library: Library): QuickLibrary {
     const { code, required, before } = scriptOf(path, text);
     const resolved: Record<string, string> = {};
     for (const specifier of required) {
-      const target = specifier.startsWith('.') ? resolveInLibrary(library.files, path, specifier) : bare[specifier];
+      const target = specifier.startsWith('.') ? libraryRelative(library, path, specifier) : bare[specifier];
       if (target === undefined) throw new Error(`${path} imports "${specifier}", which the Library does not hold.`);
       resolved[specifier] = `lib:${target}`;
       pending.push(target);
@@ -108,17 +108,6 @@ export function quickLibrary(library: Library): QuickLibrary {
   const out = { modules, entries };
   made.set(library, out);
   return out;
-}
-
-/** A relative import inside the Library (the platform modules' own `./wire`, Preact's files). */
-function resolveInLibrary(library: ReadonlyMap<string, string>, from: string, specifier: string): string | undefined {
-  const parts = from.split('/').slice(0, -1);
-  for (const part of specifier.split('/')) {
-    if (part === '..') parts.pop();
-    else if (part !== '.' && part !== '') parts.push(part);
-  }
-  const joined = parts.join('/');
-  return [joined, `${joined}.ts`, `${joined}.js`, `${joined}.mjs`, `${joined}/index.ts`].find((path) => library.has(path));
 }
 
 /** Every node of `node`'s tree. */

@@ -19,7 +19,8 @@ import { isKeptEmbed, type Project } from '../projects/store';
 import { MemoryProjectStore } from '../session/project-store';
 import { CodeEditor } from '../workspace/editor';
 import type { CommittedState } from '../runtime/durable-log';
-import { buildShareLink, SHARE_ROUTE } from '../share/share';
+import { SHARE_ROUTE } from '../../core/share';
+import { buildShareLink } from '../share/share';
 import { embedLinkOf, startOverEmbed } from './kept-embed';
 
 export type EmbedMode = 'edit' | 'readonly';

@@ -11,6 +11,7 @@ import {
   encodeShareLink,
   MAX_LINK_OBJECT_BYTES,
   projectDataText,
+  SHARE_ROUTE,
   toSharedObject,
   type LeftOutObject,
   type SharedObject,
@@ -27,9 +28,6 @@ import { version } from '../../../package.json';
 
 /** The playground's version, as the bug report states it. */
 export const PLAYGROUND_VERSION: string = version;
-
-import { SHARE_ROUTE } from '../../core/share/link';
-export { SHARE_ROUTE, shareFragment } from '../../core/share/link';
 
 export function shareUrl(fragment: string, base: string = `${location.origin}${location.pathname}`): string {
   return `${base}${SHARE_ROUTE}${fragment}`;
