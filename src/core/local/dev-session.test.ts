@@ -12,7 +12,9 @@ import { TypeCheckSession } from '../analyze/typecheck';
 import { MemoryFileSystem } from '../fs';
 import { DevSession, FIRST_CHANGE_MS, QUIET_WINDOW_MS } from './dev-session';
 import type { DevEvent } from './events';
-import type { Generation, LocalHost, LocalServer } from './host';
+import type { DevBundler, Generation, LocalHost, LocalServer } from './host';
+import { Bundler, type BuildTarget } from '../build/bundle';
+import type { Compiler } from '../build/build';
 
 const library = nodeLibrary();
 const sessions: DevSession[] = [];
@@ -21,7 +23,7 @@ afterEach(async () => {
   for (const session of sessions.splice(0)) await session.close();
 });
 
-function devSession(files: Record<string, string> = baseApp(), options: { writeMs?: number } = {}) {
+function devSession(files: Record<string, string> = baseApp(), options: { writeMs?: number; bundled?: BuildTarget[][] } = {}) {
   const fs = new MemoryFileSystem(files);
   // The generated files (.platform/) written as slowly as asked, the order of their writes recorded.
   const writes: Array<{ path: string; text: string; at: number }> = [];
@@ -58,7 +60,18 @@ function devSession(files: Record<string, string> = baseApp(), options: { writeM
     },
     close: async () => undefined,
   };
-  const host = { now: () => performance.now() } as LocalHost;
+  // The targets each bundle was asked for, when the test records them.
+  const bundler = (compiler: Pick<Compiler, 'esbuild' | 'library'>): DevBundler => {
+    const real = new Bundler(compiler.esbuild, compiler.library);
+    return {
+      bundle: (project, targets, bundleOptions) => {
+        options.bundled?.push([...(targets ?? [])]);
+        return real.bundle(project, targets, bundleOptions);
+      },
+      dispose: () => real.dispose(),
+    };
+  };
+  const host = { now: () => performance.now(), ...(options.bundled ? { bundler } : {}) } as LocalHost;
   const session = new DevSession({ fs, compiler: { esbuild, library, typecheck }, host, server, root: '/app', emit: (event) => events.push({ ...event, at: performance.now() }), onReady: async () => undefined });
   sessions.push(session);
   const next = async (kind: string, from: number) => {
@@ -147,5 +160,42 @@ describe('DevSession: when a rebuild starts and when it is announced', () => {
     // writes were done (an order of events, which a busy machine does not change; the gap to the
     // save is no assertion: under load it passed the quiet window).
     expect(syncs[synced]!).toBeLessThan(contract.at(-2)!.at);
+  });
+});
+
+describe('DevSession: an edit only one bundle can see', () => {
+  it('bundles that target alone and serves the other as it was; an edit both see bundles both', async () => {
+    const bundled: BuildTarget[][] = [];
+    const { fs, events, served, session, next } = devSession(baseApp(), { bundled });
+    await session.start();
+    expect(bundled).toEqual([['client', 'server']]);
+    const edit = async (path: string, content: string) => {
+      const from = events.length;
+      bundled.length = 0;
+      await fs.writeFile(path, content);
+      session.changed([path]);
+      await next('compile.ready', from);
+      return { before: served.at(-2)!, after: served.at(-1)! };
+    };
+    const same = (a: Generation, b: Generation, prefix: string) => {
+      const paths = [...a.files.keys()].filter((path) => path.startsWith(prefix));
+      expect(paths.length).toBeGreaterThan(0);
+      expect([...b.files.keys()].filter((path) => path.startsWith(prefix))).toEqual(paths);
+      for (const path of paths) expect(b.files.get(path)).toEqual(a.files.get(path));
+    };
+
+    let { before, after } = await edit('src/server/index.ts', SERVER.replace("queries: {", "queries: {\n    'extra.count': query({ input: {}, handler: async () => 41 + 1 }),"));
+    expect(bundled).toEqual([['server']]);
+    expect(text(after, 'server/index.js')).toContain('41 + 1');
+    same(before, after, 'client/');
+
+    ({ before, after } = await edit('src/client/main.tsx', CLIENT.replace('clean(title)', 'clean(title) + "!"')));
+    expect(bundled).toEqual([['client']]);
+    expect(text(after, 'client/app.js')).toContain('"!"');
+    same(before, after, 'server/');
+
+    // src/shared/ goes into both bundles.
+    ({ before, after } = await edit('src/shared/text.ts', `${SHARED}export const edited = 2;\n`));
+    expect(bundled).toEqual([['client', 'server']]);
   });
 });

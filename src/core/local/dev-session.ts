@@ -7,6 +7,7 @@
  * event through `emit`.
  */
 import { Bundler } from '../build/bundle';
+import { BundleReuse, projectFiles } from '../build/bundle-reuse';
 import { compileProject, type Compiler } from '../build/build';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics';
 import type { WritableFileSystem } from '../fs';
@@ -119,6 +120,9 @@ export class DevSession {
     return this.#ready;
   }
 
+  /** The last successful build's bundles, one of which the next build may keep. */
+  readonly #reuse = new BundleReuse();
+
   async #compile(changed: readonly string[]): Promise<Compiled> {
     const { fs } = this.#options;
     // The edited file is type-checked first: its errors are the likely ones.
@@ -128,8 +132,14 @@ export class DevSession {
       // What serves is the client and the server: the tests' files are checked when the tests run.
       // The engine for a new server side is made from the bundle while the types are checked (it serves only if they pass).
       const { server } = this.#options;
-      const prestart = server.prestart ? { onBundled: (bundled: Generation) => server.prestart!(bundled) } : {};
-      outcome = await compileProject(fs, this.#compiler, { targets: ['client', 'server'], zones: ['client', 'server'], ...(focus ? { focus } : {}), ...prestart });
+      // An edit only one bundle can see bundles that one alone and keeps the other's outputs, as the
+      // playground does (bundle-reuse.ts). Every zone is type-checked whatever is bundled.
+      const files = await projectFiles(fs);
+      ({ outcome } = await this.#reuse.compile(files, (targets) => {
+        // The engine for a new server side starts from the server's bundle: none is made when it is kept.
+        const prestart = server.prestart && targets.includes('server') ? { onBundled: (bundled: Generation) => server.prestart!(bundled) } : {};
+        return compileProject(fs, this.#compiler, { targets, zones: ['client', 'server'], ...(focus ? { focus } : {}), ...prestart });
+      }));
     } catch (error) {
       return { ok: false, diagnostics: [diagnostic('DG1501', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] };
     }
