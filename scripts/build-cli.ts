@@ -122,8 +122,9 @@ export async function buildCli(root: string = ROOT): Promise<CliInputs> {
   const outdir = join(root, CLI_DIR);
   const result = await esbuild.build({
     ...nodeBundle(root),
-    // The CLI, and the bundle thread `platform dev` starts (src/adapters/node/thread-bundler.ts finds it beside its chunk).
-    entryPoints: [join(root, 'src/cli/main.ts'), join(root, 'src/adapters/node/bundle-thread.ts')],
+    // The CLI, and the bundle and check threads `platform dev` starts (src/adapters/node/thread-bundler.ts and
+    // thread-analyzer.ts find them beside their chunks).
+    entryPoints: [join(root, 'src/cli/main.ts'), join(root, 'src/adapters/node/bundle-thread.ts'), join(root, 'src/adapters/node/check-thread.ts')],
     splitting: true,
     outdir,
     entryNames: '[name]',

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { isWriteRefusal } from '../../core/fs';
 import { ConfinedWriter } from './confined-writer';
 import type { LocalHost } from '../../core/local/host';
+import { ThreadAnalyzer } from './thread-analyzer';
 import { ThreadBundler } from './thread-bundler';
 import { TreeWatcher } from './tree-watcher';
 
@@ -24,6 +25,7 @@ export function nodeLocalHost(cwd: string): LocalHost {
     listen: async (options) => (await import('./local-server')).NodeLocalServer.listen(options),
     resolve: (directory) => resolve(cwd, directory),
     bundler: (compiler) => new ThreadBundler(compiler),
+    analyzer: (compiler) => new ThreadAnalyzer(compiler),
     watch(root, onChange) {
       try {
         return new TreeWatcher(root, onChange);

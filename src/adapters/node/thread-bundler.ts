@@ -6,14 +6,14 @@
  * it, so on this one the bundle had to be made before the check, not beside it. A thread that fails
  * hands the work back to this thread.
  */
-import type { Worker } from 'node:worker_threads';
 import type { Project } from '../../core/analyze/project';
 import { ALL_TARGETS, Bundler, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler } from '../../core/build/bundle';
 import type { Compiler } from '../../core/build/build';
-import { RemoteBundler, type BundleAnswer } from '../../core/build/remote-bundler';
+import { RemoteBundler } from '../../core/build/remote-bundler';
 import type { FileSystem } from '../../core/fs';
 import { libraryOnDisk } from './library';
 import { NodeFileSystem } from './node-file-system';
+import { startThread, ThreadHandoff } from './worker-thread';
 
 /** True in the prebuilt CLI (scripts/build-cli.ts defines it), where the thread's script is built too. */
 const PREBUILT = (import.meta as ImportMeta & { prebuiltCli?: boolean }).prebuiltCli === true;
@@ -30,11 +30,8 @@ export const directoryOf = (fs: FileSystem): string | undefined => (fs instanceo
 
 export class ThreadBundler implements ProjectBundler {
   readonly #here: Bundler;
-  #thread: { worker: Worker; remote: RemoteBundler } | undefined;
-  /** The thread has bundled the project once (its esbuild context is warm): rebuilds go there. */
-  #warm = false;
+  readonly #thread = new ThreadHandoff<RemoteBundler>();
   #last: { project: Project; targets: readonly BuildTarget[] } | undefined;
-  #closed = false;
 
   readonly #script: URL | undefined;
 
@@ -46,21 +43,16 @@ export class ThreadBundler implements ProjectBundler {
 
   /** Whether the next bundle is made on the thread (compileProject then asks for it before the type check). */
   get offThread(): boolean {
-    return this.#warm;
+    return this.#thread.warm;
   }
 
-  async bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS, options?: BundleOptions): Promise<BundleResult> {
+  bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS, options?: BundleOptions): Promise<BundleResult> {
     this.#last = { project, targets };
-    if (this.#warm && this.#thread) {
-      try {
-        return await this.#thread.remote.bundle(project, targets, options);
-      } catch (error) {
-        // A thread that stopped answering: this thread bundles again, and the thread is ended.
-        if (!this.#closed) this.#stopThread();
-        else throw error;
-      }
-    }
-    return this.#here.bundle(project, targets, options);
+    // A thread that stopped answering: this thread bundles again, and the thread is ended.
+    return this.#thread.run(
+      (remote) => remote.bundle(project, targets, options),
+      () => this.#here.bundle(project, targets, options),
+    );
   }
 
   /**
@@ -69,48 +61,23 @@ export class ThreadBundler implements ProjectBundler {
    */
   async moveOffThread(): Promise<void> {
     const last = this.#last;
-    if (this.#thread || this.#closed || !this.#script || !last || !(last.project.fs instanceof NodeFileSystem)) return;
-    // Loaded here, not with this module: the CLI's start-up snapshot loads this module, and Node 20
-    // cannot keep the shared working-directory counter that worker_threads makes as it loads (a worker
-    // of a process started from a snapshot that holds it fails as it starts: its process.cwd() throws).
-    const { Worker } = await import('node:worker_threads');
-    // Closed, or moved by another call, while the module loaded.
-    if (this.#thread || this.#closed) return;
-    const worker = new Worker(this.#script, { name: 'platform bundler' });
+    const script = this.#script;
+    if (!script || !last || !(last.project.fs instanceof NodeFileSystem)) return;
     const root = last.project.fs.root;
-    const remote = new RemoteBundler(
-      (request) => worker.postMessage(request),
-      ({ fs }) => {
-        if (!(fs instanceof NodeFileSystem) || fs.root !== root) throw new Error('The bundle thread reads the project it was started on.');
-        return { root };
-      },
+    await this.#thread.move(
+      () =>
+        startThread(script, 'bundle', (post) =>
+          new RemoteBundler(post, ({ fs }) => {
+            if (!(fs instanceof NodeFileSystem) || fs.root !== root) throw new Error('The bundle thread reads the project it was started on.');
+            return { root };
+          }),
+        ),
+      (remote) => remote.bundle(last.project, last.targets),
     );
-    worker.on('message', (answer: BundleAnswer) => remote.answer(answer));
-    worker.on('error', (error) => remote.fail(error));
-    worker.on('exit', (code) => remote.fail(new Error(`The bundle thread stopped (exit status ${code}).`)));
-    // A thread does not keep the process alive: the dev server's own handles do.
-    worker.unref();
-    this.#thread = { worker, remote };
-    try {
-      await remote.bundle(last.project, last.targets);
-      if (this.#thread?.worker === worker && !this.#closed) this.#warm = true;
-    } catch {
-      if (this.#thread?.worker === worker) this.#stopThread();
-    }
-  }
-
-  #stopThread(): void {
-    const thread = this.#thread;
-    this.#thread = undefined;
-    this.#warm = false;
-    if (!thread) return;
-    void thread.remote.dispose();
-    void thread.worker.terminate();
   }
 
   async dispose(): Promise<void> {
-    this.#closed = true;
-    this.#stopThread();
+    this.#thread.close();
     await this.#here.dispose();
   }
 }

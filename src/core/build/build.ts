@@ -1,8 +1,8 @@
 /** `build`: analysis, bundling, then a content-addressed artifact written under `.platform/` and verified. */
-import { analyzeProject, type Analysis } from '../analyze/analyze.ts';
+import { analyzeProject, type Analysis, type AnalyzeOptions } from '../analyze/analyze.ts';
 import type { Zone } from '../analyze/project.ts';
 import { hasErrors, type Diagnostic } from '../diagnostics/index.ts';
-import type { WritableFileSystem } from '../fs/index.ts';
+import type { FileSystem, WritableFileSystem } from '../fs/index.ts';
 import ts from 'typescript';
 import { hashSources, makeArtifact, verifyLatest, writeArtifact, type ArtifactRecord } from './artifact.ts';
 import { ALL_TARGETS, bundleProject, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler } from './bundle.ts';
@@ -23,6 +23,27 @@ export interface Compiler {
   now?: () => number;
   /** A long-lived bundler whose esbuild contexts make rebuilds incremental; one is made per build without it. */
   bundler?: ProjectBundler;
+  /**
+   * Where a checked analysis runs when not here (`platform dev` in Node: a thread of its own, so that
+   * this thread serves, and starts the next engine, while the types are checked); analyzeProject with
+   * `typecheck` when absent. It keeps its own type-check session.
+   */
+  analyzer?: ProjectAnalyzer;
+}
+
+/** The options of an analysis run elsewhere: all but the Library and the session, which it has. */
+export type RemoteAnalyzeOptions = Omit<AnalyzeOptions, 'library' | 'typecheck' | 'now'>;
+
+/** Runs analyses with a type check somewhere else (its own session, its own clock for the timings). */
+export interface ProjectAnalyzer {
+  analyze(fs: FileSystem, options: RemoteAnalyzeOptions): Promise<Analysis>;
+}
+
+/** The analysis of a compile: checked by the compiler's analyzer when it has one, else here. */
+export function analyzeFor(compiler: Compiler, fs: FileSystem, options: Omit<AnalyzeOptions, 'library' | 'typecheck'> & { typecheck?: false }): Promise<Analysis> {
+  const { now: _now, typecheck, ...rest } = options;
+  if (typecheck !== false && compiler.analyzer) return compiler.analyzer.analyze(fs, rest);
+  return analyzeProject(fs, { ...options, library: compiler.library, typecheck: typecheck === false ? false : compiler.typecheck });
 }
 
 export interface BuildOutcome {
@@ -86,7 +107,7 @@ export async function compileProject(fs: WritableFileSystem, compiler: Compiler,
       : undefined;
   // A bundle made on another thread for `onBundled`: its answer is let in between the server's check and the client's.
   const betweenZones = onBundled && bundler?.offThread ? () => new Promise<void>((resume) => setTimeout(resume, 0)) : undefined;
-  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: options.typecheck === false ? false : compiler.typecheck, installUnavailable: compiler.installUnavailable, focus: options.focus, now, zones: options.zones, ...(beforeTypecheck ? { beforeTypecheck } : {}), ...(betweenZones ? { betweenZones } : {}) });
+  const analysis = await analyzeFor(compiler, fs, { ...(options.typecheck === false ? { typecheck: false as const } : {}), installUnavailable: compiler.installUnavailable, focus: options.focus, now, zones: options.zones, ...(beforeTypecheck ? { beforeTypecheck } : {}), ...(betweenZones ? { betweenZones } : {}) });
   const diagnostics = [...analysis.diagnostics];
   if (hasErrors(diagnostics) || !analysis.project || !analysis.manifest || !analysis.operations) {
     answered = true;

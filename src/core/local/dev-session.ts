@@ -14,7 +14,7 @@ import type { WritableFileSystem } from '../fs';
 import { canonicalJson } from '../hash';
 import { MANIFEST_FILE } from '../manifest';
 import { compileDiagnostic, devEvent, type CompilePhases, type DevEvent } from './events';
-import type { DevBundler, Generation, LocalHost, LocalServer } from './host';
+import type { DevAnalyzer, DevBundler, Generation, LocalHost, LocalServer } from './host';
 import type { PreparedTests } from '../testing/prepare';
 import { refusedWriteDiagnostic } from './refused-write';
 import { finishEvent, type TestEvent } from '../testing/events';
@@ -85,6 +85,7 @@ export class DevSession {
   readonly #options: DevSessionOptions;
   readonly #compiler: Compiler;
   readonly #bundler: DevBundler;
+  readonly #analyzer: DevAnalyzer | undefined;
   #generation = 0;
   #serving: Generation | undefined;
   #changed = new Set<string>();
@@ -113,7 +114,9 @@ export class DevSession {
     this.halted = new Promise((resolve) => (this.#halt = resolve));
     // One bundler for the whole session: esbuild re-parses only what changed.
     this.#bundler = options.host.bundler?.(options.compiler) ?? new Bundler(options.compiler.esbuild, options.compiler.library);
-    this.#compiler = { ...options.compiler, now: options.compiler.now ?? (() => options.host.now()), bundler: this.#bundler };
+    // The type checks too, once moved: this thread then serves, and starts the next engine, while they run.
+    this.#analyzer = options.host.analyzer?.(options.compiler);
+    this.#compiler = { ...options.compiler, now: options.compiler.now ?? (() => options.host.now()), bundler: this.#bundler, ...(this.#analyzer ? { analyzer: this.#analyzer } : {}) };
   }
 
   get ready(): boolean {
@@ -357,8 +360,12 @@ export class DevSession {
       this.#ready = true;
       emit(devEvent('compile.ready', { generation, durationMs: Math.round(host.now() - started), phases, restarted: false, diagnostics: compiled.warnings }));
       await this.#options.onReady(generation);
-      // The first generation serves: rebuilds may now bundle beside the type check, once the bundler has moved.
-      void this.#bundler.moveOffThread?.();
+      // The first generation serves: rebuilds may now bundle beside the type check, once the bundler has
+      // moved, and then check on a thread of their own, once the analyzer has (each warms up on this project).
+      void (async () => {
+        await this.#bundler.moveOffThread?.();
+        if (!this.#closed) await this.#analyzer?.moveOffThread?.();
+      })();
       this.#scheduleTests(generation);
       return;
     }
@@ -431,5 +438,6 @@ export class DevSession {
     await this.#running?.catch(() => undefined);
     await this.#writing;
     await this.#bundler.dispose();
+    await this.#analyzer?.dispose();
   }
 }

@@ -1,5 +1,5 @@
 /** What a host (the Node CLI) gives `platform dev` and `preview`: a server on loopback, a file watcher, processes. */
-import type { Compiler } from '../build/build';
+import type { Compiler, ProjectAnalyzer } from '../build/build';
 import type { ProjectBundler } from '../build/bundle';
 import type { Manifest } from '../manifest';
 import type { CallRecord } from '../deploy/protocol';
@@ -56,6 +56,16 @@ export interface DevBundler extends ProjectBundler {
   moveOffThread?(): Promise<void>;
 }
 
+/**
+ * The dev loop's analyzer: on the command's thread, with the compiler's session, until it can move its
+ * type checks elsewhere (Node: a worker thread) once the first generation serves.
+ */
+export interface DevAnalyzer extends ProjectAnalyzer {
+  /** Starts checking elsewhere, warmed on the last project analysed; the dev loop does not wait for it. */
+  moveOffThread?(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
 /** Paths that changed under the project, project-relative POSIX. */
 export type ChangeListener = (paths: string[]) => void;
 
@@ -72,6 +82,8 @@ export interface LocalHost {
   watch(root: string, onChange: ChangeListener): { close(): void } | string;
   /** The dev loop's bundler; without it, one on this thread (made by the dev session). */
   bundler?(compiler: Pick<Compiler, 'esbuild' | 'library'>): DevBundler;
+  /** The dev loop's analyzer (its type checks); without it, they run on this thread with the compiler's session. */
+  analyzer?(compiler: Compiler): DevAnalyzer;
   /** The absolute path of a project directory named on the command line. */
   resolve(directory: string): string;
   /** Resolves when the process is asked to stop (Ctrl-C, SIGTERM). */

@@ -3,9 +3,8 @@
  * compile bundled. No test files is DG1900; a test file that does not compile is DG1901 (its type
  * errors are kept) and is skipped while the others still run; errors in the app itself stop the run.
  */
-import { analyzeProject } from '../analyze/analyze';
 import { TESTS_ROOT } from '../analyze/project';
-import type { Compiler } from '../build/build';
+import { analyzeFor, type Compiler } from '../build/build';
 import { bundleProject } from '../build/bundle';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics';
 import type { FileSystem } from '../fs';
@@ -23,7 +22,7 @@ export interface PreparedTests {
 const decoder = new TextDecoder();
 
 export async function prepareTests(fs: FileSystem, compiler: Compiler): Promise<PreparedTests> {
-  const analysis = await analyzeProject(fs, { library: compiler.library, typecheck: compiler.typecheck, installUnavailable: compiler.installUnavailable, now: compiler.now });
+  const analysis = await analyzeFor(compiler, fs, { installUnavailable: compiler.installUnavailable, ...(compiler.now ? { now: compiler.now } : {}) });
   const diagnostics = [...analysis.diagnostics];
   const { project, manifest } = analysis;
   if (!project || !manifest) return { diagnostics, tests: [] };
