@@ -7,7 +7,9 @@
  * What crosses is plain data: the analysis without the project's file system (the asking side gives its
  * own for the same directory) and without the module graph's parsed sources (only the analysis reads
  * them; they stay with the session that parsed them). The partial analysis that `beforeTypecheck` is
- * given comes as a message of its own, before the check, so the bundle starts while the thread checks.
+ * given comes as a message of its own, before the check, so the bundle starts while the thread checks;
+ * `betweenZones` is not passed on (it lets a bundle's answer in on a thread that checks, which the
+ * asking thread no longer does).
  */
 import { analyzeProject, type Analysis } from '../analyze/analyze';
 import type { Library } from '../analyze/library';
