@@ -3,8 +3,6 @@
  * the bundle thread, RemoteAnalyzer for the check thread): its messages go to that side, and its failure
  * (an error, or an exit) fails what was asked. It never keeps the process alive.
  */
-import type { Worker } from 'node:worker_threads';
-
 /** The asking side of a protocol, as a thread's answers reach it. */
 export interface ThreadRemote<Answer> {
   answer(message: Answer): void;
@@ -13,7 +11,6 @@ export interface ThreadRemote<Answer> {
 }
 
 export interface StartedThread<Remote> {
-  worker: Worker;
   remote: Remote;
   /** Fails what is still asked and ends the thread. */
   stop(): void;
@@ -33,7 +30,6 @@ export async function startThread<Answer, Remote extends ThreadRemote<Answer>>(s
   // A thread does not keep the process alive: the dev server's own handles do.
   worker.unref();
   return {
-    worker,
     remote: asking,
     stop: () => {
       void asking.dispose();
@@ -43,8 +39,8 @@ export async function startThread<Answer, Remote extends ThreadRemote<Answer>>(s
 }
 
 /**
- * Work done on this thread until a worker thread has warmed up, then there; back here for good when
- * the thread fails. The bundle thread and the check thread of `platform dev` are each one of these.
+ * Work done on this thread until a worker thread has warmed up, then there; back here, and the thread
+ * ended, when it fails. The bundle thread and the check thread of `platform dev` are each one of these.
  */
 export class ThreadHandoff<Remote extends ThreadRemote<never>> {
   #thread: StartedThread<Remote> | undefined;
@@ -57,8 +53,8 @@ export class ThreadHandoff<Remote extends ThreadRemote<never>> {
     return this.#warm;
   }
 
-  /** Whether a thread was started (warm or warming), or the hand-off was closed: no other is started. */
-  get settled(): boolean {
+  /** Whether a thread runs (warm or warming), or the hand-off was closed: no other is started. */
+  #settled(): boolean {
     return this.#thread !== undefined || this.#closed;
   }
 
@@ -81,10 +77,10 @@ export class ThreadHandoff<Remote extends ThreadRemote<never>> {
    * answered, after `onWarm`. Resolves when it is warm, or has failed (work stays here).
    */
   async move(start: () => Promise<StartedThread<Remote>>, warmUp: (remote: Remote) => Promise<unknown>, onWarm?: () => void): Promise<void> {
-    if (this.settled) return;
+    if (this.#settled()) return;
     const thread = await start();
     // Closed, or moved by another call, while the thread started.
-    if (this.settled) return thread.stop();
+    if (this.#settled()) return thread.stop();
     this.#thread = thread;
     try {
       await warmUp(thread.remote);
