@@ -17,6 +17,7 @@ import type { ModuleGraph } from '../analyze/graph';
 import type { Project, Zone } from '../analyze/project';
 import type { TypeCheckSession } from '../analyze/typecheck';
 import type { FileSystem } from '../fs';
+import { Asked } from './asked';
 import type { ProjectAnalyzer, RemoteAnalyzeOptions } from './build';
 
 /** An analysis as it crosses: no file system, no parsed sources. */
@@ -46,20 +47,12 @@ function restored(analysis: PortableAnalysis, fs: FileSystem): Analysis {
   return { ...rest, ...(project ? { project: { ...project, fs } } : {}), ...(graph ? { graph: { ...graph, sources: new Map() } } : {}) };
 }
 
-interface Pending {
-  fs: FileSystem;
-  options: RemoteAnalyzeOptions;
-  resolve(analysis: Analysis): void;
-  reject(error: Error): void;
-}
-
 /** The asking side: requests numbered, answers matched to them. */
 export class RemoteAnalyzer implements ProjectAnalyzer {
   readonly #post: (request: AnalyzeRequest) => void;
   readonly #root: (fs: FileSystem) => string;
-  readonly #pending = new Map<number, Pending>();
-  #next = 1;
-  #failed: Error | undefined;
+  /** Each analysis waiting, with the file system and the options it was asked with. */
+  readonly #asked = new Asked<Analysis, { fs: FileSystem; options: RemoteAnalyzeOptions }>();
 
   /** `post` sends a request to the checking thread; `root` names the directory it is to read for a file system (or throws). */
   constructor(post: (request: AnalyzeRequest) => void, root: (fs: FileSystem) => string) {
@@ -69,47 +62,34 @@ export class RemoteAnalyzer implements ProjectAnalyzer {
 
   /** An answer from the checking thread. */
   answer(message: AnalyzeAnswer): void {
-    const pending = this.#pending.get(message.id);
-    if (!pending) return;
+    const asked = this.#asked.held(message.id);
+    if (!asked) return;
     if (message.type === 'before-typecheck') {
       // Called at once, so that what it starts (the bundle) is started before the analysis is answered.
-      const before = pending.options.beforeTypecheck;
-      if (before) void Promise.resolve(before(restored(message.analysis, pending.fs))).catch(() => undefined);
+      const before = asked.options.beforeTypecheck;
+      if (before) void Promise.resolve(before(restored(message.analysis, asked.fs))).catch(() => undefined);
       return;
     }
-    this.#pending.delete(message.id);
-    if (message.type === 'analyzed') pending.resolve(restored(message.analysis, pending.fs));
-    else pending.reject(new Error(message.message));
+    this.#asked.settle(message.id, message.type === 'analyzed' ? { result: restored(message.analysis, asked.fs) } : { error: new Error(message.message) });
   }
 
   /** The checking thread is gone: every analysis asked for, and every one asked for later, fails with this. */
   fail(error: Error): void {
-    this.#failed ??= error;
-    for (const pending of this.#pending.values()) pending.reject(error);
-    this.#pending.clear();
+    this.#asked.fail(error);
   }
 
   analyze(fs: FileSystem, options: RemoteAnalyzeOptions): Promise<Analysis> {
-    if (this.#failed) return Promise.reject(this.#failed);
-    let root: string;
-    try {
-      root = this.#root(fs);
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    const id = this.#next++;
-    return new Promise<Analysis>((resolve, reject) => {
-      this.#pending.set(id, { fs, options, resolve, reject });
+    return this.#asked.ask({ fs, options }, (id) =>
       this.#post({
         type: 'analyze',
         id,
-        root,
+        root: this.#root(fs),
         early: options.beforeTypecheck !== undefined,
         ...(options.focus !== undefined ? { focus: options.focus } : {}),
         ...(options.zones ? { zones: options.zones } : {}),
         ...(options.installUnavailable !== undefined ? { installUnavailable: options.installUnavailable } : {}),
-      });
-    });
+      }),
+    );
   }
 
   /** Ends nothing by itself: the host ends its thread. Analyses still waiting fail. */

@@ -6,6 +6,7 @@
  */
 import type { Project } from '../analyze/project';
 import { MemoryFileSystem, type FileSystem } from '../fs';
+import { Asked } from './asked';
 import { ALL_TARGETS, type BuildTarget, type BundleOptions, type BundleResult, type Bundler, type ProjectBundler } from './bundle';
 
 /** How the bundling thread reads the project: its files, sent along (a project held in memory), or a directory it reads itself. */
@@ -20,9 +21,7 @@ export class RemoteBundler implements ProjectBundler {
   readonly offThread = true;
   readonly #post: (request: BundleRequest) => void;
   readonly #source: (project: Project) => BundleSource;
-  readonly #pending = new Map<number, { resolve(result: BundleResult): void; reject(error: Error): void }>();
-  #next = 1;
-  #failed: Error | undefined;
+  readonly #asked = new Asked<BundleResult>();
 
   /** `post` sends a request to the bundling thread; `source` says how that thread is to read a project. */
   constructor(post: (request: BundleRequest) => void, source: (project: Project) => BundleSource) {
@@ -32,31 +31,18 @@ export class RemoteBundler implements ProjectBundler {
 
   /** An answer from the bundling thread. */
   answer(message: BundleAnswer): void {
-    const pending = this.#pending.get(message.id);
-    this.#pending.delete(message.id);
-    if (message.type === 'bundled') pending?.resolve(message.result);
-    else pending?.reject(new Error(message.message));
+    this.#asked.settle(message.id, message.type === 'bundled' ? { result: message.result } : { error: new Error(message.message) });
   }
 
   /** The bundling thread is gone: every bundle asked for, and every one asked for later, fails with this. */
   fail(error: Error): void {
-    this.#failed ??= error;
-    for (const pending of this.#pending.values()) pending.reject(error);
-    this.#pending.clear();
+    this.#asked.fail(error);
   }
 
   bundle(project: Project, targets: readonly BuildTarget[] = ALL_TARGETS, options?: BundleOptions): Promise<BundleResult> {
-    if (this.#failed) return Promise.reject(this.#failed);
-    let source: BundleSource;
-    try {
-      source = this.#source(project);
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    const { fs: _fs, ...rest } = project;
-    const id = this.#next++;
-    return new Promise<BundleResult>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+    return this.#asked.ask({}, (id) => {
+      const source = this.#source(project);
+      const { fs: _fs, ...rest } = project;
       this.#post({ type: 'bundle', id, source, project: rest, targets, ...(options ? { options } : {}) });
     });
   }
