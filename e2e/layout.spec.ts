@@ -234,13 +234,18 @@ test.describe('390 px wide', () => {
 });
 
 test('the todo preview does not move when its account line arrives: its place is kept from the first paint', async ({ page }) => {
-  // In every frame (the preview's too): the top of the todo form each time the page changes, from its first render on.
+  // In every frame (the preview's too): the top of the todo form each time the page changes, from its
+  // first render on, while the frame is laid out. A frame loaded ahead waits hidden and moves in: its
+  // app can render before the page has given it a size (a viewport of 0 x 0, every box at 0), and
+  // nothing of that is painted.
   await page.addInitScript(() => {
     const tops: number[] = [];
     (window as unknown as { formTops: number[] }).formTops = tops;
     new MutationObserver(() => {
       const form = document.querySelector('main form');
-      if (form) tops.push(Math.round(form.getBoundingClientRect().top));
+      if (!form || innerWidth === 0 || innerHeight === 0) return;
+      const box = form.getBoundingClientRect();
+      if (box.width > 0) tops.push(Math.round(box.top));
     }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   });
   await openTemplate(page);
