@@ -1,4 +1,3 @@
-/// <reference path="../../../worker/virtual-runtime-sandbox.d.ts" />
 /**
  * The playground's side of the runtime sandbox: runs an app's server code in a sandboxed iframe's
  * worker (src/ui/runtime/sandbox-frame.ts, worker/runtime-sandbox.ts) and keeps its committed
@@ -15,12 +14,8 @@
  *   fails, they are answered 503 `runtime_unavailable`.
  * - A worker that fails (an error it did not handle itself) restarts the same way; the call it was
  *   running is answered 503 `runtime_restarted`.
- * - A preview's calls go straight to the worker (`connectPreview`): the page makes a port per preview,
- *   tags its worker end with the preview's persona and hands the other end to the preview. The worker
- *   runs them in turn with the page's requests, one at a time, and says when each begins (the watchdog
- *   watches it as it watches the page's own) and ends (its report, its Events entry, its writes). A
- *   call that wrote is answered by the page once its commit is durable; a query never waits for it. A
- *   restart gives every connected preview a port to the new worker.
+ * - A preview's calls go straight to the worker (`connectPreview`, kept by `preview-calls.ts`), in turn
+ *   with the page's requests and under the same watchdog.
  * - What the sandbox commits arrives as journal batches (the statements a call committed) and, once
  *   writes pause, checkpoints (the whole database, holding every batch before it): `onCommit`,
  *   `committedState` (the last checkpoint and the batches after it, which a restart replays). A batch
@@ -30,28 +25,34 @@
  *   comes before its answer, and answers wait for the promises the commit listeners return (the
  *   playground appends it to its journal in IndexedDB): nothing answered is lost, to a restart or to
  *   a reload. A checkpoint is never waited for. `flush()` asks for what was not sent yet.
+ *
+ * Its parts: `sandbox-supply.ts` (sql.js's wasm and the sandboxes loaded ahead of need),
+ * `runtime-jobs.ts` (the page's requests: their kinds, how each is sent and failed), `preview-calls.ts`
+ * (the previews' calls); this file holds the lifecycle (start, restart, stop), the queue and the
+ * worker's messages.
  */
-import sandboxCode from 'virtual:runtime-sandbox';
-import wasmUrl from 'sql.js/dist/sql-wasm.wasm?url';
 import type { Manifest } from '../../core/manifest';
-import { failedCall } from '../../core/runtime/outcome';
 import { CALL_REPORT_HEADER, decodeCallReport, type CallReport } from '../../core/runtime/console-capture';
 import { operationOf, type PreviewLink } from '../preview/preview-frame';
 import { isPersona, type PersonaName } from '../../core/runtime/personas';
 import type { CallOutcome } from '../../core/runtime/runtime';
-import { decodeJson, encodeJson, runtimeErrorBody, tableSetFromHeader, WROTE_HEADER, type CallAnswer } from '../../modules/wire';
-import { isRuntimeMessage, previewAnswer, type InspectAnswer, type InspectQuery, type InspectResult, type RuntimeMessage, type RuntimeRequest, type StartTimings, type TableSet } from '../../../worker/protocol/runtime';
+import { decodeJson, encodeJson, tableSetFromHeader, WROTE_HEADER } from '../../modules/wire';
+import { isRuntimeMessage, type InspectAnswer, type InspectQuery, type RuntimeMessage, type RuntimeRequest, type StartTimings, type TableSet } from '../../../worker/protocol/runtime';
 import { bodyReceiver, deliverBody, type BodyIn } from '../../core/host/body-stream';
 import { describeError } from '../../core/host/describe';
 import { Watchdog } from '../../core/host/watchdog';
-import { SandboxFrame } from './sandbox-frame';
+import type { SandboxFrame } from './sandbox-frame';
 import type { Commit, CommittedState } from './durable-log';
 import { CommitListeners, Listeners } from './listeners';
 import type { JournalBatch } from '../../core/runtime/journaling-driver';
+import { PreviewCalls, type PreviewFlight } from './preview-calls';
+import { describeJob, failJob, failure, failureResponse, personaOf, postJob, type Job } from './runtime-jobs';
+import { SpareSandboxes, sqlWasm } from './sandbox-supply';
 
 export type { Commit, CommittedState } from './durable-log';
 
 export type { InspectAnswer, InspectQuery, InspectResult, TableSet } from '../../../worker/protocol/runtime';
+export { prepareRuntime, sqlWasm } from './sandbox-supply';
 
 export interface RuntimeHostOptions {
   /** Where the hidden iframe goes; document.body by default. */
@@ -101,60 +102,6 @@ export interface HostStartTimings extends StartTimings {
   overall: number;
 }
 
-type Job =
-  | { type: 'call'; persona: PersonaName; kind: 'query' | 'mutation'; name: string; input?: string; settle(outcome: CallOutcome): void }
-  | { type: 'fetch'; persona: PersonaName; method: string; url: string; headers: Array<[string, string]>; body: Uint8Array | null; settle(response: Response): void }
-  | { type: 'set-env'; values: Record<string, string>; settle(): void }
-  | { type: 'flush'; checkpoint: boolean; settle(): void }
-  | { type: 'inspect'; query: InspectQuery; settle(result: InspectResult): void };
-
-interface StartWaiter {
-  id: number;
-  resolve(timings: StartTimings): void;
-  reject(error: Error): void;
-}
-
-interface Spare {
-  frame: SandboxFrame;
-  /** Where its messages go: nowhere until a host takes it; `generation` -1 while spare. */
-  owner: SpareOwner;
-}
-
-interface SpareOwner {
-  /** The generation whose runtime this sandbox became (-1 while spare). */
-  generation: number;
-  message?(data: unknown): void;
-  workerError?(message: string): void;
-  /** The worker failed before a host took the sandbox: it is not taken. */
-  failed?: boolean;
-}
-
-interface Running {
-  frame: SandboxFrame;
-  generation: number;
-}
-
-/** A connected preview: its persona (the page's word, never the preview's) and the calls of it the worker began. */
-interface ConnectedPreview {
-  persona: PersonaName;
-  link: PreviewLink;
-  /** Calls on its port the worker began and the page answers (they wrote, or were interrupted). */
-  ran: Set<number>;
-  /** Disconnected: calls it sent before may still run in this worker (kept until the worker goes). */
-  closed: boolean;
-}
-
-/** A preview's call the worker began and has not ended: what runs in the sandbox now. */
-interface PreviewFlight {
-  preview: number;
-  id: number;
-  persona: PersonaName;
-  operation: string;
-  began: number;
-  /** Where its handler is in the server bundle (a stack frame's place), when the worker found it. */
-  at?: string;
-}
-
 /** What runs in the sandbox now: the operation (`query todos.list`, `GET /api/x`), as whom, since when (`performance.now()`). */
 export interface RunningCall {
   operation: string;
@@ -162,128 +109,21 @@ export interface RunningCall {
   since: number;
 }
 
-let wasmBytes: Promise<ArrayBuffer> | undefined;
-
-/** sql.js's wasm, fetched once by the page (the sandbox cannot fetch). */
-export function sqlWasm(): Promise<ArrayBuffer> {
-  wasmBytes ??= fetch(wasmUrl).then((response) => {
-    if (!response.ok) throw new Error(`sql.js's wasm could not be loaded (${response.status}).`);
-    return response.arrayBuffer();
-  });
-  wasmBytes.catch(() => {
-    wasmBytes = undefined;
-  });
-  return wasmBytes;
+interface StartWaiter {
+  id: number;
+  resolve(timings: StartTimings): void;
+  reject(error: Error): void;
 }
 
-/**
- * A sandbox loaded ahead of need: its iframe and worker start, and once sql.js's wasm is here the
- * worker compiles it (`warm`), while nothing waits; a start then only loads the app. It holds no app
- * and is taken by one host, once (its worker refuses a second start).
- */
-function loadSpare(container: HTMLElement): Spare {
-  const owner: SpareOwner = { generation: -1 };
-  const frame = new SandboxFrame({
-    container,
-    code: sandboxCode,
-    onMessage: (data) => owner.message?.(data),
-    onWorkerError: (message) => {
-      if (owner.workerError) owner.workerError(message);
-      else owner.failed = true;
-    },
-  });
-  frame.booted.catch(() => undefined);
-  void Promise.all([sqlWasm(), frame.booted])
-    .then(([wasm]) => {
-      const copy = wasm.slice(0);
-      frame.post({ type: 'warm', wasm: copy } satisfies RuntimeRequest, [copy]);
-    })
-    .catch(() => undefined);
-  return { frame, owner };
-}
-
-/** The sandbox prepared for the page's next project (prepareRuntime), until a host takes it. */
-let pageSpare: Spare | undefined;
-
-/**
- * Gets the runtime ready before any project is open (the start page, once idle): sql.js's wasm
- * fetched and a sandbox loaded with it compiled, which the next project's host takes as its first.
- */
-export function prepareRuntime(): void {
-  sqlWasm().catch(() => undefined);
-  pageSpare ??= loadSpare(document.body);
-}
-
-/** The page's prepared sandbox, for a host whose sandboxes live in the page's body (once). */
-function takePageSpare(container: HTMLElement): Spare | undefined {
-  const spare = pageSpare;
-  if (!spare || container !== spare.frame.container) return undefined;
-  pageSpare = undefined;
-  if (!spare.owner.failed) return spare;
-  spare.frame.dispose();
-  return undefined;
+/** The sandbox whose worker runs the app now, and the generation it runs. */
+interface Running {
+  frame: SandboxFrame;
+  generation: number;
 }
 
 const NO_WRITES: TableSet = { tables: [], storage: false };
 
-const failure = (status: number, code: string, message: string): CallOutcome => failedCall(status, code, message);
-
-/** The HTTP form of a failure: the runtime error body. */
-function failureResponse(outcome: CallOutcome): Response {
-  const error = outcome.error!;
-  return new Response(JSON.stringify(runtimeErrorBody({ status: outcome.status, ...error })), { status: outcome.status, headers: { 'content-type': 'application/json' } });
-}
-
-/** Whose request a job is, when it is a persona's. */
-function personaOf(job: Job): PersonaName | undefined {
-  if (job.type === 'call' || job.type === 'fetch') return job.persona;
-  if (job.type === 'inspect' && 'persona' in job.query && isPersona(job.query.persona)) return job.query.persona;
-  return undefined;
-}
-
-/** Answers a job with a failure in its own form. */
-function fail(job: Job, outcome: CallOutcome): void {
-  switch (job.type) {
-    case 'call':
-      job.settle(outcome);
-      break;
-    case 'fetch':
-      job.settle(failureResponse(outcome));
-      break;
-    case 'set-env':
-    case 'flush':
-      job.settle();
-      break;
-    case 'inspect':
-      job.settle({ kind: 'refused', message: outcome.error?.message ?? 'The runtime is not running.' });
-      break;
-    default: {
-      const unknown: never = job;
-      throw new Error(`Unknown job ${JSON.stringify(unknown)}`);
-    }
-  }
-}
-
-function describeJob(job: Job): string {
-  switch (job.type) {
-    case 'call':
-      return `${job.kind} ${job.name}`;
-    case 'fetch':
-      return `${job.method} ${new URL(job.url).pathname}`;
-    case 'set-env':
-    case 'flush':
-      return job.type;
-    case 'inspect':
-      return `inspect ${job.query.kind}`;
-    default: {
-      const unknown: never = job;
-      return String(unknown);
-    }
-  }
-}
-
 export class RuntimeHost {
-  readonly #container: HTMLElement;
   readonly #deadlineMs: number;
   readonly #graceMs: number;
   readonly #startTimeoutMs: number;
@@ -295,7 +135,8 @@ export class RuntimeHost {
   #phase: RuntimePhase = 'idle';
   #failure = '';
   #running: Running | undefined;
-  #spare: Spare | undefined;
+  /** The sandbox kept for the next start. */
+  readonly #spares: SpareSandboxes;
   #generation = 0;
   #nextId = 1;
   /** The committed state: the last checkpoint and the batches after it (undefined before any start). */
@@ -306,10 +147,8 @@ export class RuntimeHost {
   readonly #queue: Job[] = [];
   /** The page's own request sent to the sandbox (it may wait there behind previews' calls). */
   #inFlight: { id: number; job: Job; began: number } | undefined;
-  readonly #previews = new Map<number, ConnectedPreview>();
-  #nextPreview = 1;
-  /** A preview's call running in the sandbox (the page's #inFlight, if any, waits behind it). */
-  #previewFlight: PreviewFlight | undefined;
+  /** The previews' calls, straight to the worker (the page's #inFlight, if any, waits behind the one that runs). */
+  readonly #previews: PreviewCalls;
   /** The requests in flight: unanswered past the deadline plus grace, the sandbox is stuck in synchronous code. */
   readonly #watchdog: Watchdog<number | PreviewFlight>;
   #startWaiter: StartWaiter | undefined;
@@ -326,7 +165,6 @@ export class RuntimeHost {
   #told: RunningCall | undefined;
 
   constructor(options: RuntimeHostOptions = {}) {
-    this.#container = options.container ?? document.body;
     this.#deadlineMs = options.deadlineMs ?? 10_000;
     this.#graceMs = options.graceMs ?? 1_000;
     this.#startTimeoutMs = options.startTimeoutMs ?? 15_000;
@@ -334,6 +172,19 @@ export class RuntimeHost {
     this.#checkpointDelayMs = options.checkpointDelayMs ?? 1000;
     this.#sparesAfter = options.sparesAfter ?? Promise.resolve();
     this.#watchdog = new Watchdog<number | PreviewFlight>(this.#deadlineMs + this.#graceMs, (item) => this.#stuck(item));
+    this.#spares = new SpareSandboxes(options.container ?? document.body, {
+      generation: () => this.#generation,
+      receive: (data) => this.#receive(data),
+      crashed: (message) => this.#crashed(message),
+    });
+    this.#previews = new PreviewCalls({
+      frame: () => this.#running?.frame,
+      watchdog: this.#watchdog,
+      activity: () => this.#activity(),
+      afterDurable: (answer) => this.#commits.afterDurable(answer),
+      report: (persona, operation, encoded) => this.#emitReport(persona, operation, encoded),
+      wrote: (wrote, persona) => this.#emitWrite(wrote, persona),
+    });
   }
 
   /** The committed database: the last checkpoint and the journal after it (or the state the app was started with). */
@@ -400,23 +251,7 @@ export class RuntimeHost {
    * Returns the disconnection (the worker closes its end).
    */
   connectPreview(persona: PersonaName, link: PreviewLink): () => void {
-    const key = this.#nextPreview++;
-    const preview: ConnectedPreview = { persona, link, ran: new Set(), closed: false };
-    this.#previews.set(key, preview);
-    if (this.#phase === 'running') this.#attach(key, preview);
-    return () => {
-      if (preview.closed) return;
-      preview.closed = true;
-      this.#running?.frame.post({ type: 'preview-close', preview: key } satisfies RuntimeRequest);
-    };
-  }
-
-  #attach(key: number, preview: ConnectedPreview): void {
-    const running = this.#running;
-    if (!running) return;
-    const channel = new MessageChannel();
-    running.frame.post({ type: 'preview-port', preview: key, persona: preview.persona } satisfies RuntimeRequest, [channel.port1]);
-    preview.link.attach(channel.port2);
+    return this.#previews.connect(persona, link, this.#phase === 'running');
   }
 
   /** Sets `ctx.env` values for later calls (kept across restarts). */
@@ -483,7 +318,7 @@ export class RuntimeHost {
    * still wait there behind a preview's call the worker has not said began). Undefined when idle.
    */
   get running(): RunningCall | undefined {
-    const flight = this.#previewFlight;
+    const flight = this.#previews.flight;
     if (flight) return { operation: flight.operation, persona: flight.persona, since: flight.began };
     const own = this.#inFlight;
     if (!own) return undefined;
@@ -517,11 +352,14 @@ export class RuntimeHost {
     this.#prepareSpare();
   }
 
+  #prepareSpare(): void {
+    if (this.#phase !== 'stopped') this.#spares.prepare();
+  }
+
   /** Removes the sandbox; running and queued calls are answered 503 `runtime_unavailable`. */
   stop(): void {
     this.#generation++;
-    this.#spare?.frame.dispose();
-    this.#spare = undefined;
+    this.#spares.dispose();
     this.#interrupt(503, 'runtime_unavailable', 'The runtime was stopped.');
     this.#teardown('The runtime was stopped.');
     this.#phase = 'stopped';
@@ -554,9 +392,7 @@ export class RuntimeHost {
     const step = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, started.then((): never => { throw new Error('The runtime answered before it was asked to start.'); })]);
     try {
       const wasm = await step(sqlWasm());
-      const spare = this.#takeSpare();
-      spare.owner.generation = generation;
-      const frame = spare.frame;
+      const frame = this.#spares.take(generation);
       this.#running = { frame, generation };
       await step(frame.booted);
       const frameReady = performance.now();
@@ -580,7 +416,7 @@ export class RuntimeHost {
       this.#timings = { ...timings, frame: frameReady - began, overall: performance.now() - began };
       this.#phase = 'running';
       performance.mark('platform:runtime-started', { detail: this.#timings });
-      for (const [key, preview] of this.#previews) if (!preview.closed) this.#attach(key, preview);
+      this.#previews.attachAll();
       this.#pump();
       // The next (re)start takes a sandbox that has loaded already.
       void this.#sparesAfter.then(() => setTimeout(() => this.#prepareSpare(), 0));
@@ -598,31 +434,6 @@ export class RuntimeHost {
     }
   }
 
-  /**
-   * A sandbox made ahead of need: its iframe loads and its worker starts while nothing waits for it,
-   * so a restart (a new generation, a stuck handler) only has to start the app. Its messages go to
-   * whichever generation takes it.
-   */
-  #prepareSpare(): void {
-    if (this.#spare || this.#phase === 'stopped') return;
-    const spare = takePageSpare(this.#container) ?? loadSpare(this.#container);
-    const { owner } = spare;
-    owner.message = (data) => {
-      if (owner.generation === this.#generation) this.#receive(data);
-    };
-    owner.workerError = (message) => {
-      if (owner.generation === this.#generation) this.#crashed(message);
-    };
-    this.#spare = spare;
-  }
-
-  #takeSpare(): Spare {
-    this.#prepareSpare();
-    const spare = this.#spare!;
-    this.#spare = undefined;
-    return spare;
-  }
-
   /** Kills the sandbox and starts again from the committed state; queued calls wait for it. */
   #restart(reason: string): void {
     this.#restarts.emit(reason);
@@ -632,15 +443,9 @@ export class RuntimeHost {
   }
 
   #teardown(reason: string): void {
-    if (this.#running) {
-      // The previews' ports reached this worker: calls it had not begun go through the page until the next one.
-      for (const [key, preview] of this.#previews) {
-        if (preview.closed) this.#previews.delete(key);
-        else preview.link.detach([...preview.ran]);
-        preview.ran.clear();
-      }
-    }
-    this.#previewFlight = undefined;
+    // The previews' ports reached this worker: calls it had not begun go through the page until the next one.
+    if (this.#running) this.#previews.detachAll();
+    this.#previews.dropFlight();
     this.#activity();
     this.#running?.frame.dispose();
     this.#running = undefined;
@@ -655,16 +460,7 @@ export class RuntimeHost {
    * never ran and goes first again) or else the page's.
    */
   #interrupt(status: number, code: string, message: string): void {
-    const running = this.#previewFlight;
-    if (running) {
-      this.#previewFlight = undefined;
-      this.#activity();
-      this.#watchdog.close(running);
-      const preview = this.#previews.get(running.preview);
-      preview?.ran.delete(running.id);
-      // As the wire route's failure through the page: no tables read or written.
-      preview?.link.answer(previewAnswer(running.id, { status, error: failure(status, code, message).error! }));
-      preview?.link.onCall({ persona: running.persona, operation: running.operation, status, durationMs: performance.now() - running.began });
+    if (this.#previews.interrupt(status, code, message)) {
       const waiting = this.#inFlight;
       if (waiting) {
         this.#watchdog.close(waiting.id);
@@ -679,12 +475,12 @@ export class RuntimeHost {
     this.#watchdog.close(flight.id);
     this.#inFlight = undefined;
     this.#activity();
-    fail(flight.job, failure(status, code, message));
+    failJob(flight.job, failure(status, code, message));
   }
 
   #drainWithFailure(): void {
     const jobs = this.#queue.splice(0);
-    for (const job of jobs) fail(job, failure(503, 'runtime_unavailable', `The runtime is not running: ${this.#failure}`));
+    for (const job of jobs) failJob(job, failure(503, 'runtime_unavailable', `The runtime is not running: ${this.#failure}`));
   }
 
   #crashed(message: string): void {
@@ -701,7 +497,7 @@ export class RuntimeHost {
   #enqueue(job: Job): void {
     if (this.#phase === 'idle' || this.#phase === 'stopped' || this.#phase === 'failed') {
       const why = this.#phase === 'idle' ? 'The runtime has not been started.' : `The runtime is not running: ${this.#failure}`;
-      fail(job, failure(503, 'runtime_unavailable', why));
+      failJob(job, failure(503, 'runtime_unavailable', why));
       return;
     }
     this.#queue.push(job);
@@ -716,28 +512,7 @@ export class RuntimeHost {
     this.#watchdog.open(id);
     this.#inFlight = { id, job, began: performance.now() };
     this.#activity();
-    const frame = this.#running.frame;
-    switch (job.type) {
-      case 'call':
-        frame.post({ type: 'call', id, persona: job.persona, kind: job.kind, name: job.name, ...(job.input !== undefined ? { input: job.input } : {}) } satisfies RuntimeRequest);
-        break;
-      case 'fetch':
-        frame.post({ type: 'fetch', id, persona: job.persona, method: job.method, url: job.url, headers: job.headers, body: job.body } satisfies RuntimeRequest);
-        break;
-      case 'set-env':
-        frame.post({ type: 'set-env', id, values: job.values } satisfies RuntimeRequest);
-        break;
-      case 'flush':
-        frame.post({ type: 'flush', id, ...(job.checkpoint ? { checkpoint: true } : {}) } satisfies RuntimeRequest);
-        break;
-      case 'inspect':
-        frame.post({ type: 'inspect', id, query: job.query } satisfies RuntimeRequest);
-        break;
-      default: {
-        const unknown: never = job;
-        throw new Error(`Unknown job ${JSON.stringify(unknown)}`);
-      }
-    }
+    postJob(this.#running.frame, id, job);
   }
 
   /**
@@ -746,7 +521,7 @@ export class RuntimeHost {
    */
   #stuck(item: number | PreviewFlight): void {
     const flight = this.#inFlight;
-    const running = this.#previewFlight;
+    const running = this.#previews.flight;
     if (!running && (!flight || flight.id !== item)) return;
     const what = running ? running.operation : describeJob(flight!.job);
     const persona = running ? running.persona : personaOf(flight!.job);
@@ -770,7 +545,7 @@ export class RuntimeHost {
     this.#activity();
     queueMicrotask(() => this.#pump());
     if (flight.job.type === type) return flight.job as Extract<Job, { type: T }>;
-    fail(flight.job, failure(502, 'runtime_protocol_error', `The runtime answered a ${flight.job.type} request as if it were a ${type} request.`));
+    failJob(flight.job, failure(502, 'runtime_protocol_error', `The runtime answered a ${flight.job.type} request as if it were a ${type} request.`));
     return undefined;
   }
 
@@ -870,10 +645,10 @@ export class RuntimeHost {
         break;
       }
       case 'preview-began':
-        this.#previewBegan(message);
+        this.#previews.began(message);
         break;
       case 'preview-called':
-        this.#previewCalled(message);
+        this.#previews.called(message);
         break;
       case 'test':
         // A sandbox started as an app's runtime never runs tests: a stranger's code sent this.
@@ -888,58 +663,6 @@ export class RuntimeHost {
 
   #fault(message: string): void {
     this.#faults.emit(message);
-  }
-
-  /** A preview's call began in the sandbox: watched as the page's own are (the worker is alive). */
-  #previewBegan(message: Extract<RuntimeMessage, { type: 'preview-began' }>): void {
-    this.#watchdog.progress();
-    const preview = this.#previews.get(message.preview);
-    if (!preview) return;
-    preview.ran.add(message.id);
-    const flight: PreviewFlight = { preview: message.preview, id: message.id, persona: preview.persona, operation: `${message.kind} ${message.name}`, began: performance.now(), ...(message.at ? { at: message.at } : {}) };
-    this.#previewFlight = flight;
-    this.#activity();
-    this.#watchdog.open(flight);
-  }
-
-  /**
-   * A preview's call ended: its report, its Events entry and its writes, as for a call through the
-   * page; one that wrote is answered here, once its commit (sent ahead of this) is durable.
-   */
-  #previewCalled(message: Extract<RuntimeMessage, { type: 'preview-called' }>): void {
-    const flight = this.#previewFlight;
-    if (flight?.preview === message.preview && flight.id === message.id) {
-      this.#watchdog.close(flight);
-      this.#previewFlight = undefined;
-      this.#activity();
-    }
-    this.#watchdog.progress();
-    const preview = this.#previews.get(message.preview);
-    if (!preview) return;
-    const { persona } = preview;
-    const operation = `${message.kind} ${message.name}`;
-    this.#emitReport(persona, operation, message.report);
-    const ended = () => {
-      preview.link.onCall({ persona, operation, status: message.status, durationMs: message.durationMs });
-      if (message.status === 200) this.#emitWrite(message.wrote, persona);
-    };
-    const relay = message.relay;
-    if (!relay) {
-      preview.ran.delete(message.id);
-      ended();
-      return;
-    }
-    let answer: CallAnswer;
-    try {
-      answer = { ...relay, ...(relay.result !== undefined ? { result: decodeJson(relay.result) } : {}) };
-    } catch {
-      answer = { status: 502, error: failure(502, 'runtime_protocol_error', 'The runtime answered with a result that is not wire JSON.').error! };
-    }
-    void this.#commits.afterDurable(() => {
-      preview.ran.delete(message.id);
-      if (this.#previews.get(message.preview) === preview) preview.link.answer(previewAnswer(message.id, answer));
-      ended();
-    });
   }
 
   /** The Response for a response head; its body streams in as chunks arrive. */
