@@ -20,7 +20,9 @@ import { errorResponse } from '../../core/runtime/runtime';
 import type { Auth } from '../../core/runtime/personas';
 import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../../core/host/identity';
 import type { AppStart } from '../../../worker/workerd-app';
-import { EngineStartError, WorkerdEngine } from './workerd-engine';
+import { EngineStartError, WorkerdEngine, type EngineProcess } from './workerd-engine';
+import type { WorkerdPool } from './pool';
+import { POOL_HEADER_PREFIX } from '../../../worker/protocol/pool';
 import { freeTimeLimit } from '../../core/host/free-time-limit';
 import { isWriteRefusal } from '../../core/fs';
 import { describeError } from '../../core/host/describe';
@@ -62,6 +64,12 @@ export interface AppEngineOptions {
   /** The resident memory past which the engine is ended at once, requests in flight or not (default twice `memoryLimitBytes`). */
   memoryHardLimitBytes?: number;
   heapMb: number;
+  /**
+   * Serves the environment from a pool's process (pool.ts) under this name, instead of a process of
+   * its own: `dir` and `storageDir` are then unused (its data is the pool's), and so are `heapMb` and
+   * the memory limits (the pool's own apply to its processes).
+   */
+  pool?: { pool: WorkerdPool; key: string };
 }
 
 interface Pending {
@@ -71,7 +79,7 @@ interface Pending {
 }
 
 interface Running {
-  engine: WorkerdEngine;
+  engine: EngineProcess;
   identityKey: Uint8Array;
   /** The next identity's sequence number: each is accepted once by the engine. */
   sequence: number;
@@ -104,8 +112,14 @@ export class AppEngine {
   constructor(options: AppEngineOptions) {
     this.#options = options;
     this.#pending = new Watchdog(options.deadlineMs + options.graceMs, (pending) => {
+      const current = this.#current;
+      // What is stuck is ended: this engine's process, or a pool's, whose host names the culprit while
+      // this request is still in flight and moves it out.
+      current?.engine.stalled?.();
       pending.settle(errorResponse(deadlineExceeded(options.deadlineMs)));
-      if (this.#current) this.#end(this.#current, 'The app was restarted after a handler ran past its deadline.');
+      const message = 'The app was restarted after a handler ran past its deadline.';
+      if (current?.engine.stalled) this.#lost(current, message);
+      else if (current) this.#end(current, message);
     });
   }
 
@@ -155,11 +169,15 @@ export class AppEngine {
 
   async #spawnProcess(checkLoaded: boolean): Promise<Running | StartFailure> {
     const options = this.#options;
-    const identityKey = randomBytes(32);
-    const start: AppStart = { ...options.start, identityKey: identityKey.toString('hex') };
-    let engine: WorkerdEngine;
+    let identityKey: Uint8Array = randomBytes(32);
+    const start: AppStart = { ...options.start, identityKey: Buffer.from(identityKey).toString('hex') };
+    let engine: EngineProcess;
     try {
-      engine = await WorkerdEngine.start({
+      if (options.pool) {
+        const lease = await options.pool.pool.lease({ key: options.pool.key, start: options.start, appPath: options.appPath });
+        engine = lease;
+        identityKey = lease.identityKey;
+      } else engine = await WorkerdEngine.start({
         dir: options.dir,
         modules: [{ name: 'entry.js', path: options.entryPath }, { name: 'app.js', path: options.appPath }],
         durableObject: { className: 'AppStore', storageDir: options.storageDir },
@@ -205,7 +223,7 @@ export class AppEngine {
     const limit = freeTimeLimit(this.#options.startTimeoutMs, () => abort.abort(new Error(`The app did not answer its start (${path}) within ${this.#options.startTimeoutMs} ms.`)));
     try {
       const response = await fetch(`http://127.0.0.1:${running.engine.port}${path}`, {
-        headers: { [IDENTITY_HEADER]: signIdentity(running.identityKey, { auth: { appUserId: 'ready', kind: 'guest', roles: [], permissions: [], workspaceIds: [], sessionId: 'ready' } as unknown as Auth, url: 'http://ready.localhost/', method: 'GET', sequence: running.sequence++ }) },
+        headers: { ...running.engine.headers, [IDENTITY_HEADER]: signIdentity(running.identityKey, { auth: { appUserId: 'ready', kind: 'guest', roles: [], permissions: [], workspaceIds: [], sessionId: 'ready' } as unknown as Auth, url: 'http://ready.localhost/', method: 'GET', sequence: running.sequence++ }) },
         signal: abort.signal,
       });
       const body = ((await response.json().catch(() => undefined)) ?? {}) as Record<string, unknown>;
@@ -295,10 +313,12 @@ export class AppEngine {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of request.headers) {
       const lower = name.toLowerCase();
-      if (HOP_BY_HOP.has(lower) || lower === IDENTITY_HEADER) continue;
+      // The identity and a pool's lease headers are set here, never taken from the request.
+      if (HOP_BY_HOP.has(lower) || lower === IDENTITY_HEADER || lower.startsWith(POOL_HEADER_PREFIX)) continue;
       const previous = headers[lower];
       headers[lower] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
     }
+    for (const [name, value] of Object.entries(running.engine.headers ?? {})) headers[name] = value;
     headers[IDENTITY_HEADER] = signIdentity(running.identityKey, { auth, url: request.url, method: request.method, body: request.body ?? null, sequence: running.sequence++, ...(request.visitor !== undefined ? { visitor: request.visitor } : {}) });
     if (request.body) headers['content-length'] = String(request.body.byteLength);
     const url = new URL(request.url);
@@ -306,12 +326,15 @@ export class AppEngine {
     return new Promise<Response>((resolve) => {
       let settled = false;
       let handedOver = false;
+      // Until its answer's head (or its end): a pool finds a stalled process's culprit by these.
+      const ended = engine.engine.began?.();
       this.#inFlight++;
       this.#lastActive = performance.now();
       /** This request no longer holds the engine; the last one out judges its memory before its answer is handed over. */
       const done = () => {
         if (handedOver) return;
         handedOver = true;
+        ended?.();
         this.#inFlight--;
         this.#lastActive = performance.now();
         if (this.#inFlight === 0) this.#overMemory(engine);
@@ -326,6 +349,7 @@ export class AppEngine {
         cancel: (error) => sent.destroy(error),
       };
       const unreachable = (error: unknown) => {
+        ended?.(true);
         this.#pending.close(pending);
         pending.settle(errorResponse(failedCall(503, 'app_unavailable', `The app could not be reached: ${describeError(error)}`)));
       };

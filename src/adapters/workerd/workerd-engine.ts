@@ -159,7 +159,28 @@ export class EngineStartError extends Error {
   }
 }
 
-export class WorkerdEngine {
+/**
+ * Where an app engine's requests go (app-engine.ts): a workerd process of its own (`WorkerdEngine`),
+ * or an environment's lease of a pooled process (pool.ts, `PoolLease`).
+ */
+export interface EngineProcess {
+  readonly port: number;
+  readonly exited: Promise<void>;
+  /** Headers every request to it carries (a lease names its environment and itself). */
+  readonly headers?: Record<string, string>;
+  /** Why it ended by itself, when its host can say. */
+  lostReason(): string | undefined;
+  /** Its resident memory, in bytes, where it is its own to judge. */
+  residentBytes(): number | undefined;
+  /** A request to it was sent; the function returned says it ended (`broken`: its connection failed). */
+  began?(): (broken?: boolean) => void;
+  /** A request to it ran past its deadline and grace: its host ends what is stuck (without it, `kill`). */
+  stalled?(): void;
+  /** Ends it (a lease is given back: its process goes on serving others). */
+  kill(): Promise<void>;
+}
+
+export class WorkerdEngine implements EngineProcess {
   readonly port: number;
   readonly #child: ChildProcess;
   readonly #heapMb: number;
@@ -211,7 +232,8 @@ export class WorkerdEngine {
     const modules = options.modules.map((module) => ({ name: module.name, path: relative(options.dir, module.path) }));
     writer.writeFile(`${own}/config.capnp`, workerdConfig({ ...options, modules, environmentBindings }), { mode: 0o600 });
     // Not the control plane's environment: only what the engine needs.
-    const child = spawn(workerdBinary(), ['serve', configPath, '--control-fd=3'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env });
+    // The Worker Loader binding of a pool's process is one of workerd's experimental features.
+    const child = spawn(workerdBinary(), ['serve', configPath, '--control-fd=3', ...(options.loader ? ['--experimental'] : [])], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env });
     live.add(child);
     writer.writeFile(`${own}/workerd.pid`, String(child.pid));
     let stderr = '';

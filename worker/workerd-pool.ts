@@ -1,0 +1,123 @@
+/**
+ * The trusted host worker of a pooled workerd process (src/adapters/workerd/pool.ts): many app
+ * environments in one process, each its own isolate loaded at run time through the Worker Loader
+ * binding, with no network (`globalOutbound = null`) and no binding but its `START` record, and its
+ * data in SQLite of its own: the environment's `AppStore` (worker/workerd-app.ts, the same trusted
+ * entry a process of its own runs) is a facet of one host Durable Object per environment.
+ *
+ * A request names its environment (`x-platform-pool-tenant`) and the lease it belongs to
+ * (`x-platform-pool-version`); the host object asks the control plane's source (the `SOURCE` binding,
+ * with the process's `TOKEN`) for that lease's modules and `START` record, never a request's headers:
+ * a local process that reaches this port can name an environment, not give it code or keys. Every
+ * request still needs an identity the control plane signed with the lease's key (workerd-app.ts).
+ */
+import { LOADED_PATH } from '../src/core/host/identity';
+import { DELETE_PATH, ID_PATH, LEASE_PATH, TENANT_HEADER, VERSION_HEADER, type LeaseRecord } from './protocol/pool';
+
+interface LoadedWorker {
+  getEntrypoint(): { fetch(request: Request): Promise<Response> };
+  getDurableObjectClass(name: string): unknown;
+}
+
+interface Env {
+  LOADER: { get(id: string, code: () => Promise<unknown>): LoadedWorker };
+  SOURCE: { fetch(request: Request | string, init?: RequestInit): Promise<Response> };
+  TOKEN: string;
+  TENANT: { idFromName(name: string): { toString(): string }; get(id: unknown): { fetch(request: Request): Promise<Response> } };
+}
+
+interface Facets {
+  get(name: string, options: () => { class: unknown }): { fetch(request: Request): Promise<Response> };
+  abort(name: string, reason: unknown): void;
+  delete(name: string): void;
+}
+
+const unavailable = (message: string) => Response.json({ error: { code: 'app_unavailable', message } }, { status: 503 });
+
+function authorized(request: Request, env: Env): boolean {
+  return env.TOKEN.length > 0 && request.headers.get('authorization') === `Bearer ${env.TOKEN}`;
+}
+
+/** The request without the pool's headers: the app never sees them. */
+function stripped(request: Request): Request {
+  const headers = new Headers(request.headers);
+  headers.delete(TENANT_HEADER);
+  headers.delete(VERSION_HEADER);
+  return new Request(request, { headers });
+}
+
+export class Tenant {
+  readonly #facets: Facets;
+  readonly #env: Env;
+  /** The lease whose `AppStore` runs as this object's facet now. */
+  #version: string | undefined;
+  /** Lease records asked of the source, by version (the current one kept). */
+  readonly #records = new Map<string, Promise<LeaseRecord | undefined>>();
+
+  constructor(state: { facets: Facets }, env: Env) {
+    this.#facets = state.facets;
+    this.#env = env;
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    const facets = this.#facets;
+    const url = new URL(request.url);
+    if (url.pathname === DELETE_PATH) {
+      if (!authorized(request, this.#env)) return new Response(null, { status: 403 });
+      if (this.#version !== undefined) facets.abort('app', new Error('The environment was deleted.'));
+      facets.delete('app');
+      this.#version = undefined;
+      this.#records.clear();
+      return new Response(null, { status: 204 });
+    }
+    const tenant = request.headers.get(TENANT_HEADER) ?? '';
+    const version = request.headers.get(VERSION_HEADER) ?? '';
+    if (!version) return unavailable('The request names no lease.');
+    const record = await this.#record(tenant, version);
+    if (!record) return unavailable('The environment is not leased to this process.');
+    const worker = this.#env.LOADER.get(`${tenant}@${version}`, async () => ({
+      compatibilityDate: '2025-09-01',
+      mainModule: 'entry.js',
+      modules: { 'entry.js': record.entry, 'app.js': record.app },
+      env: { START: record.start },
+      globalOutbound: null,
+    }));
+    // Whether the module loaded, answered by the entry without opening the data.
+    if (url.pathname === LOADED_PATH) return worker.getEntrypoint().fetch(stripped(request));
+    if (this.#version !== version) {
+      // A new lease (a new artifact, new values, a new key): the facet restarts with its class, on the same data.
+      if (this.#version !== undefined) facets.abort('app', new Error('The environment was restarted.'));
+      for (const kept of this.#records.keys()) if (kept !== version) this.#records.delete(kept);
+      this.#version = version;
+    }
+    const facet = facets.get('app', () => ({ class: worker.getDurableObjectClass('AppStore') }));
+    return facet.fetch(stripped(request));
+  }
+
+  #record(tenant: string, version: string): Promise<LeaseRecord | undefined> {
+    let record = this.#records.get(version);
+    if (!record) {
+      const asked = this.#env.SOURCE.fetch(`http://source${LEASE_PATH}?tenant=${encodeURIComponent(tenant)}&version=${encodeURIComponent(version)}`, { headers: { authorization: `Bearer ${this.#env.TOKEN}` } });
+      record = asked.then((answer) => (answer.ok ? (answer.json() as Promise<LeaseRecord>) : undefined)).catch(() => undefined);
+      // A refusal is not kept: the lease may be registered a moment later.
+      void record.then((found) => {
+        if (!found && this.#records.get(version) === record) this.#records.delete(version);
+      });
+      this.#records.set(version, record);
+    }
+    return record;
+  }
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const tenant = request.headers.get(TENANT_HEADER);
+    if (!tenant) return unavailable('The request names no environment.');
+    const id = env.TENANT.idFromName(tenant);
+    if (new URL(request.url).pathname === ID_PATH) {
+      if (!authorized(request, env)) return new Response(null, { status: 403 });
+      return Response.json({ id: id.toString() });
+    }
+    return env.TENANT.get(id).fetch(request);
+  },
+};
