@@ -12,7 +12,7 @@
  * request still needs an identity the control plane signed with the lease's key (workerd-app.ts).
  */
 import { LOADED_PATH } from '../src/core/host/identity';
-import { DELETE_PATH, ID_PATH, LEASE_PATH, TENANT_HEADER, VERSION_HEADER, type LeaseRecord } from './protocol/pool';
+import { DELETE_PATH, ID_PATH, LEASE_PATH, RELEASE_PATH, TENANT_HEADER, VERSION_HEADER, type LeaseRecord } from './protocol/pool';
 
 interface LoadedWorker {
   getEntrypoint(): { fetch(request: Request): Promise<Response> };
@@ -62,6 +62,16 @@ export class Tenant {
   async fetch(request: Request): Promise<Response> {
     const facets = this.#facets;
     const url = new URL(request.url);
+    if (url.pathname === RELEASE_PATH) {
+      if (!authorized(request, this.#env)) return new Response(null, { status: 403 });
+      // Only the lease given back: a newer one of the same environment goes on.
+      if (this.#version !== undefined && this.#version === request.headers.get(VERSION_HEADER)) {
+        facets.abort('app', new Error('The environment sleeps.'));
+        this.#version = undefined;
+        this.#records.clear();
+      }
+      return new Response(null, { status: 204 });
+    }
     if (url.pathname === DELETE_PATH) {
       if (!authorized(request, this.#env)) return new Response(null, { status: 403 });
       if (this.#version !== undefined) facets.abort('app', new Error('The environment was deleted.'));

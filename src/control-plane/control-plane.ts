@@ -70,6 +70,8 @@ export interface ControlPlaneOptions {
    * Never taken from a request's Host header.
    */
   publicOrigin?: string;
+  /** Where hosted environments run: a pool of shared workerd processes (its settings), or `false`, a process each (hosting.ts, `pool`). */
+  hostingPool?: false | { processes?: number; memoryLimitMb?: number };
   /** Overrides every hosted app's handler deadline, and the grace before a runaway thread is ended. */
   handlerDeadlineMs?: number;
   handlerGraceMs?: number;
@@ -146,6 +148,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     ...(options.appStartTimeoutMs ? { startTimeoutMs: options.appStartTimeoutMs } : {}),
     ...(options.maxStoredBytes ? { maxStoredBytes: options.maxStoredBytes } : {}),
     ...(options.engineIdleMs !== undefined ? { idleMs: options.engineIdleMs } : {}),
+    ...(options.hostingPool !== undefined ? { pool: options.hostingPool } : {}),
   });
 
   // The sweep: deletions a crash interrupted are finished before anything is served.

@@ -28,7 +28,8 @@ export interface Started {
 export async function startControlPlane(options: Parameters<typeof createControlPlane>[0] & { port?: number; host?: string }): Promise<Started> {
   // A control plane killed with SIGKILL (no exit handler runs) leaves its engines running, each with
   // its environment's database open: they are ended, by their pid files, before anything is served.
-  await endLeftoverEngines(join(options.dataDir, 'engines'));
+  // The pool's processes too (each holds many environments' databases open).
+  await Promise.all([endLeftoverEngines(join(options.dataDir, 'engines')), endLeftoverEngines(join(options.dataDir, 'pool'))]);
   const plane = await createControlPlane(options);
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolvePromise, reject) => {

@@ -16,9 +16,10 @@ import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
 import { startControlPlane, type Started } from './main';
 import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../core/host/identity';
+import { POOL_HEADER_PREFIX } from '../../worker/protocol/pool';
 import type { Auth } from '../core/runtime/personas';
 import { HOSTILE } from '../testing/control-plane-apps';
-import { approveOverHttp, cookieOf, enginePort, eventually, hostedRequest, platformOverLoopback, sendHuge, slowReader, type SlowReader } from '../testing/control-plane';
+import { approveOverHttp, cookieOf, enginePorts, eventually, hostedRequest, platformOverLoopback, sendHuge, slowReader, type SlowReader } from '../testing/control-plane';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -76,7 +77,9 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'platform-security-'));
   // A deadline short enough for the spinning handler, long enough for filling a 256 MiB buffer with
   // both cores busy (at 500 ms a fresh engine's first such call ran past it).
-  started = await startControlPlane({ dataDir: join(work, 'data'), port: 0, devicePollMs: 20, handlerDeadlineMs: 5000, handlerGraceMs: 500, maxStoredBytes: STORED_QUOTA });
+  // The pool's shared processes under the same memory limit as a process of its own (512 MiB), so the
+  // buffers held below pass it as they pass an engine's of its own.
+  started = await startControlPlane({ dataDir: join(work, 'data'), port: 0, devicePollMs: 20, handlerDeadlineMs: 5000, handlerGraceMs: 500, maxStoredBytes: STORED_QUOTA, hostingPool: { memoryLimitMb: 512 } });
   let approval: Promise<Response> | undefined;
   const login = await platform(work, ['auth', 'login'], (text) => {
     const code = /code ([A-Z]{4}-[A-Z]{4})/.exec(text)?.[1];
@@ -123,7 +126,8 @@ describe('a hostile app is contained', () => {
     await stillServing();
     const data = join(work, 'data');
     const appId = `app_${/^app-([a-z2-7]+)--/.exec(new URL(hostile).hostname)![1]}`;
-    for (const path of [join(data, 'records.sqlite'), join(data, 'engines', `${appId}.preview`, 'config.capnp'), join(data, 'apps', appId, 'preview'), '/etc/passwd']) {
+    const pooled = [join(data, 'pool', 'process-0', 'config.capnp'), join(data, 'pool', 'storage', 'platform-pool-tenant')];
+    for (const path of [join(data, 'records.sqlite'), join(data, 'engines', `${appId}.preview`, 'config.capnp'), join(data, 'apps', appId, 'preview'), ...pooled, '/etc/passwd']) {
       const { status, body } = await json(hostile, `/api/read?path=${encodeURIComponent(path)}`);
       expect(status, path).toBe(200);
       expect(body.fetchFile, path).toMatch(/^refused: /);
@@ -133,8 +137,9 @@ describe('a hostile app is contained', () => {
 
   it('cannot reach the control plane, a neighbour, its own or a neighbour\'s engine, or any address', async () => {
     await stillServing();
-    const engines = [enginePort(join(work, 'data'), neighbour), enginePort(join(work, 'data'), hostile)].filter((port) => port !== undefined).map((port) => `http://127.0.0.1:${port}/api/greet/x`);
-    if (process.platform === 'linux') expect(engines).toHaveLength(2);
+    // Every engine process's port: the apps' own, or the pool's shared processes both apps run in.
+    const engines = enginePorts(join(work, 'data')).map((port) => `http://127.0.0.1:${port}/api/greet/x`);
+    if (process.platform === 'linux') expect(engines.length).toBeGreaterThan(0);
     for (const target of [`${started.url}/v0/health`, `http://127.0.0.1:${started.port}/v0/apps`, neighbour, ...engines, 'http://10.0.0.1/', 'https://example.com/']) {
       const { body } = await json(hostile, `/api/fetch?url=${encodeURIComponent(target)}`);
       expect(body.fetch, target).toMatch(/^refused: /);
@@ -142,13 +147,20 @@ describe('a hostile app is contained', () => {
     await stillServing();
   });
 
-  it('keeps the engine\'s keys out of every file: they reach the engine through its environment only', async () => {
+  it('keeps the engine\'s keys out of every file: they reach the engine through its environment, or the pool\'s source, only', async () => {
     await stillServing(); // both apps' engines are running, whatever ran before
-    const { readdirSync, readFileSync } = await import('node:fs');
-    const engines = join(work, 'data', 'engines');
-    const dir = readdirSync(engines).find((name) => name.endsWith('.preview') && readFileSync(join(engines, name, 'config.capnp'), 'utf8').includes('START'));
-    expect(dir).toBeDefined();
-    expect(readFileSync(join(engines, dir!, 'config.capnp'), 'utf8')).not.toMatch(/identityKey|cursorSecret/);
+    const { existsSync, readdirSync, readFileSync } = await import('node:fs');
+    // A process of its own gets START through its environment; a pool's process gets the token it asks
+    // the control plane's source with (for each lease's START), through its environment too.
+    const configs = ['engines', 'pool'].flatMap((folder) => {
+      const root = join(work, 'data', folder);
+      return existsSync(root) ? readdirSync(root).map((name) => join(root, name, 'config.capnp')).filter((path) => existsSync(path)) : [];
+    });
+    expect(configs.some((path) => /fromEnvironment = "PLATFORM_(START|TOKEN)"/.test(readFileSync(path, 'utf8')))).toBe(true);
+    for (const path of configs) expect(readFileSync(path, 'utf8'), path).not.toMatch(/identityKey|cursorSecret|"[0-9a-f]{64}"/);
+    // Nor in the pool's storage: what its processes keep on disk is the environments' data.
+    const storage = join(work, 'data', 'pool', 'storage', 'platform-pool-tenant');
+    for (const name of existsSync(storage) ? readdirSync(storage) : []) expect(readFileSync(join(storage, name)).includes('identityKey'), name).toBe(false);
   });
 
   it('a handler that never yields is answered 504 and its engine restarted; the others keep answering', async () => {
@@ -312,18 +324,20 @@ describe('a hostile app is contained', () => {
      * A genuine identity header, taken as a sniffer on loopback would: from the control plane's own
      * request to the engine, seen on Node's diagnostics channels (its HTTP client's, and fetch's).
      */
-    async function captured(origin: string, path: string, options: Parameters<typeof hostedRequest>[2] = {}): Promise<{ header: string; url: string }> {
-      let seen: { header: string; url: string } | undefined;
+    async function captured(origin: string, path: string, options: Parameters<typeof hostedRequest>[2] = {}): Promise<{ header: string; url: string; pool: Record<string, string> }> {
+      let seen: { header: string; url: string; pool: Record<string, string> } | undefined;
       const fromHttp = (message: unknown) => {
         const request = (message as { request: ClientRequest }).request;
         const header = request.getHeader(IDENTITY_HEADER);
-        if (typeof header === 'string' && !seen) seen = { header, url: `${request.protocol}//${String(request.getHeader('host'))}${request.path}` };
+        // A pool's process is also told which environment and lease: sniffed the same way (they are not secrets).
+        const pool = Object.fromEntries(Object.entries(request.getHeaders()).filter(([name]) => name.startsWith(POOL_HEADER_PREFIX)).map(([name, value]) => [name, String(value)]));
+        if (typeof header === 'string' && !seen) seen = { header, url: `${request.protocol}//${String(request.getHeader('host'))}${request.path}`, pool };
       };
       const fromFetch = (message: unknown) => {
         const request = (message as { request: { origin: string; path: string; headers: string[] | string } }).request;
         const headers = Array.isArray(request.headers) ? request.headers : request.headers.split('\r\n').flatMap((line) => line.split(': ', 2));
         const at = headers.findIndex((name, i) => i % 2 === 0 && name.toLowerCase() === IDENTITY_HEADER);
-        if (at >= 0 && !seen) seen = { header: headers[at + 1]!, url: `${request.origin}${request.path}` };
+        if (at >= 0 && !seen) seen = { header: headers[at + 1]!, url: `${request.origin}${request.path}`, pool: {} };
       };
       subscribe('http.client.request.start', fromHttp);
       subscribe('undici:request:create', fromFetch);
@@ -337,8 +351,8 @@ describe('a hostile app is contained', () => {
       return seen;
     }
 
-    const straight = async (port: number, path: string, header?: string, method = 'POST') => {
-      const response = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: header === undefined ? {} : { [IDENTITY_HEADER]: header } });
+    const straight = async (port: number, path: string, header?: string, method = 'POST', pool: Record<string, string> = {}) => {
+      const response = await fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { ...pool, ...(header === undefined ? {} : { [IDENTITY_HEADER]: header }) } });
       return { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, unknown> };
     };
 
@@ -346,12 +360,12 @@ describe('a hostile app is contained', () => {
       await stillServing();
       const genuine = await captured(neighbour, '/api/greet/x');
       const fromHostile = await captured(hostile, '/api/node');
-      // The ports found from the data directory are the ones the control plane talks to.
-      const port = enginePort(data(), neighbour)!;
-      const hostilePort = enginePort(data(), hostile)!;
-      expect(port).toBeGreaterThan(0);
-      expect(new URL(genuine.url).port).toBe(String(port));
-      expect(new URL(fromHostile.url).port).toBe(String(hostilePort));
+      // The ports the control plane talks to are ones a local process finds from the data directory.
+      const port = Number(new URL(genuine.url).port);
+      const hostilePort = Number(new URL(fromHostile.url).port);
+      expect(enginePorts(data())).toContain(port);
+      expect(enginePorts(data())).toContain(hostilePort);
+      const pool = genuine.pool;
 
       const target = `${neighbour}/api/visits/forged`;
       const [payload, tag] = [genuine.header.slice(0, genuine.header.lastIndexOf('.')), genuine.header.slice(genuine.header.lastIndexOf('.') + 1)];
@@ -368,15 +382,17 @@ describe('a hostile app is contained', () => {
         ['a genuine header of another app (its engine, its key)', fromHostile.header],
       ];
       for (const [what, header] of attempts) {
-        const answer = await straight(port, '/api/visits/forged', header);
+        const answer = await straight(port, '/api/visits/forged', header, 'POST', pool);
         expect(answer.status, what).toBe(403);
         expect(answer.body, what).toMatchObject({ error: { code: 'identity_refused' } });
       }
       // The ready and loaded paths too (unsigned, or signed under another engine's key), and the hostile engine the same way.
-      expect((await straight(port, READY_PATH, undefined, 'GET')).status).toBe(403);
-      expect((await straight(port, LOADED_PATH, undefined, 'GET')).status).toBe(403);
-      expect((await straight(port, LOADED_PATH, signIdentity(randomBytes(32), { auth: guest, url: `http://ready.localhost${LOADED_PATH}`, method: 'GET', sequence: 9 }), 'GET')).status).toBe(403);
-      expect((await straight(hostilePort, '/api/node', signIdentity(randomBytes(32), { auth: guest, url: `${hostile}/api/node`, method: 'GET', sequence: 1 }), 'GET')).status).toBe(403);
+      expect((await straight(port, READY_PATH, undefined, 'GET', pool)).status).toBe(403);
+      expect((await straight(port, LOADED_PATH, undefined, 'GET', pool)).status).toBe(403);
+      expect((await straight(port, LOADED_PATH, signIdentity(randomBytes(32), { auth: guest, url: `http://ready.localhost${LOADED_PATH}`, method: 'GET', sequence: 9 }), 'GET', pool)).status).toBe(403);
+      expect((await straight(hostilePort, '/api/node', signIdentity(randomBytes(32), { auth: guest, url: `${hostile}/api/node`, method: 'GET', sequence: 1 }), 'GET', fromHostile.pool)).status).toBe(403);
+      // In a pool, the neighbour's lease named with the hostile app's genuine header: still its own key that decides.
+      if (Object.keys(pool).length) expect((await straight(hostilePort, '/api/visits/forged', fromHostile.header, 'POST', pool)).status).toBe(403);
       // No handler ran: nothing was written.
       expect(await visits('forged')).toBe(0);
       // The check can fail: the same write through the control plane is counted.
@@ -388,12 +404,12 @@ describe('a hostile app is contained', () => {
     it.skipIf(process.platform !== 'linux')('a genuine header replayed to another path never runs the handler of the path asked', async () => {
       await stillServing();
       const genuine = await captured(neighbour, '/api/greet/x');
-      const port = enginePort(data(), neighbour)!;
+      const port = Number(new URL(genuine.url).port);
       // As a write: another method than the one signed. As the same GET: its sequence number was used.
-      const replayed = await straight(port, '/api/visits/replayed', genuine.header);
+      const replayed = await straight(port, '/api/visits/replayed', genuine.header, 'POST', genuine.pool);
       expect(replayed.status).toBe(403);
       expect(await visits('replayed')).toBe(0);
-      const asGet = await straight(port, '/api/visits/replayed', genuine.header, 'GET');
+      const asGet = await straight(port, '/api/visits/replayed', genuine.header, 'GET', genuine.pool);
       expect(asGet.status, JSON.stringify(asGet)).toBe(403);
     });
 
@@ -402,8 +418,8 @@ describe('a hostile app is contained', () => {
       await stillServing();
       const genuine = await captured(neighbour, '/api/visits/once', { method: 'POST', body: '{}' });
       expect(await visits('once')).toBe(1);
-      const port = enginePort(data(), neighbour)!;
-      const replayed = await straight(port, '/api/visits/once', genuine.header);
+      const port = Number(new URL(genuine.url).port);
+      const replayed = await straight(port, '/api/visits/once', genuine.header, 'POST', genuine.pool);
       expect(replayed.status).toBe(403);
       expect(await visits('once')).toBe(1);
     });

@@ -5,7 +5,7 @@
  * arrives as its engine falls asleep is answered by the next engine, not refused. Real workerd, real
  * HTTP on loopback; waits are on conditions, never on timing goals.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,84 +42,94 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The pid of the environment's workerd process, from its pid file, when that process is alive. */
+/**
+ * The pid of the workerd process serving the environment (a pool's shared one, with nothing else in
+ * it here, or its own), when that process is alive.
+ */
 function enginePid(): number | undefined {
-  const file = join(work, 'data', 'engines', `${appId}.preview`, 'workerd.pid');
-  if (!existsSync(file)) return undefined;
-  const pid = Number(readFileSync(file, 'utf8').trim());
-  return alive(pid) ? pid : undefined;
+  const pid = hosting().enginePid(appId, 'preview');
+  return pid !== undefined && alive(pid) ? pid : undefined;
 }
 
 const hosting = () => started.plane.hosting;
 
-beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'platform-sleep-'));
-  started = await startControlPlane({ dataDir: join(work, 'data'), port: 0, engineIdleMs: IDLE_MS });
-  const token = await signIn(started.plane, 'builder');
-  const files = databaseApp({ name: 'sleepy-notes', tables: { notes: { text: 'string' } }, server: SERVER, budgets: { liveConnections: 2 }, client: "document.body.textContent = 'notes';\n" });
-  origin = await deployOverHttp(started.url, token, 'sleepy-notes', files);
-  appId = hostedTarget(new URL(origin).host)!.appId;
-}, 180_000);
+// The pool's shared processes (the hosting's default), and a process for each environment (PLATFORM_HOSTING=process).
+describe.each([
+  ['in a pool of shared processes', {}],
+  ['a process each', false],
+] as const)('%s', (name, pool) => {
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'platform-sleep-'));
+    started = await startControlPlane({ dataDir: join(work, 'data'), port: 0, engineIdleMs: IDLE_MS, hostingPool: pool });
+    const token = await signIn(started.plane, 'builder');
+    const files = databaseApp({ name: 'sleepy-notes', tables: { notes: { text: 'string' } }, server: SERVER, budgets: { liveConnections: 2 }, client: "document.body.textContent = 'notes';\n" });
+    origin = await deployOverHttp(started.url, token, 'sleepy-notes', files);
+    appId = hostedTarget(new URL(origin).host)!.appId;
+  }, 180_000);
 
-afterAll(async () => {
-  await started?.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+  afterAll(async () => {
+    await started?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
 
-describe('an unused environment sleeps and wakes on its data', () => {
-  it('ends its engine after the idle time, and the next visit finds what was written', async () => {
-    expect((await call('mutation', 'notes.add', { text: 'before sleep' })).status).toBe(200);
-    const pid = enginePid();
-    expect(pid).toBeDefined();
-    expect(hosting().awake).toBe(1);
+  describe(`an unused environment sleeps and wakes on its data (${name})`, () => {
+    it('ends its engine after the idle time, and the next visit finds what was written', async () => {
+      expect((await call('mutation', 'notes.add', { text: 'before sleep' })).status).toBe(200);
+      const pid = enginePid();
+      expect(pid).toBeDefined();
+      expect(hosting().awake).toBe(1);
 
-    // Nothing uses it: the sleeper ends the process.
-    expect(await eventually(() => hosting().awake === 0 && !alive(pid!), 60_000)).toBe(true);
+      // Nothing uses it: the sleeper ends the process.
+      expect(await eventually(() => hosting().awake === 0 && !alive(pid!), 60_000)).toBe(true);
 
-    const read = await call('query', 'notes.list', {});
-    expect(read.status).toBe(200);
-    expect(JSON.parse(read.text).result).toEqual(['before sleep']);
-    const woken = enginePid();
-    expect(woken).toBeDefined();
-    expect(woken).not.toBe(pid);
-    expect(hosting().awake).toBe(1);
-  }, 120_000);
+      const read = await call('query', 'notes.list', {});
+      expect(read.status).toBe(200);
+      expect(JSON.parse(read.text).result).toEqual(['before sleep']);
+      const woken = enginePid();
+      expect(woken).toBeDefined();
+      expect(woken).not.toBe(pid);
+      expect(hosting().awake).toBe(1);
+    }, 120_000);
 
-  it('stays awake while a live stream is open, and sleeps once it closes', async () => {
-    const visit = await hostedRequest(origin, '/');
-    const cookie = cookieOf(visit);
-    const url = new URL(origin);
-    let opened!: () => void;
-    const open = new Promise<void>((resolve) => (opened = resolve));
-    const stream = httpRequest({ host: '127.0.0.1', port: Number(url.port), path: LIVE_PATH, headers: { host: url.host, accept: 'application/x-ndjson', ...(cookie ? { cookie } : {}) } }, (response) => {
-      expect(response.statusCode).toBe(200);
-      response.resume();
-      opened();
-    });
-    stream.on('error', () => undefined);
-    stream.end();
-    await open;
-    const pid = enginePid();
-    expect(pid).toBeDefined();
+    it('stays awake while a live stream is open, and sleeps once it closes', async () => {
+      const visit = await hostedRequest(origin, '/');
+      const cookie = cookieOf(visit);
+      const url = new URL(origin);
+      let opened!: () => void;
+      const open = new Promise<void>((resolve) => (opened = resolve));
+      const stream = httpRequest({ host: '127.0.0.1', port: Number(url.port), path: LIVE_PATH, headers: { host: url.host, accept: 'application/x-ndjson', ...(cookie ? { cookie } : {}) } }, (response) => {
+        expect(response.statusCode).toBe(200);
+        response.resume();
+        opened();
+      });
+      stream.on('error', () => undefined);
+      stream.end();
+      await open;
+      const pid = enginePid();
+      expect(pid).toBeDefined();
 
-    // Several idle times pass with the stream open: the sleeper leaves it (asked directly too).
-    await new Promise((done) => setTimeout(done, IDLE_MS * 3));
-    expect(hosting().sleepIdle(0)).toBe(0);
-    expect(hosting().awake).toBe(1);
-    expect(enginePid()).toBe(pid);
+      // Several idle times pass with the stream open: the sleeper leaves it (asked directly too).
+      await new Promise((done) => setTimeout(done, IDLE_MS * 3));
+      expect(hosting().sleepIdle(0)).toBe(0);
+      expect(hosting().awake).toBe(1);
+      expect(enginePid()).toBe(pid);
 
-    stream.destroy();
-    expect(await eventually(() => hosting().awake === 0 && !alive(pid!), 60_000)).toBe(true);
-  }, 120_000);
+      stream.destroy();
+      expect(await eventually(() => hosting().awake === 0 && !alive(pid!), 60_000)).toBe(true);
+    }, 120_000);
 
-  it('answers a request that arrives as its engine falls asleep', async () => {
-    expect((await call('mutation', 'notes.add', { text: 'second' })).status).toBe(200);
-    const pid = enginePid();
-    // The engine falls asleep and, in the same turn, a visitor calls.
-    expect(hosting().sleepIdle(0)).toBe(1);
-    const read = await call('query', 'notes.list', {});
-    expect(read.status).toBe(200);
-    expect(JSON.parse(read.text).result).toEqual(['before sleep', 'second']);
-    expect(alive(pid!)).toBe(false);
-  }, 120_000);
+    it('answers a request that arrives as its engine falls asleep', async () => {
+      expect((await call('mutation', 'notes.add', { text: 'second' })).status).toBe(200);
+      const pid = enginePid();
+      // The engine falls asleep and, in the same turn, a visitor calls.
+      expect(hosting().sleepIdle(0)).toBe(1);
+      const read = await call('query', 'notes.list', {});
+      expect(read.status).toBe(200);
+      expect(JSON.parse(read.text).result).toEqual(['before sleep', 'second']);
+      // Its own process ended; in a pool, the lease was given back and a new one serves (the process
+      // itself ends once nothing is leased in it for the idle time: the first test).
+      if (hosting().pooled) expect(hosting().awake).toBe(1);
+      else expect(alive(pid!)).toBe(false);
+    }, 120_000);
+  });
 });

@@ -347,17 +347,8 @@ export async function signInOverHttp(plane: { url: string; operatorSecret: strin
   return polled.token;
 }
 
-/**
- * The loopback port an app environment's engine listens on, found as a local process would find it:
- * the engine's pid file under the data directory, then that process's listening socket in /proc
- * (Linux only; undefined elsewhere, or while no engine runs).
- */
-export function enginePort(dataDir: string, origin: string): number | undefined {
-  const match = /^app-([a-z2-7]+)(--preview)?\./.exec(new URL(origin).hostname);
-  if (!match) throw new Error(`not a hosted origin: ${origin}`);
-  const pidFile = join(dataDir, 'engines', `app_${match[1]}.${match[2] ? 'preview' : 'production'}`, 'workerd.pid');
-  if (process.platform !== 'linux' || !existsSync(pidFile)) return undefined;
-  const pid = readFileSync(pidFile, 'utf8').trim();
+/** The loopback ports a process listens on (Linux /proc; empty when it is gone). */
+function listeningPorts(pid: string): number[] {
   const inodes = new Set<string>();
   try {
     for (const fd of readdirSync(`/proc/${pid}/fd`)) {
@@ -365,14 +356,47 @@ export function enginePort(dataDir: string, origin: string): number | undefined 
       if (socket) inodes.add(socket[1]!);
     }
   } catch {
-    return undefined; // the engine is gone
+    return []; // the engine is gone
   }
   // /proc/net/tcp: "sl local_address rem_address st … inode", addresses as hex "0100007F:1F90", st 0A = LISTEN.
+  const ports: number[] = [];
   for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
     const fields = line.trim().split(/\s+/);
-    if (fields[3] === '0A' && fields[1]?.startsWith('0100007F:') && inodes.has(fields[9] ?? '')) return parseInt(fields[1].slice(9), 16);
+    if (fields[3] === '0A' && fields[1]?.startsWith('0100007F:') && inodes.has(fields[9] ?? '')) ports.push(parseInt(fields[1].slice(9), 16));
   }
-  return undefined;
+  return ports;
+}
+
+/**
+ * The loopback port an app environment's engine listens on when it runs in a process of its own, found
+ * as a local process would find it: the engine's pid file under the data directory, then that
+ * process's listening socket in /proc (Linux only; undefined elsewhere, or while no engine runs).
+ */
+export function enginePort(dataDir: string, origin: string): number | undefined {
+  const match = /^app-([a-z2-7]+)(--preview)?\./.exec(new URL(origin).hostname);
+  if (!match) throw new Error(`not a hosted origin: ${origin}`);
+  const pidFile = join(dataDir, 'engines', `app_${match[1]}.${match[2] ? 'preview' : 'production'}`, 'workerd.pid');
+  if (process.platform !== 'linux' || !existsSync(pidFile)) return undefined;
+  return listeningPorts(readFileSync(pidFile, 'utf8').trim())[0];
+}
+
+/**
+ * Every loopback port a workerd process of the data directory listens on, found as a local process
+ * would: the pid files of processes of their own (`engines/*`) and of the pool's shared ones
+ * (`pool/*`), then each process's listening sockets (Linux only; empty elsewhere).
+ */
+export function enginePorts(dataDir: string): number[] {
+  if (process.platform !== 'linux') return [];
+  const ports: number[] = [];
+  for (const folder of ['engines', 'pool']) {
+    const root = join(dataDir, folder);
+    if (!existsSync(root)) continue;
+    for (const name of readdirSync(root)) {
+      const pidFile = join(root, name, 'workerd.pid');
+      if (existsSync(pidFile)) ports.push(...listeningPorts(readFileSync(pidFile, 'utf8').trim()));
+    }
+  }
+  return ports;
 }
 
 /** A GET to a hosted origin over a raw socket whose answer is read only when `take` is called. */

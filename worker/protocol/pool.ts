@@ -14,6 +14,8 @@ export const VERSION_HEADER = `${POOL_HEADER_PREFIX}version`;
 export const ID_PATH = '/__pool/id';
 /** Deletes an environment's data (its facet and its files). */
 export const DELETE_PATH = '/__pool/delete';
+/** An environment's lease was given back (it sleeps): its isolate is let go, its memory returned to the process. */
+export const RELEASE_PATH = '/__pool/release';
 /** The source's path: `?tenant=…&version=…`, answered with a `LeaseRecord` or 404. */
 export const LEASE_PATH = '/lease';
 

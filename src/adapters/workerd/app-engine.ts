@@ -69,7 +69,7 @@ export interface AppEngineOptions {
    * its own: `dir` and `storageDir` are then unused (its data is the pool's), and so are `heapMb` and
    * the memory limits (the pool's own apply to its processes).
    */
-  pool?: { pool: WorkerdPool; key: string };
+  pool?: { pool: WorkerdPool; key: string; alone?: boolean };
 }
 
 interface Pending {
@@ -123,6 +123,11 @@ export class AppEngine {
     });
   }
 
+  /** The process serving the app now (a pool's shared one for a lease), if one runs. */
+  get pid(): number | undefined {
+    return this.#current?.engine.pid;
+  }
+
   /** Starts the engine (once); resolves undefined when the app is ready, or why it could not start. */
   async ready(): Promise<StartFailure | undefined> {
     const running = await this.#waitFor(this.#start());
@@ -174,7 +179,7 @@ export class AppEngine {
     let engine: EngineProcess;
     try {
       if (options.pool) {
-        const lease = await options.pool.pool.lease({ key: options.pool.key, start: options.start, appPath: options.appPath });
+        const lease = await options.pool.pool.lease({ key: options.pool.key, start: options.start, appPath: options.appPath }, { alone: options.pool.alone === true });
         engine = lease;
         identityKey = lease.identityKey;
       } else engine = await WorkerdEngine.start({

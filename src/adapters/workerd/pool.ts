@@ -24,10 +24,11 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type { AppStart } from '../../../worker/workerd-app';
-import { DELETE_PATH, ID_PATH, LEASE_PATH, TENANT_HEADER, VERSION_HEADER, type LeaseRecord } from '../../../worker/protocol/pool';
+import { DELETE_PATH, ID_PATH, LEASE_PATH, RELEASE_PATH, TENANT_HEADER, VERSION_HEADER, type LeaseRecord } from '../../../worker/protocol/pool';
 import { WorkerdEngine, type EngineProcess } from './workerd-engine';
 
 export interface PoolOptions {
@@ -41,8 +42,10 @@ export interface PoolOptions {
   /** V8's heap limit of each isolate, MiB. */
   heapMb: number;
   startTimeoutMs: number;
-  /** A process holding more is restarted once nothing runs in it; at twice this, at once. */
+  /** A shared process holding more is restarted once nothing runs in it (at twice this, at once), and the environment whose request left it there runs alone from then on. */
   memoryLimitBytes: number;
+  /** The same for a process running one environment alone (default `memoryLimitBytes`): that environment's own limit. */
+  aloneMemoryLimitBytes?: number;
   /** How long a process with nothing leased keeps running (default 30 s). */
   idleMs?: number;
 }
@@ -73,13 +76,22 @@ class PoolProcess {
   ended = false;
   idle: ReturnType<typeof setTimeout> | undefined;
   memory: ReturnType<typeof setInterval> | undefined;
+  /**
+   * Settles as soon as the pool decides to end the process, or it ends by itself: its leases' engines
+   * take no further request from then on (the next one starts a new lease, which waits for the exit).
+   */
+  readonly ending: Promise<void>;
+  #ending!: () => void;
 
   constructor(
     readonly engine: WorkerdEngine,
     readonly index: number,
     /** The environment this process runs alone (one moved out of the shared processes). */
     readonly only: string | undefined,
-  ) {}
+  ) {
+    this.ending = new Promise((resolve) => (this.#ending = resolve));
+    void engine.exited.then(() => this.#ending());
+  }
 
   /** The environment whose request has been running the longest (among those cut off with the process too). */
   oldest(): string | undefined {
@@ -92,6 +104,7 @@ class PoolProcess {
       this.ended = true;
       this.endedBy = reason;
     }
+    this.#ending();
     return this.engine.kill();
   }
 }
@@ -115,14 +128,17 @@ export class PoolLease implements EngineProcess {
     return this.process.engine.port;
   }
 
+  /** Settles once its process is ending (see `PoolProcess.ending`), not only once it has exited. */
   get exited(): Promise<void> {
-    return this.process.engine.exited;
+    return this.process.ending;
   }
 
   /** The process id (the same for every environment of the process). */
   get pid(): number | undefined {
     return this.process.engine.pid;
   }
+
+  /** The request's end tells the pool: the last one out of a process over its memory limit is its culprit. */
 
   lostReason(): string | undefined {
     return this.process.endedBy ?? this.process.engine.lostReason();
@@ -138,7 +154,11 @@ export class PoolLease implements EngineProcess {
     const { process } = this;
     process.flights.add(flight);
     return (broken) => {
-      if (!process.flights.delete(flight) || !broken) return;
+      if (!process.flights.delete(flight)) return;
+      if (!broken) {
+        this.pool.judgeMemory(process, this.key);
+        return;
+      }
       // Its connection broke: if the process is ending by itself, this request may be why.
       process.broken.push(flight);
       setTimeout(() => process.broken.splice(process.broken.indexOf(flight) >>> 0, 1), 2_000).unref();
@@ -195,9 +215,13 @@ export class WorkerdPool {
     return [...this.#processes].reduce((sum, process) => sum + (process.ended ? 0 : (process.engine.residentBytes() ?? 0)), 0);
   }
 
-  /** Leases an environment: its isolate loads in a process on its first request, with a fresh identity key. */
-  async lease(tenant: PoolTenant): Promise<PoolLease> {
+  /**
+   * Leases an environment: its isolate loads in a process on its first request, with a fresh identity
+   * key. `alone`: in a process of its own from the start (an artifact not yet known to behave, a probe).
+   */
+  async lease(tenant: PoolTenant, options: { alone?: boolean } = {}): Promise<PoolLease> {
     if (this.#stopped) throw new Error('The pool is stopped.');
+    if (options.alone) this.#alone.add(tenant.key);
     const process = await this.#processFor(tenant.key);
     const identityKey = randomBytes(32);
     const version = randomBytes(12).toString('hex');
@@ -213,8 +237,13 @@ export class WorkerdPool {
     this.#records.delete(`${lease.key}\n${lease.version}`);
     const { process } = lease;
     process.leases.delete(lease);
+    // The isolate is let go (unless a newer lease of the same environment took its place).
+    if (!process.ended) {
+      void fetch(`http://127.0.0.1:${process.engine.port}${RELEASE_PATH}`, { method: 'POST', headers: { ...lease.headers, authorization: `Bearer ${this.#token}` } }).catch(() => undefined);
+    }
     if (process.leases.size === 0 && !process.ended) {
       clearTimeout(process.idle);
+      // A probe's process ends with its lease; a culprit's, as a shared one does, once idle.
       process.idle = setTimeout(() => {
         if (process.leases.size === 0) void process.end('its process had nothing leased');
       }, this.#options.idleMs ?? 30_000);
@@ -232,6 +261,24 @@ export class WorkerdPool {
     const culprit = process.oldest() ?? lease.key;
     if (process.only === undefined) this.#alone.add(culprit);
     void process.end('a handler ran past its deadline and stalled its process, which was restarted');
+  }
+
+  #limitOf(process: PoolProcess): number {
+    return process.only === undefined ? this.#options.memoryLimitBytes : (this.#options.aloneMemoryLimitBytes ?? this.#options.memoryLimitBytes);
+  }
+
+  /**
+   * Memory is judged as each request to a process ends (as a process of its own judges it as each
+   * answer is handed over): past its limit with nothing else running, the process is restarted, and
+   * the environment whose request was the last one out runs alone from then on.
+   */
+  judgeMemory(process: PoolProcess, key: string): void {
+    if (process.ended || process.flights.size > 0) return;
+    const resident = process.engine.residentBytes();
+    const limit = this.#limitOf(process);
+    if (resident === undefined || resident <= limit) return;
+    if (process.only === undefined) this.#alone.add(key);
+    void process.end(`its process held ${Math.round(resident / 1048576)} MiB, over its limit of ${Math.round(limit / 1048576)} MiB, and was restarted`);
   }
 
   /** The process an environment goes to: the one it is in, its own once moved out, else the least used shared one. */
@@ -288,7 +335,7 @@ export class WorkerdPool {
     const process = new PoolProcess(engine, index, only);
     this.#processes.add(process);
     void engine.exited.then(() => this.#gone(process));
-    const limit = this.#options.memoryLimitBytes;
+    const limit = this.#limitOf(process);
     process.memory = setInterval(() => {
       const resident = engine.residentBytes();
       if (resident === undefined || process.ended) return;
@@ -329,9 +376,53 @@ export class WorkerdPool {
     this.#alone.delete(key);
   }
 
+  /**
+   * Gives an environment that has no data in the pool yet the data of an SQLite file (a consistent
+   * copy, made with SQLite's backup, of a database another process may be writing): an environment's
+   * data from before the pool, or a copy of another environment's for a probe. False when the
+   * environment has data already (nothing is copied).
+   */
+  async adopt(key: string, database: string): Promise<boolean> {
+    const { dir, id } = await this.dataFiles(key);
+    const target = join(dir, `${id}.1.sqlite`);
+    if (existsSync(target) || existsSync(join(dir, `${id}.facets`))) return false;
+    mkdirSync(dir, { recursive: true });
+    const source = new Database(database, { readonly: true, fileMustExist: true });
+    try {
+      await source.backup(target);
+    } finally {
+      source.close();
+    }
+    return true;
+  }
+
+  /** The SQLite file of an environment's data in the pool, if it has any (to copy it: `adopt`). */
+  async database(key: string): Promise<string | undefined> {
+    const { dir, id } = await this.dataFiles(key);
+    const path = join(dir, `${id}.1.sqlite`);
+    return existsSync(path) ? path : undefined;
+  }
+
+  /**
+   * Removes every file of an environment that runs in no process (a probe's, once its lease is given
+   * back and its process has ended).
+   */
+  async discard(key: string): Promise<void> {
+    const home = this.#homes.get(key);
+    if (home) {
+      if (!home.ended && home.only !== key) throw new Error(`${key} shares a process: its files cannot be removed while it runs.`);
+      void home.end('its environment was discarded');
+      await home.engine.exited;
+    }
+    const { dir, id } = await this.dataFiles(key);
+    this.#alone.delete(key);
+    if (!existsSync(dir)) return;
+    for (const name of readdirSync(dir)) if (name.startsWith(`${id}.`)) rmSync(join(dir, name), { force: true });
+  }
+
   /** Where an environment's data lives: its host object's files, `<dir>/storage/platform-pool-tenant/<id>.*` (the facet's is `<id>.1.sqlite`). */
   async dataFiles(key: string): Promise<{ dir: string; id: string }> {
-    const any = [...this.#processes].find((process) => !process.ended) ?? (await this.#start('shared:0'));
+    const any = [...this.#processes].find((process) => !process.ended) ?? (await this.#start(`shared:${this.#next++}`));
     const answer = await fetch(`http://127.0.0.1:${any.engine.port}${ID_PATH}`, { headers: { [TENANT_HEADER]: key, authorization: `Bearer ${this.#token}` } });
     const body = (await answer.json()) as { id?: string };
     if (typeof body.id !== 'string' || !/^[0-9a-f]+$/.test(body.id)) throw new Error(`The pool did not name the data of ${key}.`);

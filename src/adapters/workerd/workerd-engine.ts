@@ -176,6 +176,8 @@ export interface EngineProcess {
   began?(): (broken?: boolean) => void;
   /** A request to it ran past its deadline and grace: its host ends what is stuck (without it, `kill`). */
   stalled?(): void;
+  /** The process's id, for reading it from /proc (a lease's is its shared process's). */
+  readonly pid?: number | undefined;
   /** Ends it (a lease is given back: its process goes on serving others). */
   kill(): Promise<void>;
 }

@@ -5,7 +5,7 @@
  * from a cookie the control plane signs: `ctx.auth` is derived from nothing the browser can forge.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { ArtifactRecord } from '../../core/build/artifact';
@@ -21,6 +21,7 @@ import { writeAtomic } from '../files';
 import { hmac, sameSecret, type Secrets } from '../secrets';
 import { AppEngine, type StartFailure } from '../../adapters/workerd/app-engine';
 import { bundleWorkerEntry } from '../../adapters/workerd/workerd-engine';
+import { WorkerdPool } from '../../adapters/workerd/pool';
 import { contentType } from '../../adapters/workerd/content-types';
 import { assetPath, isRuntimePath } from '../../core/local/assets';
 import { CallLogs, takeCallRecord } from '../../adapters/workerd/call-log';
@@ -78,6 +79,18 @@ export interface HostingOptions {
    * `DEFAULT_ENGINE_IDLE_MS`; 0 keeps engines awake).
    */
   idleMs?: number;
+  /**
+   * Where environments run: in a pool of shared workerd processes (docs/control-plane.md, "Many
+   * environments per process": `processes` shared ones, each restarted past `memoryLimitMb`), or, with
+   * `false`, each in a workerd process of its own. Default: the pool, unless PLATFORM_HOSTING=process.
+   */
+  pool?: false | { processes?: number; memoryLimitMb?: number };
+}
+
+/** The hosting's pool settings: the option, else the environment's choice (PLATFORM_HOSTING=process: a process each). */
+function poolSettings(option: HostingOptions['pool']): false | { processes?: number; memoryLimitMb?: number } {
+  if (option !== undefined) return option;
+  return process.env.PLATFORM_HOSTING === 'process' ? false : {};
 }
 
 /** How long an engine goes unused before it sleeps, unless the control plane is told otherwise. */
@@ -121,9 +134,15 @@ export class Hosting {
   readonly #swaps = new Map<string, Promise<void>>();
   /** Puts unused engines to sleep (see `idleMs`). */
   readonly #sleeper: ReturnType<typeof setInterval> | undefined;
+  /** The shared processes environments run in (made at the first start), unless each has its own. */
+  readonly #poolSettings: false | { processes?: number; memoryLimitMb?: number };
+  #pool: Promise<WorkerdPool> | undefined;
+  /** An environment's data from before the pool, being moved in (once, before its first pooled start). */
+  readonly #moves = new Map<string, Promise<void>>();
 
   constructor(options: HostingOptions) {
     this.#options = options;
+    this.#poolSettings = poolSettings(options.pool);
     const idleMs = options.idleMs ?? DEFAULT_ENGINE_IDLE_MS;
     if (idleMs > 0) {
       this.#sleeper = setInterval(() => this.sleepIdle(idleMs), Math.max(250, Math.min(idleMs / 2, 10_000)));
@@ -147,6 +166,20 @@ export class Hosting {
       this.#swaps.set(key, previous.then(() => ended).then(() => undefined, () => undefined));
     }
     return slept;
+  }
+
+  /** The process serving an environment now (a pool's shared one, or its own), if it is awake. */
+  enginePid(appId: string, environment: Environment): number | undefined {
+    return this.#processes.get(`${appId}:${environment}`)?.pid;
+  }
+
+  /**
+   * The SQLite file that holds an environment's data (its facet's in the pool, else its own engine's),
+   * if it has any: for an operator's backup (copy it with SQLite's backup, it may be written meanwhile).
+   */
+  async databaseOf(appId: string, environment: Environment): Promise<string | undefined> {
+    if (!this.pooled) return this.#processDatabase(appId, environment);
+    return (await (await this.#poolOf()).database(this.#poolKey(appId, environment))) ?? this.#processDatabase(appId, environment);
   }
 
   /** How many environments have an engine awake now. */
@@ -180,13 +213,79 @@ export class Hosting {
     return Buffer.from(hmac(this.#options.secrets.cursorKey, `cursor:${appId}:${environment}`), 'base64url').toString('hex');
   }
 
-  async #newEngine(appId: string, environment: Environment, record: ArtifactRecord, storageDir: string, dir: string): Promise<AppEngine | StartFailure> {
+  /** Whether environments run in the pool's shared processes. */
+  get pooled(): boolean {
+    return this.#poolSettings !== false;
+  }
+
+  #poolOf(): Promise<WorkerdPool> {
+    const settings = this.#poolSettings || {};
+    this.#pool ??= (async () => {
+      const [entryPath, hostPath] = await Promise.all([bundleWorkerEntry('workerd-app', this.#engineDir('entry')), bundleWorkerEntry('workerd-pool', this.#engineDir('entry'))]);
+      return new WorkerdPool({
+        dir: join(this.#options.dataDir, 'pool'),
+        entryPath,
+        hostPath,
+        processes: settings.processes ?? 2,
+        heapMb: 256,
+        startTimeoutMs: this.#options.startTimeoutMs ?? 30_000,
+        memoryLimitBytes: (settings.memoryLimitMb ?? 2048) * 1024 * 1024,
+        // An environment moved out runs under the limit a process of its own has.
+        aloneMemoryLimitBytes: (this.#options.memoryLimitMb ?? 512) * 1024 * 1024,
+        // A process with nothing awake in it sleeps as an environment does.
+        idleMs: this.#options.idleMs || DEFAULT_ENGINE_IDLE_MS,
+      });
+    })();
+    return this.#pool;
+  }
+
+  /** An environment's name in the pool. */
+  #poolKey(appId: string, environment: Environment): string {
+    return `${appId}:${environment}`;
+  }
+
+  /** The SQLite file of an environment's data from before the pool (a process of its own kept it), if any. */
+  #processDatabase(appId: string, environment: Environment): string | undefined {
+    const dir = join(this.storagePath(appId, environment), 'platform-app-store');
+    if (!existsSync(dir)) return undefined;
+    const name = readdirSync(dir).find((file) => file.endsWith('.sqlite') && file !== 'metadata.sqlite');
+    return name === undefined ? undefined : join(dir, name);
+  }
+
+  /**
+   * Moves an environment's data from before the pool into it, once, before its first pooled start: a
+   * consistent copy (SQLite's backup), then the old folder is kept beside it as `<environment>.process`
+   * (removed with the app).
+   */
+  #moveIn(appId: string, environment: Environment): Promise<void> {
+    const key = this.#poolKey(appId, environment);
+    let move = this.#moves.get(key);
+    if (!move) {
+      move = (async () => {
+        const database = this.#processDatabase(appId, environment);
+        if (!database) return;
+        await (await this.#poolOf()).adopt(key, database);
+        const old = this.storagePath(appId, environment);
+        rmSync(`${old}.process`, { recursive: true, force: true });
+        renameSync(old, `${old}.process`);
+      })().finally(() => this.#moves.delete(key));
+      this.#moves.set(key, move);
+    }
+    return move;
+  }
+
+  /**
+   * An engine for an environment. `pooled`: its name in the pool (`alone`: in a process of its own);
+   * otherwise a process of its own in `dir` over `storageDir`.
+   */
+  async #newEngine(appId: string, environment: Environment, record: ArtifactRecord, storageDir: string, dir: string, pooled?: { key: string; alone?: boolean }): Promise<AppEngine | StartFailure> {
     const appPath = this.#serverModule(record);
     if (!appPath) return { code: 'module_invalid', message: 'The artifact has no server module (server/index.js).' };
     const deadlineMs = this.#options.handlerDeadlineMs ?? limitsOf(record.manifest).handlerDeadlineMs;
     return new AppEngine({
       dir,
       storageDir,
+      ...(pooled ? { pool: { pool: await this.#poolOf(), ...pooled } } : {}),
       entryPath: await bundleWorkerEntry('workerd-app', this.#engineDir('entry')),
       appPath,
       start: {
@@ -204,17 +303,35 @@ export class Hosting {
     });
   }
 
+  /** The engine of an environment's live data: in the pool (its data from before moved in first), or a process of its own. */
+  async #liveEngine(appId: string, environment: Environment, record: ArtifactRecord): Promise<AppEngine | StartFailure> {
+    if (!this.pooled) return this.#newEngine(appId, environment, record, this.storagePath(appId, environment), this.#engineDir(`${appId}.${environment}`));
+    await this.#moveIn(appId, environment);
+    return this.#newEngine(appId, environment, record, this.storagePath(appId, environment), this.#engineDir(`${appId}.${environment}`), { key: this.#poolKey(appId, environment) });
+  }
+
   /**
    * Checks that an artifact can serve an environment without touching it: it starts on a copy of the
-   * environment's data (the module loads, the schema fits the data) and answers a runtime request.
+   * environment's data (the module loads, the schema fits the data) and answers a runtime request. In
+   * the pool it runs in a process of its own: an artifact not yet known to behave stalls no one.
    */
   async probe(appId: string, environment: Environment, record: ArtifactRecord): Promise<StartFailure | { code: 'runtime_unhealthy'; message: string } | undefined> {
     const dir = this.#engineDir(`probe-${randomBytes(8).toString('hex')}`);
     const storageDir = join(dir, 'storage');
     mkdirSync(storageDir, { recursive: true });
-    const live = this.storagePath(appId, environment);
-    if (existsSync(live)) cpSync(live, storageDir, { recursive: true });
-    const engine = await this.#newEngine(appId, environment, record, storageDir, dir);
+    let probeKey: string | undefined;
+    let engine: AppEngine | StartFailure;
+    if (this.pooled) {
+      const pool = await this.#poolOf();
+      probeKey = `probe:${randomBytes(8).toString('hex')}`;
+      const live = (await pool.database(this.#poolKey(appId, environment))) ?? this.#processDatabase(appId, environment);
+      if (live) await pool.adopt(probeKey, live);
+      engine = await this.#newEngine(appId, environment, record, storageDir, dir, { key: probeKey, alone: true });
+    } else {
+      const live = this.storagePath(appId, environment);
+      if (existsSync(live)) cpSync(live, storageDir, { recursive: true });
+      engine = await this.#newEngine(appId, environment, record, storageDir, dir);
+    }
     try {
       if (!(engine instanceof AppEngine)) return engine;
       try {
@@ -230,6 +347,7 @@ export class Hosting {
         await engine.kill();
       }
     } finally {
+      if (probeKey) await (await this.#poolOf()).discard(probeKey);
       rmSync(dir, { recursive: true, force: true });
     }
   }
@@ -260,7 +378,7 @@ export class Hosting {
       const old = this.#processes.get(key);
       this.#processes.delete(key);
       await old?.close();
-      const made = await this.#newEngine(appId, environment, record, this.storagePath(appId, environment), this.#engineDir(`${appId}.${environment}`));
+      const made = await this.#liveEngine(appId, environment, record);
       if (!(made instanceof AppEngine)) return made;
       const failure = await made.ready();
       if (failure) {
@@ -292,6 +410,7 @@ export class Hosting {
   async destroy(appId: string): Promise<void> {
     for (const environment of ['preview', 'production'] as const) {
       await this.restart(appId, environment);
+      if (this.pooled) await (await this.#poolOf()).forget(this.#poolKey(appId, environment));
       rmSync(this.storagePath(appId, environment), { recursive: true, force: true });
       rmSync(this.#engineDir(`${appId}.${environment}`), { recursive: true, force: true });
     }
@@ -307,7 +426,7 @@ export class Hosting {
       const record = this.#options.artifacts.record(artifactId);
       if (!record) return { code: 'module_invalid', message: `The artifact ${artifactId} is not kept.` };
       // Another request may have made it while this one waited for the entry's bundle.
-      const made = await this.#newEngine(target.appId, target.environment, record, this.storagePath(target.appId, target.environment), this.#engineDir(`${target.appId}.${target.environment}`));
+      const made = await this.#liveEngine(target.appId, target.environment, record);
       if (!(made instanceof AppEngine)) return made;
       process = this.#processes.get(key);
       if (!process) {
@@ -460,5 +579,8 @@ export class Hosting {
     const engines = [...this.#processes.values()];
     this.#processes.clear();
     await Promise.all(engines.map((engine) => engine.kill()));
+    const pool = this.#pool;
+    this.#pool = undefined;
+    await (await pool)?.stop();
   }
 }
