@@ -126,7 +126,7 @@ describe('a hostile app is contained', () => {
     await stillServing();
     const data = join(work, 'data');
     const appId = `app_${/^app-([a-z2-7]+)--/.exec(new URL(hostile).hostname)![1]}`;
-    const pooled = [join(data, 'pool', 'process-0', 'config.capnp'), join(data, 'pool', 'storage', 'platform-pool-tenant')];
+    const pooled = [join(data, 'pool', 'shared-0', 'config.capnp'), join(data, 'pool', 'shared-0', 'storage', 'platform-pool-tenant')];
     for (const path of [join(data, 'records.sqlite'), join(data, 'engines', `${appId}.preview`, 'config.capnp'), join(data, 'apps', appId, 'preview'), ...pooled, '/etc/passwd']) {
       const { status, body } = await json(hostile, `/api/read?path=${encodeURIComponent(path)}`);
       expect(status, path).toBe(200);
@@ -159,8 +159,11 @@ describe('a hostile app is contained', () => {
     expect(configs.some((path) => /fromEnvironment = "PLATFORM_(START|TOKEN)"/.test(readFileSync(path, 'utf8')))).toBe(true);
     for (const path of configs) expect(readFileSync(path, 'utf8'), path).not.toMatch(/identityKey|cursorSecret|"[0-9a-f]{64}"/);
     // Nor in the pool's storage: what its processes keep on disk is the environments' data.
-    const storage = join(work, 'data', 'pool', 'storage', 'platform-pool-tenant');
-    for (const name of existsSync(storage) ? readdirSync(storage) : []) expect(readFileSync(join(storage, name)).includes('identityKey'), name).toBe(false);
+    const pool = join(work, 'data', 'pool');
+    for (const slot of existsSync(pool) ? readdirSync(pool) : []) {
+      const storage = join(pool, slot, 'storage', 'platform-pool-tenant');
+      for (const name of existsSync(storage) ? readdirSync(storage) : []) expect(readFileSync(join(storage, name)).includes('identityKey'), name).toBe(false);
+    }
   });
 
   it('a handler that never yields is answered 504 and its engine restarted; the others keep answering', async () => {

@@ -3,8 +3,9 @@
  * run the pool's host worker (worker/workerd-pool.ts), which loads each environment as an isolate of
  * its own at run time (the Worker Loader binding: no network, no Node, no binding but its `START`)
  * with its data in SQLite of its own (its `AppStore` is a facet of one host Durable Object per
- * environment, all under the pool's `storage` directory). An environment is leased to one process at
- * a time; `AppEngine` serves it through the lease (`pool` in its options) as it serves a process of
+ * environment). Each process has a folder of its own (`shared-<n>`, `alone-<digest>`: two workerd
+ * processes may not share one), and an environment's files move to the folder of the process it is
+ * placed in, while no process has them open. An environment is leased to one process at a time; `AppEngine` serves it through the lease (`pool` in its options) as it serves a process of
  * its own: the same signed identities, deadlines, streams and sleep.
  *
  * What a shared process cannot do is stop one isolate: workerd enforces no CPU limit, so a handler
@@ -15,16 +16,18 @@
  * from then on leased a process of its own: it can stall no one again. A process that ends by itself
  * with requests in flight (a heap past its limit) moves its longest-running environment out the same
  * way. A process over its memory limit is restarted once nothing runs in it (at twice the limit, at
- * once); one with nothing leased stops after `idleMs`.
+ * once), and the environment whose requests grew it by more than a quarter of the limit runs alone
+ * from then on; one with nothing leased stops after `idleMs`, and an environment's isolate is let go
+ * when its lease is given back (it sleeps).
  *
  * The lease source: each lease's modules and `START` record (with a fresh identity key) are served to
  * the pool's processes on loopback by this module's own HTTP server, to a request bearing the pool's
  * token only (the processes get it through their environment, never a file): a local process that
  * reaches a pool's port can name an environment, not give it code or keys, nor read them.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type { AppStart } from '../../../worker/workerd-app';
@@ -42,7 +45,7 @@ export interface PoolOptions {
   /** V8's heap limit of each isolate, MiB. */
   heapMb: number;
   startTimeoutMs: number;
-  /** A shared process holding more is restarted once nothing runs in it (at twice this, at once), and the environment whose request left it there runs alone from then on. */
+  /** A shared process holding more is restarted once nothing runs in it (at twice this, at once); see `judgeMemory`. */
   memoryLimitBytes: number;
   /** The same for a process running one environment alone (default `memoryLimitBytes`): that environment's own limit. */
   aloneMemoryLimitBytes?: number;
@@ -63,6 +66,8 @@ const TENANT_NAMESPACE = 'platform-pool-tenant';
 interface Flight {
   key: string;
   at: number;
+  /** The process's resident bytes as the request was sent. */
+  resident: number | undefined;
 }
 
 class PoolProcess {
@@ -71,6 +76,8 @@ class PoolProcess {
   readonly flights = new Set<Flight>();
   /** Requests whose connection broke (the process may be ending): still candidates until the end is known. */
   readonly broken: Flight[] = [];
+  /** What each environment's requests added to the process's resident memory, in all (each request's growth, if it grew). */
+  readonly growth = new Map<string, number>();
   /** Why the pool ended it (undefined: it ended by itself, or still runs). */
   endedBy: string | undefined;
   ended = false;
@@ -85,7 +92,8 @@ class PoolProcess {
 
   constructor(
     readonly engine: WorkerdEngine,
-    readonly index: number,
+    /** Its folder under the pool's (`shared-<n>`, `alone-<digest>`): its config, pid file and `storage`, the data of the environments placed in it. */
+    readonly slot: string,
     /** The environment this process runs alone (one moved out of the shared processes). */
     readonly only: string | undefined,
   ) {
@@ -150,13 +158,15 @@ export class PoolLease implements EngineProcess {
   }
 
   began(): (broken?: boolean) => void {
-    const flight: Flight = { key: this.key, at: performance.now() };
     const { process } = this;
+    const flight: Flight = { key: this.key, at: performance.now(), resident: process.engine.residentBytes() };
     process.flights.add(flight);
     return (broken) => {
       if (!process.flights.delete(flight)) return;
       if (!broken) {
-        this.pool.judgeMemory(process, this.key);
+        const resident = process.engine.residentBytes();
+        if (resident !== undefined && flight.resident !== undefined && resident > flight.resident) process.growth.set(this.key, (process.growth.get(this.key) ?? 0) + resident - flight.resident);
+        this.pool.judgeMemory(process, resident);
         return;
       }
       // Its connection broke: if the process is ending by itself, this request may be why.
@@ -191,7 +201,10 @@ export class WorkerdPool {
   /** Environments moved out of the shared processes after one stalled or ended them. */
   readonly #alone = new Set<string>();
   #starting = new Map<string, Promise<PoolProcess>>();
-  #next = 0;
+  /** Placements in progress, by environment: one at a time (its files may move). */
+  readonly #placing = new Map<string, Promise<PoolProcess>>();
+  /** Each environment's host object id (its files are named after it), once asked. */
+  readonly #ids = new Map<string, Promise<string>>();
   #source: Promise<{ server: Server; port: number }> | undefined;
   #stopped = false;
 
@@ -269,20 +282,38 @@ export class WorkerdPool {
 
   /**
    * Memory is judged as each request to a process ends (as a process of its own judges it as each
-   * answer is handed over): past its limit with nothing else running, the process is restarted, and
-   * the environment whose request was the last one out runs alone from then on.
+   * answer is handed over): past its limit with nothing else running (at twice it, whatever runs), the
+   * process is restarted. The environment whose requests grew it the most, by more than a quarter of
+   * the limit, runs alone from then on; when none did (many isolates, each small), nobody is moved:
+   * the restart lets them all go, and each loads again on its next request.
    */
-  judgeMemory(process: PoolProcess, key: string): void {
-    if (process.ended || process.flights.size > 0) return;
-    const resident = process.engine.residentBytes();
+  judgeMemory(process: PoolProcess, resident = process.engine.residentBytes()): void {
+    if (process.ended || resident === undefined) return;
     const limit = this.#limitOf(process);
-    if (resident === undefined || resident <= limit) return;
-    if (process.only === undefined) this.#alone.add(key);
+    if (resident <= limit || (process.flights.size > 0 && resident <= 2 * limit)) return;
+    if (process.only === undefined) {
+      const [culprit, grew] = [...process.growth].reduce((most, entry) => (entry[1] > most[1] ? entry : most), ['', 0]);
+      if (grew > limit / 4) this.#alone.add(culprit);
+    }
     void process.end(`its process held ${Math.round(resident / 1048576)} MiB, over its limit of ${Math.round(limit / 1048576)} MiB, and was restarted`);
   }
 
-  /** The process an environment goes to: the one it is in, its own once moved out, else the least used shared one. */
-  async #processFor(key: string): Promise<PoolProcess> {
+  /**
+   * The process an environment goes to: the one it is in, its own once moved out, else the least used
+   * shared one; its files are brought into that process's folder first. One placement of an
+   * environment at a time.
+   */
+  #processFor(key: string): Promise<PoolProcess> {
+    const before = this.#placing.get(key) ?? Promise.resolve(undefined);
+    const placed = before.catch(() => undefined).then(() => this.#place(key));
+    const kept = placed.finally(() => {
+      if (this.#placing.get(key) === kept) this.#placing.delete(key);
+    });
+    this.#placing.set(key, kept);
+    return kept;
+  }
+
+  async #place(key: string): Promise<PoolProcess> {
     for (;;) {
       const home = this.#homes.get(key);
       if (!home) break;
@@ -293,37 +324,72 @@ export class WorkerdPool {
     }
     let process: PoolProcess;
     if (this.#alone.has(key)) {
-      process = await this.#start(`alone:${key}`, key);
+      process = await this.#start(`alone-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`, key);
     } else {
       const shared = [...this.#processes].filter((candidate) => !candidate.ended && candidate.only === undefined);
       const keys = (candidate: PoolProcess) => [...this.#homes.values()].filter((home) => home === candidate).length;
-      if (shared.length < (this.#options.processes ?? 2)) process = await this.#start(`shared:${this.#next++}`);
+      if (shared.length < (this.#options.processes ?? 2)) process = await this.#start(this.#freeSharedSlot());
       else process = shared.reduce((least, candidate) => (keys(candidate) < keys(least) ? candidate : least));
     }
-    // Another lease of the same environment may have placed it meanwhile.
-    const placed = this.#homes.get(key);
-    if (placed && !placed.ended) return placed;
+    await this.#bring(key, process.slot);
     this.#homes.set(key, process);
     return process;
+  }
+
+  /** The first `shared-<n>` folder no running process uses. */
+  #freeSharedSlot(): string {
+    const used = new Set([...this.#processes].filter((process) => !process.ended).map((process) => process.slot));
+    for (const name of this.#starting.keys()) used.add(name);
+    let n = 0;
+    while (used.has(`shared-${n}`)) n++;
+    return `shared-${n}`;
+  }
+
+  /** The folder a slot's process keeps its environments' data in. */
+  #storage(slot: string): string {
+    return join(this.#options.dir, slot, 'storage', TENANT_NAMESPACE);
+  }
+
+  /** The slot whose folder holds an environment's files (`unplaced`: data given to it before any process ran it), if any. */
+  async #locate(key: string): Promise<{ slot: string; dir: string; id: string } | undefined> {
+    const id = await this.#idOf(key);
+    if (!existsSync(this.#options.dir)) return undefined;
+    for (const slot of readdirSync(this.#options.dir)) {
+      const dir = this.#storage(slot);
+      if (existsSync(join(dir, `${id}.1.sqlite`)) || existsSync(join(dir, `${id}.facets`)) || existsSync(join(dir, `${id}.sqlite`))) return { slot, dir, id };
+    }
+    return undefined;
+  }
+
+  /**
+   * Moves an environment's files into a slot's folder, when they are in another's: the environment is
+   * open in no running process then (its home, if it had one, has exited; see `#place`).
+   */
+  async #bring(key: string, slot: string): Promise<void> {
+    const found = await this.#locate(key);
+    if (!found || found.slot === slot) return;
+    const target = this.#storage(slot);
+    mkdirSync(target, { recursive: true });
+    for (const name of readdirSync(found.dir)) if (name.startsWith(`${found.id}.`)) renameSync(join(found.dir, name), join(target, name));
   }
 
   #start(name: string, only?: string): Promise<PoolProcess> {
     let starting = this.#starting.get(name);
     if (!starting) {
-      starting = this.#spawn(only).finally(() => this.#starting.delete(name));
+      starting = this.#spawn(name, only).finally(() => this.#starting.delete(name));
       this.#starting.set(name, starting);
     }
     return starting;
   }
 
-  async #spawn(only: string | undefined): Promise<PoolProcess> {
+  async #spawn(slot: string, only: string | undefined): Promise<PoolProcess> {
     const { port } = await this.#sourceServer();
-    const index = this.#next++;
-    const dir = join(this.#options.dir, `process-${index}`);
+    const dir = join(this.#options.dir, slot);
     const engine = await WorkerdEngine.start({
       dir,
       modules: [{ name: 'host.js', path: this.#options.hostPath }],
-      durableObject: { className: 'Tenant', binding: 'TENANT', uniqueKey: TENANT_NAMESPACE, storageDir: join(this.#options.dir, 'storage') },
+      // A folder of its own: two workerd processes may not share one (they lock the namespace's files).
+      durableObject: { className: 'Tenant', binding: 'TENANT', uniqueKey: TENANT_NAMESPACE, storageDir: join(dir, 'storage') },
       loader: { sourceAddress: `127.0.0.1:${port}` },
       secrets: { TOKEN: this.#token },
       heapMb: this.#options.heapMb,
@@ -332,17 +398,11 @@ export class WorkerdPool {
       compatibilityDate: '2025-09-01',
       startTimeoutMs: this.#options.startTimeoutMs,
     });
-    const process = new PoolProcess(engine, index, only);
+    const process = new PoolProcess(engine, slot, only);
     this.#processes.add(process);
     void engine.exited.then(() => this.#gone(process));
-    const limit = this.#limitOf(process);
-    process.memory = setInterval(() => {
-      const resident = engine.residentBytes();
-      if (resident === undefined || process.ended) return;
-      if (resident > 2 * limit || (resident > limit && process.flights.size === 0)) {
-        void process.end(`its process held ${Math.round(resident / 1048576)} MiB, over its limit of ${Math.round(limit / 1048576)} MiB, and was restarted`);
-      }
-    }, 1_000);
+    // Between requests too (a timer, a stream that grows): at twice the limit it ends whatever runs.
+    process.memory = setInterval(() => this.judgeMemory(process), 1_000);
     process.memory.unref();
     return process;
   }
@@ -379,15 +439,17 @@ export class WorkerdPool {
   /**
    * Gives an environment that has no data in the pool yet the data of an SQLite file (a consistent
    * copy, made with SQLite's backup, of a database another process may be writing): an environment's
-   * data from before the pool, or a copy of another environment's for a probe. False when the
-   * environment has data already (nothing is copied).
+   * data from before the pool, or a copy of another environment's for a probe. It waits in the
+   * `unplaced` folder until a process runs the environment. False when the environment has data
+   * already (nothing is copied).
    */
   async adopt(key: string, database: string): Promise<boolean> {
-    const { dir, id } = await this.dataFiles(key);
-    const target = join(dir, `${id}.1.sqlite`);
-    if (existsSync(target) || existsSync(join(dir, `${id}.facets`))) return false;
+    if (await this.#locate(key)) return false;
+    const dir = this.#storage('unplaced');
     mkdirSync(dir, { recursive: true });
-    const source = new Database(database, { readonly: true, fileMustExist: true });
+    const target = join(dir, `${await this.#idOf(key)}.1.sqlite`);
+    // A database being written meanwhile (a pool's process, an engine) holds its lock for a moment: waited for.
+    const source = new Database(database, { readonly: true, fileMustExist: true, timeout: 10_000 });
     try {
       await source.backup(target);
     } finally {
@@ -398,14 +460,14 @@ export class WorkerdPool {
 
   /** The SQLite file of an environment's data in the pool, if it has any (to copy it: `adopt`). */
   async database(key: string): Promise<string | undefined> {
-    const { dir, id } = await this.dataFiles(key);
-    const path = join(dir, `${id}.1.sqlite`);
-    return existsSync(path) ? path : undefined;
+    const found = await this.#locate(key);
+    const path = found && join(found.dir, `${found.id}.1.sqlite`);
+    return path && existsSync(path) ? path : undefined;
   }
 
   /**
-   * Removes every file of an environment that runs in no process (a probe's, once its lease is given
-   * back and its process has ended).
+   * Removes every file of an environment that runs alone or in no process (a probe's, once its lease
+   * is given back): its process is ended first.
    */
   async discard(key: string): Promise<void> {
     const home = this.#homes.get(key);
@@ -414,19 +476,27 @@ export class WorkerdPool {
       void home.end('its environment was discarded');
       await home.engine.exited;
     }
-    const { dir, id } = await this.dataFiles(key);
     this.#alone.delete(key);
-    if (!existsSync(dir)) return;
-    for (const name of readdirSync(dir)) if (name.startsWith(`${id}.`)) rmSync(join(dir, name), { force: true });
+    const found = await this.#locate(key);
+    if (found) for (const name of readdirSync(found.dir)) if (name.startsWith(`${found.id}.`)) rmSync(join(found.dir, name), { force: true });
+    if (found?.slot.startsWith('alone-') && !this.#homes.has(key)) rmSync(join(this.#options.dir, found.slot), { recursive: true, force: true });
   }
 
-  /** Where an environment's data lives: its host object's files, `<dir>/storage/platform-pool-tenant/<id>.*` (the facet's is `<id>.1.sqlite`). */
-  async dataFiles(key: string): Promise<{ dir: string; id: string }> {
-    const any = [...this.#processes].find((process) => !process.ended) ?? (await this.#start(`shared:${this.#next++}`));
-    const answer = await fetch(`http://127.0.0.1:${any.engine.port}${ID_PATH}`, { headers: { [TENANT_HEADER]: key, authorization: `Bearer ${this.#token}` } });
-    const body = (await answer.json()) as { id?: string };
-    if (typeof body.id !== 'string' || !/^[0-9a-f]+$/.test(body.id)) throw new Error(`The pool did not name the data of ${key}.`);
-    return { dir: join(this.#options.dir, 'storage', TENANT_NAMESPACE), id: body.id };
+  /** An environment's host object id (its files are `<id>.*`), asked of a running process once. */
+  #idOf(key: string): Promise<string> {
+    let id = this.#ids.get(key);
+    if (!id) {
+      id = (async () => {
+        const any = [...this.#processes].find((process) => !process.ended) ?? (await this.#start(this.#freeSharedSlot()));
+        const answer = await fetch(`http://127.0.0.1:${any.engine.port}${ID_PATH}`, { headers: { [TENANT_HEADER]: key, authorization: `Bearer ${this.#token}` } });
+        const body = (await answer.json()) as { id?: string };
+        if (typeof body.id !== 'string' || !/^[0-9a-f]+$/.test(body.id)) throw new Error(`The pool did not name the data of ${key}.`);
+        return body.id;
+      })();
+      id.catch(() => this.#ids.delete(key));
+      this.#ids.set(key, id);
+    }
+    return id;
   }
 
   /** The lease source on loopback, started once. */

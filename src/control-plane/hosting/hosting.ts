@@ -1,8 +1,10 @@
 /**
  * Deployed apps, served by Host header: `<app>--preview.localhost:<port>` is the preview of an app and
- * `<app>.localhost:<port>` its production. Each environment is its own workerd process (a V8 isolate
- * running the same runtime as the playground) with its data in its own SQLite Durable Object. A visitor is a guest whose identity comes
- * from a cookie the control plane signs: `ctx.auth` is derived from nothing the browser can forge.
+ * `<app>.localhost:<port>` its production. Each environment is a V8 isolate of its own running the
+ * same runtime as the playground, in a small pool of shared workerd processes (adapters/workerd/pool.ts;
+ * or, with PLATFORM_HOSTING=process, a workerd process of its own), with its data in its own SQLite
+ * Durable Object. A visitor is a guest whose identity comes from a cookie the control plane signs:
+ * `ctx.auth` is derived from nothing the browser can forge.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
