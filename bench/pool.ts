@@ -11,18 +11,21 @@
  * pool moved the culprit to a process of its own.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkerEntry } from '../src/adapters/workerd/workerd-engine';
 import { AppEngine, type HostedRequest } from '../src/adapters/workerd/app-engine';
 import { WorkerdPool } from '../src/adapters/workerd/pool';
 import type { Auth } from '../src/core/runtime/personas';
-import { build, databaseApp } from '../src/testing/control-plane-apps';
+import { build, databaseApp, deployBody } from '../src/testing/control-plane-apps';
+import { hostedRequest, signInOverHttp, startPlaneProcess } from '../src/testing/control-plane';
 import { residentBytes } from './proc';
 import { median, type Row } from './stats';
 
 const SIZES = (process.env.BENCH_POOL_APPS ?? '1,1000').split(',').map(Number);
+/** Apps deployed through a control plane of its own (BENCH_POOL_DEPLOYED, default 1,000; 0 skips it). */
+const DEPLOYED = Number(process.env.BENCH_POOL_DEPLOYED ?? 1000);
 const DEADLINE_MS = 2_000;
 const GRACE_MS = 500;
 const MB = 1e6;
@@ -54,12 +57,85 @@ async function visit(engine: AppEngine, request: HostedRequest): Promise<{ statu
   return { status: answer.status, ms: performance.now() - started, text };
 }
 
+/** The resident bytes of the pool's processes of a control plane's data directory (their pid files). */
+function poolBytes(dataDir: string): { bytes: number; processes: number } {
+  const root = join(dataDir, 'pool');
+  let bytes = 0;
+  let processes = 0;
+  for (const slot of existsSync(root) ? readdirSync(root) : []) {
+    const pidFile = join(root, slot, 'workerd.pid');
+    const resident = existsSync(pidFile) ? residentBytes(Number(readFileSync(pidFile, 'utf8'))) : undefined;
+    if (resident === undefined) continue;
+    bytes += resident;
+    processes++;
+  }
+  return { bytes, processes };
+}
+
+/** A builder signed in; the control plane starts at most 10 sign-ins a minute from one network, so a refused one is tried again. */
+async function builder(plane: Awaited<ReturnType<typeof startPlaneProcess>>, name: string): Promise<string> {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await signInOverHttp(plane, name);
+    } catch (error) {
+      if (tries > 30) throw error;
+      await new Promise((done) => setTimeout(done, 5_000));
+    }
+  }
+}
+
+/**
+ * `count` app environments deployed through a control plane of its own (a process, as `npm start`
+ * runs it): apps with a preview and a production each, builders of 20 apps each (the default quota),
+ * as a class would have them; each environment visited once (a mutation). The control plane's and
+ * every engine's resident memory.
+ */
+async function deployedRows(count: number, work: string): Promise<Row[]> {
+  const dataDir = join(work, 'deployed');
+  const plane = await startPlaneProcess(dataDir);
+  try {
+    const built = await build(databaseApp({ name: 'pooled', tables: { notes: { text: 'string' } }, server: SERVER }));
+    const bodies = { preview: JSON.stringify(deployBody(built, 'preview')), production: JSON.stringify(deployBody(built, 'production')) };
+    const apps = Math.ceil(count / 2);
+    const tokens: string[] = [];
+    for (let i = 0; i < Math.ceil(apps / 20); i++) tokens.push(await builder(plane, `student-${i}`));
+    const deploys: number[] = [];
+    const visits: number[] = [];
+    for (let i = 0; i < apps; i++) {
+      const headers = { authorization: `Bearer ${tokens[Math.floor(i / 20)]}`, 'content-type': 'application/json' };
+      const created = (await (await fetch(`${plane.url}/v0/apps`, { method: 'POST', headers, body: JSON.stringify({ name: `app-${i}` }) })).json()) as { app: { id: string; urls: { preview: string; production: string } } };
+      for (const environment of ['preview', 'production'] as const) {
+        let at = performance.now();
+        const deployed = await fetch(`${plane.url}/v0/apps/${created.app.id}/deployments`, { method: 'POST', headers, body: bodies[environment] });
+        if (deployed.status !== 201) throw new Error(`deploy ${i} (${environment}) answered ${deployed.status}: ${(await deployed.text()).slice(0, 300)}`);
+        deploys.push(performance.now() - at);
+        at = performance.now();
+        const visit = await hostedRequest(created.app.urls[environment], '/_platform/v0/mutation/notes.add', { method: 'POST', body: JSON.stringify({ input: { text: `hello ${i}` } }) });
+        if (visit.status !== 200) throw new Error(`app ${i} (${environment}) answered ${visit.status}: ${visit.text.slice(0, 300)}`);
+        visits.push(performance.now() - at);
+      }
+    }
+    const engines = poolBytes(dataDir);
+    const control = residentBytes(plane.child.pid!) ?? 0;
+    return [
+      { name: `${apps * 2} app environments deployed (${apps} apps) through a control plane and each visited once: the control plane`, value: control / MB, unit: 'MB' },
+      { name: `${apps * 2} environments deployed: every engine process (${engines.processes})`, value: engines.bytes / MB, unit: 'MB' },
+      { name: `${apps * 2} environments deployed: the control plane and every engine (goal < 4,000 MB)`, value: (control + engines.bytes) / MB, unit: 'MB' },
+      { name: `${apps * 2} environments deployed: a deploy (upload, probe in a process of its own, switch), p50`, value: median(deploys), unit: 'ms' },
+      { name: `${apps * 2} environments deployed: the first visit through the control plane (mutation), p50`, value: median(visits), unit: 'ms' },
+    ];
+  } finally {
+    plane.child.kill('SIGTERM');
+    await plane.exited;
+  }
+}
+
 export async function poolRows(): Promise<Row[]> {
   const rows: Row[] = [];
   const work = mkdtempSync(join(tmpdir(), 'platform-bench-pool-'));
   try {
     const built = await build(databaseApp({ name: 'pooled', tables: { notes: { text: 'string' } }, server: SERVER }));
-    const app = built.files.get('server/index.js')!;
+    const app = new TextDecoder().decode(built.files.get('server/index.js')!);
     const entryPath = await bundleWorkerEntry('workerd-app', join(work, 'entries'));
     const hostPath = await bundleWorkerEntry('workerd-pool', join(work, 'entries'));
     // Each environment its own copy of the bundle (a distinct text), as distinct apps would be.
@@ -130,7 +206,7 @@ export async function poolRows(): Promise<Row[]> {
         rows.push({ name: `${size} environments in the pool: a warm query, p50 (baseline)`, value: median(warm), unit: 'ms' });
         rows.push({ name: `${size} environments in the pool: cold visit of a sleeping environment, p50 (goal < 100 ms)`, value: median(cold), unit: 'ms' });
 
-        if (size > 1) {
+        if (size > 2) {
           // One environment spins past its deadline; its neighbour in the same process is asked meanwhile.
           const neighbour = async () => {
             const culprit = visit(engines[0]!, call('query', 'bench.spin', {}));
@@ -153,6 +229,7 @@ export async function poolRows(): Promise<Row[]> {
         await pool.stop();
       }
     }
+    if (DEPLOYED > 0) rows.push(...(await deployedRows(DEPLOYED, work)));
   } finally {
     if (process.env.BENCH_POOL_KEEP) console.log(`kept: ${work}`);
     else rmSync(work, { recursive: true, force: true });

@@ -2,8 +2,9 @@
  * Environments that sleep (issue 32): N deployed app environments (1 and 20 by default,
  * BENCH_SLEEP_APPS=1,20), each visited once, then left alone until the control plane puts their engines
  * to sleep. Printed for each N: the resident memory of the control plane plus every engine while all are
- * awake and once all sleep, a cold visit of a sleeping environment against a warm query of an awake one
- * (the baseline, same run), and the 1,000-environment figure each is extrapolated to. The control plane
+ * awake and once all sleep, and a cold visit of a sleeping environment against a warm query of an awake
+ * one (the baseline, same run): all sleeping, the pool's processes have ended too, so a wake starts one
+ * (`npm run bench -- pool` measures 1,000 awake, and a wake beside awake neighbours). The control plane
  * runs as its own process, as `npm start` runs it, with a short idle time (--engine-idle-seconds).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,9 +32,9 @@ export default defineServer({
 /** Resident bytes of a process, 0 when it is gone. */
 const rss = (pid: number): number => residentBytes(pid) ?? 0;
 
-/** The workerd processes serving apps from `dataDir` (each names its config under `engines/`). */
+/** The workerd processes serving apps from `dataDir` (each names its config under `engines/`, or the pool's under `pool/`). */
 function engines(dataDir: string): number[] {
-  return processesNaming(join(dataDir, 'engines')).map((found) => found.pid);
+  return [...processesNaming(join(dataDir, 'engines')), ...processesNaming(join(dataDir, 'pool'))].map((found) => found.pid);
 }
 
 async function query(origin: string): Promise<number> {
@@ -98,11 +99,9 @@ async function sizeRows(count: number): Promise<Row[]> {
     }
     const coldP50 = median(cold);
     const warmP50 = median(warm);
-    const perEngine = engineBytes / count;
     return [
       { name: `${count} environments visited once, all awake: control plane + engines resident`, value: awake, unit: 'bytes' },
       { name: `${count} environments, all asleep: control plane + engines resident`, value: asleep, unit: 'bytes' },
-      { name: `${count} environments: 1,000 visited at once extrapolated (awake engines at ${(perEngine / 1e6).toFixed(0)} MB each; goal < 4 GB)`, value: asleep + perEngine * 1000, unit: 'bytes' },
       { name: `${count} environments: warm query p50 of ${WARM_QUERIES} (baseline)`, value: warmP50, unit: 'ms' },
       { name: `${count} environments: cold visit of a sleeping environment p50 of ${COLD_VISITS} (goal < 100 ms)`, value: coldP50, unit: 'ms' },
       { name: `${count} environments: cold visit / warm query`, value: coldP50 / warmP50, unit: 'x' },

@@ -254,14 +254,17 @@ export class WorkerdPool {
     if (!process.ended) {
       void fetch(`http://127.0.0.1:${process.engine.port}${RELEASE_PATH}`, { method: 'POST', headers: { ...lease.headers, authorization: `Bearer ${this.#token}` } }).catch(() => undefined);
     }
-    if (process.leases.size === 0 && !process.ended) {
-      clearTimeout(process.idle);
-      // A probe's process ends with its lease; a culprit's, as a shared one does, once idle.
-      process.idle = setTimeout(() => {
-        if (process.leases.size === 0) void process.end('its process had nothing leased');
-      }, this.#options.idleMs ?? 30_000);
-      process.idle.unref();
-    }
+    this.#endWhenIdle(process);
+  }
+
+  /** Ends a process once it has had nothing leased for the idle time (one started only to be asked something, too). */
+  #endWhenIdle(process: PoolProcess): void {
+    if (process.leases.size > 0 || process.ended) return;
+    clearTimeout(process.idle);
+    process.idle = setTimeout(() => {
+      if (process.leases.size === 0) void process.end('its process had nothing leased');
+    }, this.#options.idleMs ?? 30_000);
+    process.idle.unref();
   }
 
   /**
@@ -404,6 +407,7 @@ export class WorkerdPool {
     // Between requests too (a timer, a stream that grows): at twice the limit it ends whatever runs.
     process.memory = setInterval(() => this.judgeMemory(process), 1_000);
     process.memory.unref();
+    this.#endWhenIdle(process);
     return process;
   }
 
