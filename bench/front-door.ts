@@ -112,7 +112,8 @@ async function hostedRows(work: string, rawThroughput: number): Promise<Row[]> {
     if (!cookie) throw new Error('the hosted app set no guest cookie');
     const returningVisitor: LoadTarget = { port: plane.port, host: `${new URL(origin).hostname}:${plane.port}`, path: '/_platform/v0/query/notes.recent', body: '{"input":{}}', headers: () => ({ cookie }) };
     const newVisitors: LoadTarget = { ...returningVisitor, headers: () => ({}) };
-    const pids = () => [plane.child.pid!, ...processesNaming(join(dataDir, 'engines')).map((found) => found.pid)];
+    // The control plane, then its engines: processes of their own, or the pool's shared ones.
+    const pids = () => [plane.child.pid!, ...processesNaming(join(dataDir, 'engines')).map((found) => found.pid), ...processesNaming(join(dataDir, 'pool')).map((found) => found.pid)];
     await load(returningVisitor, 1, CONNECTIONS);
     const returning = await cpuPerRequest(pids, () => load(returningVisitor, SECONDS, CONNECTIONS));
     const rows = loadRows('through the control plane, a returning visitor', returning.result);

@@ -15,6 +15,7 @@ import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/ada
 import type { Manifest } from '../src/core/manifest';
 import { ConsoleCapture } from '../src/core/runtime/console-capture';
 import { INSPECT_PREFIX, type HostedInspection } from './protocol/inspection';
+import { TENANT_HEADER, VERSION_HEADER } from './protocol/pool';
 import { inspect, operationsOf } from './runtime-inspect';
 import { ADMIN_PATH, adminRequestProblem, answerAdmin, type AdminRequest } from '../src/core/local/admin';
 import { EXPORT_PAGE_ROWS, exportPage } from '../src/core/state/export-pages';
@@ -131,7 +132,10 @@ export class AppStore {
     const path = url.pathname;
     if (path.startsWith(INSPECT_PREFIX)) return this.#inspect(this.#runtime, path.slice(INSPECT_PREFIX.length), url.searchParams);
     const headers = new Headers(request.headers);
+    // The identity, and a pool's headers naming the environment and its lease: never the app's to see.
     headers.delete(IDENTITY_HEADER);
+    headers.delete(TENANT_HEADER);
+    headers.delete(VERSION_HEADER);
     const forwarded = new Request(identity.url, { method: request.method, headers, ...(body ? { body } : {}) });
     return this.#runtime.fetch(Object.freeze({ ...identity.auth }), forwarded, typeof identity.visitor === 'string' ? identity.visitor : undefined);
   }

@@ -38,14 +38,6 @@ function authorized(request: Request, env: Env): boolean {
   return env.TOKEN.length > 0 && request.headers.get('authorization') === `Bearer ${env.TOKEN}`;
 }
 
-/** The request without the pool's headers: the app never sees them. */
-function stripped(request: Request): Request {
-  const headers = new Headers(request.headers);
-  headers.delete(TENANT_HEADER);
-  headers.delete(VERSION_HEADER);
-  return new Request(request, { headers });
-}
-
 export class Tenant {
   readonly #facets: Facets;
   readonly #env: Env;
@@ -93,7 +85,7 @@ export class Tenant {
       globalOutbound: null,
     }));
     // Whether the module loaded, answered by the entry without opening the data.
-    if (url.pathname === LOADED_PATH) return worker.getEntrypoint().fetch(stripped(request));
+    if (url.pathname === LOADED_PATH) return worker.getEntrypoint().fetch(request);
     if (this.#version !== version) {
       // A new lease (a new artifact, new values, a new key): the facet restarts with its class, on the same data.
       if (this.#version !== undefined) facets.abort('app', new Error('The environment was restarted.'));
@@ -101,7 +93,8 @@ export class Tenant {
       this.#version = version;
     }
     const facet = facets.get('app', () => ({ class: worker.getDurableObjectClass('AppStore') }));
-    return facet.fetch(stripped(request));
+    // The pool's headers go with it: the trusted entry takes them off before the app sees the request.
+    return facet.fetch(request);
   }
 
   #record(tenant: string, version: string): Promise<LeaseRecord | undefined> {
@@ -119,11 +112,19 @@ export class Tenant {
   }
 }
 
+/** Host object ids by environment, made once (a hash of the name). */
+const ids = new Map<string, { toString(): string }>();
+
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const tenant = request.headers.get(TENANT_HEADER);
     if (!tenant) return unavailable('The request names no environment.');
-    const id = env.TENANT.idFromName(tenant);
+    let id = ids.get(tenant);
+    if (!id) {
+      if (ids.size >= 10_000) ids.clear();
+      id = env.TENANT.idFromName(tenant);
+      ids.set(tenant, id);
+    }
     if (new URL(request.url).pathname === ID_PATH) {
       if (!authorized(request, env)) return new Response(null, { status: 403 });
       return Response.json({ id: id.toString() });

@@ -16,8 +16,9 @@ import { AppEngine, type HostedRequest } from './app-engine';
 import { WorkerdPool } from './pool';
 import { bundleWorkerEntry, stillRunning } from './workerd-engine';
 
-const SERVER = `import { defineServer, mutation, query } from 'platform/server';
+const SERVER = `import { defineServer, endpoint, mutation, query } from 'platform/server';
 export default defineServer({
+  endpoints: { 'GET /api/headers': endpoint(async (request) => Response.json([...request.headers.keys()])) },
   queries: {
     'notes.list': query({ input: {}, handler: async (ctx) => (await ctx.db.table('notes').all()).map((note) => note.text) }),
     'net.reach': query({ input: {}, handler: async () => { try { await fetch('http://127.0.0.1:9/'); return 'reached'; } catch (error) { return 'refused'; } } }),
@@ -95,6 +96,15 @@ describe('a pool of workerd processes', () => {
     const again = environment('a:preview');
     expect((await result(again, call('query', 'notes.list'))).body.result).toEqual(['only a']);
     await Promise.all([again.kill(), b.kill()]);
+  });
+
+  it('shows the app none of the pool\'s headers, even ones a visitor sent', async () => {
+    const engine = environment('headers:preview');
+    const answer = await engine.fetch(GUEST, { method: 'GET', url: 'http://app.localhost/api/headers', headers: [[TENANT_HEADER, 'other:production'], ['x-visitor', '1']] });
+    const names = (await answer.json()) as string[];
+    expect(names).toContain('x-visitor');
+    expect(names.filter((name) => name.startsWith('x-platform-'))).toEqual([]);
+    await engine.kill();
   });
 
   it('gives an environment no network', async () => {
