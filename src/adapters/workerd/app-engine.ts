@@ -174,25 +174,28 @@ export class AppEngine {
 
   async #spawnProcess(checkLoaded: boolean): Promise<Running | StartFailure> {
     const options = this.#options;
+    // A fresh identity key for each start: made here for a process of its own, by the pool for a lease.
     let identityKey: Uint8Array = randomBytes(32);
-    const start: AppStart = { ...options.start, identityKey: Buffer.from(identityKey).toString('hex') };
     let engine: EngineProcess;
     try {
       if (options.pool) {
         const lease = await options.pool.pool.lease({ key: options.pool.key, start: options.start, appPath: options.appPath }, { alone: options.pool.alone === true });
         engine = lease;
         identityKey = lease.identityKey;
-      } else engine = await WorkerdEngine.start({
-        dir: options.dir,
-        modules: [{ name: 'entry.js', path: options.entryPath }, { name: 'app.js', path: options.appPath }],
-        durableObject: { className: 'AppStore', storageDir: options.storageDir },
-        secrets: { START: JSON.stringify(start) },
-        heapMb: options.heapMb,
-        // The trusted entry takes V8's gc() before the app loads and collects after each export page and import batch.
-        exposeGc: true,
-        compatibilityDate: '2025-09-01',
-        startTimeoutMs: options.startTimeoutMs,
-      });
+      } else {
+        const start: AppStart = { ...options.start, identityKey: Buffer.from(identityKey).toString('hex') };
+        engine = await WorkerdEngine.start({
+          dir: options.dir,
+          modules: [{ name: 'entry.js', path: options.entryPath }, { name: 'app.js', path: options.appPath }],
+          durableObject: { className: 'AppStore', storageDir: options.storageDir },
+          secrets: { START: JSON.stringify(start) },
+          heapMb: options.heapMb,
+          // The trusted entry takes V8's gc() before the app loads and collects after each export page and import batch.
+          exposeGc: true,
+          compatibilityDate: '2025-09-01',
+          startTimeoutMs: options.startTimeoutMs,
+        });
+      }
     } catch (error) {
       this.#launched = undefined;
       // A write refused under the project (a link where the engine's files go) is not the app's fault: its host reports it.

@@ -1,12 +1,13 @@
 /**
- * Many app environments per workerd process (issue 32): a few processes (one per core by default)
- * run the pool's host worker (worker/workerd-pool.ts), which loads each environment as an isolate of
+ * Many app environments per workerd process (issue 32): a few processes (two by default, one per core
+ * of the machine it was built on) run the pool's host worker (worker/workerd-pool.ts), which loads each environment as an isolate of
  * its own at run time (the Worker Loader binding: no network, no Node, no binding but its `START`)
  * with its data in SQLite of its own (its `AppStore` is a facet of one host Durable Object per
  * environment). Each process has a folder of its own (`shared-<n>`, `alone-<digest>`: two workerd
  * processes may not share one), and an environment's files move to the folder of the process it is
- * placed in, while no process has them open. An environment is leased to one process at a time; `AppEngine` serves it through the lease (`pool` in its options) as it serves a process of
- * its own: the same signed identities, deadlines, streams and sleep.
+ * placed in, while no process has them open. An environment is leased to one process at a time;
+ * `AppEngine` serves it through the lease (`pool` in its options) as it serves a process of its own:
+ * the same signed identities, deadlines, streams and sleep.
  *
  * What a shared process cannot do is stop one isolate: workerd enforces no CPU limit, so a handler
  * spinning in `while (true)` holds every isolate of its process, and an isolate past its heap limit
@@ -35,7 +36,7 @@ import { DELETE_PATH, ID_PATH, LEASE_PATH, RELEASE_PATH, TENANT_HEADER, VERSION_
 import { WorkerdEngine, type EngineProcess } from './workerd-engine';
 
 export interface PoolOptions {
-  /** The pool's directory: a folder per process (its config and pid file) and `storage`, every environment's data. */
+  /** The pool's directory: a folder per process (its config, pid file and `storage`, the data of the environments placed in it), and `unplaced`. */
   dir: string;
   /** The bundled trusted entry of an environment (worker/workerd-app.ts) and the pool's host worker (worker/workerd-pool.ts). */
   entryPath: string;
@@ -60,7 +61,7 @@ export interface PoolTenant {
   appPath: string;
 }
 
-/** The namespace key of the host objects: their files are `storage/<this>/<id>.*`. */
+/** The namespace key of the host objects: their files are `<process folder>/storage/<this>/<id>.*`. */
 const TENANT_NAMESPACE = 'platform-pool-tenant';
 
 interface Flight {
