@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build/build';
 import { startControlPlane, type Started } from './main';
+import { hostedTarget } from '../core/deploy/ids';
 import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../core/host/identity';
 import { POOL_HEADER_PREFIX } from '../../worker/protocol/pool';
 import type { Auth } from '../core/runtime/personas';
@@ -77,9 +78,10 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'platform-security-'));
   // A deadline short enough for the spinning handler, long enough for filling a 256 MiB buffer with
   // both cores busy (at 500 ms a fresh engine's first such call ran past it).
-  // The pool's shared processes under the same memory limit as a process of its own (512 MiB), so the
-  // buffers held below pass it as they pass an engine's of its own.
-  started = await startControlPlane({ dataDir: join(work, 'data'), port: 0, devicePollMs: 20, handlerDeadlineMs: 5000, handlerGraceMs: 500, maxStoredBytes: STORED_QUOTA, hostingPool: { memoryLimitMb: 512 } });
+  // One shared process for both apps (the hostile one and its neighbour share it, until it is moved out),
+  // under the same memory limit as a process of its own (512 MiB): the buffers held below pass it as
+  // they pass an engine's of its own.
+  started = await startControlPlane({ dataDir: join(work, 'data'), port: 0, devicePollMs: 20, handlerDeadlineMs: 5000, handlerGraceMs: 500, maxStoredBytes: STORED_QUOTA, hostingPool: { processes: 1, memoryLimitMb: 512 } });
   let approval: Promise<Response> | undefined;
   const login = await platform(work, ['auth', 'login'], (text) => {
     const code = /code ([A-Z]{4}-[A-Z]{4})/.exec(text)?.[1];
@@ -166,15 +168,27 @@ describe('a hostile app is contained', () => {
     }
   });
 
-  it('a handler that never yields is answered 504 and its engine restarted; the others keep answering', async () => {
+  it('a handler that never yields is answered 504 and its engine restarted; its neighbour in the same process is answered meanwhile, and then no longer shares its process', async () => {
+    const hosting = started.plane.hosting;
+    const [hostileId, neighbourId] = [hostile, neighbour].map((origin) => hostedTarget(new URL(origin).host)!.appId);
+    await stillServing();
+    expect((await json(hostile, '/api/node')).status).toBe(200);
+    expect(hosting.enginePid(hostileId!, 'preview')).toBe(hosting.enginePid(neighbourId!, 'preview'));
     const began = Date.now();
-    const spun = await json(hostile, '/api/spin');
+    const spinning = json(hostile, '/api/spin');
+    await new Promise((done) => setTimeout(done, 200));
+    // The neighbour, held behind the spin in their shared process, is answered once the pool ends it.
+    const meanwhile = await hostedRequest(neighbour, '/api/greet/x');
+    expect([200, 503]).toContain(meanwhile.status);
+    const spun = await spinning;
     expect(spun.status).toBe(504);
     expect(spun.body).toMatchObject({ error: { code: 'handler_deadline_exceeded' } });
     // Not a hang: the watchdog answered (how soon is the bench's to measure; a loaded machine is slow).
     expect(Date.now() - began).toBeLessThan(20_000);
     await stillServing();
     expect((await json(hostile, '/api/node')).status).toBe(200);
+    // The hostile app now runs in a process of its own: it can stall its neighbour no more.
+    expect(hosting.enginePid(hostileId!, 'preview')).not.toBe(hosting.enginePid(neighbourId!, 'preview'));
   });
 
   it('a 1.5 GB chunked body to the app is answered 413 past its requestBytes, the control plane\'s memory flat', async () => {
