@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkerdEngine } from '../src/adapters/workerd/workerd-engine';
 import { build, databaseApp, deployBody } from '../src/testing/control-plane-apps';
-import { cookieOf, hostedRequest, processesNaming, signInOverHttp, startPlaneProcess } from '../src/testing/control-plane';
+import { cookieOf, engineProcesses, hostedRequest, signInOverHttp, startPlaneProcess } from '../src/testing/control-plane';
 import { load, type Load, type LoadTarget } from './load';
 import { percentile, type Row } from './stats';
 
@@ -113,7 +113,7 @@ async function hostedRows(work: string, rawThroughput: number): Promise<Row[]> {
     const returningVisitor: LoadTarget = { port: plane.port, host: `${new URL(origin).hostname}:${plane.port}`, path: '/_platform/v0/query/notes.recent', body: '{"input":{}}', headers: () => ({ cookie }) };
     const newVisitors: LoadTarget = { ...returningVisitor, headers: () => ({}) };
     // The control plane, then its engines: processes of their own, or the pool's shared ones.
-    const pids = () => [plane.child.pid!, ...processesNaming(join(dataDir, 'engines')).map((found) => found.pid), ...processesNaming(join(dataDir, 'pool')).map((found) => found.pid)];
+    const pids = () => [plane.child.pid!, ...engineProcesses(dataDir)];
     await load(returningVisitor, 1, CONNECTIONS);
     const returning = await cpuPerRequest(pids, () => load(returningVisitor, SECONDS, CONNECTIONS));
     const rows = loadRows('through the control plane, a returning visitor', returning.result);

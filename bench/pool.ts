@@ -11,7 +11,7 @@
  * pool moved the culprit to a process of its own.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkerEntry } from '../src/adapters/workerd/workerd-engine';
@@ -19,7 +19,7 @@ import { AppEngine, type HostedRequest } from '../src/adapters/workerd/app-engin
 import { WorkerdPool } from '../src/adapters/workerd/pool';
 import type { Auth } from '../src/core/runtime/personas';
 import { build, databaseApp, deployBody } from '../src/testing/control-plane-apps';
-import { hostedRequest, signInOverHttp, startPlaneProcess } from '../src/testing/control-plane';
+import { engineProcesses, hostedRequest, signInOverHttp, startPlaneProcess } from '../src/testing/control-plane';
 import { residentBytes } from './proc';
 import { median, type Row } from './stats';
 
@@ -57,20 +57,6 @@ async function visit(engine: AppEngine, request: HostedRequest): Promise<{ statu
   return { status: answer.status, ms: performance.now() - started, text };
 }
 
-/** The resident bytes of the pool's processes of a control plane's data directory (their pid files). */
-function poolBytes(dataDir: string): { bytes: number; processes: number } {
-  const root = join(dataDir, 'pool');
-  let bytes = 0;
-  let processes = 0;
-  for (const slot of existsSync(root) ? readdirSync(root) : []) {
-    const pidFile = join(root, slot, 'workerd.pid');
-    const resident = existsSync(pidFile) ? residentBytes(Number(readFileSync(pidFile, 'utf8'))) : undefined;
-    if (resident === undefined) continue;
-    bytes += resident;
-    processes++;
-  }
-  return { bytes, processes };
-}
 
 /** A builder signed in; the control plane starts at most 10 sign-ins a minute from one network, so a refused one is tried again. */
 async function builder(plane: Awaited<ReturnType<typeof startPlaneProcess>>, name: string): Promise<string> {
@@ -115,7 +101,8 @@ async function deployedRows(count: number, work: string): Promise<Row[]> {
         visits.push(performance.now() - at);
       }
     }
-    const engines = poolBytes(dataDir);
+    const pids = engineProcesses(dataDir);
+    const engines = { bytes: pids.reduce((sum, pid) => sum + (residentBytes(pid) ?? 0), 0), processes: pids.length };
     const control = residentBytes(plane.child.pid!) ?? 0;
     return [
       { name: `${apps * 2} app environments deployed (${apps} apps) through a control plane and each visited once: the control plane`, value: control / MB, unit: 'MB' },

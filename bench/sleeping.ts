@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, databaseApp, deployBody } from '../src/testing/control-plane-apps';
-import { hostedRequest, processesNaming, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/testing/control-plane';
+import { engineProcesses, hostedRequest, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/testing/control-plane';
 import { residentBytes } from './proc';
 import { median, type Row } from './stats';
 
@@ -32,10 +32,8 @@ export default defineServer({
 /** Resident bytes of a process, 0 when it is gone. */
 const rss = (pid: number): number => residentBytes(pid) ?? 0;
 
-/** The workerd processes serving apps from `dataDir` (each names its config under `engines/`, or the pool's under `pool/`). */
-function engines(dataDir: string): number[] {
-  return [...processesNaming(join(dataDir, 'engines')), ...processesNaming(join(dataDir, 'pool'))].map((found) => found.pid);
-}
+/** The workerd processes serving apps from `dataDir` (a process each, or the pool's). */
+const engines = engineProcesses;
 
 async function query(origin: string): Promise<number> {
   const start = performance.now();

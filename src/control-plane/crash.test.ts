@@ -9,14 +9,14 @@
  * loaded machine.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hostedOrigin } from '../core/deploy/ids';
 import { build, databaseApp, deployBody, type BuiltApp } from '../testing/control-plane-apps';
-import { processesNaming, signInOverHttp, startPlaneProcess, stateOf, type PlaneProcess } from '../testing/control-plane';
+import { engineProcesses, signInOverHttp, startPlaneProcess, stateOf, type PlaneProcess } from '../testing/control-plane';
 
 /** Writers sending mutations at once, each on its own keep-alive connection. */
 const WRITERS = 8;
@@ -171,8 +171,7 @@ const running = (pid: number) => {
 };
 
 /** Workerd engines running on this data directory: processes of their own, and the pool's shared ones. */
-const enginesOn = (dataDir: string) =>
-  [...processesNaming(join(dataDir, 'engines')), ...processesNaming(join(dataDir, 'pool'))].filter((p) => p.state !== 'Z' && p.state !== 'X').map((p) => p.pid);
+const enginesOn = engineProcesses;
 
 async function waitFor(what: string, check: () => boolean | Promise<boolean>, limitMs = 30_000): Promise<void> {
   const deadline = Date.now() + limitMs;

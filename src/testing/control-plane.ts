@@ -381,22 +381,17 @@ export function enginePort(dataDir: string, origin: string): number | undefined 
 }
 
 /**
- * Every loopback port a workerd process of the data directory listens on, found as a local process
- * would: the pid files of processes of their own (`engines/*`) and of the pool's shared ones
- * (`pool/*`), then each process's listening sockets (Linux only; empty elsewhere).
+ * The workerd processes serving a data directory's hosted apps, found as a local process would find
+ * them: running (not zombies), with their config under `engines/` (a process each) or `pool/` (the
+ * pool's shared processes). Linux /proc; empty elsewhere.
  */
+export function engineProcesses(dataDir: string): number[] {
+  return [...processesNaming(join(dataDir, 'engines')), ...processesNaming(join(dataDir, 'pool'))].filter((found) => found.state !== 'Z' && found.state !== 'X').map((found) => found.pid);
+}
+
+/** Every loopback port a workerd process of the data directory listens on (`engineProcesses`, then each one's listening sockets). */
 export function enginePorts(dataDir: string): number[] {
-  if (process.platform !== 'linux') return [];
-  const ports: number[] = [];
-  for (const folder of ['engines', 'pool']) {
-    const root = join(dataDir, folder);
-    if (!existsSync(root)) continue;
-    for (const name of readdirSync(root)) {
-      const pidFile = join(root, name, 'workerd.pid');
-      if (existsSync(pidFile)) ports.push(...listeningPorts(readFileSync(pidFile, 'utf8').trim()));
-    }
-  }
-  return ports;
+  return engineProcesses(dataDir).flatMap((pid) => listeningPorts(String(pid)));
 }
 
 /** A GET to a hosted origin over a raw socket whose answer is read only when `take` is called. */

@@ -61,6 +61,9 @@ export interface PoolTenant {
   appPath: string;
 }
 
+/** Where a lease's record is kept: the environment and the lease's version. */
+const recordOf = (key: string, version: string | null) => `${key}\n${version}`;
+
 /** The namespace key of the host objects: their files are `<process folder>/storage/<this>/<id>.*`. */
 const TENANT_NAMESPACE = 'platform-pool-tenant';
 
@@ -240,7 +243,7 @@ export class WorkerdPool {
     const identityKey = randomBytes(32);
     const version = randomBytes(12).toString('hex');
     const start: AppStart = { ...tenant.start, identityKey: Buffer.from(identityKey).toString('hex') };
-    this.#records.set(`${tenant.key}\n${version}`, { entry: this.#entry, app: readFileSync(tenant.appPath, 'utf8'), start: JSON.stringify(start) });
+    this.#records.set(recordOf(tenant.key, version), { entry: this.#entry, app: readFileSync(tenant.appPath, 'utf8'), start: JSON.stringify(start) });
     const lease = new PoolLease(this, process, tenant.key, version, identityKey);
     process.leases.add(lease);
     clearTimeout(process.idle);
@@ -248,7 +251,7 @@ export class WorkerdPool {
   }
 
   release(lease: PoolLease): void {
-    this.#records.delete(`${lease.key}\n${lease.version}`);
+    this.#records.delete(recordOf(lease.key, lease.version));
     const { process } = lease;
     process.leases.delete(lease);
     // The isolate is let go (unless a newer lease of the same environment took its place).
@@ -426,7 +429,7 @@ export class WorkerdPool {
     process.broken.length = 0;
     this.#processes.delete(process);
     for (const [key, home] of this.#homes) if (home === process) this.#homes.delete(key);
-    for (const lease of process.leases) this.#records.delete(`${lease.key}\n${lease.version}`);
+    for (const lease of process.leases) this.#records.delete(recordOf(lease.key, lease.version));
   }
 
   /**
@@ -511,7 +514,7 @@ export class WorkerdPool {
       const server = createServer((request, response) => {
         const given = Buffer.from(request.headers.authorization ?? '');
         const url = new URL(request.url ?? '/', 'http://source');
-        const record = given.length === expected.length && timingSafeEqual(given, expected) && url.pathname === LEASE_PATH ? this.#records.get(`${url.searchParams.get('tenant')}\n${url.searchParams.get('version')}`) : undefined;
+        const record = given.length === expected.length && timingSafeEqual(given, expected) && url.pathname === LEASE_PATH ? this.#records.get(recordOf(url.searchParams.get('tenant') ?? '', url.searchParams.get('version'))) : undefined;
         if (!record) {
           response.writeHead(404).end();
           return;

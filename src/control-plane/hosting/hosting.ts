@@ -320,7 +320,6 @@ export class Hosting {
   async probe(appId: string, environment: Environment, record: ArtifactRecord): Promise<StartFailure | { code: 'runtime_unhealthy'; message: string } | undefined> {
     const dir = this.#engineDir(`probe-${randomBytes(8).toString('hex')}`);
     const storageDir = join(dir, 'storage');
-    mkdirSync(storageDir, { recursive: true });
     let probeKey: string | undefined;
     let engine: AppEngine | StartFailure;
     if (this.pooled) {
@@ -330,6 +329,7 @@ export class Hosting {
       if (live) await pool.adopt(probeKey, live);
       engine = await this.#newEngine(appId, environment, record, storageDir, dir, { key: probeKey, alone: true });
     } else {
+      mkdirSync(storageDir, { recursive: true });
       const live = this.storagePath(appId, environment);
       if (existsSync(live)) cpSync(live, storageDir, { recursive: true });
       engine = await this.#newEngine(appId, environment, record, storageDir, dir);
