@@ -368,19 +368,6 @@ function listeningPorts(pid: string): number[] {
 }
 
 /**
- * The loopback port an app environment's engine listens on when it runs in a process of its own, found
- * as a local process would find it: the engine's pid file under the data directory, then that
- * process's listening socket in /proc (Linux only; undefined elsewhere, or while no engine runs).
- */
-export function enginePort(dataDir: string, origin: string): number | undefined {
-  const match = /^app-([a-z2-7]+)(--preview)?\./.exec(new URL(origin).hostname);
-  if (!match) throw new Error(`not a hosted origin: ${origin}`);
-  const pidFile = join(dataDir, 'engines', `app_${match[1]}.${match[2] ? 'preview' : 'production'}`, 'workerd.pid');
-  if (process.platform !== 'linux' || !existsSync(pidFile)) return undefined;
-  return listeningPorts(readFileSync(pidFile, 'utf8').trim())[0];
-}
-
-/**
  * The workerd processes serving a data directory's hosted apps, found as a local process would find
  * them: running (not zombies), with their config under `engines/` (a process each) or `pool/` (the
  * pool's shared processes). Linux /proc; empty elsewhere.
