@@ -348,7 +348,7 @@ export async function signInOverHttp(plane: { url: string; operatorSecret: strin
 }
 
 /** The loopback ports a process listens on (Linux /proc; empty when it is gone). */
-function listeningPorts(pid: string): number[] {
+function listeningPorts(pid: number): number[] {
   const inodes = new Set<string>();
   try {
     for (const fd of readdirSync(`/proc/${pid}/fd`)) {
@@ -378,7 +378,7 @@ export function engineProcesses(dataDir: string): number[] {
 
 /** Every loopback port a workerd process of the data directory listens on (`engineProcesses`, then each one's listening sockets). */
 export function enginePorts(dataDir: string): number[] {
-  return engineProcesses(dataDir).flatMap((pid) => listeningPorts(String(pid)));
+  return engineProcesses(dataDir).flatMap(listeningPorts);
 }
 
 /** A GET to a hosted origin over a raw socket whose answer is read only when `take` is called. */
