@@ -111,7 +111,7 @@ async function hostileVisit(page: Page, controlUrl: string) {
  * and marks no other: checked against the records, by deployment id.
  */
 async function expectLiveMarks(history: Locator) {
-  const serving = plane.plane.context.records.all('SELECT environment, deploymentId FROM serving');
+  const serving = await plane.plane.context.records.all('SELECT environment, deploymentId FROM serving');
   expect(serving.length).toBeGreaterThan(0);
   for (const environment of ['preview', 'production']) {
     const live = serving.find((row) => row.environment === environment);
@@ -125,7 +125,7 @@ async function expectLiveMarks(history: Locator) {
 async function expectLabelled(row: Locator) {
   const id = (await row.getAttribute('data-deployment'))!;
   expect(id).toMatch(/^dep_[a-z2-7]{26}$/);
-  const recorded = plane.plane.context.records.get('SELECT createdAt FROM deployments WHERE id = ?', [id])!;
+  const recorded = (await plane.plane.context.records.get('SELECT createdAt FROM deployments WHERE id = ?', [id]))!;
   const when = row.locator('time');
   await expect(when).toHaveAttribute('datetime', new Date(Number(recorded.createdAt)).toISOString());
   await expect(when).toHaveAttribute('title', new RegExp(String(new Date(Number(recorded.createdAt)).getFullYear())));

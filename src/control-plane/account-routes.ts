@@ -51,13 +51,13 @@ export function accountRoutes(app: Hono<ControlEnv>, ctx: Context, accounts: Acc
   const foreign = () => refusalAnswer({ ok: false, status: 403, code: 'foreign_origin', message: `Accounts are managed on ${ctx.publicOrigin}/account only.` }, ctx.now());
   const notSignedIn = () => refusalAnswer({ ok: false, status: 401, code: 'not_signed_in', message: 'Sign in with a passkey first.' }, ctx.now());
   const signedIn = (account: Account, token?: string) => answer(200, { account: accountInfo(account) }, token ? { 'set-cookie': accounts.cookie(token) } : {});
-  const show = (session: AccountSession | undefined, code: string | undefined, notice?: { good: boolean; text: string; code?: string }, status = 200) =>
+  const show = async (session: AccountSession | undefined, code: string | undefined, notice?: { good: boolean; text: string; code?: string }, status = 200) =>
     accountPage(
       {
-        ...(session ? { session, passkeys: accounts.passkeys(session.account.id) } : {}),
+        ...(session ? { session, passkeys: await accounts.passkeys(session.account.id) } : {}),
         ...(code ? { code } : {}),
         ...(notice ? { notice } : {}),
-        hasBuilder: accounts.hasBuilder(),
+        hasBuilder: await accounts.hasBuilder(),
         publicOrigin: ctx.publicOrigin,
         rpID: accounts.rpID,
       },
@@ -67,7 +67,7 @@ export function accountRoutes(app: Hono<ControlEnv>, ctx: Context, accounts: Acc
   app.get('/account/assets/webauthn.js', () => script(webauthnScript()));
   app.get('/account/assets/account.js', () => script(ACCOUNT_SCRIPT));
 
-  app.get('/account', (c) => show(accounts.session(c.req.raw), codeParam(c.req.query('code'))));
+  app.get('/account', async (c) => show(await accounts.session(c.req.raw), codeParam(c.req.query('code'))));
 
   app.post('/account/register/options', async (c) => {
     if (!fromOwnPage(c, ctx)) return foreign();
@@ -78,7 +78,7 @@ export function accountRoutes(app: Hono<ControlEnv>, ctx: Context, accounts: Acc
 
   app.post('/account/passkeys/options', async (c) => {
     if (!fromOwnPage(c, ctx)) return foreign();
-    const session = accounts.session(c.req.raw);
+    const session = await accounts.session(c.req.raw);
     if (!session) return notSignedIn();
     const result = await accounts.registrationOptions(clientAddress(c.env), { session });
     return result.ok ? answer(200, { options: result.options }) : refusalAnswer(result, ctx.now());
@@ -87,7 +87,7 @@ export function accountRoutes(app: Hono<ControlEnv>, ctx: Context, accounts: Acc
   app.post('/account/register/verify', async (c) => {
     if (!fromOwnPage(c, ctx)) return foreign();
     const body = await jsonObject(c.req.raw);
-    const result = await accounts.verifyRegistration(body?.response, accounts.session(c.req.raw));
+    const result = await accounts.verifyRegistration(body?.response, (await accounts.session(c.req.raw)));
     return result.ok ? signedIn(result.account, result.token) : refusalAnswer(result, ctx.now());
   });
 
@@ -105,8 +105,8 @@ export function accountRoutes(app: Hono<ControlEnv>, ctx: Context, accounts: Acc
   });
 
   // Which account a signed-in browser is (the account page and tests read it).
-  app.get('/account/session', (c) => {
-    const session = accounts.session(c.req.raw);
+  app.get('/account/session', async (c) => {
+    const session = await accounts.session(c.req.raw);
     return session ? answer(200, { account: accountInfo(session.account) }) : notSignedIn();
   });
 
@@ -114,10 +114,10 @@ export function accountRoutes(app: Hono<ControlEnv>, ctx: Context, accounts: Acc
     const form = await formOf(c);
     const code = codeParam(form.code);
     if (!fromOwnPage(c, ctx)) return show(undefined, code, { good: false, text: `Accounts are managed on ${ctx.publicOrigin}/account only.`, code: 'foreign_origin' }, 403);
-    const session = accounts.session(c.req.raw);
+    const session = await accounts.session(c.req.raw);
     if (!session) return show(undefined, code, { good: false, text: 'Sign in with a passkey first.', code: 'not_signed_in' }, 401);
     if (session.account.builderId) return show(session, code, { good: true, text: `${session.account.name} is already a builder.` });
-    const result = accounts.grantWithSecret(session, String(form.secret ?? ''));
+    const result = await accounts.grantWithSecret(session, String(form.secret ?? ''));
     if (!result.ok) return show(result.code === 'secret_attempts_exhausted' ? undefined : session, code, { good: false, text: result.message, code: result.code }, result.status);
     return show({ ...session, account: result.account }, code, { good: true, text: `${result.account.name} is now a builder.` });
   });
@@ -125,8 +125,8 @@ export function accountRoutes(app: Hono<ControlEnv>, ctx: Context, accounts: Acc
   app.post('/account/signout', async (c) => {
     const form = await formOf(c);
     if (!fromOwnPage(c, ctx)) return show(undefined, undefined, { good: false, text: `Accounts are managed on ${ctx.publicOrigin}/account only.`, code: 'foreign_origin' }, 403);
-    const session = accounts.session(c.req.raw);
-    if (session) accounts.signOut(session);
+    const session = await accounts.session(c.req.raw);
+    if (session) await accounts.signOut(session);
     const code = codeParam(form.code);
     const back = form.from === 'device' ? '/device' : '/account';
     return new Response(null, { status: 303, headers: { location: code ? `${back}?code=${code}` : back, 'set-cookie': accounts.cookie(undefined), 'cache-control': 'no-store' } });

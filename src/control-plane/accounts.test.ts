@@ -54,7 +54,7 @@ describe('registration', () => {
     expect(verified.status).toBe(200);
     expect(verified.headers.get('set-cookie')).toMatch(/^platform_account=xas_[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=3600$/);
     expect((await body(verified)).account).toMatchObject({ id: expect.stringMatching(/^acc_/), name: 'ada', builder: false });
-    const stored = plane.context.records.get('SELECT p.* FROM passkeys p JOIN accounts a ON a.id = p.accountId WHERE a.name = ?', ['ada'])!;
+    const stored = (await plane.context.records.get('SELECT p.* FROM passkeys p JOIN accounts a ON a.id = p.accountId WHERE a.name = ?', ['ada']))!;
     expect(stored).toMatchObject({ credentialId: response.id, counter: 0, transports: '["internal"]' });
   });
 
@@ -83,7 +83,7 @@ describe('registration', () => {
     const otherRp = authenticator.create(await registerOptions('eve'), BASE, { rpId: 'evil.example' });
     expect(await body(verifyRegistration(otherRp.response))).toMatchObject({ error: { code: 'verification_failed', message: expect.stringContaining('RP ID') } });
     // Nothing was made.
-    expect(plane.context.records.get('SELECT 1 FROM accounts WHERE name = ?', ['eve'])).toBeUndefined();
+    expect((await plane.context.records.get('SELECT 1 FROM accounts WHERE name = ?', ['eve']))).toBeUndefined();
     expect(await errorCode(verifyRegistration({ response: {} }))).toBe('invalid_request');
   });
 
@@ -118,7 +118,7 @@ describe('registration', () => {
     expect((await body(verifyRegistration(again.response, ada.cookie))).account.name).toBe('ada');
     const signedIn = await assertPasskey(plane, again.credential);
     expect(signedIn.session?.account).toMatchObject({ name: 'ada' });
-    expect(Number(plane.context.records.get("SELECT count(*) AS n FROM passkeys p JOIN accounts a ON a.id = p.accountId WHERE a.name = 'ada'")!.n)).toBe(2);
+    expect(Number((await plane.context.records.get("SELECT count(*) AS n FROM passkeys p JOIN accounts a ON a.id = p.accountId WHERE a.name = 'ada'"))!.n)).toBe(2);
   });
 });
 
@@ -150,7 +150,7 @@ describe('signing in with a passkey', () => {
     expect(back.status).toBe(401);
     expect(await body(back)).toMatchObject({ error: { code: 'counter_regressed', message: expect.stringContaining('from 50 to 49') } });
     expect(await errorCode(verifySignIn(authenticator.get(await signInOptions(), BASE, ada.credential, { counter: 50 })))).toBe('counter_regressed');
-    expect(plane.context.records.get('SELECT counter FROM passkeys WHERE credentialId = ?', [ada.credential.id])!.counter).toBe(50);
+    expect((await plane.context.records.get('SELECT counter FROM passkeys WHERE credentialId = ?', [ada.credential.id]))!.counter).toBe(50);
     const forged = authenticator.get(await signInOptions(), BASE, ada.credential, { counter: 51 });
     forged.response.signature = authenticator.get(await signInOptions(), BASE, ada.credential, { counter: 52 }).response.signature;
     expect(await errorCode(verifySignIn(forged))).toBe('verification_failed');
@@ -160,7 +160,7 @@ describe('signing in with a passkey', () => {
     const stranger = new SoftAuthenticator().create(await registerOptions('ghost'), BASE).credential;
     expect(await errorCode(verifySignIn(new SoftAuthenticator().get(await signInOptions(), BASE, stranger)))).toBe('passkey_unknown');
     const ada = await passkeySession(plane, 'ada');
-    const twin = plane.context.records.get("SELECT userHandle FROM accounts WHERE name = 'twin'")!;
+    const twin = (await plane.context.records.get("SELECT userHandle FROM accounts WHERE name = 'twin'"))!;
     const claimed = authenticatorFor('localhost').get(await signInOptions(), BASE, { ...ada.credential, userHandle: String(twin.userHandle) });
     expect(await errorCode(verifySignIn(claimed))).toBe('verification_failed');
   });
@@ -268,7 +268,7 @@ describe('builder status', () => {
     expect(granted.status).toBe(200);
     expect(await granted.text()).toContain('carol is now a builder');
     expect((await becomeBuilder(plane, again.session!, 'anything')).status).toBe(200);
-    expect(plane.context.records.get("SELECT builderId FROM accounts WHERE name = 'carol'")!.builderId).toMatch(/^bld_/);
+    expect((await plane.context.records.get("SELECT builderId FROM accounts WHERE name = 'carol'"))!.builderId).toMatch(/^bld_/);
   });
 
   it('needs a signed-in account', async () => {
@@ -278,8 +278,8 @@ describe('builder status', () => {
   });
 
   it('claims a builder from before accounts by its name, so its apps stay its own', async () => {
-    plane.context.records.run("INSERT INTO builders (id, name, createdAt) VALUES ('bld_legacy', 'legacy', 0)");
-    plane.context.records.run("INSERT INTO apps (id, name, ownerId, state, createdAt) VALUES ('app_aaaaaaaaaaaaaaaaaaaaaaaaaa', 'old', 'bld_legacy', 'active', 0)");
+    await plane.context.records.run("INSERT INTO builders (id, name, createdAt) VALUES ('bld_legacy', 'legacy', 0)");
+    await plane.context.records.run("INSERT INTO apps (id, name, ownerId, state, createdAt) VALUES ('app_aaaaaaaaaaaaaaaaaaaaaaaaaa', 'old', 'bld_legacy', 'active', 0)");
     const token = await signIn(plane, 'legacy');
     expect((await body(call(plane, 'GET', '/v0/auth/whoami', { token }))).builder.id).toBe('bld_legacy');
     expect((await body(call(plane, 'GET', '/v0/apps', { token }))).apps.map((a: { id: string }) => a.id)).toEqual(['app_aaaaaaaaaaaaaaaaaaaaaaaaaa']);

@@ -190,14 +190,14 @@ export class Accounts {
     let userHandle: string;
     let exclude: { id: string; transports?: string[] }[] = [];
     if (request.session) {
-      const account = this.#records.accounts.nameAndHandle(request.session.account.id)!;
+      const account = (await this.#records.accounts.nameAndHandle(request.session.account.id))!;
       name = String(account.name);
       userHandle = String(account.userHandle);
-      exclude = this.#records.passkeys.credentialsOf(request.session.account.id).map((row) => ({ id: String(row.credentialId), transports: JSON.parse(String(row.transports)) as string[] }));
+      exclude = (await this.#records.passkeys.credentialsOf(request.session.account.id)).map((row) => ({ id: String(row.credentialId), transports: JSON.parse(String(row.transports)) as string[] }));
     } else {
       if (typeof request.name !== 'string' || !ACCOUNT_NAME.test(request.name)) return refusal(400, 'name_invalid', 'A name is 2 to 32 lowercase letters, digits or dashes, starting with a letter.');
       name = request.name;
-      if (this.#records.accounts.nameTaken(name)) return refusal(409, 'name_taken', `There is already an account named ${name}: sign in with its passkey, or choose another name.`);
+      if (await this.#records.accounts.nameTaken(name)) return refusal(409, 'name_taken', `There is already an account named ${name}: sign in with its passkey, or choose another name.`);
       userHandle = isoBase64URL.fromBuffer(randomBytes(32));
     }
     const options = await generateRegistrationOptions({
@@ -234,7 +234,6 @@ export class Accounts {
     if (!verified.verified) return refusal(400, 'verification_failed', 'The passkey could not be verified.');
     const { credential, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
     const { records } = this.#ctx;
-    if (this.#records.passkeys.exists(credential.id)) return refusal(409, 'passkey_taken', 'This passkey is already registered here.');
     const now = this.#ctx.now();
     const store = (accountId: string) =>
       this.#records.passkeys.insert({
@@ -247,19 +246,21 @@ export class Accounts {
         backedUp: credentialBackedUp ? 1 : 0,
         createdAt: now,
       });
-    if (waiting.accountId) {
-      store(waiting.accountId);
-      return { ok: true, account: this.#account(waiting.accountId)! };
-    }
-    if (this.#records.accounts.nameTaken(waiting.name!)) return refusal(409, 'name_taken', `There is already an account named ${waiting.name}: choose another name.`);
-    const id = newId('acc');
-    const token = sessionToken();
-    records.transaction(() => {
-      this.#records.accounts.insert({ id, name: waiting.name!, userHandle: waiting.userHandle!, createdAt: now });
-      store(id);
-      this.#startSession(id, token, now);
+    // Checked and written in one transaction: of two registrations racing for a passkey or a name, one wins and the other is told.
+    return records.transaction(async () => {
+      if (await this.#records.passkeys.exists(credential.id)) return refusal(409, 'passkey_taken', 'This passkey is already registered here.');
+      if (waiting.accountId) {
+        await store(waiting.accountId);
+        return { ok: true as const, account: (await this.#account(waiting.accountId))! };
+      }
+      if (await this.#records.accounts.nameTaken(waiting.name!)) return refusal(409, 'name_taken', `There is already an account named ${waiting.name}: choose another name.`);
+      const id = newId('acc');
+      const token = sessionToken();
+      await this.#records.accounts.insert({ id, name: waiting.name!, userHandle: waiting.userHandle!, createdAt: now });
+      await store(id);
+      await this.#startSession(id, token, now);
+      return { ok: true as const, account: (await this.#account(id))!, token };
     });
-    return { ok: true, account: this.#account(id)!, token };
   }
 
   /** Options to sign in with any passkey of this control plane (discoverable: no name is asked). */
@@ -277,9 +278,9 @@ export class Accounts {
     if ('status' in taken) return taken;
     const answer = response as AuthenticationResponseJSON;
     const { records } = this.#ctx;
-    const passkey = typeof answer.id === 'string' ? this.#records.passkeys.get(answer.id) : undefined;
+    const passkey = typeof answer.id === 'string' ? (await this.#records.passkeys.get(answer.id)) : undefined;
     if (!passkey) return refusal(401, 'passkey_unknown', 'This passkey is not registered on this control plane: create an account, or use another passkey.');
-    const owner = this.#records.accounts.get(String(passkey.accountId))!;
+    const owner = (await this.#records.accounts.get(String(passkey.accountId)))!;
     const handle = answer.response?.userHandle;
     if (handle !== undefined && handle !== owner.userHandle) return refusal(401, 'verification_failed', 'The passkey names another account than the one it was registered for.');
     let verified;
@@ -306,40 +307,40 @@ export class Accounts {
     }
     const now = this.#ctx.now();
     const token = sessionToken();
-    records.transaction(() => {
-      this.#records.passkeys.recordUse(String(passkey.credentialId), counter, now);
-      this.#startSession(String(owner.id), token, now);
+    await records.transaction(async () => {
+      await this.#records.passkeys.recordUse(String(passkey.credentialId), counter, now);
+      await this.#startSession(String(owner.id), token, now);
     });
     return { ok: true, account: accountOf(owner), token };
   }
 
-  #startSession(accountId: string, token: string, now: number): void {
-    this.#records.accountSessions.removeExpired(now);
-    this.#records.accountSessions.insert(hashToken(token), accountId, now, now + ACCOUNT_SESSION_TTL_MS);
+  async #startSession(accountId: string, token: string, now: number): Promise<void> {
+    await this.#records.accountSessions.removeExpired(now);
+    await this.#records.accountSessions.insert(hashToken(token), accountId, now, now + ACCOUNT_SESSION_TTL_MS);
   }
 
-  #account(id: string): Account | undefined {
-    const row = this.#records.accounts.get(id);
+  async #account(id: string): Promise<Account | undefined> {
+    const row = await this.#records.accounts.get(id);
     return row ? accountOf(row) : undefined;
   }
 
   /** The signed-in account of a request (its cookie), while its session lives. */
-  session(request: Request): AccountSession | undefined {
+  async session(request: Request): Promise<AccountSession | undefined> {
     const token = cookie(request, ACCOUNT_COOKIE);
     if (!token || !token.startsWith('xas_')) return undefined;
     const sessionHash = hashToken(token);
-    const row = this.#records.accountSessions.live(sessionHash, this.#ctx.now());
+    const row = await this.#records.accountSessions.live(sessionHash, this.#ctx.now());
     return row ? { account: accountOf(row), sessionHash } : undefined;
   }
 
   /** Ends a session. */
-  signOut(session: AccountSession): void {
-    this.#records.accountSessions.revoke(session.sessionHash, this.#ctx.now());
+  async signOut(session: AccountSession): Promise<void> {
+    await this.#records.accountSessions.revoke(session.sessionHash, this.#ctx.now());
     this.#wrongSecrets.delete(session.sessionHash);
   }
 
-  passkeys(accountId: string): PasskeyInfo[] {
-    return this.#records.passkeys.ofAccount(accountId).map((row) => ({
+  async passkeys(accountId: string): Promise<PasskeyInfo[]> {
+    return (await this.#records.passkeys.ofAccount(accountId)).map((row) => ({
       credentialId: String(row.credentialId),
       createdAt: Number(row.createdAt),
       ...(row.lastUsedAt !== null && row.lastUsedAt !== undefined ? { lastUsedAt: Number(row.lastUsedAt) } : {}),
@@ -350,7 +351,7 @@ export class Accounts {
   }
 
   /** Whether any account is a builder yet (the account page says how the first one is made). */
-  hasBuilder(): boolean {
+  hasBuilder(): Promise<boolean> {
     return this.#records.accounts.anyBuilder();
   }
 
@@ -358,19 +359,19 @@ export class Accounts {
    * Grants builder status from /account with the operator secret. Wrong secrets are counted per passkey
    * sign-in: the WRONG_SECRETS_PER_SIGN_IN-th ends it (the person signs in with the passkey again).
    */
-  grantWithSecret(session: AccountSession, secret: string): { ok: true; account: Account } | Refusal {
+  async grantWithSecret(session: AccountSession, secret: string): Promise<{ ok: true; account: Account } | Refusal> {
     if (session.account.builderId) return { ok: true, account: session.account };
     if (!sameSecret(secret, this.#ctx.secrets.operatorSecret)) {
       const wrong = (this.#wrongSecrets.get(session.sessionHash) ?? 0) + 1;
       this.#wrongSecrets.set(session.sessionHash, wrong);
       if (wrong >= WRONG_SECRETS_PER_SIGN_IN) {
-        this.signOut(session);
+        await this.signOut(session);
         return refusal(429, 'secret_attempts_exhausted', `${WRONG_SECRETS_PER_SIGN_IN} wrong operator secrets were given in this sign-in, so it was ended: sign in with your passkey again to try again.`);
       }
       return refusal(403, 'wrong_secret', `The operator secret is wrong (${WRONG_SECRETS_PER_SIGN_IN - wrong} tries left in this sign-in). The control plane printed it when it started.`);
     }
     this.#wrongSecrets.delete(session.sessionHash);
-    return { ok: true, account: this.grant(session.account.id) };
+    return { ok: true, account: await this.grant(session.account.id) };
   }
 
   /**
@@ -378,20 +379,20 @@ export class Accounts {
    * from before accounts (signed in by name and secret) is claimed, so its apps stay its own; else a
    * new builder (bld_…) is made.
    */
-  grant(accountId: string): Account {
+  async grant(accountId: string): Promise<Account> {
     const { records } = this.#ctx;
-    records.transaction(() => {
-      const account = this.#records.accounts.get(accountId)!;
+    await records.transaction(async () => {
+      const account = (await this.#records.accounts.get(accountId))!;
       if (account.builderId) return;
       const now = this.#ctx.now();
-      let builderId = this.#ctx.builders.builders.unclaimedNamed(String(account.name));
+      let builderId = await this.#ctx.builders.builders.unclaimedNamed(String(account.name));
       if (!builderId) {
         builderId = newId('bld');
-        this.#ctx.builders.builders.insert(builderId, String(account.name), now);
+        await this.#ctx.builders.builders.insert(builderId, String(account.name), now);
       }
-      this.#records.accounts.setBuilder(accountId, builderId, now);
+      await this.#records.accounts.setBuilder(accountId, builderId, now);
     });
-    return this.#account(accountId)!;
+    return (await this.#account(accountId))!;
   }
 
   /** The Set-Cookie value that signs a browser in with `token`, or (without one) signs it out. */

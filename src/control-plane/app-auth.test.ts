@@ -97,7 +97,7 @@ beforeAll(async () => {
     [APP_A, 'team-board'],
     [APP_B, 'other-app'],
   ] as const) {
-    plane.context.records.run("INSERT INTO apps (id, name, ownerId, state, createdAt) VALUES (?, ?, 'bld_x', 'active', ?)", [id, name, clock]);
+    await plane.context.records.run("INSERT INTO apps (id, name, ownerId, state, createdAt) VALUES (?, ?, 'bld_x', 'active', ?)", [id, name, clock]);
   }
 });
 
@@ -125,12 +125,12 @@ describe('signing in through the control plane', () => {
     expect(cookie).not.toMatch(/Domain/i);
     // The sign-in cookie is spent.
     expect(back.headers.getSetCookie().find((c) => c.startsWith(`${SIGN_IN_COOKIE}=`))).toMatch(/Max-Age=0/);
-    const auth = userOf(A, ada.cookies(A)[APP_SESSION_COOKIE])!;
+    const auth = (await userOf(A, ada.cookies(A)[APP_SESSION_COOKIE]))!;
     expect(auth).toMatchObject({ kind: 'user', appUserId: expect.stringMatching(/^user:[0-9a-f]{32}$/), roles: [], permissions: [], workspaceIds: [], sessionId: expect.stringMatching(/^aps_/) });
     expect(auth.id).toBe(auth.appUserId);
     expect(Object.isFrozen(auth)).toBe(true);
     // Only hashes are kept.
-    const stored = plane.context.records.get('SELECT * FROM app_sessions WHERE id = ?', [auth.sessionId!])!;
+    const stored = (await plane.context.records.get('SELECT * FROM app_sessions WHERE id = ?', [auth.sessionId!]))!;
     expect(JSON.stringify(stored)).not.toContain(ada.cookies(A)[APP_SESSION_COOKIE]!);
   });
 
@@ -216,13 +216,13 @@ describe('sign-in codes under attack', () => {
     const signInCookie = ada.cookies(A)[SIGN_IN_COOKIE]!;
     await ada.navigate(callback, { from: BASE });
     const session = ada.cookies(A)[APP_SESSION_COOKIE]!;
-    expect(userOf(A, session)?.kind).toBe('user');
+    expect((await userOf(A, session))?.kind).toBe('user');
     const thief = browser();
     thief.setCookie(A, `${SIGN_IN_COOKIE}=${signInCookie}; Path=/__platform/auth/`);
     const replay = await thief.navigate(callback, { from: BASE });
     expect(pageCode(replay.text)).toBe('code_used');
     expect(thief.cookies(A)[APP_SESSION_COOKIE]).toBeUndefined();
-    expect(userOf(A, session)).toBeUndefined();
+    expect((await userOf(A, session))).toBeUndefined();
   });
 
   it('an expired code (over a minute old) is refused', async () => {
@@ -312,33 +312,33 @@ describe('app sessions', () => {
   it("another app's session, or the other environment's, signs nobody in", async () => {
     const ada = await personAt('ada');
     const session = await signInTo(ada, A);
-    expect(userOf(A, session)?.kind).toBe('user');
-    expect(userOf(B, session)).toBeUndefined();
-    expect(userOf(A_PRODUCTION, session)).toBeUndefined();
+    expect((await userOf(A, session))?.kind).toBe('user');
+    expect((await userOf(B, session))).toBeUndefined();
+    expect((await userOf(A_PRODUCTION, session))).toBeUndefined();
     const me = await json(await appAuth.serve(new Request(`${B}/__platform/auth/me`, { headers: { cookie: `${APP_SESSION_COOKIE}=${session}` } }), hostedTarget(new URL(B).host)!, guest));
     expect(me.kind).toBe('guest');
   });
 
   it('gives one person a different appUserId in each app, the same in preview and production of one app, and never the account id', async () => {
     const ada = await personAt('ada');
-    const inA = userOf(A, await signInTo(ada, A))!;
-    const inB = userOf(B, await signInTo(ada, B))!;
-    const inProduction = userOf(A_PRODUCTION, await signInTo(ada, A_PRODUCTION))!;
+    const inA = (await userOf(A, await signInTo(ada, A)))!;
+    const inB = (await userOf(B, await signInTo(ada, B)))!;
+    const inProduction = (await userOf(A_PRODUCTION, await signInTo(ada, A_PRODUCTION)))!;
     expect(inA.appUserId).not.toBe(inB.appUserId);
     expect(inProduction.appUserId).toBe(inA.appUserId);
-    const accountId = String(plane.context.records.get('SELECT accountId FROM app_sessions WHERE id = ?', [inA.sessionId!])!.accountId);
+    const accountId = String((await plane.context.records.get('SELECT accountId FROM app_sessions WHERE id = ?', [inA.sessionId!]))!.accountId);
     expect(inA.appUserId).toBe(appUserIdOf(plane.secrets.cookieKey, accountId, APP_A));
     for (const auth of [inA, inB]) expect(JSON.stringify(auth)).not.toContain(accountId.slice(4));
     // Another person in the same app: another id.
     const bob = await personAt('bob');
-    expect(userOf(A, await signInTo(bob, A))!.appUserId).not.toBe(inA.appUserId);
+    expect((await userOf(A, await signInTo(bob, A)))!.appUserId).not.toBe(inA.appUserId);
   });
 
   it('ends when its seven days are over, and at sign-out (the cookie, sent again, is nobody)', async () => {
     const ada = await personAt('ada');
     const session = await signInTo(ada, A);
     clock += APP_SESSION_TTL_MS;
-    expect(userOf(A, session)).toBeUndefined();
+    expect((await userOf(A, session))).toBeUndefined();
     clock += 1000;
     // A new one (the account session on the control plane lasts an hour: signed in again).
     accounts.delete('ada');
@@ -347,11 +347,11 @@ describe('app sessions', () => {
     again.page = A;
     const foreign = await again.request(`${A}/__platform/auth/sign-out`, { method: 'POST', from: B });
     expect(foreign.status).toBe(403);
-    expect(userOf(A, fresh)?.kind).toBe('user');
+    expect((await userOf(A, fresh))?.kind).toBe('user');
     const out = await again.fetch('/__platform/auth/sign-out', { method: 'POST' });
     expect(out.status).toBe(200);
     expect(again.cookies(A)[APP_SESSION_COOKIE]).toBeUndefined();
-    expect(userOf(A, fresh)).toBeUndefined();
+    expect((await userOf(A, fresh))).toBeUndefined();
     expect((await json(await appAuth.serve(new Request(`${A}/__platform/auth/me`, { headers: { cookie: `${APP_SESSION_COOKIE}=${fresh}` } }), hostedTarget(new URL(A).host)!, guest))).kind).toBe('guest');
   });
 
@@ -393,13 +393,13 @@ async function invite(person: TestBrowser, workspaceId: string): Promise<{ url: 
   return (await json(answer)).invite as { url: string; token: string };
 }
 
-const workspaceIdsOf = (person: TestBrowser, appOrigin = A) => [...(userOf(appOrigin, person.cookies(appOrigin)[APP_SESSION_COOKIE])?.workspaceIds ?? [])];
+const workspaceIdsOf = async (person: TestBrowser, appOrigin = A) => [...((await userOf(appOrigin, person.cookies(appOrigin)[APP_SESSION_COOKIE]))?.workspaceIds ?? [])];
 
 describe('workspaces', () => {
   it('a member invites by link; the invited person joins once signed in; both carry the workspace in ctx.auth', async () => {
     const owner = await member('wanda');
     const id = await createWorkspace(owner, 'Design');
-    expect(workspaceIdsOf(owner)).toEqual([id]);
+    expect((await workspaceIdsOf(owner))).toEqual([id]);
     const link = await invite(owner, id);
     expect(link.url).toBe(`${A}/__platform/join/${link.token}`);
     // Not signed in: the join page offers a sign-in that comes back to it.
@@ -415,7 +415,7 @@ describe('workspaces', () => {
     // The form of the join page.
     const joined = await friend.navigate(link.url, { method: 'POST', form: {}, from: A });
     expect(joined.url).toBe(`${A}/`);
-    expect(workspaceIdsOf(friend)).toEqual([id]);
+    expect((await workspaceIdsOf(friend))).toEqual([id]);
     expect((await json(await owner.fetch('/__platform/auth/me'))).workspaces).toEqual([{ id, name: 'Design', members: 2 }]);
   });
 
@@ -432,7 +432,7 @@ describe('workspaces', () => {
     // A request with the app's Origin but marked cross-site by the browser, or with no Origin at all.
     expect((await owner.request(`${A}/__platform/workspaces`, { method: 'POST', json: { name: 'x' }, from: A, site: 'cross-site' })).status).toBe(403);
     expect((await owner.request(`${A}/__platform/workspaces`, { method: 'POST', json: { name: 'x' } })).status).toBe(403);
-    expect(workspaceIdsOf(owner)).toEqual([id]);
+    expect((await workspaceIdsOf(owner))).toEqual([id]);
     const visitor = browser();
     visitor.page = A;
     const anonymous = await visitor.fetch('/__platform/workspaces', { method: 'POST', json: { name: 'x' } });
@@ -475,7 +475,7 @@ describe('workspaces', () => {
     await owner2.fetch(`/__platform/workspaces/${mine}/leave`, { method: 'POST', json: {} });
     const withdrawn = await karl.fetch(`/__platform/join/${pending.token}`, { method: 'POST', json: {} });
     expect(withdrawn.status).toBe(410);
-    expect(workspaceIdsOf(karl)).toEqual([]);
+    expect((await workspaceIdsOf(karl))).toEqual([]);
   });
 
   it('after leaving, a person is no member: not in ctx.auth, cannot invite, list or leave again', async () => {
@@ -484,7 +484,7 @@ describe('workspaces', () => {
     const other = await createWorkspace(owner, 'Kept');
     const left = await owner.fetch(`/__platform/workspaces/${id}/leave`, { method: 'POST', json: {} });
     expect(await json(left)).toEqual({ left: id });
-    expect(workspaceIdsOf(owner)).toEqual([other]);
+    expect((await workspaceIdsOf(owner))).toEqual([other]);
     const inviting = await owner.fetch(`/__platform/workspaces/${id}/invites`, { method: 'POST', json: {} });
     expect([inviting.status, await codeOf(inviting)]).toEqual([404, 'workspace_not_found']);
     expect((await owner.fetch(`/__platform/workspaces/${id}/leave`, { method: 'POST', json: {} })).status).toBe(404);
@@ -503,9 +503,9 @@ describe('workspaces', () => {
     for (let i = 0; i < MAX_WORKSPACES; i++) await createWorkspace(person, `w${i}`);
     const over = await person.fetch('/__platform/workspaces', { method: 'POST', json: { name: 'one more' } });
     expect([over.status, await codeOf(over)]).toEqual([409, 'workspace_limit']);
-    expect(workspaceIdsOf(person)).toHaveLength(MAX_WORKSPACES);
+    expect((await workspaceIdsOf(person))).toHaveLength(MAX_WORKSPACES);
     // Leaving frees memberships, not the day's quota of new workspaces.
-    for (const id of workspaceIdsOf(person)) await person.fetch(`/__platform/workspaces/${id}/leave`, { method: 'POST', json: {} });
+    for (const id of await workspaceIdsOf(person)) await person.fetch(`/__platform/workspaces/${id}/leave`, { method: 'POST', json: {} });
     const again = await person.fetch('/__platform/workspaces', { method: 'POST', json: { name: 'one more' } });
     expect([again.status, await codeOf(again)]).toEqual([429, 'rate_limited']);
     expect(WORKSPACES_PER_DAY).toBe(MAX_WORKSPACES);

@@ -191,41 +191,41 @@ export class AppAuth implements AppAuthHook {
   }
 
   /** The live app session a request's cookie names for this app environment. */
-  #signed(request: Request, target: HostedTarget): Signed | undefined {
+  async #signed(request: Request, target: HostedTarget): Promise<Signed | undefined> {
     const value = cookieValue(request, APP_SESSION_COOKIE);
     if (!value || !SESSION.test(value)) return undefined;
     const tokenHash = hashToken(value);
-    const row = this.#appUsers.sessions.live(tokenHash, target.appId, target.environment, this.#ctx.now());
+    const row = await this.#appUsers.sessions.live(tokenHash, target.appId, target.environment, this.#ctx.now());
     return row ? { accountId: String(row.accountId), sessionId: String(row.id), tokenHash } : undefined;
   }
 
-  #workspaceIds(accountId: string, target: HostedTarget): string[] {
+  #workspaceIds(accountId: string, target: HostedTarget): Promise<string[]> {
     return this.#appUsers.workspaces.idsOfMember(accountId, target.appId, target.environment);
   }
 
   /** The workspaces a person belongs to in an app environment, as their page sees them. */
-  workspaces(accountId: string, target: HostedTarget): WorkspaceInfo[] {
-    return this.#appUsers.workspaces
-      .ofMember(accountId, target.appId, target.environment)
+  async workspaces(accountId: string, target: HostedTarget): Promise<WorkspaceInfo[]> {
+    return (await this.#appUsers.workspaces
+      .ofMember(accountId, target.appId, target.environment))
       .map((row) => ({ id: String(row.id), name: String(row.name), members: Number(row.members) }));
   }
 
-  user(request: Request, target: HostedTarget): Auth | undefined {
-    const signed = this.#signed(request, target);
+  async user(request: Request, target: HostedTarget): Promise<Auth | undefined> {
+    const signed = await this.#signed(request, target);
     if (!signed) return undefined;
-    return frozenAuth(appUserIdOf(this.#ctx.secrets.cookieKey, signed.accountId, target.appId), 'user', this.#workspaceIds(signed.accountId, target), signed.sessionId);
+    return frozenAuth(appUserIdOf(this.#ctx.secrets.cookieKey, signed.accountId, target.appId), 'user', await this.#workspaceIds(signed.accountId, target), signed.sessionId);
   }
 
   // --- The control plane's side: a code for a confirmed sign-in ------------------------------------
 
   /** Issues the one-time code a confirmed sign-in hands back to the app origin, and the URL that carries it. */
-  issueCode(accountId: string, target: HostedTarget, state: string): string {
+  async issueCode(accountId: string, target: HostedTarget, state: string): Promise<string> {
     const { records } = this.#ctx;
     const now = this.#ctx.now();
     const code = token('xac');
-    records.transaction(() => {
-      this.#appUsers.signInCodes.removeExpired(now - CODE_TTL_MS);
-      this.#appUsers.signInCodes.insert({ codeHash: hashToken(code), accountId, appId: target.appId, environment: target.environment, stateHash: hashToken(state), createdAt: now, expiresAt: now + CODE_TTL_MS });
+    await records.transaction(async () => {
+      await this.#appUsers.signInCodes.removeExpired(now - CODE_TTL_MS);
+      await this.#appUsers.signInCodes.insert({ codeHash: hashToken(code), accountId, appId: target.appId, environment: target.environment, stateHash: hashToken(state), createdAt: now, expiresAt: now + CODE_TTL_MS });
     });
     return `${this.origin(target)}/__platform/auth/callback?code=${code}&state=${state}`;
   }
@@ -248,7 +248,7 @@ export class AppAuth implements AppAuthHook {
     if (path === '/__platform/auth/sign-out') return post ? this.#signOut(request, target) : wrongMethod(path, 'POST');
     if (path === '/__platform/auth/me') return method === 'GET' ? this.#me(request, target, guest) : wrongMethod(path, 'GET');
     if (path === '/__platform/workspaces') {
-      if (method === 'GET') return this.#whenSignedIn(request, target, (signed) => json(200, { workspaces: this.workspaces(signed.accountId, target) }));
+      if (method === 'GET') return this.#whenSignedIn(request, target, async (signed) => json(200, { workspaces: await this.workspaces(signed.accountId, target) }));
       return post ? this.#whenSignedIn(request, target, (signed) => this.#create(request, target, signed)) : wrongMethod(path, 'GET, POST');
     }
     const action = /^\/__platform\/workspaces\/([^/]+)\/(invites|leave)$/.exec(path);
@@ -272,8 +272,8 @@ export class AppAuth implements AppAuthHook {
     return origin === this.origin(target) && (site === null || site === 'same-origin');
   }
 
-  #whenSignedIn(request: Request, target: HostedTarget, work: (signed: Signed) => Response | Promise<Response>): Response | Promise<Response> {
-    const signed = this.#signed(request, target);
+  async #whenSignedIn(request: Request, target: HostedTarget, work: (signed: Signed) => Response | Promise<Response>): Promise<Response> {
+    const signed = await this.#signed(request, target);
     if (!signed) return refuse(401, 'not_signed_in', 'Sign in first: workspaces belong to signed-in people.');
     return work(signed);
   }
@@ -312,7 +312,7 @@ export class AppAuth implements AppAuthHook {
     return appOriginPage(status, title, `<h1>${escape(title)}</h1><p>${escape(text)}</p><p><a class="button" href="${escape(again)}">Sign in again</a> <a href="${escape(returnPath)}">Back to the app</a></p>`, code, headers);
   }
 
-  #callback(request: Request, url: URL, target: HostedTarget): Response {
+  async #callback(request: Request, url: URL, target: HostedTarget): Promise<Response> {
     const pending = this.#pending(request, target);
     const headers = new Headers({ 'cache-control': 'no-store' });
     // The sign-in cookie has done its work, whatever happens next.
@@ -328,46 +328,47 @@ export class AppAuth implements AppAuthHook {
     }
     const code = url.searchParams.get('code') ?? '';
     const { records } = this.#ctx;
-    const row = CODE.test(code) ? this.#appUsers.signInCodes.get(hashToken(code)) : undefined;
-    // A code of another app or environment is, here, a code that does not exist.
-    if (!row || row.appId !== target.appId || row.environment !== target.environment) {
-      return this.#callbackRefusal(400, 'code_unknown', 'Sign-in not finished', 'The sign-in code is not one the platform gave for this app.', returnPath, headers);
-    }
-    const now = this.#ctx.now();
-    if (row.usedAt !== null && row.usedAt !== undefined) {
-      // A code presented twice was seen by someone else: the session it made is ended too.
-      if (row.sessionHash) this.#appUsers.sessions.revokeIfLive(String(row.sessionHash), now);
-      return this.#callbackRefusal(400, 'code_used', 'Sign-in not finished', 'This sign-in code was already used; the sign-in it made has been ended.', returnPath, headers);
-    }
-    if (now > Number(row.expiresAt)) return this.#callbackRefusal(400, 'code_expired', 'Sign-in not finished', 'The sign-in code expired (codes last a minute).', returnPath, headers);
-    if (!sameSecret(hashToken(state), String(row.stateHash))) {
-      return this.#callbackRefusal(400, 'state_mismatch', 'Sign-in not finished', 'The sign-in code was given to another sign-in than the one this browser started.', returnPath, headers);
-    }
-    const session = token('xap');
-    const sessionHash = hashToken(session);
-    records.transaction(() => {
-      this.#appUsers.sessions.removeExpired(now);
-      this.#appUsers.signInCodes.markUsed(String(row.codeHash), now, sessionHash);
-      this.#appUsers.sessions.insert({ tokenHash: sessionHash, id: newId('aps'), accountId: String(row.accountId), appId: target.appId, environment: target.environment, createdAt: now, expiresAt: now + APP_SESSION_TTL_MS });
+    // The code is read and used in one transaction: presented twice at once, it makes one session, and the second use ends it.
+    return records.transaction(async () => {
+      const row = CODE.test(code) ? await this.#appUsers.signInCodes.get(hashToken(code)) : undefined;
+      // A code of another app or environment is, here, a code that does not exist.
+      if (!row || row.appId !== target.appId || row.environment !== target.environment) {
+        return this.#callbackRefusal(400, 'code_unknown', 'Sign-in not finished', 'The sign-in code is not one the platform gave for this app.', returnPath, headers);
+      }
+      const now = this.#ctx.now();
+      if (row.usedAt !== null && row.usedAt !== undefined) {
+        // A code presented twice was seen by someone else: the session it made is ended too.
+        if (row.sessionHash) await this.#appUsers.sessions.revokeIfLive(String(row.sessionHash), now);
+        return this.#callbackRefusal(400, 'code_used', 'Sign-in not finished', 'This sign-in code was already used; the sign-in it made has been ended.', returnPath, headers);
+      }
+      if (now > Number(row.expiresAt)) return this.#callbackRefusal(400, 'code_expired', 'Sign-in not finished', 'The sign-in code expired (codes last a minute).', returnPath, headers);
+      if (!sameSecret(hashToken(state), String(row.stateHash))) {
+        return this.#callbackRefusal(400, 'state_mismatch', 'Sign-in not finished', 'The sign-in code was given to another sign-in than the one this browser started.', returnPath, headers);
+      }
+      const session = token('xap');
+      const sessionHash = hashToken(session);
+      await this.#appUsers.sessions.removeExpired(now);
+      await this.#appUsers.signInCodes.markUsed(String(row.codeHash), now, sessionHash);
+      await this.#appUsers.sessions.insert({ tokenHash: sessionHash, id: newId('aps'), accountId: String(row.accountId), appId: target.appId, environment: target.environment, createdAt: now, expiresAt: now + APP_SESSION_TTL_MS });
+      headers.append('set-cookie', `${APP_SESSION_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${APP_SESSION_TTL_MS / 1000}${this.#secure()}`);
+      headers.set('location', returnPath);
+      return new Response(null, { status: 303, headers });
     });
-    headers.append('set-cookie', `${APP_SESSION_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${APP_SESSION_TTL_MS / 1000}${this.#secure()}`);
-    headers.set('location', returnPath);
-    return new Response(null, { status: 303, headers });
   }
 
-  #signOut(request: Request, target: HostedTarget): Response {
-    const signed = this.#signed(request, target);
-    if (signed) this.#appUsers.sessions.revoke(signed.tokenHash, this.#ctx.now());
+  async #signOut(request: Request, target: HostedTarget): Promise<Response> {
+    const signed = await this.#signed(request, target);
+    if (signed) await this.#appUsers.sessions.revoke(signed.tokenHash, this.#ctx.now());
     const headers = new Headers();
     headers.append('set-cookie', `${APP_SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${this.#secure()}`);
     return json(200, { signedOut: Boolean(signed) }, headers);
   }
 
-  #me(request: Request, target: HostedTarget, guest: () => GuestVisitor): Response {
-    const signed = this.#signed(request, target);
+  async #me(request: Request, target: HostedTarget, guest: () => GuestVisitor): Promise<Response> {
+    const signed = await this.#signed(request, target);
     const headers = new Headers();
     if (signed) {
-      const me: PageAuth = { kind: 'user', appUserId: appUserIdOf(this.#ctx.secrets.cookieKey, signed.accountId, target.appId), workspaces: this.workspaces(signed.accountId, target) };
+      const me: PageAuth = { kind: 'user', appUserId: appUserIdOf(this.#ctx.secrets.cookieKey, signed.accountId, target.appId), workspaces: await this.workspaces(signed.accountId, target) };
       return json(200, me, headers);
     }
     // A session cookie that no longer signs anyone in is cleared.
@@ -397,14 +398,14 @@ export class AppAuth implements AppAuthHook {
     return refuse(400, 'invalid_request', 'Send a JSON object.');
   }
 
-  #memberships(accountId: string, target: HostedTarget): number {
+  #memberships(accountId: string, target: HostedTarget): Promise<number> {
     return this.#appUsers.workspaces.countOfMember(accountId, target.appId, target.environment);
   }
 
   /** The workspace `id` of this app environment when the person is a member; else undefined (not theirs and absent look the same). */
-  #membership(accountId: string, target: HostedTarget, id: string): WorkspaceInfo | undefined {
+  async #membership(accountId: string, target: HostedTarget, id: string): Promise<WorkspaceInfo | undefined> {
     if (!WORKSPACE_ID.test(id)) return undefined;
-    return this.workspaces(accountId, target).find((workspace) => workspace.id === id);
+    return (await this.workspaces(accountId, target)).find((workspace) => workspace.id === id);
   }
 
   async #create(request: Request, target: HostedTarget, signed: Signed): Promise<Response> {
@@ -414,69 +415,70 @@ export class AppAuth implements AppAuthHook {
     if (!name || [...name].length > MAX_WORKSPACE_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
       return refuse(400, 'invalid_request', `A workspace needs a name of 1 to ${MAX_WORKSPACE_NAME} characters: send {"name": "…"}.`);
     }
-    if (this.#memberships(signed.accountId, target) >= MAX_WORKSPACES) return refuse(409, 'workspace_limit', `One person may belong to at most ${MAX_WORKSPACES} workspaces of an app; leave one first.`);
     const { records } = this.#ctx;
-    const now = this.#ctx.now();
-    // Leaving frees a membership, not the records a workspace takes: creating is bounded per day too.
-    const recent = this.#appUsers.workspaces.countCreatedSince(signed.accountId, target.appId, target.environment, now - 86_400_000);
-    if (recent >= WORKSPACES_PER_DAY) return refuse(429, 'rate_limited', `One person may create at most ${WORKSPACES_PER_DAY} workspaces of an app in a day; try again tomorrow.`);
-    const id = newId('ws');
-    records.transaction(() => {
-      this.#appUsers.workspaces.insert({ id, appId: target.appId, environment: target.environment, name, createdBy: signed.accountId, createdAt: now });
-      this.#appUsers.members.add(id, signed.accountId, now);
+    // The limits are counted and the workspace recorded in one transaction: racing requests cannot pass a limit together.
+    return records.transaction(async () => {
+      if ((await this.#memberships(signed.accountId, target)) >= MAX_WORKSPACES) return refuse(409, 'workspace_limit', `One person may belong to at most ${MAX_WORKSPACES} workspaces of an app; leave one first.`);
+      const now = this.#ctx.now();
+      // Leaving frees a membership, not the records a workspace takes: creating is bounded per day too.
+      const recent = await this.#appUsers.workspaces.countCreatedSince(signed.accountId, target.appId, target.environment, now - 86_400_000);
+      if (recent >= WORKSPACES_PER_DAY) return refuse(429, 'rate_limited', `One person may create at most ${WORKSPACES_PER_DAY} workspaces of an app in a day; try again tomorrow.`);
+      const id = newId('ws');
+      await this.#appUsers.workspaces.insert({ id, appId: target.appId, environment: target.environment, name, createdBy: signed.accountId, createdAt: now });
+      await this.#appUsers.members.add(id, signed.accountId, now);
+      const workspace: WorkspaceInfo = { id, name, members: 1 };
+      return json(201, { workspace });
     });
-    const workspace: WorkspaceInfo = { id, name, members: 1 };
-    return json(201, { workspace });
   }
 
-  #invite(target: HostedTarget, signed: Signed, workspaceId: string): Response {
-    if (!this.#membership(signed.accountId, target, workspaceId)) return refuse(404, 'workspace_not_found', 'You are not a member of that workspace (or it does not exist).');
+  async #invite(target: HostedTarget, signed: Signed, workspaceId: string): Promise<Response> {
     const { records } = this.#ctx;
-    const now = this.#ctx.now();
-    const open = this.#appUsers.invites.countOpen(workspaceId, now);
-    if (open >= MAX_OPEN_INVITES) return refuse(429, 'invite_limit', `A workspace may have at most ${MAX_OPEN_INVITES} unused invitations at once; wait for some to be used or to expire.`);
-    const invite = token('xwi');
-    records.transaction(() => {
-      this.#appUsers.invites.removeExpired(workspaceId, now - INVITE_TTL_MS);
-      this.#appUsers.invites.insert({ tokenHash: hashToken(invite), workspaceId, invitedBy: signed.accountId, createdAt: now, expiresAt: now + INVITE_TTL_MS });
+    return records.transaction(async () => {
+      if (!(await this.#membership(signed.accountId, target, workspaceId))) return refuse(404, 'workspace_not_found', 'You are not a member of that workspace (or it does not exist).');
+      const now = this.#ctx.now();
+      const open = await this.#appUsers.invites.countOpen(workspaceId, now);
+      if (open >= MAX_OPEN_INVITES) return refuse(429, 'invite_limit', `A workspace may have at most ${MAX_OPEN_INVITES} unused invitations at once; wait for some to be used or to expire.`);
+      const invite = token('xwi');
+      await this.#appUsers.invites.removeExpired(workspaceId, now - INVITE_TTL_MS);
+      await this.#appUsers.invites.insert({ tokenHash: hashToken(invite), workspaceId, invitedBy: signed.accountId, createdAt: now, expiresAt: now + INVITE_TTL_MS });
+      return json(201, { invite: { url: `${this.origin(target)}/__platform/join/${invite}`, token: invite, expiresAt: new Date(now + INVITE_TTL_MS).toISOString() } });
     });
-    return json(201, { invite: { url: `${this.origin(target)}/__platform/join/${invite}`, token: invite, expiresAt: new Date(now + INVITE_TTL_MS).toISOString() } });
   }
 
-  #leave(target: HostedTarget, signed: Signed, workspaceId: string): Response {
-    if (!this.#membership(signed.accountId, target, workspaceId)) return refuse(404, 'workspace_not_found', 'You are not a member of that workspace (or it does not exist).');
+  async #leave(target: HostedTarget, signed: Signed, workspaceId: string): Promise<Response> {
+    if (!(await this.#membership(signed.accountId, target, workspaceId))) return refuse(404, 'workspace_not_found', 'You are not a member of that workspace (or it does not exist).');
     const { records } = this.#ctx;
     const now = this.#ctx.now();
-    records.transaction(() => {
-      this.#appUsers.members.remove(workspaceId, signed.accountId);
+    await records.transaction(async () => {
+      await this.#appUsers.members.remove(workspaceId, signed.accountId);
       // Invitations of someone who left are withdrawn with them.
-      this.#appUsers.invites.withdrawBy(workspaceId, signed.accountId, now);
+      await this.#appUsers.invites.withdrawBy(workspaceId, signed.accountId, now);
     });
     return json(200, { left: workspaceId });
   }
 
   /** The workspace an invitation opens, or why it does not. */
-  #invitation(target: HostedTarget, value: string): { workspace: { id: string; name: string }; tokenHash: string } | { status: number; code: AppAuthErrorCode; message: string } {
-    const row = INVITE.test(value) ? this.#appUsers.invites.withWorkspace(hashToken(value)) : undefined;
+  async #invitation(target: HostedTarget, value: string): Promise<{ workspace: { id: string; name: string }; tokenHash: string } | { status: number; code: AppAuthErrorCode; message: string }> {
+    const row = INVITE.test(value) ? (await this.#appUsers.invites.withWorkspace(hashToken(value))) : undefined;
     if (!row || row.appId !== target.appId || row.environment !== target.environment) return { status: 404, code: 'invite_unknown', message: 'This invitation link is not one of this app.' };
     if (row.usedAt !== null && row.usedAt !== undefined) return { status: 410, code: 'invite_used', message: 'This invitation link was already used: each link lets one person join. Ask for a new one.' };
     if (this.#ctx.now() >= Number(row.expiresAt)) return { status: 410, code: 'invite_expired', message: 'This invitation link expired (or its sender left the workspace). Ask for a new one.' };
-    if (!this.#appUsers.members.isMember(String(row.workspaceId), String(row.invitedBy))) {
+    if (!(await this.#appUsers.members.isMember(String(row.workspaceId), String(row.invitedBy)))) {
       return { status: 410, code: 'invite_revoked', message: 'Whoever sent this invitation is no longer in the workspace. Ask for a new one.' };
     }
     return { workspace: { id: String(row.workspaceId), name: String(row.name) }, tokenHash: String(row.tokenHash) };
   }
 
-  #joinPage(request: Request, target: HostedTarget, value: string): Response {
-    const invitation = this.#invitation(target, value);
+  async #joinPage(request: Request, target: HostedTarget, value: string): Promise<Response> {
+    const invitation = await this.#invitation(target, value);
     if ('code' in invitation) return appOriginPage(invitation.status, 'Invitation not usable', `<h1>Invitation not usable</h1><p>${escape(invitation.message)}</p><p><a href="/">Go to the app</a></p>`, invitation.code);
     const name = escape(invitation.workspace.name);
-    const signed = this.#signed(request, target);
+    const signed = await this.#signed(request, target);
     if (!signed) {
       const signIn = `/__platform/auth/sign-in?return=${encodeURIComponent(`/__platform/join/${value}`)}`;
       return appOriginPage(200, `Join ${invitation.workspace.name}`, `<h1>Join the workspace “${name}”</h1><p>You were invited to a workspace of this app. Sign in first; you will come back here to join.</p><p><a class="button" href="${escape(signIn)}">Sign in to join</a></p>`);
     }
-    if (this.#membership(signed.accountId, target, invitation.workspace.id)) {
+    if (await this.#membership(signed.accountId, target, invitation.workspace.id)) {
       return appOriginPage(200, `Join ${invitation.workspace.name}`, `<h1>You are in “${name}”</h1><p>You are a member of this workspace already.</p><p><a class="button" href="/">Go to the app</a></p>`);
     }
     return appOriginPage(
@@ -489,24 +491,25 @@ export class AppAuth implements AppAuthHook {
   async #join(request: Request, target: HostedTarget, value: string): Promise<Response> {
     // A form of the join page is answered with a redirect into the app; a script's request with JSON.
     const form = (request.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded');
-    const signed = this.#signed(request, target);
+    const signed = await this.#signed(request, target);
     const refused = (status: number, code: AppAuthErrorCode, message: string) => (form ? appOriginPage(status, 'Could not join', `<h1>Could not join</h1><p>${escape(message)}</p><p><a href="/">Go to the app</a></p>`, code) : refuse(status, code, message));
     if (!signed) return refused(401, 'not_signed_in', 'Sign in first, then open the invitation again.');
-    const invitation = this.#invitation(target, value);
-    if ('code' in invitation) return refused(invitation.status, invitation.code, invitation.message);
-    const { workspace } = invitation;
     const { records } = this.#ctx;
-    // Already a member: nothing to do, and the link stays usable for someone else.
-    if (!this.#membership(signed.accountId, target, workspace.id)) {
-      if (this.#memberships(signed.accountId, target) >= MAX_WORKSPACES) return refused(409, 'workspace_limit', `One person may belong to at most ${MAX_WORKSPACES} workspaces of an app; leave one first.`);
-      const now = this.#ctx.now();
-      records.transaction(() => {
-        this.#appUsers.invites.markUsed(invitation.tokenHash, now, signed.accountId);
-        this.#appUsers.members.add(workspace.id, signed.accountId, now);
-      });
-    }
-    if (form) return new Response(null, { status: 303, headers: { location: '/', 'cache-control': 'no-store' } });
-    return json(200, { workspace: this.#membership(signed.accountId, target, workspace.id) });
+    // The invitation is checked and used in one transaction: a link two people open at once lets one of them in.
+    return records.transaction(async () => {
+      const invitation = await this.#invitation(target, value);
+      if ('code' in invitation) return refused(invitation.status, invitation.code, invitation.message);
+      const { workspace } = invitation;
+      // Already a member: nothing to do, and the link stays usable for someone else.
+      if (!(await this.#membership(signed.accountId, target, workspace.id))) {
+        if ((await this.#memberships(signed.accountId, target)) >= MAX_WORKSPACES) return refused(409, 'workspace_limit', `One person may belong to at most ${MAX_WORKSPACES} workspaces of an app; leave one first.`);
+        const now = this.#ctx.now();
+        await this.#appUsers.invites.markUsed(invitation.tokenHash, now, signed.accountId);
+        await this.#appUsers.members.add(workspace.id, signed.accountId, now);
+      }
+      if (form) return new Response(null, { status: 303, headers: { location: '/', 'cache-control': 'no-store' } });
+      return json(200, { workspace: await this.#membership(signed.accountId, target, workspace.id) });
+    });
   }
 }
 

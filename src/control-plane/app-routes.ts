@@ -16,12 +16,12 @@ const APP_NAME = /^[a-z][a-z0-9-]{1,62}$/;
 /** Finishes deleting an app: offline, scripts removed, stores destroyed preview first. Repeatable, so a sweep can finish it. */
 export async function teardown(ctx: Context, hosting: Hosting, appId: string): Promise<void> {
   const { serving, envValues, stores, apps } = ctx.apps;
-  serving.removeApp(appId);
+  await serving.removeApp(appId);
   await hosting.destroy(appId);
-  ctx.records.transaction(() => {
-    envValues.removeApp(appId);
-    stores.destroyApp(appId);
-    apps.markDeleted(appId, ctx.now());
+  await ctx.records.transaction(async () => {
+    await envValues.removeApp(appId);
+    await stores.destroyApp(appId);
+    await apps.markDeleted(appId, ctx.now());
   });
 }
 
@@ -31,25 +31,28 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
   const who = signedIn(ctx);
   const mine = ownsApp(ctx);
 
-  on(app, ROUTES.listApps, who, (c) => {
-    return answer(200, { apps: apps.owned(c.get('caller').builderId).map((row) => appInfo(ctx, row)) });
+  on(app, ROUTES.listApps, who, async (c) => {
+    return answer(200, { apps: await Promise.all((await apps.owned(c.get('caller').builderId)).map((row) => appInfo(ctx, row))) });
   });
 
   on(app, ROUTES.createApp, who, async (c) => {
     const { builderId } = c.get('caller');
     const body = await json(c.req.raw);
     if (!body || typeof body.name !== 'string' || !APP_NAME.test(body.name)) return refuse(400, 'invalid_request', 'An app needs the name of its manifest (2 to 63 lowercase letters, digits or dashes).');
-    if (apps.countOwned(builderId) >= ctx.quotas.appsPerBuilder) {
-      return refuse(429, 'quota_exceeded', `The quota of ${ctx.quotas.appsPerBuilder} apps per builder is reached; it frees when you delete one of your apps (platform delete).`, { quota: 'apps' });
-    }
-    // Ids are never reused: deleted apps keep their record.
-    let id = newId('app');
-    while (apps.exists(id)) id = newId('app');
-    apps.insert({ id, name: body.name, ownerId: builderId, createdAt: ctx.now() });
-    return answer(201, { app: appInfo(ctx, apps.get(id)!) });
+    // The quota is counted and the app recorded in one transaction: of any number of concurrent requests, only as many as the quota has room for make an app.
+    const made = await ctx.records.transaction(async () => {
+      if ((await apps.countOwned(builderId)) >= ctx.quotas.appsPerBuilder) return undefined;
+      // Ids are never reused: deleted apps keep their record.
+      let id = newId('app');
+      while (await apps.exists(id)) id = newId('app');
+      await apps.insert({ id, name: String(body.name), ownerId: builderId, createdAt: ctx.now() });
+      return (await apps.get(id))!;
+    });
+    if (!made) return refuse(429, 'quota_exceeded', `The quota of ${ctx.quotas.appsPerBuilder} apps per builder is reached; it frees when you delete one of your apps (platform delete).`, { quota: 'apps' });
+    return answer(201, { app: await appInfo(ctx, made) });
   });
 
-  on(app, ROUTES.getApp, mine, (c) => answer(200, { app: appInfo(ctx, c.get('app')) }));
+  on(app, ROUTES.getApp, mine, async (c) => answer(200, { app: await appInfo(ctx, c.get('app')) }));
 
   // An owner's reads of a deployed environment (tooling.md, Authentication 4): only through here.
   on(app, ROUTES.inspect, mine, async (c) => {
@@ -57,7 +60,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     const environment = deployEnvironment(c.req.param('environment') ?? '');
     const view = c.req.param('view') as InspectView;
     if (!environment || !INSPECT_VIEWS.includes(view)) return refuse(400, 'invalid_request', `Read one of ${INSPECT_VIEWS.join(', ')} of preview or production.`);
-    const served = serving.withDeployment(appId, environment);
+    const served = await serving.withDeployment(appId, environment);
     if (!served) return refuse(404, 'not_deployed', `${appId} has no ${environment} deployment to read.`);
     const artifactId = String(served.artifactId);
     const base = { appId, environment, artifactId, ...(served.id ? { deployment: deploymentInfo(served) } : {}) };
@@ -97,15 +100,15 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
   // The lifecycle of tooling.md.
   on(app, ROUTES.disable, mine, async (c) => {
     const row = c.get('app');
-    apps.setState(String(row.id), 'disabled');
+    await apps.setState(String(row.id), 'disabled');
     for (const environment of ['preview', 'production'] as const) await hosting.restart(String(row.id), environment);
-    return answer(200, { app: appInfo(ctx, { ...row, state: 'disabled' }) });
+    return answer(200, { app: (await appInfo(ctx, { ...row, state: 'disabled' })) });
   });
 
-  on(app, ROUTES.enable, mine, (c) => {
+  on(app, ROUTES.enable, mine, async (c) => {
     const row = c.get('app');
-    apps.setState(String(row.id), 'active');
-    return answer(200, { app: appInfo(ctx, { ...row, state: 'active' }) });
+    await apps.setState(String(row.id), 'active');
+    return answer(200, { app: (await appInfo(ctx, { ...row, state: 'active' })) });
   });
 
   on(app, ROUTES.remove, mine, async (c) => {
@@ -114,8 +117,8 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     if (body.confirm !== row.name) return refuse(400, 'confirm_mismatch', `The confirmation does not equal the app's name exactly (${row.name}); nothing was deleted.`);
     const appId = String(row.id);
     // Offline first; the teardown is recorded, so a sweep at the next start finishes what a crash interrupted.
-    apps.markDeleting(appId);
+    await apps.markDeleting(appId);
     await teardown(ctx, hosting, appId);
-    return answer(200, { app: appInfo(ctx, apps.get(appId)!) });
+    return answer(200, { app: (await appInfo(ctx, (await apps.get(appId))!)) });
   });
 }

@@ -25,12 +25,12 @@ interface SignInRequest {
 }
 
 /** The sign-in a request names (query or form), or why it names none. */
-function signInRequest(ctx: Context, values: { app?: unknown; env?: unknown; state?: unknown }): SignInRequest | { code: 'invalid_request' | 'app_not_found'; text: string } {
+async function signInRequest(ctx: Context, values: { app?: unknown; env?: unknown; state?: unknown }): Promise<SignInRequest | { code: 'invalid_request' | 'app_not_found'; text: string }> {
   const { app, env, state } = values;
   if (typeof app !== 'string' || !APP_ID.test(app) || (env !== 'preview' && env !== 'production') || typeof state !== 'string' || !STATE.test(state)) {
     return { code: 'invalid_request', text: 'This sign-in link is incomplete. Start again from the app with its Sign in button.' };
   }
-  const row = ctx.apps.apps.get(app);
+  const row = await ctx.apps.apps.get(app);
   if (!row || row.state !== 'active') return { code: 'app_not_found', text: 'There is no such app here, or it is offline.' };
   return { appId: app, environment: env, state, appName: String(row.name) };
 }
@@ -81,10 +81,10 @@ function reloadHere(request: SignInRequest): Response {
 const redirect = (location: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } });
 
 export function appSignInRoutes(app: Hono<ControlEnv>, ctx: Context, accounts: Accounts, appAuth: AppAuth): void {
-  app.get('/sign-in-to-app', (c) => {
-    const request = signInRequest(ctx, { app: c.req.query('app'), env: c.req.query('env'), state: c.req.query('state') });
+  app.get('/sign-in-to-app', async (c) => {
+    const request = await signInRequest(ctx, { app: c.req.query('app'), env: c.req.query('env'), state: c.req.query('state') });
     if ('code' in request) return resultPage(request.code === 'app_not_found' ? 404 : 400, 'Cannot sign in', request.text, { code: request.code });
-    const session = accounts.session(c.req.raw);
+    const session = await accounts.session(c.req.raw);
     const site = c.req.header('sec-fetch-site');
     if (!session && site !== undefined && site !== 'same-origin' && c.req.query('again') === undefined) return reloadHere(request);
     return signInPage(ctx, request, session, accounts.rpID);
@@ -93,16 +93,16 @@ export function appSignInRoutes(app: Hono<ControlEnv>, ctx: Context, accounts: A
   app.post('/sign-in-to-app', async (c) => {
     if (!fromOwnPage(c, ctx)) return resultPage(403, 'Refused', `Sign in to apps on ${ctx.publicOrigin} only.`, { code: 'foreign_origin' });
     const form = await formOf(c);
-    const request = signInRequest(ctx, form);
+    const request = await signInRequest(ctx, form);
     if ('code' in request) return resultPage(request.code === 'app_not_found' ? 404 : 400, 'Cannot sign in', request.text, { code: request.code });
     const target = { appId: request.appId, environment: request.environment };
     if (form.decision === 'cancel') return redirect(appAuth.cancelUrl(target, request.state));
-    const session = accounts.session(c.req.raw);
+    const session = await accounts.session(c.req.raw);
     if (form.decision === 'switch') {
-      if (session) accounts.signOut(session);
+      if (session) await accounts.signOut(session);
       return redirect(`/sign-in-to-app?${query(request)}`, { 'set-cookie': accounts.cookie(undefined) });
     }
     if (!session) return resultPage(401, 'Sign in first', 'Sign in with a passkey, then confirm.', { code: 'not_signed_in', link: { href: `/sign-in-to-app?${query(request)}`, text: 'Try again' } });
-    return redirect(appAuth.issueCode(session.account.id, target, request.state));
+    return redirect((await appAuth.issueCode(session.account.id, target, request.state)));
   });
 }

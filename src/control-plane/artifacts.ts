@@ -40,7 +40,7 @@ export class ArtifactStore {
   }
 
   /** Whether a builder sent a blob before: only then may they leave it out of a deploy. */
-  #owns(builderId: string, hash: string): boolean {
+  #owns(builderId: string, hash: string): Promise<boolean> {
     return this.#owners.owns(builderId, hash);
   }
 
@@ -82,7 +82,7 @@ export class ArtifactStore {
       const hash = entry?.sha256;
       if (typeof hash !== 'string' || !SHA256.test(hash)) return invalid('The artifact record names a blob that is not a SHA-256.');
       const sent = (blobs as Record<string, unknown>)[hash];
-      const bytes = typeof sent === 'string' ? decodeBase64(sent) : this.#owns(builderId, hash) ? this.blob(hash) : undefined;
+      const bytes = typeof sent === 'string' ? decodeBase64(sent) : (await this.#owns(builderId, hash)) ? this.blob(hash) : undefined;
       if (typeof sent === 'string' && !bytes) return invalid(`The blob ${hash} is not base64.`);
       if (bytes) {
         decoded.set(hash, bytes);
@@ -106,7 +106,7 @@ export class ArtifactStore {
       if (!existsSync(this.#blobFile(hash))) writeAtomic(this.#blobFile(hash), bytes, 0o644);
       this.#blobs.set(hash, bytes);
     }
-    this.#owners.add(builderId, decoded.keys());
+    await this.#owners.add(builderId, decoded.keys());
     writeAtomic(this.#recordFile(id), JSON.stringify(verification.record), 0o644);
     this.#kept.set(id, verification.record);
     return { ok: true, record: verification.record };

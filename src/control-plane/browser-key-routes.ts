@@ -12,7 +12,7 @@ import { hashToken } from './secrets';
 import type { ProofPublicKey } from '../core/deploy/proof';
 
 /** The device flow's exchange (auth-routes.ts): the session an approved code becomes, or the refusal. */
-export type SpendDevice = (deviceCode: string) => { session: string; builder: { id: string; name: string }; expiresAt: number } | Refused;
+export type SpendDevice = (deviceCode: string) => Promise<{ session: string; builder: { id: string; name: string }; expiresAt: number } | Refused>;
 
 export function browserKeyRoutes(app: Hono<ControlEnv>, ctx: Context, spendDevice: SpendDevice): void {
   on(app, ROUTES.bindDevice, async (c) => {
@@ -23,7 +23,7 @@ export function browserKeyRoutes(app: Hono<ControlEnv>, ctx: Context, spendDevic
     // The key is checked before the code is spent: a bad key leaves an approved code usable.
     const bad = keyRefusal(body.publicKey);
     if (bad) return bad;
-    const spent = spendDevice(body.deviceCode);
+    const spent = await spendDevice(body.deviceCode);
     if (spent instanceof Response) return spent;
     return bindKey(ctx, origin, body.publicKey as ProofPublicKey, { kind: 'session', tokenHash: hashToken(spent.session), builderId: spent.builder.id, builderName: spent.builder.name, expiresAt: spent.expiresAt });
   });
@@ -32,7 +32,7 @@ export function browserKeyRoutes(app: Hono<ControlEnv>, ctx: Context, spendDevic
     const origin = playgroundOrigin(ctx, c.req.raw);
     if (!origin) return foreignOrigin(ctx);
     // Only a bearer binds: a key never binds another key.
-    const caller = authenticate(ctx, c.req.raw);
+    const caller = await authenticate(ctx, c.req.raw);
     if (caller instanceof Response) return caller;
     const body = await jsonObject(c.req.raw);
     const bad = keyRefusal(body?.publicKey);

@@ -65,9 +65,9 @@ describe('the playground key, as an attacker meets it', () => {
     expect(key.answer.token).toBeUndefined();
     expect(await json(signed(key, 'GET', '/v0/auth/whoami'))).toMatchObject({ builder: { name: 'ada' }, credential: { kind: 'session' } });
     // The session exists only as the key's: it was made, and its hash is all that is kept.
-    const row = plane.context.records.get('SELECT credentialHash, origin FROM browser_keys WHERE keyId = ?', [key.keyId])!;
+    const row = (await plane.context.records.get('SELECT credentialHash, origin FROM browser_keys WHERE keyId = ?', [key.keyId]))!;
     expect(row.origin).toBe(PLAYGROUND);
-    expect(plane.context.records.get('SELECT 1 AS ok FROM sessions WHERE tokenHash = ? AND revokedAt IS NULL', [row.credentialHash!])).toEqual({ ok: 1 });
+    expect((await plane.context.records.get('SELECT 1 AS ok FROM sessions WHERE tokenHash = ? AND revokedAt IS NULL', [row.credentialHash!]))).toEqual({ ok: 1 });
   });
 
   it('refuses a signed request from any origin but the one the key was bound to', async () => {
@@ -79,7 +79,7 @@ describe('the playground key, as an attacker meets it', () => {
     }
     expect((await json(signed(key, 'GET', '/v0/auth/whoami', { origin: null }))).error.code).toBe('foreign_origin');
     expect((await signed(key, 'POST', '/v0/apps', { origin: HOSTILE, body: { name: 'evil' } })).status).toBe(403);
-    expect(plane.context.records.get("SELECT 1 FROM apps WHERE name = 'evil'")).toBeUndefined();
+    expect((await plane.context.records.get("SELECT 1 FROM apps WHERE name = 'evil'"))).toBeUndefined();
   });
 
   it('binds only from a configured playground origin, and leaves the code unspent when it refuses', async () => {
@@ -135,10 +135,10 @@ describe('the playground key, as an attacker meets it', () => {
 
   it('signs out: the key and the session behind it end', async () => {
     const key = await panelSignIn('fay');
-    const hash = plane.context.records.get('SELECT credentialHash FROM browser_keys WHERE keyId = ?', [key.keyId])!.credentialHash!;
+    const hash = (await plane.context.records.get('SELECT credentialHash FROM browser_keys WHERE keyId = ?', [key.keyId]))!.credentialHash!;
     expect((await json(signed(key, 'POST', '/v0/auth/logout'))).revoked).toBe(true);
     expect((await json(signed(key, 'GET', '/v0/auth/whoami'))).error.code).toBe('unauthorized');
-    expect(plane.context.records.get('SELECT revokedAt FROM sessions WHERE tokenHash = ?', [hash])!.revokedAt).not.toBeNull();
+    expect((await plane.context.records.get('SELECT revokedAt FROM sessions WHERE tokenHash = ?', [hash]))!.revokedAt).not.toBeNull();
   });
 
   it('ends with the session it is bound to: past 30 days it is refused as expired', async () => {

@@ -34,9 +34,9 @@ export function keyRefusal(publicKey: unknown): Refused | undefined {
 }
 
 /** Binds a new key (checked by keyRefusal) to a credential, for the playground origin the request came from. */
-export function bindKey(ctx: Context, origin: string, publicKey: ProofPublicKey, credential: Pick<Caller, 'kind' | 'tokenHash' | 'builderId' | 'builderName' | 'expiresAt'>): Answered<BrowserKeyAnswer> {
+export async function bindKey(ctx: Context, origin: string, publicKey: ProofPublicKey, credential: Pick<Caller, 'kind' | 'tokenHash' | 'builderId' | 'builderName' | 'expiresAt'>): Promise<Answered<BrowserKeyAnswer>> {
   const keyId = `xbk_${randomBytes(24).toString('base64url')}`;
-  ctx.builders.browserKeys.insert({ keyId, publicKey: JSON.stringify(publicKey), origin, kind: credential.kind, credentialHash: credential.tokenHash, builderId: credential.builderId, createdAt: ctx.now() });
+  await ctx.builders.browserKeys.insert({ keyId, publicKey: JSON.stringify(publicKey), origin, kind: credential.kind, credentialHash: credential.tokenHash, builderId: credential.builderId, createdAt: ctx.now() });
   return answer(200, { keyId, builder: { id: credential.builderId, name: credential.builderName }, credential: { kind: credential.kind }, expiresAt: iso(credential.expiresAt) });
 }
 
@@ -45,10 +45,10 @@ export function bindKey(ctx: Context, origin: string, publicKey: ProofPublicKey,
  * must come from the origin it was bound to, its time within PROOF_WINDOW_MS, its signature the key's
  * over its method, path and time, and the credential behind it live.
  */
-export function signedCaller(ctx: Context, request: Request): Caller | Refused {
+export async function signedCaller(ctx: Context, request: Request): Promise<Caller | Refused> {
   const proof = parseProof(request.headers.get('authorization') ?? '');
   if (!proof) return refuse(401, 'unauthorized', 'A signed request carries Authorization: Proof <keyId> <ms> <signature>.');
-  const row = ctx.builders.browserKeys.live(proof.keyId);
+  const row = await ctx.builders.browserKeys.live(proof.keyId);
   if (!row) return refuse(401, 'unauthorized', 'The key is unknown, or was signed out.');
   if (request.headers.get('origin') !== row.origin) return foreignOrigin(ctx);
   const now = ctx.now();
@@ -61,11 +61,11 @@ export function signedCaller(ctx: Context, request: Request): Caller | Refused {
   }
   const message = proofMessage(proof.keyId, request.method, proofTarget(request.url), proof.at);
   if (!verify('sha256', message, { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(proof.signature, 'base64url'))) return refuse(401, 'unauthorized', 'The request\'s signature is not its key\'s.');
-  const caller = credentialCaller(ctx, row.kind as Caller['kind'], String(row.credentialHash));
+  const caller = await credentialCaller(ctx, row.kind as Caller['kind'], String(row.credentialHash));
   return caller instanceof Response ? caller : { ...caller, browserKey: proof.keyId };
 }
 
 /** Ends a key (sign-out): it signs nothing more. */
-export function revokeBrowserKey(ctx: Context, keyId: string): void {
-  ctx.builders.browserKeys.revoke(keyId, ctx.now());
+export async function revokeBrowserKey(ctx: Context, keyId: string): Promise<void> {
+  await ctx.builders.browserKeys.revoke(keyId, ctx.now());
 }

@@ -101,16 +101,16 @@ export function refuse(status: number, code: ControlErrorCode, message: string, 
 }
 
 /** The builder a request's bearer token belongs to, or the 401 answer (`credential_expired` past its lifetime). */
-export function authenticate(ctx: Context, request: Request): Caller | Refused {
+export async function authenticate(ctx: Context, request: Request): Promise<Caller | Refused> {
   const header = request.headers.get('authorization') ?? '';
   const token = /^Bearer (\S+)$/.exec(header)?.[1];
   if (!token) return refuse(401, 'unauthorized', 'A builder credential is required (Authorization: Bearer …).');
   const kind = token.startsWith('xbs_') ? 'session' : token.startsWith('xst_') ? 'service-token' : undefined;
-  return kind ? credentialCaller(ctx, kind, hashToken(token)) : refuse(401, 'unauthorized', 'The credential is unknown, revoked or signed out.');
+  return kind ? (await credentialCaller(ctx, kind, hashToken(token))) : refuse(401, 'unauthorized', 'The credential is unknown, revoked or signed out.');
 }
 
 /** The builder a credential (by its kind and hash) belongs to while it lives, or the 401 answer. */
-export function credentialCaller(ctx: Context, kind: Caller['kind'], hash: string): Caller | Refused {
+export async function credentialCaller(ctx: Context, kind: Caller['kind'], hash: string): Promise<Caller | Refused> {
   const now = ctx.now();
   const expired = (createdAt: number, ttl: number) => {
     if (now < createdAt + ttl) return undefined;
@@ -122,15 +122,15 @@ export function credentialCaller(ctx: Context, kind: Caller['kind'], hash: strin
     return refuse(401, 'credential_expired', message, { credential: kind, resetAt: at });
   };
   if (kind === 'session') {
-    const row = ctx.builders.sessions.live(hash);
+    const row = await ctx.builders.sessions.live(hash);
     if (row) return expired(Number(row.createdAt), ctx.sessionTtlMs) ?? { builderId: String(row.builderId), builderName: String(row.name), kind: 'session', tokenHash: hash, expiresAt: Number(row.createdAt) + ctx.sessionTtlMs };
   } else {
-    const row = ctx.builders.serviceTokens.liveByHash(hash);
+    const row = await ctx.builders.serviceTokens.liveByHash(hash);
     if (row) {
       const refusal = expired(Number(row.createdAt), ctx.serviceTokenTtlMs);
       if (refusal) return refusal;
       // Last use is recorded at most once a minute: every record change is a write to disk.
-      if (row.lastUsedAt === null || now - Number(row.lastUsedAt) > 60_000) ctx.builders.serviceTokens.touch(String(row.id), now);
+      if (row.lastUsedAt === null || now - Number(row.lastUsedAt) > 60_000) await ctx.builders.serviceTokens.touch(String(row.id), now);
       return { builderId: String(row.builderId), builderName: String(row.name), kind: 'service-token', tokenHash: hash, expiresAt: Number(row.createdAt) + ctx.serviceTokenTtlMs };
     }
   }
@@ -138,9 +138,9 @@ export function credentialCaller(ctx: Context, kind: Caller['kind'], hash: strin
 }
 
 /** The caller's app, or the answer that refuses it (unknown, another builder's, deleted). */
-export function ownedApp(ctx: Context, caller: Caller, appId: string, options: { allowDeleted?: boolean } = {}): Row | Refused {
+export async function ownedApp(ctx: Context, caller: Caller, appId: string, options: { allowDeleted?: boolean } = {}): Promise<Row | Refused> {
   if (!APP_ID.test(appId)) return refuse(404, 'app_not_found', `${JSON.stringify(appId)} is not an appId.`);
-  const app = ctx.apps.apps.get(appId);
+  const app = await ctx.apps.apps.get(appId);
   if (!app) return refuse(404, 'app_not_found', `There is no app ${appId}.`);
   if (app.ownerId !== caller.builderId) return refuse(403, 'not_owner', `The app ${appId} is owned by another builder.`);
   if (!options.allowDeleted && (app.state === 'deleted' || app.state === 'deleting')) return refuse(404, 'app_deleted', `The app ${appId} was deleted.`);
@@ -148,16 +148,16 @@ export function ownedApp(ctx: Context, caller: Caller, appId: string, options: {
 }
 
 /** The public shape of an app record; hosted URLs are on the control plane's public origin. */
-export function appInfo(ctx: Context, app: Row): AppInfo {
+export async function appInfo(ctx: Context, app: Row): Promise<AppInfo> {
   const id = String(app.id);
   const serving: AppInfo['serving'] = {};
   const live: AppInfo['live'] = {};
-  for (const row of ctx.apps.serving.ofApp(id)) {
+  for (const row of await ctx.apps.serving.ofApp(id)) {
     serving[row.environment as Environment] = String(row.artifactId);
     live[row.environment as Environment] = String(row.deploymentId);
   }
   const stores: Partial<Record<Environment, string>> = {};
-  for (const row of ctx.apps.stores.ofApp(id)) stores[row.environment as Environment] = String(row.state);
+  for (const row of await ctx.apps.stores.ofApp(id)) stores[row.environment as Environment] = String(row.state);
   const state = (app.state === 'deleting' ? 'deleted' : app.state) as AppState;
   return {
     id,
@@ -189,9 +189,9 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /** The refusal when the builder's deploy quota is spent, naming when the next deployment is allowed. */
-export function deployQuotaRefusal(ctx: Context, builderId: string): Refused | undefined {
+export async function deployQuotaRefusal(ctx: Context, builderId: string): Promise<Refused | undefined> {
   const now = ctx.now();
-  const times = ctx.apps.deployments.createdSince(builderId, now - DAY);
+  const times = await ctx.apps.deployments.createdSince(builderId, now - DAY);
   const check = (window: number, limit: number, quota: 'deploys-hour' | 'deploys-day', label: string) => {
     const inWindow = times.filter((t) => t > now - window);
     if (inWindow.length < limit) return undefined;

@@ -26,7 +26,7 @@ import { catalogueRoutes, repositoryCatalogue, type CatalogueTemplate } from './
 import { Hosting } from './hosting/hosting';
 import { hostedTarget } from '../core/deploy/ids';
 import { RateLimit } from './rate-limit';
-import { Records } from './records';
+import { openRecords } from './records';
 import { appRecords } from './app-records';
 import { builderRecords } from './builder-records';
 import { deviceRecords } from './device-records';
@@ -49,6 +49,11 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export interface ControlPlaneOptions {
   /** Where records, artifacts, app databases and secrets live. */
   dataDir: string;
+  /**
+   * The records in PostgreSQL (`postgres://…`) instead of the data directory's SQLite file: what several
+   * control plane processes share. A records file in `dataDir` is copied in on the first start.
+   */
+  databaseUrl?: string;
   quotas?: Partial<Quotas>;
   /** The clock of records, quotas and device codes (tests move it). */
   now?: () => number;
@@ -109,7 +114,7 @@ function incomingOf(env: unknown): IncomingMessage | undefined {
 
 export async function createControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-  const records = await Records.open(join(options.dataDir, 'records.sqlite'));
+  const records = await openRecords({ file: join(options.dataDir, 'records.sqlite'), ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}) });
   const secrets = loadSecrets(options.dataDir, options.operatorSecret);
   const builders = builderRecords(records);
   const artifacts = new ArtifactStore(options.dataDir, builders.blobOwners);
@@ -152,12 +157,13 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   });
 
   // The sweep: deletions a crash interrupted are finished before anything is served.
-  for (const id of context.apps.apps.deleting()) await teardown(context, hosting, id);
-  purgeDevices(context);
+  for (const id of await context.apps.apps.deleting()) await teardown(context, hosting, id);
+  await purgeDevices(context);
   // A deployment a stop interrupted never activated anything: it is recorded as failed (it still counts).
-  context.apps.deployments.failPending('The control plane stopped before this deployment finished; nothing was activated.');
+  await context.apps.deployments.failPending('The control plane stopped before this deployment finished; nothing was activated.');
 
   const domains = new Domains(context, options.domains);
+  await domains.start();
   const tunnels = new Tunnels(context, options.tunnels);
   const app = new Hono<ControlEnv>();
   // Deployed apps first: their origins (and verified custom domains, to production) never reach the builder API or the approval page.
@@ -196,7 +202,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     }),
   );
   on(app, ROUTES.health, () => answer(200, { ok: true }));
-  authRoutes(app, context);
+  await authRoutes(app, context);
   appRoutes(app, context, hosting);
   deployRoutes(app, context, hosting);
   envRoutes(app, context, hosting);
@@ -217,7 +223,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     async close() {
       tunnels.closeAll();
       await hosting.close();
-      records.close();
+      await records.close();
     },
   };
 }

@@ -37,35 +37,36 @@ export function deployRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosti
   const { deployments, serving, stores } = ctx.apps;
 
   /**
-   * Checks the deploy quota and records a pending deployment in one step, with no await in between: of
-   * any number of concurrent requests, only as many as the quota has room for get a reservation.
+   * Checks the deploy quota and records a pending deployment in one transaction (transactions run one at
+   * a time, in every control plane sharing the records): of any number of concurrent requests, only as
+   * many as the quota has room for get a reservation.
    */
-  function reserve(caller: Caller, appId: string, environment: Environment, artifactId: string, kind: Kind): Reservation | Refused {
-    return ctx.records.transaction(() => {
-      const quota = deployQuotaRefusal(ctx, caller.builderId);
+  function reserve(caller: Caller, appId: string, environment: Environment, artifactId: string, kind: Kind): Promise<Reservation | Refused> {
+    return ctx.records.transaction(async () => {
+      const quota = await deployQuotaRefusal(ctx, caller.builderId);
       if (quota) return quota;
       const id = newId('dep');
-      deployments.insertPending({ id, appId, builderId: caller.builderId, environment, artifactId, kind, createdAt: ctx.now() });
+      await deployments.insertPending({ id, appId, builderId: caller.builderId, environment, artifactId, kind, createdAt: ctx.now() });
       return { id, caller, appId, environment, artifactId, kind };
     });
   }
 
   /** Settles a reserved deployment: failed, or completed and served by its environment. */
-  function settle(reservation: Reservation, failure?: { code: string; message: string }, manifest?: ArtifactRecord['manifest']): Row {
+  async function settle(reservation: Reservation, failure?: { code: string; message: string }, manifest?: ArtifactRecord['manifest']): Promise<Row> {
     const { id, appId, environment, artifactId } = reservation;
-    ctx.records.transaction(() => {
+    await ctx.records.transaction(async () => {
       if (failure) {
-        deployments.markFailed(id, failure.code, failure.message);
+        await deployments.markFailed(id, failure.code, failure.message);
         return;
       }
-      deployments.markCompleted(id, environment === 'preview' ? newId('review') : null);
-      serving.set(appId, environment, artifactId, id);
+      await deployments.markCompleted(id, environment === 'preview' ? newId('review') : null);
+      await serving.set(appId, environment, artifactId, id);
       // Storage: a deploy declaring it attaches the store (the same one, contents intact); one without it detaches it, keeping the objects.
       const declares = manifest?.capabilities?.includes('storage') ?? false;
-      if (declares) stores.attach(appId, environment);
-      else if (stores.state(appId, environment) === 'attached') stores.detach(appId, environment);
+      if (declares) await stores.attach(appId, environment);
+      else if ((await stores.state(appId, environment)) === 'attached') await stores.detach(appId, environment);
     });
-    return deployments.get(id)!;
+    return (await deployments.get(id))!;
   }
 
   /** Runs the work of a reservation; if it throws, the deployment is recorded as failed, never left pending. */
@@ -73,8 +74,8 @@ export function deployRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosti
     try {
       return await work();
     } catch (error) {
-      if (deployments.isPending(reservation.id)) {
-        settle(reservation, { code: 'internal', message: `The deployment failed: ${error instanceof Error ? error.message : String(error)}` });
+      if (await deployments.isPending(reservation.id)) {
+        await settle(reservation, { code: 'internal', message: `The deployment failed: ${error instanceof Error ? error.message : String(error)}` });
       }
       throw error;
     }
@@ -85,22 +86,22 @@ export function deployRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosti
     const { appId, environment, artifactId } = reservation;
     const artifact = ctx.artifacts.record(artifactId);
     if (!artifact) {
-      settle(reservation, { code: 'no_deployment', message: `The artifact ${artifactId} is not kept.` });
+      await settle(reservation, { code: 'no_deployment', message: `The artifact ${artifactId} is not kept.` });
       return refuse(404, 'no_deployment', `The artifact ${artifactId} is not kept.`);
     }
     const failure = await hosting.probe(appId, environment, artifact);
     if (failure) {
-      settle(reservation, failure);
+      await settle(reservation, failure);
       return refuse(FAILURE_STATUS[failure.code], failure.code, `${failure.message} Nothing was activated; the previous version still serves.`);
     }
     // The probe ran on a copy; the switch starts the artifact on the live data and must answer ready
     // (data written since the copy may not fit). Until it does, the records name the previous version.
     const switched = await hosting.activate(appId, environment, artifact);
     if (switched) {
-      settle(reservation, switched);
+      await settle(reservation, switched);
       return refuse(FAILURE_STATUS[switched.code], switched.code, `${switched.message} Nothing was activated; the previous version still serves.`);
     }
-    const row = settle(reservation, undefined, artifact.manifest);
+    const row = await settle(reservation, undefined, artifact.manifest);
     return answer(201, { deployment: deploymentInfo(row), url: hostedOrigin(appId, environment, ctx.publicOrigin) });
   }
 
@@ -119,13 +120,13 @@ export function deployRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosti
       const artifact = body?.artifact as { id?: unknown; record?: unknown; blobs?: unknown } | undefined;
       if (!body || !environment || typeof artifact !== 'object' || artifact === null) return refuse(400, 'invalid_request', 'Send {"environment": "preview" | "production", "artifact": {"id", "record", "blobs"}}.');
       if (typeof artifact.id !== 'string' || !ARTIFACT_ID.test(artifact.id)) return refuse(422, 'artifact_invalid', 'The artifact was refused: its id is not sha256: followed by 64 hex digits.');
-      const reservation = reserve(who, appId, environment, artifact.id, 'deploy');
+      const reservation = await reserve(who, appId, environment, artifact.id, 'deploy');
       if (reservation instanceof Response) return reservation;
       const kept = await carry(reservation, async () => {
         const outcome = await ctx.artifacts.receive(who.builderId, artifact.id as string, artifact.record, artifact.blobs);
         if (outcome.ok) return undefined;
         // A refused artifact is a failed deployment, and counts against the quota; nothing of it is kept or started.
-        settle(reservation, { code: outcome.code, message: outcome.message });
+        await settle(reservation, { code: outcome.code, message: outcome.message });
         return refuse(422, outcome.code, `The artifact was refused: ${outcome.message} Nothing was kept or started.`);
       });
       return kept ?? reservation;
@@ -134,12 +135,12 @@ export function deployRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosti
     return carry(received, () => activate(received));
   });
 
-  on(app, ROUTES.listDeployments, mine, (c) => {
+  on(app, ROUTES.listDeployments, mine, async (c) => {
     const given = c.req.query('limit') ?? '20';
     const limit = Number(given);
     if (!/^[0-9]+$/.test(given) || limit < 1 || limit > 200) return refuse(400, 'invalid_request', 'limit must be a whole number from 1 to 200.');
     // Deployments still in progress are not history yet.
-    return answer(200, { deployments: deployments.history(owner(c).appId, limit).map(deploymentInfo) });
+    return answer(200, { deployments: (await deployments.history(owner(c).appId, limit)).map(deploymentInfo) });
   });
 
   on(app, ROUTES.promote, inService, async (c) => {
@@ -150,21 +151,21 @@ export function deployRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosti
     let chosen: string;
     if (typeof receiptId === 'string') {
       if (!RECEIPT_ID.test(receiptId)) return refuse(404, 'no_receipt', `${JSON.stringify(receiptId)} is not a review receipt id.`);
-      const found = deployments.artifactOfReceipt(appId, receiptId);
+      const found = await deployments.artifactOfReceipt(appId, receiptId);
       if (!found) return refuse(404, 'no_receipt', `There is no review receipt ${receiptId} for ${appId}.`);
       chosen = found;
     } else if (typeof artifactId === 'string') {
       if (!ARTIFACT_ID.test(artifactId)) return refuse(400, 'invalid_request', 'artifactId must be sha256: followed by 64 hex digits.');
-      if (!deployments.completed(appId, artifactId)) return refuse(404, 'no_deployment', `${appId} has no completed deployment of ${artifactId}.`);
+      if (!(await deployments.completed(appId, artifactId))) return refuse(404, 'no_deployment', `${appId} has no completed deployment of ${artifactId}.`);
       chosen = artifactId;
     } else if (artifactId === undefined && receiptId === undefined) {
-      const preview = serving.artifact(appId, 'preview');
+      const preview = await serving.artifact(appId, 'preview');
       if (!preview) return refuse(409, 'no_preview', `${appId} has no completed preview deployment to promote.`);
       chosen = preview;
     } else {
       return refuse(400, 'invalid_request', 'artifactId and receiptId are strings.');
     }
-    const reservation = reserve(who, appId, 'production', chosen, 'promote');
+    const reservation = await reserve(who, appId, 'production', chosen, 'promote');
     if (reservation instanceof Response) return reservation;
     return carry(reservation, () => activate(reservation));
   });
@@ -175,10 +176,10 @@ export function deployRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosti
     const environment = typeof body.environment === 'string' ? deployEnvironment(body.environment) : body.environment === undefined ? 'production' : undefined;
     if (typeof body.artifactId !== 'string' || !ARTIFACT_ID.test(body.artifactId) || !environment) return refuse(400, 'invalid_request', 'Send {"artifactId": "sha256:…", "environment": "production" | "preview"}.');
     // Back to what this environment served: anything else would be a promotion without its review.
-    if (!deployments.completed(appId, body.artifactId, environment)) {
+    if (!(await deployments.completed(appId, body.artifactId, environment))) {
       return refuse(404, 'no_deployment', `${appId} has no completed ${environment} deployment of ${body.artifactId}.`);
     }
-    const reservation = reserve(who, appId, environment, body.artifactId, 'rollback');
+    const reservation = await reserve(who, appId, environment, body.artifactId, 'rollback');
     if (reservation instanceof Response) return reservation;
     return carry(reservation, () => activate(reservation));
   });

@@ -18,11 +18,11 @@ export const MAX_PENDING_DEVICES = 1000;
  * and a person's single code goes only when every source holds one. Reads only; the devices' `expireWaiting`
  * then expires the code in the transaction that inserts the new one.
  */
-export function roomForDevice(devices: DeviceRecords, source: string, now: number): { evict?: string } | { retryAt: number; reason: 'source' | 'total' } {
-  const mine = devices.waitingOf(source, now);
+export async function roomForDevice(devices: DeviceRecords, source: string, now: number): Promise<{ evict?: string } | { retryAt: number; reason: 'source' | 'total' }> {
+  const mine = await devices.waitingOf(source, now);
   if (mine.count >= PENDING_DEVICES_PER_SOURCE) return { retryAt: mine.firstExpiry, reason: 'source' };
-  if (devices.waitingTotal(now) < MAX_PENDING_DEVICES) return {};
-  const most = devices.busiestSource(now);
-  if (!most || most.count <= mine.count) return { retryAt: devices.nextExpiry(now) ?? now + 1000, reason: 'total' };
-  return { evict: devices.oldestWaitingOf(most.source, now)! };
+  if ((await devices.waitingTotal(now)) < MAX_PENDING_DEVICES) return {};
+  const most = await devices.busiestSource(now);
+  if (!most || most.count <= mine.count) return { retryAt: (await devices.nextExpiry(now)) ?? now + 1000, reason: 'total' };
+  return { evict: (await devices.oldestWaitingOf(most.source, now))! };
 }

@@ -63,9 +63,9 @@ describe('device codes', () => {
     clock += 60_001;
     expect((await poll(old.deviceCode)).error.code).toBe('expired_token');
     clock += EXPIRED_DEVICE_GRACE_MS;
-    const before = Number(plane.context.records.get('SELECT count(*) AS n FROM devices')!.n);
+    const before = Number((await plane.context.records.get('SELECT count(*) AS n FROM devices'))!.n);
     await startDevice();
-    expect(Number(plane.context.records.get('SELECT count(*) AS n FROM devices')!.n)).toBe(1);
+    expect(Number((await plane.context.records.get('SELECT count(*) AS n FROM devices'))!.n)).toBe(1);
     expect(before).toBeGreaterThan(1);
     expect((await poll(old.deviceCode)).error.code).toBe('invalid_request');
     expect(MAX_PENDING_DEVICES).toBeLessThanOrEqual(1000);
@@ -91,8 +91,8 @@ function startOverHttp(url: string, localAddress: string): Promise<number> {
   });
 }
 
-const pendingBySource = (target: ControlPlane, now: number) =>
-  target.context.records.all("SELECT source, count(*) AS n FROM devices WHERE state = 'pending' AND expiresAt >= ? GROUP BY source", [now]).map((row) => Number(row.n));
+const pendingBySource = async (target: ControlPlane, now: number) =>
+  (await target.context.records.all("SELECT source, count(*) AS n FROM devices WHERE state = 'pending' AND expiresAt >= ? GROUP BY source", [now])).map((row) => Number(row.n));
 
 describe('the cap on waiting device codes (issue 29: a few addresses filled it and locked every sign-in out)', () => {
   let capped: ControlPlane;
@@ -119,14 +119,14 @@ describe('the cap on waiting device codes (issue 29: a few addresses filled it a
     expect(mine.status).toBe(200);
     expect(mine.body.userCode).toMatch(/^[A-Z]{4}-[A-Z]{4}$/);
     // One network holds at most its share, however many of its addresses ask.
-    expect(Math.max(...pendingBySource(capped, now))).toBeLessThanOrEqual(PENDING_DEVICES_PER_SOURCE);
+    expect(Math.max(...(await pendingBySource(capped, now)))).toBeLessThanOrEqual(PENDING_DEVICES_PER_SOURCE);
   });
 
   it('250 networks filling the whole cap still leave a new source able to start one; the evicted codes are told they expired', async () => {
     now += 3_600_000;
     const first = (await startFrom(capped, '10.0.0.1')).body.deviceCode as string;
     for (let i = 0; i < 250; i++) for (let n = 0; n < PENDING_DEVICES_PER_SOURCE; n++) await startFrom(capped, `10.${i >> 8}.${i & 255}.1`);
-    const pending = pendingBySource(capped, now).reduce((a, b) => a + b, 0);
+    const pending = (await pendingBySource(capped, now)).reduce((a, b) => a + b, 0);
     expect(pending).toBe(MAX_PENDING_DEVICES);
     for (const address of ['192.0.2.20', '2001:db8:5::1', '::ffff:172.16.9.9']) {
       const started = await startFrom(capped, address);
@@ -135,7 +135,7 @@ describe('the cap on waiting device codes (issue 29: a few addresses filled it a
       await startFrom(capped, `10.200.${address.length}.7`);
       expect((await poll2(capped, started.body.deviceCode)).error.code, address).toBe('authorization_pending');
     }
-    expect(pendingBySource(capped, now).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(MAX_PENDING_DEVICES);
+    expect((await pendingBySource(capped, now)).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(MAX_PENDING_DEVICES);
     // The flood's oldest code was evicted: its terminal learns it expired (DG5005) and asks again.
     expect((await poll2(capped, first)).error.code).toBe('expired_token');
   }, 120_000);
@@ -180,7 +180,7 @@ describe('the cap over real HTTP from many loopback addresses', () => {
       expect((await login('first')).result).toMatchObject({ builder: { name: 'first' } });
       // 250 more networks, four codes each: with the first 21's, the whole cap is full.
       for (let i = 0; i < 250; i++) await Promise.all(Array.from({ length: 4 }, () => startOverHttp(started.url, `127.1.${i}.1`)));
-      expect(pendingBySource(started.plane, Date.now()).reduce((a, b) => a + b, 0)).toBe(MAX_PENDING_DEVICES);
+      expect((await pendingBySource(started.plane, Date.now())).reduce((a, b) => a + b, 0)).toBe(MAX_PENDING_DEVICES);
       expect((await login('second')).result).toMatchObject({ builder: { name: 'second' } });
     } finally {
       await started.stop();

@@ -137,7 +137,7 @@ describe('a squatted custom domain', () => {
   it('lapses for its builder too (no longer listed or counted), and the deadline is an option', async () => {
     clock += HOUR;
     expect((await add(mallory, malloryApp, 'quota.example.org')).status).toBe(201);
-    const row = plane.context.records.get('SELECT * FROM domains WHERE hostname = ?', ['quota.example.org'])!;
+    const row = (await plane.context.records.get('SELECT * FROM domains WHERE hostname = ?', ['quota.example.org']))!;
     const shorter = new Domains(plane.context, { resolver, provider, verifyWithinMs: 60_000 });
     expect(shorter.info(row).verifyBy).toBe(new Date(Number(row.createdAt) + 60_000).toISOString());
     clock += DEFAULT_VERIFY_WITHIN_MS;

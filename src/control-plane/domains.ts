@@ -103,12 +103,16 @@ export class Domains {
     this.provider = options.provider ?? loopbackProvider;
     this.perBuilder = options.perBuilder ?? 10;
     this.verifyWithinMs = options.verifyWithinMs ?? DEFAULT_VERIFY_WITHIN_MS;
-    this.#repo.domains.ensureSchema();
-    this.#reload();
   }
 
-  #reload(): void {
-    this.#routes = new Map(this.#repo.domains.routes().map((row) => [String(row.hostname), row.state === 'active' ? String(row.appId) : undefined]));
+  /** Makes the domains' records where they are missing and reads the routes: before anything is served. */
+  async start(): Promise<void> {
+    await this.#repo.domains.ensureSchema();
+    await this.#reload();
+  }
+
+  async #reload(): Promise<void> {
+    this.#routes = new Map((await this.#repo.domains.routes()).map((row) => [String(row.hostname), row.state === 'active' ? String(row.appId) : undefined]));
   }
 
   /**
@@ -148,9 +152,9 @@ export class Domains {
       return row;
     }
     if (!values.includes(verificationValue(String(row.token)))) return row;
-    this.#repo.claims.markVerified(hostname, this.#ctx.now());
-    this.#reload();
-    return this.#repo.domains.get(hostname)!;
+    await this.#repo.claims.markVerified(hostname, this.#ctx.now());
+    await this.#reload();
+    return (await this.#repo.domains.get(hostname))!;
   }
 
   /**
@@ -178,7 +182,7 @@ export class Domains {
    */
   async sweep(): Promise<void> {
     const cutoff = this.#ctx.now() - this.verifyWithinMs;
-    for (const row of this.#repo.claims.lapsed(cutoff)) {
+    for (const row of await this.#repo.claims.lapsed(cutoff)) {
       if (row.state === 'pending' && (await this.verify(row)).state === 'active') continue;
       await this.#release(String(row.hostname));
     }
@@ -186,22 +190,22 @@ export class Domains {
 
   /** Detaches routing at once, then releases the hostname at the provider and forgets it: the provider's error when that failed (then it awaits cleanup). */
   async #release(hostname: string): Promise<Error | undefined> {
-    this.#repo.domains.markCleanupPending(hostname);
-    this.#reload();
+    await this.#repo.domains.markCleanupPending(hostname);
+    await this.#reload();
     try {
       await this.provider.release(hostname);
     } catch (error) {
       return error instanceof Error ? error : new Error(String(error));
     }
-    this.#repo.domains.remove(hostname);
-    this.#reload();
+    await this.#repo.domains.remove(hostname);
+    await this.#reload();
     return undefined;
   }
 
   /** The caller's domain of that hostname, or the refusal (another builder's is answered as unknown). */
-  owned(caller: Caller, hostname: string): Row | Refused {
+  async owned(caller: Caller, hostname: string): Promise<Row | Refused> {
     const name = normalizeHostname(hostname);
-    const row = hostnameProblem(name) ? undefined : this.#repo.domains.get(name);
+    const row = await hostnameProblem(name) ? undefined : (await this.#repo.domains.get(name));
     if (!row || row.builderId !== caller.builderId) return refuse(404, 'domain_not_found', `None of your apps has the domain ${JSON.stringify(hostname)}.`);
     return row;
   }
@@ -214,7 +218,7 @@ export class Domains {
     if (reserved(hostname, this.#ctx.publicOrigin)) return refuse(409, 'domain_unavailable', `${hostname} is reserved and cannot be attached.`);
     const appId = String(app.id);
     await this.sweep();
-    const existing = this.#repo.domains.get(hostname);
+    const existing = await this.#repo.domains.get(hostname);
     if (existing) {
       if (existing.state === 'cleanup_pending') {
         return refuse(409, 'domain_unavailable', existing.builderId === caller.builderId ? `${hostname} is awaiting cleanup after its removal; finish it with platform domains remove ${hostname}.` : `${hostname} is being released by the hosting provider; try again later.`);
@@ -225,9 +229,9 @@ export class Domains {
         return refuse(409, 'domain_unavailable', `${hostname} is already attached to another app.`);
       }
     }
-    const held = this.#repo.domains.countOf(caller.builderId);
+    const held = await this.#repo.domains.countOf(caller.builderId);
     if (held >= this.perBuilder) return refuse(409, 'domain_unavailable', `You hold ${held} custom domains, the most a builder may; remove one first.`);
-    if (this.#ctx.apps.serving.artifact(appId, 'production') === undefined) {
+    if ((await this.#ctx.apps.serving.artifact(appId, 'production')) === undefined) {
       return refuse(409, 'no_production', `The app ${appId} has no successful production deployment; a domain serves production.`);
     }
     const token = this.claimToken(caller.builderId, hostname);
@@ -243,24 +247,24 @@ export class Domains {
       }
       // Proven: the unverified claim gives way. The hostname stays attached at the provider throughout.
       const now = this.#ctx.now();
-      const taken = this.#records.transaction(() => {
-        if (!this.#repo.claims.isPendingOf(hostname, existing.builderId as string)) return false;
-        this.#repo.domains.remove(hostname);
-        this.#repo.claims.insertVerified({ hostname, appId, builderId: caller.builderId, token, at: now });
+      const taken = await this.#records.transaction(async () => {
+        if (!(await this.#repo.claims.isPendingOf(hostname, existing.builderId as string))) return false;
+        await this.#repo.domains.remove(hostname);
+        await this.#repo.claims.insertVerified({ hostname, appId, builderId: caller.builderId, token, at: now });
         return true;
       });
-      this.#reload();
+      await this.#reload();
       if (!taken) return refuse(409, 'domain_unavailable', `${hostname} changed while it was checked; add it again.`);
-      return answer(201, { domain: this.info(this.#repo.domains.get(hostname)!) });
+      return answer(201, { domain: this.info((await this.#repo.domains.get(hostname))!) });
     }
     try {
       await this.provider.attach(hostname);
     } catch (error) {
       return refuse(503, 'provider_unavailable', `The hosting provider did not attach ${hostname}: ${error instanceof Error ? error.message : String(error)}. Nothing was attached.`);
     }
-    this.#repo.claims.insertPending({ hostname, appId, builderId: caller.builderId, token, createdAt: this.#ctx.now() });
-    this.#reload();
-    const row = await this.verify(this.#repo.domains.get(hostname)!);
+    await this.#repo.claims.insertPending({ hostname, appId, builderId: caller.builderId, token, createdAt: this.#ctx.now() });
+    await this.#reload();
+    const row = await this.verify((await this.#repo.domains.get(hostname))!);
     return answer(201, { domain: this.info(row) });
   }
 
@@ -273,11 +277,11 @@ export class Domains {
   }
 
   /** The caller's domains (of one app); a claim past its deadline is left out, lapsed, even before a sweep releases it. */
-  list(caller: Caller, appId?: string): DomainInfo[] {
+  async list(caller: Caller, appId?: string): Promise<DomainInfo[]> {
     const lapsed = this.#ctx.now() - this.verifyWithinMs;
     const rows = appId
-      ? this.#repo.domains.ofBuilderApp(caller.builderId, appId)
-      : this.#repo.domains.ofBuilder(caller.builderId);
+      ? (await this.#repo.domains.ofBuilderApp(caller.builderId, appId))
+      : (await this.#repo.domains.ofBuilder(caller.builderId));
     return rows.filter((row) => !(row.state === 'pending' && Number(row.createdAt) <= lapsed)).map((row) => this.info(row));
   }
 }
@@ -287,22 +291,22 @@ export function domainRoutes(app: Hono<ControlEnv>, ctx: Context, domains: Domai
     const body = await jsonObject(c.req.raw);
     return domains.add(c.get('caller'), c.get('app'), body?.hostname);
   });
-  on(app, ROUTES.listDomains, signedIn(ctx), (c) => {
+  on(app, ROUTES.listDomains, signedIn(ctx), async (c) => {
     // `?app=` lists one app's domains, refused as `add` is for an app the caller does not own.
     const appId = c.req.query('app');
-    if (appId === undefined) return answer(200, { domains: domains.list(c.get('caller')) });
-    const row = ownedApp(ctx, c.get('caller'), appId);
-    return row instanceof Response ? row : answer(200, { domains: domains.list(c.get('caller'), String(row.id)) });
+    if (appId === undefined) return answer(200, { domains: await domains.list(c.get('caller')) });
+    const row = await ownedApp(ctx, c.get('caller'), appId);
+    return row instanceof Response ? row : answer(200, { domains: await domains.list(c.get('caller'), String(row.id)) });
   });
   on(app, ROUTES.domainStatus, signedIn(ctx), async (c) => {
     await domains.sweep();
-    const row = domains.owned(c.get('caller'), c.req.param('hostname') ?? '');
+    const row = await domains.owned(c.get('caller'), c.req.param('hostname') ?? '');
     if (row instanceof Response) return row;
     return answer(200, { domain: domains.info(await domains.verify(row)) });
   });
   on(app, ROUTES.removeDomain, signedIn(ctx), async (c) => {
     await domains.sweep();
-    const row = domains.owned(c.get('caller'), c.req.param('hostname') ?? '');
+    const row = await domains.owned(c.get('caller'), c.req.param('hostname') ?? '');
     if (row instanceof Response) return row;
     return domains.remove(row);
   });

@@ -12,9 +12,9 @@ import type { Hosting } from './hosting/hosting';
 import { seal, unseal } from './secrets';
 
 /** Environment values of an app's scope, in clear. */
-export function envValues(ctx: Context, appId: string, scope: string): Record<string, string> {
+export async function envValues(ctx: Context, appId: string, scope: string): Promise<Record<string, string>> {
   const values: Record<string, string> = {};
-  for (const row of ctx.apps.envValues.sealed(appId, scope)) {
+  for (const row of await ctx.apps.envValues.sealed(appId, scope)) {
     values[String(row.name)] = unseal(ctx.secrets.envKey, String(row.sealed), `${appId}:${scope}:${row.name}`);
   }
   return values;
@@ -34,16 +34,16 @@ export function envRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     if (scope === 'preview' || scope === 'production') await hosting.restart(appId, scope);
   };
 
-  on(app, ROUTES.listEnv, mine, (c) => {
+  on(app, ROUTES.listEnv, mine, async (c) => {
     const target = scoped(c);
     if (target instanceof Response) return target;
-    return answer(200, { variables: values.list(target.appId, target.scope).map((r) => ({ name: String(r.name), updatedAt: new Date(Number(r.updatedAt)).toISOString() })) });
+    return answer(200, { variables: (await values.list(target.appId, target.scope)).map((r) => ({ name: String(r.name), updatedAt: new Date(Number(r.updatedAt)).toISOString() })) });
   });
 
-  on(app, ROUTES.envValues, mine, (c) => {
+  on(app, ROUTES.envValues, mine, async (c) => {
     const target = scoped(c);
     if (target instanceof Response) return target;
-    return answer(200, { values: envValues(ctx, target.appId, target.scope) });
+    return answer(200, { values: await envValues(ctx, target.appId, target.scope) });
   });
 
   on(app, ROUTES.setEnv, mine, async (c) => {
@@ -54,7 +54,7 @@ export function envRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     if (!ENV_NAME.test(name)) return refuse(400, 'invalid_request', 'A name is UPPER_SNAKE_CASE.');
     if (typeof body?.value !== 'string' || Buffer.byteLength(body.value) > ENV_VALUE_MAX_BYTES) return refuse(400, 'invalid_request', `Send {"value": "…"} of at most ${ENV_VALUE_MAX_BYTES} bytes.`);
     const now = ctx.now();
-    values.set(target.appId, target.scope, name, seal(ctx.secrets.envKey, body.value, `${target.appId}:${target.scope}:${name}`), now);
+    await values.set(target.appId, target.scope, name, seal(ctx.secrets.envKey, body.value, `${target.appId}:${target.scope}:${name}`), now);
     await restartScope(target.appId, target.scope);
     return answer(200, { variable: { name, updatedAt: new Date(now).toISOString() } });
   });
@@ -63,9 +63,9 @@ export function envRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     const target = scoped(c);
     if (target instanceof Response) return target;
     const name = c.req.param('name') ?? '';
-    const existed = values.exists(target.appId, target.scope, name);
+    const existed = await values.exists(target.appId, target.scope, name);
     if (existed) {
-      values.remove(target.appId, target.scope, name);
+      await values.remove(target.appId, target.scope, name);
       await restartScope(target.appId, target.scope);
     }
     return answer(200, { removed: existed });

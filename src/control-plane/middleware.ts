@@ -28,7 +28,7 @@ export function on(app: Hono<ControlEnv>, route: Route<string, unknown, unknown>
 /** A builder credential is required (a bearer session or service token, or a playground's signed request); 401 otherwise. */
 export function signedIn(ctx: Context): MiddlewareHandler<ControlEnv> {
   return async (c, next) => {
-    const caller = isSigned(c.req.raw) ? signedCaller(ctx, c.req.raw) : authenticate(ctx, c.req.raw);
+    const caller = await (isSigned(c.req.raw) ? signedCaller(ctx, c.req.raw) : authenticate(ctx, c.req.raw));
     if (caller instanceof Response) return caller;
     c.set('caller', caller);
     await next();
@@ -57,7 +57,7 @@ export function ownsApp(ctx: Context, options: { inService?: boolean } = {}): Mi
   const first = signedIn(ctx);
   return (c, next) =>
     first(c, async () => {
-      const row = ownedApp(ctx, c.get('caller'), c.req.param('appId') ?? '');
+      const row = await ownedApp(ctx, c.get('caller'), c.req.param('appId') ?? '');
       if (row instanceof Response) {
         c.res = row;
         return;

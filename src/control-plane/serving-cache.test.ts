@@ -10,55 +10,67 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, deployBody, smallApp, templateFiles, type BuiltApp } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
 import { appRecords } from './app-records';
-import { Records } from './records';
+import { openRecords } from './records';
 import { readServing, ServingCache } from './serving-cache';
 import { call, hostedRequest, signIn } from '../testing/control-plane';
 
 describe('ServingCache', () => {
   it('reads an app environment once, and again after any change to the records, in a transaction or not', async () => {
-    const records = await Records.open();
+    const records = await openRecords({});
     let reads = 0;
     const cache = new ServingCache((appId, environment) => {
       reads++;
       return readServing(appRecords(records), appId, environment);
     });
     cache.watch(records);
-    expect(cache.lookup('app_a', 'preview')).toEqual({});
-    expect(cache.lookup('app_a', 'preview')).toEqual({});
+    expect(await cache.lookup('app_a', 'preview')).toEqual({});
+    expect(await cache.lookup('app_a', 'preview')).toEqual({});
     expect(reads).toBe(1);
-    records.run("INSERT INTO apps (id, name, ownerId, state, createdAt) VALUES ('app_a', 'a', 'bld_x', 'active', 0)");
-    expect(cache.lookup('app_a', 'preview')).toEqual({ state: 'active' });
+    await records.run("INSERT INTO apps (id, name, ownerId, state, createdAt) VALUES ('app_a', 'a', 'bld_x', 'active', 0)");
+    expect(await cache.lookup('app_a', 'preview')).toEqual({ state: 'active' });
     expect(reads).toBe(2);
-    records.transaction(() => {
-      records.run("INSERT INTO serving (appId, environment, artifactId, deploymentId) VALUES ('app_a', 'preview', 'sha256:1', 'dep_1')");
-      records.run("UPDATE apps SET state = 'disabled' WHERE id = 'app_a'");
+    await records.transaction(async () => {
+      await records.run("INSERT INTO serving (appId, environment, artifactId, deploymentId) VALUES ('app_a', 'preview', 'sha256:1', 'dep_1')");
+      await records.run("UPDATE apps SET state = 'disabled' WHERE id = 'app_a'");
     });
-    expect(cache.lookup('app_a', 'preview')).toEqual({ state: 'disabled', artifactId: 'sha256:1' });
-    expect(cache.lookup('app_a', 'production')).toEqual({ state: 'disabled' });
+    expect(await cache.lookup('app_a', 'preview')).toEqual({ state: 'disabled', artifactId: 'sha256:1' });
+    expect(await cache.lookup('app_a', 'production')).toEqual({ state: 'disabled' });
     expect(reads).toBe(4);
     // A transaction that fails changes nothing on disk, and the cache starts again all the same.
-    expect(() =>
-      records.transaction(() => {
-        records.run("UPDATE apps SET state = 'active' WHERE id = 'app_a'");
+    await expect(
+      records.transaction(async () => {
+        await records.run("UPDATE apps SET state = 'active' WHERE id = 'app_a'");
         throw new Error('rolled back');
       }),
-    ).toThrow('rolled back');
-    expect(cache.lookup('app_a', 'preview')).toEqual({ state: 'disabled', artifactId: 'sha256:1' });
+    ).rejects.toThrow('rolled back');
+    expect(await cache.lookup('app_a', 'preview')).toEqual({ state: 'disabled', artifactId: 'sha256:1' });
     // A change that fails is forgotten too.
-    expect(() => records.run('INSERT INTO nowhere VALUES (1)')).toThrow();
+    await expect(records.run('INSERT INTO nowhere VALUES (1)')).rejects.toThrow();
     expect(cache.size).toBe(0);
-    records.close();
+    // A read that began before a change is not kept: the next lookup reads again.
+    let finish!: () => void;
+    const slow = new ServingCache(async () => {
+      await new Promise<void>((resolve) => (finish = resolve));
+      return { state: 'active' };
+    });
+    const looking = slow.lookup('app_a', 'preview');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    slow.clear();
+    finish();
+    await looking;
+    expect(slow.size).toBe(0);
+    await records.close();
   });
 
-  it('stays bounded when asked about many unknown apps', () => {
-    const cache = new ServingCache(() => ({}));
-    for (let i = 0; i < 25_000; i++) cache.lookup(`app_${i}`, 'preview');
+  it('stays bounded when asked about many unknown apps', async () => {
+    const cache = new ServingCache(async () => ({}));
+    for (let i = 0; i < 25_000; i++) await cache.lookup(`app_${i}`, 'preview');
     expect(cache.size).toBeLessThanOrEqual(10_000);
   });
 
-  it('hands out entries that cannot be edited', () => {
-    const cache = new ServingCache(() => ({ state: 'active', artifactId: 'sha256:1' }));
-    expect(Object.isFrozen(cache.lookup('app_a', 'preview'))).toBe(true);
+  it('hands out entries that cannot be edited', async () => {
+    const cache = new ServingCache(async () => ({ state: 'active', artifactId: 'sha256:1' }));
+    expect(Object.isFrozen(await cache.lookup('app_a', 'preview'))).toBe(true);
   });
 });
 
@@ -168,9 +180,9 @@ describe('hosted requests over HTTP see every change at once', { shuffle: false 
     expect(await greet(appId, 'preview')).toBe('Hello, x!');
     expect(await greet(appId, 'production')).toBe('Hello, x!');
     // Not through a route: the cache empties on any change to the records.
-    started.plane.context.records.run("UPDATE apps SET state = 'disabled' WHERE id = ?", [appId]);
+    await started.plane.context.records.run("UPDATE apps SET state = 'disabled' WHERE id = ?", [appId]);
     expect(await greet(appId, 'production')).toBe(503);
-    started.plane.context.records.run("UPDATE apps SET state = 'active' WHERE id = ?", [appId]);
+    await started.plane.context.records.run("UPDATE apps SET state = 'active' WHERE id = ?", [appId]);
     expect(await greet(appId, 'production')).toBe('Hello, x!');
     expect((await api('POST', `/v0/apps/${appId}/delete`, { confirm: 'endpoints' })).app.state).toBe('deleted');
     expect(await greet(appId, 'preview')).toBe(404);

@@ -1,9 +1,9 @@
 /**
  * What a hosted request needs from the records (the app's lifecycle state, the artifact its
  * environment serves), kept in memory so that serving a request runs no SQL. Every change to the
- * records empties it: the records are wrapped (`watch`), so no change can be forgotten, whichever
- * route or sweep makes it — disable, enable, delete, deploy, promote, rollback, detach, or anything
- * added later. Changes are rare next to hosted requests; the next request reads the records again.
+ * records empties it: the records tell of each change (`watch`), so no change can be forgotten,
+ * whichever route, sweep or other control plane process makes it — disable, enable, delete, deploy,
+ * promote, rollback, detach, or anything added later. Changes are rare next to hosted requests; the next request reads the records again.
  */
 import type { Environment } from '../core/deploy/ids';
 import type { AppRecords } from './app-records';
@@ -20,19 +20,23 @@ export interface Serving {
 const MAX_ENTRIES = 10_000;
 
 export class ServingCache {
-  readonly #read: (appId: string, environment: Environment) => Serving;
+  readonly #read: (appId: string, environment: Environment) => Promise<Serving>;
   readonly #entries = new Map<string, Readonly<Serving>>();
+  /** Counts the times the cache was emptied: a read that began before one is not kept. */
+  #generation = 0;
 
-  constructor(read: (appId: string, environment: Environment) => Serving) {
+  constructor(read: (appId: string, environment: Environment) => Promise<Serving>) {
     this.#read = read;
   }
 
   /** What the records say now about an app's environment. */
-  lookup(appId: string, environment: Environment): Readonly<Serving> {
+  async lookup(appId: string, environment: Environment): Promise<Readonly<Serving>> {
     const key = `${environment}:${appId}`;
-    let entry = this.#entries.get(key);
-    if (!entry) {
-      entry = Object.freeze(this.#read(appId, environment));
+    const kept = this.#entries.get(key);
+    if (kept) return kept;
+    const generation = this.#generation;
+    const entry = Object.freeze(await this.#read(appId, environment));
+    if (generation === this.#generation) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
       this.#entries.set(key, entry);
     }
@@ -41,6 +45,7 @@ export class ServingCache {
 
   /** Forgets everything: the next lookup of every app reads the records. */
   clear(): void {
+    this.#generation++;
     this.#entries.clear();
   }
 
@@ -50,33 +55,19 @@ export class ServingCache {
   }
 
   /**
-   * Empties the cache on every change to `records`: after each `run` (inside a transaction or not)
-   * and at the end of each `transaction` (committed or rolled back), also when it throws.
+   * Empties the cache on every change to `records`: after each `run` (inside a transaction or not), at
+   * the end of each `transaction` (committed or rolled back), also when it throws, and on another
+   * process's change to shared records.
    */
   watch(records: Records): void {
-    const run = records.run.bind(records);
-    const transaction = records.transaction.bind(records);
-    records.run = (sql, params) => {
-      try {
-        run(sql, params);
-      } finally {
-        this.clear();
-      }
-    };
-    records.transaction = <T>(work: () => T): T => {
-      try {
-        return transaction(work);
-      } finally {
-        this.clear();
-      }
-    };
+    records.onChange(() => this.clear());
   }
 }
 
 /** The two records a hosted request needs: the app's state and its environment's artifact. */
-export function readServing(apps: AppRecords, appId: string, environment: Environment): Serving {
-  const state = apps.apps.state(appId);
-  const artifactId = apps.serving.artifact(appId, environment);
+export async function readServing(apps: AppRecords, appId: string, environment: Environment): Promise<Serving> {
+  const state = await apps.apps.state(appId);
+  const artifactId = await apps.serving.artifact(appId, environment);
   return {
     ...(state !== undefined ? { state: state as Serving['state'] } : {}),
     ...(artifactId !== undefined ? { artifactId } : {}),

@@ -49,7 +49,7 @@ export interface GuestVisitor {
 /** What hosting asks of app sign-in (app-auth.ts implements it): the signed-in visitor's `ctx.auth`, and the answers of `/__platform/` paths. */
 export interface AppAuthHook {
   /** `ctx.auth` of the person the request's app session cookie signs in, or undefined (a guest). */
-  user(request: Request, target: HostedTarget): Auth | undefined;
+  user(request: Request, target: HostedTarget): Promise<Auth | undefined>;
   /** Answers a request under `/__platform/` on an app's origin; `guest` is the visitor when nobody is signed in. */
   serve(request: Request, target: HostedTarget, guest: () => GuestVisitor): Promise<Response>;
 }
@@ -60,9 +60,9 @@ export interface HostingOptions {
   artifacts: ArtifactStore;
   secrets: Secrets;
   /** The app's lifecycle state and the artifact an environment serves (undefined state: no such app). */
-  lookup(appId: string, environment: Environment): { state?: 'active' | 'disabled' | 'deleted' | 'deleting'; artifactId?: string };
+  lookup(appId: string, environment: Environment): Promise<{ state?: 'active' | 'disabled' | 'deleted' | 'deleting'; artifactId?: string }>;
   /** The environment values of an app's environment, in clear. */
-  envValues(appId: string, environment: Environment): Record<string, string>;
+  envValues(appId: string, environment: Environment): Promise<Record<string, string>>;
   /** Overrides every app's handler deadline (tests of runaway handlers use a short one). */
   handlerDeadlineMs?: number;
   /** How long past the deadline a handler may run before its thread is ended. */
@@ -292,7 +292,7 @@ export class Hosting {
       appPath,
       start: {
         manifest: record.manifest,
-        env: this.#options.envValues(appId, environment),
+        env: await this.#options.envValues(appId, environment),
         cursorSecret: this.#secret(appId, environment),
         ...(this.#options.handlerDeadlineMs ? { handlerDeadlineMs: this.#options.handlerDeadlineMs } : {}),
         ...(this.#options.maxStoredBytes ? { maxStoredBytes: this.#options.maxStoredBytes } : {}),
@@ -479,7 +479,7 @@ export class Hosting {
    * request: its body is read from it (counted the same way), not through a web stream.
    */
   async serve(request: Request, target: HostedTarget, incoming?: IncomingMessage): Promise<Response> {
-    const { state, artifactId } = this.#options.lookup(target.appId, target.environment);
+    const { state, artifactId } = await this.#options.lookup(target.appId, target.environment);
     if (!state || state === 'deleted' || state === 'deleting') return page(404, 'No such app', 'Nothing is served at this address.');
     if (state === 'disabled') return page(503, 'App disabled', 'Its owner has taken this app offline.');
     if (!artifactId) return page(404, 'Nothing deployed yet', `This app has no ${target.environment} deployment.`);
@@ -503,8 +503,8 @@ export class Hosting {
    * then carry the one cookie. Minted by those calls instead, each made a guest of its own, and a page's
    * live stream could belong to another guest than its queries, which it then never refreshed.
    */
-  #withGuestCookie(request: Request, target: HostedTarget, response: Response): Response {
-    if (!(response.headers.get('content-type') ?? '').startsWith('text/html') || this.#options.appAuth?.user(request, target)) return response;
+  async #withGuestCookie(request: Request, target: HostedTarget, response: Response): Promise<Response> {
+    if (!(response.headers.get('content-type') ?? '').startsWith('text/html') || (await this.#options.appAuth?.user(request, target))) return response;
     const visitor = this.#visitor(request, target);
     if (visitor.setCookie) response.headers.append('set-cookie', visitor.setCookie);
     return response;
@@ -513,7 +513,7 @@ export class Hosting {
   async #runtime(request: Request, target: HostedTarget, record: ArtifactRecord, artifactId: string, incoming: IncomingMessage | undefined): Promise<Response> {
     const started = performance.now();
     // A person signed in to the app (a live app session), else a guest from the guest cookie.
-    const user = this.#options.appAuth?.user(request, target);
+    const user = await this.#options.appAuth?.user(request, target);
     const visitor = user ? undefined : this.#visitor(request, target);
     const limits = limitsOf(record.manifest);
     const declared = Number(request.headers.get('content-length') ?? NaN);

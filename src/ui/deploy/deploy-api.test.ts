@@ -119,7 +119,7 @@ it('accepts a pasted token only when the control plane does, and says when it ca
   const keyId = (await keys.get(BASE))!.keyId;
   await api.signOut();
   expect(await keys.get(BASE)).toBeUndefined();
-  expect(plane.context.records.get('SELECT revokedAt FROM browser_keys WHERE keyId = ?', [keyId])!.revokedAt).not.toBeNull();
+  expect((await plane.context.records.get('SELECT revokedAt FROM browser_keys WHERE keyId = ?', [keyId]))!.revokedAt).not.toBeNull();
 });
 
 it('proposes the control plane npm start started (VITE_PLATFORM_CONTROL_URL), unless the person saved another', () => {
