@@ -24,6 +24,8 @@ const STARTS_PROCESSES: RegExp[] = [
   /^src\/testing\/cli$/,
   /^src\/cli\/main$/,
   /^src\/testing\/(dev-process|mcp-client)$/,
+  // A PostgreSQL server (the records' shared engine).
+  /^src\/testing\/postgres$/,
   // A control plane (in process it hosts deployed apps in workerd), and the helpers that start one.
   /^src\/control-plane\/(control-plane|main)$/,
   /^src\/testing\/control-plane$/,

@@ -9,6 +9,9 @@ import type { Records, Row } from './records';
 
 type Kind = 'deploy' | 'promote' | 'rollback';
 
+/** An app hosted by the node `?` (or by whichever node: a record from before nodes). */
+const ON_NODE = '(node = ? OR node IS NULL)';
+
 export function appRecords(records: Records) {
   const apps = {
     get: (id: string): Promise<Row | undefined> => records.get('SELECT * FROM apps WHERE id = ?', [id]),
@@ -16,18 +19,28 @@ export function appRecords(records: Records) {
     /** A builder's apps that are not deleted, oldest first. */
     owned: (builderId: string): Promise<Row[]> => records.all("SELECT * FROM apps WHERE ownerId = ? AND state IN ('active', 'disabled') ORDER BY createdAt, id", [builderId]),
     countOwned: async (builderId: string): Promise<number> => Number((await records.get("SELECT count(*) AS n FROM apps WHERE ownerId = ? AND state IN ('active', 'disabled')", [builderId]))?.n ?? 0),
-    insert: (app: { id: string; name: string; ownerId: string; createdAt: number }): Promise<void> =>
-      records.run('INSERT INTO apps (id, name, ownerId, state, createdAt) VALUES (?, ?, ?, ?, ?)', [app.id, app.name, app.ownerId, 'active', app.createdAt]),
+    insert: (app: { id: string; name: string; ownerId: string; createdAt: number; node: string }): Promise<void> =>
+      records.run('INSERT INTO apps (id, name, ownerId, state, createdAt, node) VALUES (?, ?, ?, ?, ?, ?)', [app.id, app.name, app.ownerId, 'active', app.createdAt, app.node]),
+    /** Adds the `node` column (the hosting node of an app, nodes.ts) to records made before it. */
+    ensureColumns: (): Promise<void> =>
+      records.transaction(async () => {
+        if (!(await records.columns('apps')).includes('node')) await records.run('ALTER TABLE apps ADD COLUMN node TEXT');
+      }),
     setState: (id: string, state: 'active' | 'disabled'): Promise<void> => records.run('UPDATE apps SET state = ? WHERE id = ?', [state, id]),
     /** Offline, with the teardown recorded, so that a sweep at the next start finishes what a crash interrupted. */
     markDeleting: (id: string): Promise<void> => records.run("UPDATE apps SET state = 'deleting', teardown = 'pending' WHERE id = ?", [id]),
     markDeleted: (id: string, at: number): Promise<void> => records.run("UPDATE apps SET state = 'deleted', deletedAt = ? WHERE id = ?", [at, id]),
     /** Apps whose deletion a stop interrupted (`markDeleting` without `markDeleted`). */
-    deleting: async (): Promise<string[]> => (await records.all("SELECT id FROM apps WHERE state = 'deleting'")).map((row) => String(row.id)),
+    deleting: async (node: string): Promise<string[]> => (await records.all(`SELECT id FROM apps WHERE state = 'deleting' AND ${ON_NODE}`, [node])).map((row) => String(row.id)),
     /** An app's state alone (what a hosted request reads), or undefined for no such app. */
     state: async (id: string): Promise<string | undefined> => {
       const found = await records.get('SELECT state FROM apps WHERE id = ?', [id]);
       return found ? String(found.state) : undefined;
+    },
+    /** An app's state and the node that hosts it (null: a record from before nodes), or undefined for no such app. */
+    placement: async (id: string): Promise<{ state: string; node: string | null } | undefined> => {
+      const found = await records.get('SELECT state, node FROM apps WHERE id = ?', [id]);
+      return found ? { state: String(found.state), node: found.node === null || found.node === undefined ? null : String(found.node) } : undefined;
     },
   };
 
@@ -41,8 +54,9 @@ export function appRecords(records: Records) {
     markFailed: (id: string, code: string, message: string): Promise<void> => records.run("UPDATE deployments SET state = 'failed', errorCode = ?, errorMessage = ? WHERE id = ?", [code, message, id]),
     markCompleted: (id: string, receiptId: string | null): Promise<void> => records.run("UPDATE deployments SET state = 'completed', receiptId = ? WHERE id = ?", [receiptId, id]),
     /** Every deployment still pending is recorded as failed with `message` (code `internal`): one a stop interrupted activated nothing. */
-    failPending: async (message: string): Promise<void> => {
-      if (await records.get("SELECT 1 FROM deployments WHERE state = 'pending'")) await records.run("UPDATE deployments SET state = 'failed', errorCode = 'internal', errorMessage = ? WHERE state = 'pending'", [message]);
+    failPending: async (message: string, node: string): Promise<void> => {
+      const pending = `state = 'pending' AND appId IN (SELECT id FROM apps WHERE ${ON_NODE})`;
+      if (await records.get(`SELECT 1 FROM deployments WHERE ${pending}`, [node])) await records.run(`UPDATE deployments SET state = 'failed', errorCode = 'internal', errorMessage = ? WHERE ${pending}`, [message, node]);
     },
     /** When each of a builder's deployments since `since` was made (failed ones too), oldest first: what its quota counts. */
     createdSince: async (builderId: string, since: number): Promise<number[]> =>

@@ -45,7 +45,7 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
       // Ids are never reused: deleted apps keep their record.
       let id = newId('app');
       while (await apps.exists(id)) id = newId('app');
-      await apps.insert({ id, name: String(body.name), ownerId: builderId, createdAt: ctx.now() });
+      await apps.insert({ id, name: String(body.name), ownerId: builderId, createdAt: ctx.now(), node: ctx.nodes.self });
       return (await apps.get(id))!;
     });
     if (!made) return refuse(429, 'quota_exceeded', `The quota of ${ctx.quotas.appsPerBuilder} apps per builder is reached; it frees when you delete one of your apps (platform delete).`, { quota: 'apps' });

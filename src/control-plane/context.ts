@@ -6,6 +6,7 @@ import type { ArtifactStore } from './artifacts';
 import { BodyTooLargeError } from './body-limit';
 import type { RateLimit } from './rate-limit';
 import type { Records, Row } from './records';
+import type { Nodes } from './nodes';
 import type { AppRecords } from './app-records';
 import type { BuilderRecords } from './builder-records';
 import type { DeviceRecords } from './device-records';
@@ -36,6 +37,8 @@ export interface Caller {
 
 export interface Context {
   records: Records;
+  /** The hosting nodes sharing the records, this one among them (nodes.ts). */
+  nodes: Nodes;
   /** The records of apps and what was done to them, by resource (app-records.ts), over `records`. */
   apps: AppRecords;
   /** Builders, their sessions and service tokens (builder-records.ts), over `records`. */

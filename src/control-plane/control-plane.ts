@@ -30,7 +30,8 @@ import { openRecords } from './records';
 import { appRecords } from './app-records';
 import { builderRecords } from './builder-records';
 import { deviceRecords } from './device-records';
-import { loadSecrets, type Secrets } from './secrets';
+import { sharedSecrets, type Secrets } from './secrets';
+import { defaultNodeName, Nodes } from './nodes';
 import { readServing, ServingCache } from './serving-cache';
 import type { Environment } from '../core/deploy/ids';
 import { DEFAULT_CONTROL_URL } from '../core/deploy/protocol';
@@ -54,6 +55,8 @@ export interface ControlPlaneOptions {
    * control plane processes share. A records file in `dataDir` is copied in on the first start.
    */
   databaseUrl?: string;
+  /** This control plane's name among the hosting nodes sharing the records (nodes.ts); by default the machine's name and the data directory's hash. */
+  node?: string;
   quotas?: Partial<Quotas>;
   /** The clock of records, quotas and device codes (tests move it). */
   now?: () => number;
@@ -115,7 +118,9 @@ function incomingOf(env: unknown): IncomingMessage | undefined {
 export async function createControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const records = await openRecords({ file: join(options.dataDir, 'records.sqlite'), ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}) });
-  const secrets = loadSecrets(options.dataDir, options.operatorSecret);
+  const secrets = await sharedSecrets(records, options.dataDir, options.operatorSecret);
+  await appRecords(records).apps.ensureColumns();
+  const nodes = new Nodes(records, options.node ?? defaultNodeName(options.dataDir), secrets.cookieKey);
   const builders = builderRecords(records);
   const artifacts = new ArtifactStore(options.dataDir, builders.blobOwners);
   const now = options.now ?? (() => Date.now());
@@ -127,6 +132,7 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   const context: Context = {
     playgroundOrigins: corsOrigins,
     records,
+    nodes,
     apps,
     builders,
     devices: deviceRecords(records),
@@ -157,10 +163,10 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
   });
 
   // The sweep: deletions a crash interrupted are finished before anything is served.
-  for (const id of await context.apps.apps.deleting()) await teardown(context, hosting, id);
+  for (const id of await context.apps.apps.deleting(nodes.self)) await teardown(context, hosting, id);
   await purgeDevices(context);
   // A deployment a stop interrupted never activated anything: it is recorded as failed (it still counts).
-  await context.apps.deployments.failPending('The control plane stopped before this deployment finished; nothing was activated.');
+  await context.apps.deployments.failPending('The control plane stopped before this deployment finished; nothing was activated.', nodes.self);
 
   const domains = new Domains(context, options.domains);
   await domains.start();
@@ -171,10 +177,16 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     const host = new URL(c.req.url).host;
     const tunnel = Tunnels.target(host);
     if (tunnel) return tunnels.visit(c.req.raw, tunnel);
+    await domains.fresh();
     const custom = domains.route(host);
     if (custom === 'unrouted') return new Response('This domain is not verified yet, or is being removed (platform domains status).\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
     const target = hostedTarget(host) ?? (custom ? { appId: custom.appId, environment: 'production' as const } : undefined);
-    if (target) return hosting.serve(c.req.raw, target, incomingOf(c.env));
+    if (target) {
+      // An app hosted by another node (nodes.ts) is served there.
+      const { node } = await serving.lookup(target.appId, target.environment);
+      if (nodes.elsewhere(node, c.req.raw)) return nodes.forward(c.req.raw, node);
+      return hosting.serve(c.req.raw, target, incomingOf(c.env));
+    }
     await next();
   });
   // Exactly the configured playgrounds, never `*` nor the request's own Origin echoed; no credentials

@@ -109,10 +109,20 @@ export class Domains {
   async start(): Promise<void> {
     await this.#repo.domains.ensureSchema();
     await this.#reload();
+    if (this.#records.engine === 'postgres') this.#records.onChange(() => (this.#stale = true));
   }
 
   async #reload(): Promise<void> {
+    this.#stale = false;
     this.#routes = new Map((await this.#repo.domains.routes()).map((row) => [String(row.hostname), row.state === 'active' ? String(row.appId) : undefined]));
+  }
+
+  /** Set when records shared with other control planes (PostgreSQL) changed: their domains may have too. */
+  #stale = false;
+
+  /** The routes as the records have them now: read again after another control plane's change. */
+  async fresh(): Promise<void> {
+    if (this.#stale) await this.#reload();
   }
 
   /**

@@ -4,6 +4,7 @@
  *   tsx src/control-plane/main.ts [--port 4310] [--host 127.0.0.1] [--data .platform/control-plane]
  *     [--public-origin http://localhost:4310] [--playground-origin http://localhost:5173 …]
  *     [--max-stored-mb N] [--engine-idle-seconds N]
+ *     [--database-url postgres://… (PLATFORM_DATABASE_URL)] [--node NAME] [--node-address http://…]
  *
  * Prints its URL and the operator secret, which makes a passkey account a builder (on /account or /device).
  */
@@ -25,7 +26,7 @@ export interface Started {
 }
 
 /** Starts the control plane on a port (0 picks a free one) and resolves when it listens. */
-export async function startControlPlane(options: Parameters<typeof createControlPlane>[0] & { port?: number; host?: string }): Promise<Started> {
+export async function startControlPlane(options: Parameters<typeof createControlPlane>[0] & { port?: number; host?: string; nodeAddress?: string }): Promise<Started> {
   // A control plane killed with SIGKILL (no exit handler runs) leaves its engines running, each with
   // its environment's database open: they are ended, by their pid files, before anything is served.
   // The pool's processes too (each holds many environments' databases open).
@@ -43,7 +44,10 @@ export async function startControlPlane(options: Parameters<typeof createControl
       // Where it is reached: given, or known only now that the port is (port 0 picks one).
       const url = options.publicOrigin ?? `http://${shown}:${info.port}`;
       plane.context.publicOrigin = url;
-      resolvePromise({
+      // Where the other nodes sharing the records pass it requests for its apps (nodes.ts).
+      const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+      const address = options.nodeAddress ?? `http://${reachable}:${info.port}`;
+      void plane.context.nodes.register(address, Date.now()).then(() => resolvePromise({
         url,
         port: info.port,
         plane,
@@ -52,7 +56,7 @@ export async function startControlPlane(options: Parameters<typeof createControl
             (server as { closeAllConnections?: () => void }).closeAllConnections?.();
             server.close(() => void plane.close().then(done, done));
           }),
-      });
+      }), reject);
     });
     server.once('error', reject);
     // A 413 is answered before the rest of a huge body is read: it must reach the client all the same.
@@ -70,6 +74,9 @@ async function main(): Promise<void> {
       'playground-origin': { type: 'string', multiple: true },
       'max-stored-mb': { type: 'string', default: process.env.PLATFORM_MAX_STORED_MB },
       'engine-idle-seconds': { type: 'string', default: process.env.PLATFORM_ENGINE_IDLE_SECONDS },
+      'database-url': { type: 'string', default: process.env.PLATFORM_DATABASE_URL },
+      node: { type: 'string', default: process.env.PLATFORM_NODE },
+      'node-address': { type: 'string', default: process.env.PLATFORM_NODE_ADDRESS },
     },
   });
   const idleSeconds = values['engine-idle-seconds'] === undefined ? undefined : Number(values['engine-idle-seconds']);
@@ -100,8 +107,12 @@ async function main(): Promise<void> {
     ...(values['public-origin'] ? { publicOrigin: values['public-origin'] } : {}),
     ...(maxStoredMb ? { maxStoredBytes: maxStoredMb * 1024 * 1024 } : {}),
     ...(idleSeconds !== undefined ? { engineIdleMs: idleSeconds * 1000 } : {}),
+    ...(values['database-url'] ? { databaseUrl: values['database-url'] } : {}),
+    ...(values.node ? { node: values.node } : {}),
+    ...(values['node-address'] ? { nodeAddress: values['node-address'] } : {}),
   });
-  console.log(`platform control plane on ${started.url} (data in ${resolve(values.data!)})`);
+  const where = values['database-url'] ? `records in PostgreSQL, node ${started.plane.context.nodes.self}` : 'records in SQLite';
+  console.log(`platform control plane on ${started.url} (data in ${resolve(values.data!)}, ${where})`);
   console.log(`Accounts sign in with passkeys at ${started.url}/account; builder status is granted once per account with the operator secret: ${started.plane.secrets.operatorSecret}`);
   console.log(`Playgrounds allowed to call the API (CORS): ${started.plane.corsOrigins.join(', ')}`);
   console.log(`Deployed apps are served at http://<app>--preview.localhost:${started.port} and http://<app>.localhost:${started.port}`);

@@ -62,6 +62,11 @@ export function ownsApp(ctx: Context, options: { inService?: boolean } = {}): Mi
         c.res = row;
         return;
       }
+      // An app hosted by another node (nodes.ts) is answered there: its data, engine and artifacts are there.
+      if (ctx.nodes.elsewhere(row.node, c.req.raw)) {
+        c.res = await ctx.nodes.forward(c.req.raw, row.node);
+        return;
+      }
       if (options.inService && row.state === 'disabled') {
         c.res = refuse(409, 'app_disabled', `The app ${String(row.id)} is disabled: enable it first (platform enable).`);
         return;

@@ -20,6 +20,11 @@ CREATE TABLE IF NOT EXISTS service_tokens (id TEXT PRIMARY KEY, tokenHash TEXT N
 -- hash) and to the playground origin that bound it; the private key never leaves that page.
 CREATE TABLE IF NOT EXISTS browser_keys (keyId TEXT PRIMARY KEY, publicKey TEXT NOT NULL, origin TEXT NOT NULL, kind TEXT NOT NULL, credentialHash TEXT NOT NULL, builderId TEXT NOT NULL, createdAt INTEGER NOT NULL, revokedAt INTEGER);
 CREATE TABLE IF NOT EXISTS apps (id TEXT PRIMARY KEY, name TEXT NOT NULL, ownerId TEXT NOT NULL, state TEXT NOT NULL, createdAt INTEGER NOT NULL, deletedAt INTEGER, teardown TEXT);
+-- Hosting nodes (nodes.ts): each control plane process sharing the records, where it is reached; an
+-- app's node (apps.node, added to records from before it) hosts its environments.
+CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, address TEXT NOT NULL, seenAt INTEGER NOT NULL);
+-- Values every control plane process sharing the records must hold alike (the keys of secrets.ts).
+CREATE TABLE IF NOT EXISTS shared_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS deployments (id TEXT PRIMARY KEY, appId TEXT NOT NULL, builderId TEXT NOT NULL, environment TEXT NOT NULL, artifactId TEXT NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, createdAt INTEGER NOT NULL, receiptId TEXT UNIQUE, errorCode TEXT, errorMessage TEXT);
 CREATE INDEX IF NOT EXISTS deployments_by_app ON deployments (appId, createdAt);
 CREATE INDEX IF NOT EXISTS deployments_by_builder ON deployments (builderId, createdAt);

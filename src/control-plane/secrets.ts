@@ -1,12 +1,15 @@
 /**
  * The control plane's own secrets, made on first start and kept in its data directory (mode 0600): the
  * operator secret a person types on the approval page, the key that signs visitors' cookies, the key
- * that seals environment values and the key cursors of hosted apps are signed with.
+ * that seals environment values and the key cursors of hosted apps are signed with. Control plane
+ * processes sharing records in PostgreSQL share these too, kept in the records (`sharedSecrets`): a
+ * cookie one signs, or a value one seals, another reads.
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeAtomic } from './files';
+import type { Records } from './records';
 
 export interface Secrets {
   operatorSecret: string;
@@ -19,6 +22,11 @@ const randomToken = () => randomBytes(32).toString('base64url');
 
 /** Reads the secrets of a data directory, making them the first time. */
 export function loadSecrets(dataDir: string | undefined, operatorSecret?: string): Secrets {
+  return secretsOf(storedSecrets(dataDir), operatorSecret);
+}
+
+/** The secrets kept in a data directory, made the first time. */
+function storedSecrets(dataDir: string | undefined): Record<string, string> {
   const file = dataDir ? join(dataDir, 'secrets.json') : undefined;
   let stored: Record<string, string> | undefined;
   if (file && existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
@@ -26,6 +34,25 @@ export function loadSecrets(dataDir: string | undefined, operatorSecret?: string
     stored = { operatorSecret: randomToken(), cookieKey: randomToken(), envKey: randomToken(), cursorKey: randomToken() };
     if (file) writeAtomic(file, `${JSON.stringify(stored, null, 2)}\n`);
   }
+  return stored;
+}
+
+/**
+ * The secrets of control plane processes sharing records in PostgreSQL: the first to start keeps its
+ * data directory's secrets in the records (so the values it sealed stay readable), and every process,
+ * it included, uses the ones kept there.
+ */
+export async function sharedSecrets(records: Records, dataDir: string, operatorSecret?: string): Promise<Secrets> {
+  if (records.engine !== 'postgres') return loadSecrets(dataDir, operatorSecret);
+  let kept = await records.get("SELECT value FROM shared_settings WHERE name = 'secrets'");
+  if (!kept) {
+    await records.run("INSERT INTO shared_settings (name, value) VALUES ('secrets', ?) ON CONFLICT DO NOTHING", [JSON.stringify(storedSecrets(dataDir))]);
+    kept = await records.get("SELECT value FROM shared_settings WHERE name = 'secrets'");
+  }
+  return secretsOf(JSON.parse(String(kept!.value)) as Record<string, string>, operatorSecret);
+}
+
+function secretsOf(stored: Record<string, string>, operatorSecret?: string): Secrets {
   return {
     operatorSecret: operatorSecret ?? stored.operatorSecret!,
     cookieKey: Buffer.from(stored.cookieKey!, 'base64url'),

@@ -14,6 +14,8 @@ export interface Serving {
   state?: 'active' | 'disabled' | 'deleted' | 'deleting';
   /** Undefined: nothing deployed to the environment. */
   artifactId?: string;
+  /** The node hosting the app (nodes.ts); undefined: this one (a record from before nodes). */
+  node?: string;
 }
 
 /** The most app environments kept; past it the cache starts again from empty (a flood of unknown hosts cannot grow it). */
@@ -64,12 +66,13 @@ export class ServingCache {
   }
 }
 
-/** The two records a hosted request needs: the app's state and its environment's artifact. */
+/** The records a hosted request needs: the app's state and node, and its environment's artifact. */
 export async function readServing(apps: AppRecords, appId: string, environment: Environment): Promise<Serving> {
-  const state = await apps.apps.state(appId);
+  const placement = await apps.apps.placement(appId);
   const artifactId = await apps.serving.artifact(appId, environment);
   return {
-    ...(state !== undefined ? { state: state as Serving['state'] } : {}),
+    ...(placement ? { state: placement.state as Serving['state'] } : {}),
+    ...(placement?.node ? { node: placement.node } : {}),
     ...(artifactId !== undefined ? { artifactId } : {}),
   };
 }

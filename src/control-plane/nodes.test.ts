@@ -1,0 +1,111 @@
+/**
+ * Two control plane processes over one PostgreSQL (issue 32): they share builders, sessions, apps,
+ * environment values and secrets; each app is hosted by the node that made it, and either node answers
+ * for it, its API and its hosted origin, by passing the request to that node. A visitor cannot make a
+ * node serve an app hosted elsewhere (a made-up forwarding mark is passed on like any request), and a
+ * change made through one node is seen through the other.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build, deployBody, templateFiles, type BuiltApp } from '../testing/control-plane-apps';
+import { call, eventually, hostedRequest, signIn } from '../testing/control-plane';
+import { testDatabase } from '../testing/postgres';
+import { startControlPlane, type Started } from './main';
+import { FORWARDED_HEADER } from './nodes';
+
+const database = await testDatabase();
+
+describe.skipIf('skip' in database)(`two control planes over one PostgreSQL${'skip' in database ? ` (skipped: ${database.skip})` : ''}`, () => {
+  let work: string;
+  let a: Started;
+  let b: Started;
+  let token: string;
+  let hello: BuiltApp;
+
+  const origin = (node: Started, appId: string) => `http://${appId.replace('_', '-')}--preview.localhost:${node.port}`;
+  const greet = async (node: Started, appId: string, headers: Record<string, string> = {}) => {
+    const answer = await hostedRequest(origin(node, appId), '/api/greet/x', { headers });
+    return answer.status === 200 ? (JSON.parse(answer.text) as { message: string }).message : answer.status;
+  };
+  const api = async (node: Started, method: string, path: string, body?: unknown) => {
+    const response = await call(node.plane, method, path, { token, ...(body === undefined ? {} : { body }) });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+
+  beforeAll(async () => {
+    if ('skip' in database) return;
+    work = mkdtempSync(join(tmpdir(), 'platform-nodes-'));
+    const shared = { databaseUrl: database.url, port: 0, hostingPool: { processes: 1 } };
+    a = await startControlPlane({ ...shared, dataDir: join(work, 'a') });
+    b = await startControlPlane({ ...shared, dataDir: join(work, 'b') });
+    hello = await build(templateFiles('endpoints'));
+  }, 120_000);
+
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('share builders, sessions and keys: a builder signed in through one is signed in through the other', async () => {
+    expect(a.plane.context.nodes.self).not.toBe(b.plane.context.nodes.self);
+    expect(a.plane.secrets.cookieKey.equals(b.plane.secrets.cookieKey)).toBe(true);
+    expect(a.plane.secrets.envKey.equals(b.plane.secrets.envKey)).toBe(true);
+    token = await signIn(a.plane, 'alice');
+    expect((await api(b, 'GET', '/v0/auth/whoami')).body).toMatchObject({ builder: { name: 'alice' } });
+  });
+
+  it("serve an app made on one from both: its API and its origin are answered by the node hosting it", async () => {
+    const made = await api(b, 'POST', '/v0/apps', { name: 'endpoints' });
+    expect(made.status).toBe(201);
+    const appId = made.body.app.id as string;
+    expect((await api(a, 'GET', '/v0/apps')).body.apps.map((app: { id: string }) => app.id)).toContain(appId);
+
+    // Deployed through A: passed to B, which keeps the artifact and runs the engine.
+    const deployed = await api(a, 'POST', `/v0/apps/${appId}/deployments`, deployBody(hello));
+    expect(deployed.body.deployment?.state, JSON.stringify(deployed.body)).toBe('completed');
+    expect(await greet(a, appId)).toBe('Hello, x!');
+    expect(await greet(b, appId)).toBe('Hello, x!');
+    expect(b.plane.hosting.enginePid(appId, 'preview')).toBeGreaterThan(0);
+    expect(a.plane.hosting.enginePid(appId, 'preview')).toBeUndefined();
+    expect(a.plane.context.artifacts.has(deployed.body.deployment.artifactId)).toBe(false);
+
+    // An environment value set through A is sealed with the shared key, read through B, and restarts B's engine with it.
+    expect((await api(a, 'PUT', `/v0/apps/${appId}/env/preview/GREETING`, { value: 'Hi' })).status).toBe(200);
+    expect((await api(b, 'GET', `/v0/apps/${appId}/env/preview/values`)).body.values).toEqual({ GREETING: 'Hi' });
+    expect(await greet(a, appId)).toBe('Hi, x!');
+
+    // Disabled through A: B's records say so, and A's cache of them is emptied by B's notice.
+    expect((await api(a, 'POST', `/v0/apps/${appId}/disable`, {})).body.app.state).toBe('disabled');
+    expect(await eventually(async () => (await greet(a, appId)) === 503, 10_000)).toBe(true);
+    expect(await greet(b, appId)).toBe(503);
+    expect((await api(b, 'POST', `/v0/apps/${appId}/enable`, {})).body.app.state).toBe('active');
+    expect(await eventually(async () => (await greet(a, appId)) === 'Hi, x!', 10_000)).toBe(true);
+  });
+
+  it('does not let a visitor make a node serve an app it does not host', async () => {
+    const appId = (await api(b, 'POST', '/v0/apps', { name: 'endpoints' })).body.app.id as string;
+    expect((await api(b, 'POST', `/v0/apps/${appId}/deployments`, deployBody(hello))).body.deployment?.state).toBe('completed');
+    // A made-up mark: A passes the request on as any other, and never starts the app itself.
+    expect(await greet(a, appId, { [FORWARDED_HEADER]: 'made-up' })).toBe('Hello, x!');
+    expect(a.plane.hosting.enginePid(appId, 'preview')).toBeUndefined();
+    const forged = await call(a.plane, 'GET', `/v0/apps/${appId}/env/preview/values`, { token, headers: { [FORWARDED_HEADER]: 'made-up' } });
+    expect(forged.status).toBe(200);
+    expect(a.plane.hosting.enginePid(appId, 'preview')).toBeUndefined();
+  });
+
+  it('answers 503 for an app whose node does not answer, and serves it again once it does', async () => {
+    const appId = (await api(b, 'POST', '/v0/apps', { name: 'endpoints' })).body.app.id as string;
+    expect((await api(b, 'POST', `/v0/apps/${appId}/deployments`, deployBody(hello))).body.deployment?.state).toBe('completed');
+    const port = b.port;
+    await b.stop();
+    const answer = await hostedRequest(origin(a, appId), '/api/greet/x');
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'runtime_unhealthy' } });
+    expect((await api(a, 'GET', `/v0/apps/${appId}`)).status).toBe(503);
+    b = await startControlPlane({ databaseUrl: (database as { url: string }).url, port, hostingPool: { processes: 1 }, dataDir: join(work, 'b') });
+    expect(await greet(a, appId)).toBe('Hello, x!');
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Hosting nodes (docs/control-plane.md, More than one control plane process): control plane processes
+ * that share their records in PostgreSQL, each hosting the apps placed on it. An app is placed on the
+ * node that made it (`apps.node`); the records say where every node is reached (`nodes`), and a request
+ * for an app placed elsewhere — its hosted origin, or its `/v0/apps/:appId/…` routes — is passed to that
+ * node whole and its answer passed back. So an app's data, engine and artifacts live on one node, and any
+ * node answers for it.
+ *
+ * A passed request carries a mark only the nodes can make (an HMAC of the target node's name under the
+ * shared cookie key): a node serves a marked request itself, whatever its records say, so a request is
+ * never passed on twice; a mark a visitor made up is not trusted, and that request is passed on as any.
+ */
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { Records } from './records';
+import { writeAtomic } from './files';
+import { hmac, sameSecret } from './secrets';
+
+/** The header a request passed between nodes carries. */
+export const FORWARDED_HEADER = 'x-platform-node-forwarded';
+
+/** Headers of one connection, not of the request or answer. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+
+/**
+ * This node's name when none is given: the machine's name and a random part, made on the first start and
+ * kept in the data directory (a node's apps live in it), so it stays the same across restarts and moves.
+ */
+export function defaultNodeName(dataDir: string): string {
+  const file = join(dataDir, 'node-name');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const name = `${hostname().replace(/[^A-Za-z0-9.-]/g, '-').slice(0, 40)}-${randomBytes(4).toString('hex')}`;
+  writeAtomic(file, `${name}\n`);
+  return name;
+}
+
+export class Nodes {
+  /** This node's name. */
+  readonly self: string;
+  readonly #records: Records;
+  readonly #key: Buffer;
+  readonly #addresses = new Map<string, string>();
+
+  constructor(records: Records, self: string, key: Buffer) {
+    this.#records = records;
+    this.self = self;
+    this.#key = key;
+    // An address is read again after any change (a node that moved records its new one).
+    records.onChange(() => this.#addresses.clear());
+  }
+
+  /** Records where this node is reached, and places here the apps no node holds (records from before nodes). */
+  async register(address: string, now: number): Promise<void> {
+    await this.#records.transaction(async () => {
+      await this.#records.run('INSERT INTO nodes (name, address, seenAt) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET address = excluded.address, seenAt = excluded.seenAt', [this.self, address, now]);
+      await this.#records.run('UPDATE apps SET node = ? WHERE node IS NULL', [this.self]);
+    });
+  }
+
+  /**
+   * Whether an app placed on `node` is served by another node (undefined: a record from before nodes,
+   * served here). Only records in PostgreSQL are shared: with SQLite's, this control plane is the one node.
+   */
+  elsewhere(node: unknown, request: Request): node is string {
+    return this.#records.engine === 'postgres' && typeof node === 'string' && node !== this.self && !this.#marked(request);
+  }
+
+  #marked(request: Request): boolean {
+    const mark = request.headers.get(FORWARDED_HEADER);
+    return mark !== null && sameSecret(mark, hmac(this.#key, `forward:${this.self}`));
+  }
+
+  async #address(node: string): Promise<string | undefined> {
+    let address = this.#addresses.get(node);
+    if (!address) {
+      const row = await this.#records.get('SELECT address FROM nodes WHERE name = ?', [node]);
+      if (!row) return undefined;
+      address = String(row.address);
+      this.#addresses.set(node, address);
+    }
+    return address;
+  }
+
+  /** Passes a request to the node an app is placed on, and its answer back (503 when that node is unknown or unreachable). */
+  async forward(request: Request, node: string): Promise<Response> {
+    const address = await this.#address(node);
+    if (!address) return unavailable(`The node ${node} that hosts this app is not known to this control plane.`);
+    const url = new URL(request.url);
+    const target = new URL(address);
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of request.headers) if (!HOP_BY_HOP.has(name) && name !== FORWARDED_HEADER) headers[name] = value;
+    headers.host = url.host;
+    headers[FORWARDED_HEADER] = hmac(this.#key, `forward:${node}`);
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<Response>((resolve) => {
+      const outgoing = send(
+        { protocol: target.protocol, hostname: target.hostname, port: target.port, method: request.method, path: `${url.pathname}${url.search}`, headers },
+        (incoming) => {
+          const answer = new Headers();
+          for (const [name, value] of Object.entries(incoming.headers as IncomingHttpHeaders)) {
+            if (HOP_BY_HOP.has(name) || value === undefined) continue;
+            for (const one of Array.isArray(value) ? value : [value]) answer.append(name, one);
+          }
+          const status = incoming.statusCode ?? 502;
+          const empty = request.method === 'HEAD' || status === 204 || status === 304;
+          if (empty) incoming.resume();
+          resolve(new Response(empty ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>), { status, headers: answer }));
+        },
+      );
+      outgoing.on('error', (error) => resolve(unavailable(`The node ${node} that hosts this app did not answer: ${error.message}`)));
+      if (request.body && request.method !== 'GET' && request.method !== 'HEAD') Readable.fromWeb(request.body as never).pipe(outgoing);
+      else outgoing.end();
+    });
+  }
+}
+
+/** The answer when the app's node cannot be reached: the API's error shape (`runtime_unhealthy`: the app's runtime is not answering). */
+function unavailable(message: string): Response {
+  return new Response(JSON.stringify({ error: { code: 'runtime_unhealthy', message } }), { status: 503, headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '5' } });
+}
