@@ -184,8 +184,10 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     if (target) {
       // An app hosted by another node (nodes.ts) is served there.
       const { node } = await serving.lookup(target.appId, target.environment);
-      if (nodes.elsewhere(node, c.req.raw)) return nodes.forward(c.req.raw, node);
-      return hosting.serve(c.req.raw, target, incomingOf(c.env));
+      const incoming = incomingOf(c.env);
+      const visitor = nodes.clientOf(c.req.raw) ?? incoming?.socket?.remoteAddress;
+      if (nodes.elsewhere(node, c.req.raw)) return nodes.forward(c.req.raw, node, visitor);
+      return hosting.serve(c.req.raw, target, incoming, visitor);
     }
     await next();
   });

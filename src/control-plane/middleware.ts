@@ -1,4 +1,5 @@
 /** Who may call a route, as Hono middleware: a signed-in builder, an interactive one, the owner of the app a path names. Routes are registered by their declaration in `ROUTES`. */
+import { clientAddress } from './rate-limit';
 import type { Context as HonoContext, Handler, Hono, MiddlewareHandler } from 'hono';
 import type { AnswerOf, Route } from '../core/deploy/routes';
 import { authenticate, ownedApp, refuse, type Answered, type Caller, type Context, type Refused } from './context';
@@ -64,7 +65,7 @@ export function ownsApp(ctx: Context, options: { inService?: boolean } = {}): Mi
       }
       // An app hosted by another node (nodes.ts) is answered there: its data, engine and artifacts are there.
       if (ctx.nodes.elsewhere(row.node, c.req.raw)) {
-        c.res = await ctx.nodes.forward(c.req.raw, row.node);
+        c.res = await ctx.nodes.forward(c.req.raw, row.node, clientAddress(c.env));
         return;
       }
       if (options.inService && row.state === 'disabled') {

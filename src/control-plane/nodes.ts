@@ -21,8 +21,10 @@ import type { Records } from './records';
 import { writeAtomic } from './files';
 import { hmac, sameSecret } from './secrets';
 
-/** The header a request passed between nodes carries. */
-export const FORWARDED_HEADER = 'x-platform-node-forwarded';
+/** The headers of a request passed between nodes: its mark, and the visitor's address (trusted only with the mark). Apps never see them. */
+export const NODE_HEADER_PREFIX = 'x-platform-node-';
+export const FORWARDED_HEADER = `${NODE_HEADER_PREFIX}forwarded`;
+export const CLIENT_HEADER = `${NODE_HEADER_PREFIX}client`;
 
 /** Headers of one connection, not of the request or answer. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
@@ -70,6 +72,11 @@ export class Nodes {
     return this.#records.engine === 'postgres' && typeof node === 'string' && node !== this.self && !this.#marked(request);
   }
 
+  /** The visitor's address a marked request was passed with (the node that passed it had it from the socket). */
+  clientOf(request: Request): string | undefined {
+    return this.#marked(request) ? (request.headers.get(CLIENT_HEADER) ?? undefined) : undefined;
+  }
+
   #marked(request: Request): boolean {
     const mark = request.headers.get(FORWARDED_HEADER);
     return mark !== null && sameSecret(mark, hmac(this.#key, `forward:${this.self}`));
@@ -87,15 +94,16 @@ export class Nodes {
   }
 
   /** Passes a request to the node an app is placed on, and its answer back (503 when that node is unknown or unreachable). */
-  async forward(request: Request, node: string): Promise<Response> {
+  async forward(request: Request, node: string, clientAddress?: string): Promise<Response> {
     const address = await this.#address(node);
     if (!address) return unavailable(`The node ${node} that hosts this app is not known to this control plane.`);
     const url = new URL(request.url);
     const target = new URL(address);
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of request.headers) if (!HOP_BY_HOP.has(name) && name !== FORWARDED_HEADER) headers[name] = value;
+    for (const [name, value] of request.headers) if (!HOP_BY_HOP.has(name) && !name.startsWith(NODE_HEADER_PREFIX)) headers[name] = value;
     headers.host = url.host;
     headers[FORWARDED_HEADER] = hmac(this.#key, `forward:${node}`);
+    if (clientAddress) headers[CLIENT_HEADER] = clientAddress;
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Response>((resolve) => {
       const outgoing = send(

@@ -29,6 +29,7 @@ import { assetPath, isRuntimePath } from '../../core/local/assets';
 import { CallLogs, takeCallRecord } from '../../adapters/workerd/call-log';
 import { runtimeErrorFromBody } from '../../modules/wire';
 import { clientSource } from '../rate-limit';
+import { NODE_HEADER_PREFIX } from '../nodes';
 import { INSPECT_PREFIX, type HostedInspection } from '../../../worker/protocol/inspection';
 
 export const GUEST_COOKIE = '__platform_guest';
@@ -118,8 +119,8 @@ function newGuestId(): string {
  * (`clientSource`: IPv4 /24, IPv6 /64), cookie or not. A guest cookie costs nothing (any request
  * without one gets a new one), so counting by cookie would let one source hold every slot.
  */
-function slotHolder(user: Auth | undefined, incoming: IncomingMessage | undefined): string {
-  return user ? `user:${user.appUserId}` : `source:${clientSource(incoming?.socket?.remoteAddress ?? 'local')}`;
+function slotHolder(user: Auth | undefined, address: string | undefined): string {
+  return user ? `user:${user.appUserId}` : `source:${clientSource(address ?? 'local')}`;
 }
 
 function page(status: number, title: string, text: string): Response {
@@ -478,7 +479,7 @@ export class Hosting {
    * Serves a request for a deployed app's environment. Over HTTP, `incoming` is Node's message of the
    * request: its body is read from it (counted the same way), not through a web stream.
    */
-  async serve(request: Request, target: HostedTarget, incoming?: IncomingMessage): Promise<Response> {
+  async serve(request: Request, target: HostedTarget, incoming?: IncomingMessage, visitorAddress?: string): Promise<Response> {
     const { state, artifactId } = await this.#options.lookup(target.appId, target.environment);
     if (!state || state === 'deleted' || state === 'deleting') return page(404, 'No such app', 'Nothing is served at this address.');
     if (state === 'disabled') return page(503, 'App disabled', 'Its owner has taken this app offline.');
@@ -493,7 +494,7 @@ export class Hosting {
         return { auth: visitor.auth, ...(visitor.setCookie ? { setCookie: visitor.setCookie } : {}) };
       });
     }
-    if (isRuntimePath(url.pathname)) return this.#runtime(request, target, record, artifactId, incoming);
+    if (isRuntimePath(url.pathname)) return this.#runtime(request, target, record, artifactId, incoming, visitorAddress ?? incoming?.socket?.remoteAddress);
     return this.#withGuestCookie(request, target, this.#asset(request, record, url.pathname));
   }
 
@@ -510,7 +511,7 @@ export class Hosting {
     return response;
   }
 
-  async #runtime(request: Request, target: HostedTarget, record: ArtifactRecord, artifactId: string, incoming: IncomingMessage | undefined): Promise<Response> {
+  async #runtime(request: Request, target: HostedTarget, record: ArtifactRecord, artifactId: string, incoming: IncomingMessage | undefined, address: string | undefined): Promise<Response> {
     const started = performance.now();
     // A person signed in to the app (a live app session), else a guest from the guest cookie.
     const user = await this.#options.appAuth?.user(request, target);
@@ -542,9 +543,9 @@ export class Hosting {
         response = errorResponse(failedCall(503, 'app_unavailable', process.message));
       } else {
         // Headers pass through except cookies (the guest identity, the app session): the app never sees them.
-        const headers = [...request.headers].filter(([name]) => name !== 'cookie');
+        const headers = [...request.headers].filter(([name]) => name !== 'cookie' && !name.startsWith(NODE_HEADER_PREFIX));
         const auth = user ?? visitor!.auth;
-        response = await process.fetch(auth, { method: request.method, url: request.url, headers, ...(body ? { body } : {}), visitor: slotHolder(user, incoming) });
+        response = await process.fetch(auth, { method: request.method, url: request.url, headers, ...(body ? { body } : {}), visitor: slotHolder(user, address) });
       }
     }
     const call = takeCallRecord(request, response, started, user ? 'user' : 'guest');
