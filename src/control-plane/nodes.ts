@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { nodeRecords } from './node-records';
 import type { Records } from './records';
 import { writeAtomic } from './files';
 import { hmac, sameSecret } from './secrets';
@@ -57,11 +58,8 @@ export class Nodes {
   }
 
   /** Records where this node is reached, and places here the apps no node holds (records from before nodes). */
-  async register(address: string, now: number): Promise<void> {
-    await this.#records.transaction(async () => {
-      await this.#records.run('INSERT INTO nodes (name, address, seenAt) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET address = excluded.address, seenAt = excluded.seenAt', [this.self, address, now]);
-      await this.#records.run('UPDATE apps SET node = ? WHERE node IS NULL', [this.self]);
-    });
+  register(address: string, now: number): Promise<void> {
+    return nodeRecords(this.#records).nodes.register(this.self, address, now);
   }
 
   /**
@@ -85,10 +83,8 @@ export class Nodes {
   async #address(node: string): Promise<string | undefined> {
     let address = this.#addresses.get(node);
     if (!address) {
-      const row = await this.#records.get('SELECT address FROM nodes WHERE name = ?', [node]);
-      if (!row) return undefined;
-      address = String(row.address);
-      this.#addresses.set(node, address);
+      address = await nodeRecords(this.#records).nodes.address(node);
+      if (address) this.#addresses.set(node, address);
     }
     return address;
   }

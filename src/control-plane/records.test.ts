@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeSqlDriverFactory } from '../adapters/node/sqljs';
+import { appRecords } from './app-records';
 import { copyRecords, openRecords, type Records } from './records';
 import { testDatabase } from '../testing/postgres';
 
@@ -44,6 +45,10 @@ describe('the records file', () => {
     // The tables added since exist too (the schema is applied over the old file).
     expect(await records.all('SELECT count(*) AS n FROM workspaces')).toEqual([{ n: 0 }]);
     expect(await records.get('PRAGMA journal_mode')).toEqual({ journal_mode: 'wal' });
+    // Columns added since are added to its tables as the control plane starts (the app's hosting node).
+    expect(await records.columns('apps')).not.toContain('node');
+    await appRecords(records).apps.ensureColumns();
+    expect(await records.get('SELECT id, node FROM apps')).toEqual({ id: 'app_1', node: null });
     await records.close();
   });
 

@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS service_tokens (id TEXT PRIMARY KEY, tokenHash TEXT N
 -- Playgrounds' keys (browser-keys.ts): a P-256 public key bound to a session or service token (by its
 -- hash) and to the playground origin that bound it; the private key never leaves that page.
 CREATE TABLE IF NOT EXISTS browser_keys (keyId TEXT PRIMARY KEY, publicKey TEXT NOT NULL, origin TEXT NOT NULL, kind TEXT NOT NULL, credentialHash TEXT NOT NULL, builderId TEXT NOT NULL, createdAt INTEGER NOT NULL, revokedAt INTEGER);
-CREATE TABLE IF NOT EXISTS apps (id TEXT PRIMARY KEY, name TEXT NOT NULL, ownerId TEXT NOT NULL, state TEXT NOT NULL, createdAt INTEGER NOT NULL, deletedAt INTEGER, teardown TEXT);
+CREATE TABLE IF NOT EXISTS apps (id TEXT PRIMARY KEY, name TEXT NOT NULL, ownerId TEXT NOT NULL, state TEXT NOT NULL, createdAt INTEGER NOT NULL, deletedAt INTEGER, teardown TEXT, node TEXT);
 -- Hosting nodes (nodes.ts): each control plane process sharing the records, where it is reached; an
 -- app's node (apps.node, added to records from before it) hosts its environments.
 CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, address TEXT NOT NULL, seenAt INTEGER NOT NULL);

@@ -9,6 +9,7 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeAtomic } from './files';
+import { nodeRecords } from './node-records';
 import type { Records } from './records';
 
 export interface Secrets {
@@ -44,12 +45,9 @@ function storedSecrets(dataDir: string | undefined): Record<string, string> {
  */
 export async function sharedSecrets(records: Records, dataDir: string, operatorSecret?: string): Promise<Secrets> {
   if (records.engine !== 'postgres') return loadSecrets(dataDir, operatorSecret);
-  let kept = await records.get("SELECT value FROM shared_settings WHERE name = 'secrets'");
-  if (!kept) {
-    await records.run("INSERT INTO shared_settings (name, value) VALUES ('secrets', ?) ON CONFLICT DO NOTHING", [JSON.stringify(storedSecrets(dataDir))]);
-    kept = await records.get("SELECT value FROM shared_settings WHERE name = 'secrets'");
-  }
-  return secretsOf(JSON.parse(String(kept!.value)) as Record<string, string>, operatorSecret);
+  const { settings } = nodeRecords(records);
+  const kept = (await settings.get('secrets')) ?? (await settings.keepFirst('secrets', JSON.stringify(storedSecrets(dataDir))));
+  return secretsOf(JSON.parse(kept) as Record<string, string>, operatorSecret);
 }
 
 function secretsOf(stored: Record<string, string>, operatorSecret?: string): Secrets {
