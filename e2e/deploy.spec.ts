@@ -189,7 +189,7 @@ test('deploy a template from the playground, use the hosted app, promote it', as
   expect(seen.whoami).toMatch(/^refused: TypeError/);
   expect(seen.listApps).toMatch(/^refused: TypeError/);
   expect(seen.createApp).toBe('opaque');
-  expect(plane.plane.context.records.all("SELECT id FROM apps WHERE name = 'evil'")).toEqual([]);
+  expect(await plane.plane.context.records.all("SELECT id FROM apps WHERE name = 'evil'")).toEqual([]);
   expect(received.map((headers) => headers.cookie ?? '').join('')).not.toMatch(/xbs_|xst_|xbk_/);
   expect(received.every((headers) => !/xbs_|xst_/.test(JSON.stringify(headers)))).toBe(true);
 
