@@ -101,7 +101,7 @@ export class Nodes {
     headers[FORWARDED_HEADER] = hmac(this.#key, `forward:${node}`);
     if (clientAddress) headers[CLIENT_HEADER] = clientAddress;
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise<Response>((resolve) => {
+    return new Promise<Response>((resolve, reject) => {
       const outgoing = send(
         { protocol: target.protocol, hostname: target.hostname, port: target.port, method: request.method, path: `${url.pathname}${url.search}`, headers },
         (incoming) => {
@@ -117,8 +117,17 @@ export class Nodes {
         },
       );
       outgoing.on('error', (error) => resolve(unavailable(`The node ${node} that hosts this app did not answer: ${error.message}`)));
-      if (request.body && request.method !== 'GET' && request.method !== 'HEAD') Readable.fromWeb(request.body as never).pipe(outgoing);
-      else outgoing.end();
+      if (request.body && request.method !== 'GET' && request.method !== 'HEAD') {
+        const body = Readable.fromWeb(request.body as never);
+        // A body that fails as it is read (past this node's limit: BodyTooLargeError) fails the request here, answered as this node answers it.
+        body.once('error', (error) => {
+          outgoing.destroy();
+          reject(error);
+        });
+        body.pipe(outgoing);
+      } else {
+        outgoing.end();
+      }
     });
   }
 }

@@ -201,6 +201,16 @@ describe.skipIf('skip' in database)(`the records shared in PostgreSQL${'skip' in
       for (let i = 0; i < 100 && told === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(told).toBeGreaterThan(0);
       expect(await two.get("SELECT state FROM apps WHERE id = 'app_a'")).toEqual({ state: 'active' });
+      // The listening connection ended by the server: it is made again, and then told of changes again.
+      await one.run("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN platform_records_changed' AND datname = current_database()");
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      for (let i = 0; i < 100; i++) {
+        told = 0;
+        await one.run("UPDATE apps SET state = 'disabled' WHERE id = 'app_a'");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        if (told > 0) break;
+      }
+      expect(told).toBeGreaterThan(0);
     } finally {
       await one.close();
       await two.close();

@@ -346,14 +346,36 @@ class PostgresRecords implements Records {
     }
   }
 
+  /**
+   * Listens for other processes' changes. A listening connection that ends (the server restarted) is made
+   * again, every second until it is; the listeners are told once it is back, since changes while it was
+   * gone were not.
+   */
   async #listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.#url });
-    client.on('error', () => {});
+    let lost = false;
+    const again = () => {
+      if (lost || this.#closed) return;
+      lost = true;
+      client.end().catch(() => {});
+      const retry = () => {
+        if (this.#closed) return;
+        this.#listen().then(
+          () => notify(this.#listeners),
+          () => setTimeout(retry, 1000).unref(),
+        );
+      };
+      setTimeout(retry, 1000).unref();
+    };
+    client.on('error', again);
+    client.on('end', again);
     client.on('notification', () => notify(this.#listeners));
     await client.connect();
     await client.query(`LISTEN ${CHANGED}`);
     this.#listening = client;
   }
+
+  #closed = false;
 
   /** Whether the database holds no records yet (a first start). */
   async isEmpty(): Promise<boolean> {
@@ -435,6 +457,7 @@ class PostgresRecords implements Records {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     await this.#listening?.end().catch(() => {});
     await this.#pool.end();
   }
