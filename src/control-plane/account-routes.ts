@@ -87,7 +87,7 @@ export function accountRoutes(app: Hono<ControlEnv>, ctx: Context, accounts: Acc
   app.post('/account/register/verify', async (c) => {
     if (!fromOwnPage(c, ctx)) return foreign();
     const body = await jsonObject(c.req.raw);
-    const result = await accounts.verifyRegistration(body?.response, (await accounts.session(c.req.raw)));
+    const result = await accounts.verifyRegistration(body?.response, await accounts.session(c.req.raw));
     return result.ok ? signedIn(result.account, result.token) : refusalAnswer(result, ctx.now());
   });
 

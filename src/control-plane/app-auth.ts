@@ -205,9 +205,7 @@ export class AppAuth implements AppAuthHook {
 
   /** The workspaces a person belongs to in an app environment, as their page sees them. */
   async workspaces(accountId: string, target: HostedTarget): Promise<WorkspaceInfo[]> {
-    return (await this.#appUsers.workspaces
-      .ofMember(accountId, target.appId, target.environment))
-      .map((row) => ({ id: String(row.id), name: String(row.name), members: Number(row.members) }));
+    return (await this.#appUsers.workspaces.ofMember(accountId, target.appId, target.environment)).map((row) => ({ id: String(row.id), name: String(row.name), members: Number(row.members) }));
   }
 
   async user(request: Request, target: HostedTarget): Promise<Auth | undefined> {

@@ -102,13 +102,13 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     const row = c.get('app');
     await apps.setState(String(row.id), 'disabled');
     for (const environment of ['preview', 'production'] as const) await hosting.restart(String(row.id), environment);
-    return answer(200, { app: (await appInfo(ctx, { ...row, state: 'disabled' })) });
+    return answer(200, { app: await appInfo(ctx, { ...row, state: 'disabled' }) });
   });
 
   on(app, ROUTES.enable, mine, async (c) => {
     const row = c.get('app');
     await apps.setState(String(row.id), 'active');
-    return answer(200, { app: (await appInfo(ctx, { ...row, state: 'active' })) });
+    return answer(200, { app: await appInfo(ctx, { ...row, state: 'active' }) });
   });
 
   on(app, ROUTES.remove, mine, async (c) => {
@@ -119,6 +119,6 @@ export function appRoutes(app: Hono<ControlEnv>, ctx: Context, hosting: Hosting)
     // Offline first; the teardown is recorded, so a sweep at the next start finishes what a crash interrupted.
     await apps.markDeleting(appId);
     await teardown(ctx, hosting, appId);
-    return answer(200, { app: (await appInfo(ctx, (await apps.get(appId))!)) });
+    return answer(200, { app: await appInfo(ctx, (await apps.get(appId))!) });
   });
 }

@@ -103,6 +103,6 @@ export function appSignInRoutes(app: Hono<ControlEnv>, ctx: Context, accounts: A
       return redirect(`/sign-in-to-app?${query(request)}`, { 'set-cookie': accounts.cookie(undefined) });
     }
     if (!session) return resultPage(401, 'Sign in first', 'Sign in with a passkey, then confirm.', { code: 'not_signed_in', link: { href: `/sign-in-to-app?${query(request)}`, text: 'Try again' } });
-    return redirect((await appAuth.issueCode(session.account.id, target, request.state)));
+    return redirect(await appAuth.issueCode(session.account.id, target, request.state));
   });
 }

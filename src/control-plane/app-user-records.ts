@@ -40,9 +40,9 @@ export function appUserRecords(records: Records) {
   const workspaces = {
     /** The ids of the app environment's workspaces the person belongs to, in the order they joined. */
     idsOfMember: async (accountId: string, appId: string, environment: Environment): Promise<string[]> =>
-      (await records
-        .all('SELECT w.id FROM workspace_members m JOIN workspaces w ON w.id = m.workspaceId WHERE m.accountId = ? AND w.appId = ? AND w.environment = ? ORDER BY m.joinedAt, w.id', [accountId, appId, environment]))
-        .map((row) => String(row.id)),
+      (
+        await records.all('SELECT w.id FROM workspace_members m JOIN workspaces w ON w.id = m.workspaceId WHERE m.accountId = ? AND w.appId = ? AND w.environment = ? ORDER BY m.joinedAt, w.id', [accountId, appId, environment])
+      ).map((row) => String(row.id)),
     /** The app environment's workspaces the person belongs to, in the order they joined: `id`, `name` and how many `members` each has. */
     ofMember: (accountId: string, appId: string, environment: Environment): Promise<Row[]> =>
       records.all(

@@ -125,7 +125,7 @@ export async function authRoutes(app: Hono<ControlEnv>, ctx: Context): Promise<v
     const code = c.req.query('code') ?? '';
     // Who the waiting code's sign-in is for, as the page names it: a playground's origin, or a terminal.
     const requester = code ? (await ctx.devices.requesterOfWaiting(code.trim().toUpperCase())) : undefined;
-    return approvalPage(code, (await accounts.session(c.req.raw)), ctx.publicOrigin, undefined, askerOf(requester));
+    return approvalPage(code, await accounts.session(c.req.raw), ctx.publicOrigin, undefined, askerOf(requester));
   });
 
   app.post('/device', async (c) => {
