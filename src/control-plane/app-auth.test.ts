@@ -225,6 +225,22 @@ describe('sign-in codes under attack', () => {
     expect((await userOf(A, session))).toBeUndefined();
   });
 
+  it('a code presented twice at once makes one session, and the second use ends it', async () => {
+    const ada = await personAt('ada');
+    const page = await start(ada, A);
+    const callback = await confirm(ada, page);
+    const signInCookie = ada.cookies(A)[SIGN_IN_COOKIE]!;
+    const thief = browser();
+    thief.setCookie(A, `${SIGN_IN_COOKIE}=${signInCookie}; Path=/__platform/auth/`);
+    // Both requests race through the records: the code is read and spent in one transaction.
+    const [mine, theirs] = await Promise.all([ada.navigate(callback, { from: BASE }), thief.navigate(callback, { from: BASE })]);
+    const codes = [pageCode(mine.text), pageCode(theirs.text)];
+    expect(codes.filter((code) => code === 'code_used')).toHaveLength(1);
+    const sessions = [ada.cookies(A)[APP_SESSION_COOKIE], thief.cookies(A)[APP_SESSION_COOKIE]].filter((cookie) => cookie !== undefined);
+    expect(sessions).toHaveLength(1);
+    expect(await userOf(A, sessions[0])).toBeUndefined();
+  });
+
   it('an expired code (over a minute old) is refused', async () => {
     const ada = await personAt('ada');
     const callback = await confirm(ada, await start(ada, A));
@@ -438,6 +454,16 @@ describe('workspaces', () => {
     const anonymous = await visitor.fetch('/__platform/workspaces', { method: 'POST', json: { name: 'x' } });
     expect(anonymous.status).toBe(401);
     expect(await codeOf(anonymous)).toBe('not_signed_in');
+  });
+
+  it('an invitation opened by two people at once lets one of them in', async () => {
+    const owner = await member('vera');
+    const id = await createWorkspace(owner, 'Race');
+    const link = await invite(owner, id);
+    const [one, two] = [await member('walt'), await member('xena')];
+    const answers = await Promise.all([one, two].map((person) => person.fetch(`/__platform/join/${link.token}`, { method: 'POST', json: {} })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 410]);
+    expect([await workspaceIdsOf(one), await workspaceIdsOf(two)].filter((ids) => ids.includes(id))).toHaveLength(1);
   });
 
   it('an invitation is used once, expires, belongs to its app, and dies with its sender’s membership', async () => {
