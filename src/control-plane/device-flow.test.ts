@@ -45,6 +45,15 @@ describe('device codes', () => {
     expect((await call(plane, 'POST', '/v0/auth/device', { body: {} })).status).toBe(200);
   });
 
+  it('an approved code polled twice at once becomes one session', async () => {
+    clock += 120_000;
+    const started = await startDevice();
+    expect((await approve(plane, started.userCode, 'twice')).status).toBe(200);
+    const [one, two] = await Promise.all([poll(started.deviceCode), poll(started.deviceCode)]);
+    expect([one.token, two.token].filter((token) => typeof token === 'string')).toHaveLength(1);
+    expect([one, two].map((answer) => answer.error?.code).filter(Boolean)).toEqual(['invalid_request']);
+  });
+
   it('are rate limited per address over real HTTP too', async () => {
     const started = await startControlPlane({ dataDir: join(work, 'loopback'), port: 0, deviceRequestsPerMinute: 3 });
     try {
