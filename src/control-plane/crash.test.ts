@@ -6,7 +6,8 @@
  * (unacknowledged ones may or may not be). Two kills: the control plane itself (then a restart on the
  * same data directory), and the app's workerd engine (found by its pid file) with the control plane
  * running. Assertions are about data, never about time: waits are on conditions, with room for a
- * loaded machine.
+ * loaded machine. Both stories run twice: with the records in the data directory's SQLite file, and in
+ * PostgreSQL (`--database-url`).
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hostedOrigin } from '../core/deploy/ids';
 import { build, databaseApp, deployBody, type BuiltApp } from '../testing/control-plane-apps';
 import { engineProcesses, signInOverHttp, startPlaneProcess, stateOf, type PlaneProcess } from '../testing/control-plane';
+import { testDatabase } from '../testing/postgres';
 
 /** Writers sending mutations at once, each on its own keep-alive connection. */
 const WRITERS = 8;
@@ -47,8 +49,8 @@ type Plane = PlaneProcess;
 /** Control planes this file started that have not exited: afterAll ends them, whatever failed. */
 const children = new Map<ChildProcess, Promise<void>>();
 
-async function startPlane(dataDir: string): Promise<Plane> {
-  const plane = await startPlaneProcess(dataDir);
+async function startPlane(dataDir: string, args: readonly string[]): Promise<Plane> {
+  const plane = await startPlaneProcess(dataDir, args);
   children.set(plane.child, plane.exited);
   void plane.exited.then(() => children.delete(plane.child));
   return plane;
@@ -181,131 +183,140 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, li
   }
 }
 
-let work: string;
-let dataDir: string;
-let plane: Plane;
-let token: string;
-let v1: BuiltApp;
-let v2: BuiltApp;
+/** The stories run with the records in the data directory's SQLite file, and in PostgreSQL (skipped, and said so, without a server). */
+const database = await testDatabase();
+const engines: { name: string; args: string[]; skip?: string }[] = [
+  { name: 'records in SQLite', args: [] },
+  'skip' in database ? { name: `records in PostgreSQL (skipped: ${database.skip})`, args: [], skip: database.skip } : { name: 'records in PostgreSQL', args: ['--database-url', database.url] },
+];
 
-beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'platform-crash-'));
-  dataDir = join(work, 'data');
-  const built = Promise.all([build(notesApp(1)), build(notesApp(2))]);
-  built.catch(() => undefined); // awaited below, once the control plane is up
-  plane = await startPlane(dataDir);
-  [v1, v2] = await built;
-  token = await signInOverHttp(plane, 'crasher');
-}, 120_000);
+for (const engine of engines) describe.skipIf(engine.skip !== undefined)(engine.name, () => {
+  let work: string;
+  let dataDir: string;
+  let plane: Plane;
+  let token: string;
+  let v1: BuiltApp;
+  let v2: BuiltApp;
 
-afterAll(async () => {
-  const stopping = Promise.allSettled([...loads].map((load) => load.stop()));
-  // A control plane still running stops as asked (ending its engines); one that does not is killed.
-  for (const [child, exited] of children) {
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(timer);
-  }
-  await stopping;
-  // Engines a killed control plane left behind, should any remain: ended here, by pid, so that no test leaves a process.
-  for (const pid of dataDir ? enginesOn(dataDir) : []) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Ended meanwhile.
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'platform-crash-'));
+    dataDir = join(work, 'data');
+    const built = Promise.all([build(notesApp(1)), build(notesApp(2))]);
+    built.catch(() => undefined); // awaited below, once the control plane is up
+    plane = await startPlane(dataDir, engine.args);
+    [v1, v2] = await built;
+    token = await signInOverHttp(plane, 'crasher');
+  }, 120_000);
+
+  afterAll(async () => {
+    const stopping = Promise.allSettled([...loads].map((load) => load.stop()));
+    // A control plane still running stops as asked (ending its engines); one that does not is killed.
+    for (const [child, exited] of children) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
     }
-  }
-  if (dataDir) await waitFor('the engines to end', () => enginesOn(dataDir).length === 0);
-  if (work) rmSync(work, { recursive: true, force: true });
-}, 90_000);
+    await stopping;
+    // Engines a killed control plane left behind, should any remain: ended here, by pid, so that no test leaves a process.
+    for (const pid of dataDir ? enginesOn(dataDir) : []) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Ended meanwhile.
+      }
+    }
+    if (dataDir) await waitFor('the engines to end', () => enginesOn(dataDir).length === 0);
+    if (work) rmSync(work, { recursive: true, force: true });
+  }, 90_000);
 
-afterEach(async () => {
-  await Promise.allSettled([...loads].map((load) => load.stop()));
-});
+  afterEach(async () => {
+    await Promise.allSettled([...loads].map((load) => load.stop()));
+  });
 
-/** A new app with v1 deployed to its preview; its preview origin on the current control plane. */
-async function deployedApp(name: string): Promise<{ appId: string; origin: () => string }> {
-  // A story that failed between its kill and its restart leaves no control plane: the next one starts it.
-  if (!children.has(plane.child)) plane = await startPlane(dataDir);
-  const created = await api(plane, token, 'POST', '/v0/apps', { name });
-  expect(created.status).toBe(201);
-  const appId = String(created.body.app.id);
-  const deployed = await api(plane, token, 'POST', `/v0/apps/${appId}/deployments`, deployBody(v1));
-  expect(deployed.status, JSON.stringify(deployed.body)).toBe(201);
-  return { appId, origin: () => hostedOrigin(appId, 'preview', plane.url) };
-}
-
-// Each story deploys its own app on whichever control plane is running, so they pass in either order.
-describe('nothing acknowledged is lost when a process is killed with SIGKILL under load', () => {
-  it('the control plane killed: every acknowledged write, the app and its deployments survive the restart', async () => {
-    const { appId, origin } = await deployedApp('crash-plane');
-    const load = new Load('plane', origin);
-    await load.until(BEFORE_KILL);
-    // A deploy acknowledged (201) while the writers run, and the kill right after its answer.
-    const deployed = await api(plane, token, 'POST', `/v0/apps/${appId}/deployments`, deployBody(v2, 'production'));
+  /** A new app with v1 deployed to its preview; its preview origin on the current control plane. */
+  async function deployedApp(name: string): Promise<{ appId: string; origin: () => string }> {
+    // A story that failed between its kill and its restart leaves no control plane: the next one starts it.
+    if (!children.has(plane.child)) plane = await startPlane(dataDir, engine.args);
+    const created = await api(plane, token, 'POST', '/v0/apps', { name });
+    expect(created.status).toBe(201);
+    const appId = String(created.body.app.id);
+    const deployed = await api(plane, token, 'POST', `/v0/apps/${appId}/deployments`, deployBody(v1));
     expect(deployed.status, JSON.stringify(deployed.body)).toBe(201);
-    // The preview is served under load: its engine (its own process, or a pool's) runs.
-    expect(enginesOn(dataDir).length).toBeGreaterThan(0);
-    plane.child.kill('SIGKILL');
-    await plane.exited;
-    const acknowledged = [...load.acknowledged];
-    // A kill -9 runs no exit handler: the engines, processes of their own, may be left running.
-    const leftBehind = enginesOn(dataDir);
-    expect(acknowledged.length).toBeGreaterThanOrEqual(BEFORE_KILL);
+    return { appId, origin: () => hostedOrigin(appId, 'preview', plane.url) };
+  }
 
-    plane = await startPlane(dataDir);
-    // Engines the killed control plane left running are ended as the new one starts, before it serves.
-    expect(leftBehind.filter(running)).toEqual([]);
-    await load.until(acknowledged.length + AFTER_KILL);
-    await load.stop();
+  // Each story deploys its own app on whichever control plane is running, so they pass in either order.
+  describe('nothing acknowledged is lost when a process is killed with SIGKILL under load', () => {
+    it('the control plane killed: every acknowledged write, the app and its deployments survive the restart', async () => {
+      const { appId, origin } = await deployedApp('crash-plane');
+      const load = new Load('plane', origin);
+      await load.until(BEFORE_KILL);
+      // A deploy acknowledged (201) while the writers run, and the kill right after its answer.
+      const deployed = await api(plane, token, 'POST', `/v0/apps/${appId}/deployments`, deployBody(v2, 'production'));
+      expect(deployed.status, JSON.stringify(deployed.body)).toBe(201);
+      // The preview is served under load: its engine (its own process, or a pool's) runs.
+      expect(enginesOn(dataDir).length).toBeGreaterThan(0);
+      plane.child.kill('SIGKILL');
+      await plane.exited;
+      const acknowledged = [...load.acknowledged];
+      // A kill -9 runs no exit handler: the engines, processes of their own, may be left running.
+      const leftBehind = enginesOn(dataDir);
+      expect(acknowledged.length).toBeGreaterThanOrEqual(BEFORE_KILL);
 
-    // Every write acknowledged before the kill (and after the restart) is there.
-    const present = await notes(origin());
-    const missing = load.acknowledged.filter((text) => !present.has(text));
-    expect(missing, `${missing.length} of ${load.acknowledged.length} acknowledged writes missing (${acknowledged.length} before the kill)`).toEqual([]);
-    // Only 200, or no answer at all while nothing listened.
-    expect([...load.statuses.keys()].filter((status) => status !== 200 && status !== 0), load.refusals.slice(0, 5).join('\n')).toEqual([]);
+      plane = await startPlane(dataDir, engine.args);
+      // Engines the killed control plane left running are ended as the new one starts, before it serves.
+      expect(leftBehind.filter(running)).toEqual([]);
+      await load.until(acknowledged.length + AFTER_KILL);
+      await load.stop();
 
-    // The records: the session, the app and both deployments, each environment serving what it did.
-    const app = await api(plane, token, 'GET', `/v0/apps/${appId}`);
-    expect(app.status).toBe(200);
-    expect(app.body.app).toMatchObject({ state: 'active', serving: { preview: v1.id, production: v2.id } });
-    const listed = await api(plane, token, 'GET', `/v0/apps/${appId}/deployments`);
-    expect(listed.body.deployments).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ environment: 'preview', artifactId: v1.id, state: 'completed' }),
-        expect.objectContaining({ id: deployed.body.deployment.id, environment: 'production', artifactId: v2.id, state: 'completed' }),
-      ]),
-    );
-    const production = hostedOrigin(appId, 'production', plane.url);
-    const version = await call(production, 'query', 'app.version', {});
-    expect(version.status, version.text).toBe(200);
-    expect(JSON.parse(version.text)).toEqual({ result: 2 });
-    expect((await hosted(production, '/')).status).toBe(200);
-  }, 120_000);
+      // Every write acknowledged before the kill (and after the restart) is there.
+      const present = await notes(origin());
+      const missing = load.acknowledged.filter((text) => !present.has(text));
+      expect(missing, `${missing.length} of ${load.acknowledged.length} acknowledged writes missing (${acknowledged.length} before the kill)`).toEqual([]);
+      // Only 200, or no answer at all while nothing listened.
+      expect([...load.statuses.keys()].filter((status) => status !== 200 && status !== 0), load.refusals.slice(0, 5).join('\n')).toEqual([]);
 
-  it('the app\'s workerd killed: requests in flight are answered 503, the next start a fresh engine, every acknowledged write is there', async () => {
-    const { appId, origin } = await deployedApp('crash-engine');
-    const load = new Load('engine', origin);
-    await load.until(BEFORE_KILL);
-    // Every engine process of the data directory: the app's own, or the pool's processes it runs in.
-    const killed = enginesOn(dataDir);
-    expect(killed.length).toBeGreaterThan(0);
-    for (const pid of killed) process.kill(pid, 'SIGKILL');
-    const atKill = load.acknowledged.length;
-    await load.until(atKill + AFTER_KILL);
-    await load.stop();
+      // The records: the session, the app and both deployments, each environment serving what it did.
+      const app = await api(plane, token, 'GET', `/v0/apps/${appId}`);
+      expect(app.status).toBe(200);
+      expect(app.body.app).toMatchObject({ state: 'active', serving: { preview: v1.id, production: v2.id } });
+      const listed = await api(plane, token, 'GET', `/v0/apps/${appId}/deployments`);
+      expect(listed.body.deployments).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ environment: 'preview', artifactId: v1.id, state: 'completed' }),
+          expect.objectContaining({ id: deployed.body.deployment.id, environment: 'production', artifactId: v2.id, state: 'completed' }),
+        ]),
+      );
+      const production = hostedOrigin(appId, 'production', plane.url);
+      const version = await call(production, 'query', 'app.version', {});
+      expect(version.status, version.text).toBe(200);
+      expect(JSON.parse(version.text)).toEqual({ result: 2 });
+      expect((await hosted(production, '/')).status).toBe(200);
+    }, 120_000);
 
-    const fresh = enginesOn(dataDir);
-    expect(fresh.length).toBeGreaterThan(0);
-    expect(fresh.filter((pid) => killed.includes(pid))).toEqual([]);
-    const present = await notes(origin());
-    const missing = load.acknowledged.filter((text) => !present.has(text));
-    expect(missing, `${missing.length} of ${load.acknowledged.length} acknowledged writes missing (${atKill} before the kill)`).toEqual([]);
-    // Every answer was 200 or 503 app_unavailable (the requests the kill caught); never a hang, never a reset.
-    const other = load.refusals.filter((line) => !/^503 .*app_unavailable/.test(line));
-    expect(other).toEqual([]);
-    expect(load.statuses.get(503) ?? 0).toBeGreaterThan(0);
-  }, 120_000);
+    it('the app\'s workerd killed: requests in flight are answered 503, the next start a fresh engine, every acknowledged write is there', async () => {
+      const { appId, origin } = await deployedApp('crash-engine');
+      const load = new Load('engine', origin);
+      await load.until(BEFORE_KILL);
+      // Every engine process of the data directory: the app's own, or the pool's processes it runs in.
+      const killed = enginesOn(dataDir);
+      expect(killed.length).toBeGreaterThan(0);
+      for (const pid of killed) process.kill(pid, 'SIGKILL');
+      const atKill = load.acknowledged.length;
+      await load.until(atKill + AFTER_KILL);
+      await load.stop();
+
+      const fresh = enginesOn(dataDir);
+      expect(fresh.length).toBeGreaterThan(0);
+      expect(fresh.filter((pid) => killed.includes(pid))).toEqual([]);
+      const present = await notes(origin());
+      const missing = load.acknowledged.filter((text) => !present.has(text));
+      expect(missing, `${missing.length} of ${load.acknowledged.length} acknowledged writes missing (${atKill} before the kill)`).toEqual([]);
+      // Every answer was 200 or 503 app_unavailable (the requests the kill caught); never a hang, never a reset.
+      const other = load.refusals.filter((line) => !/^503 .*app_unavailable/.test(line));
+      expect(other).toEqual([]);
+      expect(load.statuses.get(503) ?? 0).toBeGreaterThan(0);
+    }, 120_000);
+  });
 });
