@@ -7,6 +7,8 @@
  * while it writes keeps, in PostgreSQL, every write it acknowledged.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +104,35 @@ describe.skipIf('skip' in database)(`two control planes over one PostgreSQL${'sk
     const forged = await call(a.plane, 'GET', `/v0/apps/${appId}/env/preview/values`, { token, headers: { [FORWARDED_HEADER]: 'made-up' } });
     expect(forged.status).toBe(200);
     expect(a.plane.hosting.enginePid(appId, 'preview')).toBeUndefined();
+  });
+
+  it('does not let a mark seen in passing make a node serve another request', async () => {
+    // An app on A, and one on B; what A sends B for B's app is seen by a spy standing in B's place for a moment.
+    const onA = (await api(a, 'POST', '/v0/apps', { name: 'endpoints' })).body.app.id as string;
+    expect((await api(a, 'POST', `/v0/apps/${onA}/deployments`, deployBody(hello))).body.deployment?.state).toBe('completed');
+    const onB = (await api(b, 'POST', '/v0/apps', { name: 'endpoints' })).body.app.id as string;
+    expect((await api(b, 'POST', `/v0/apps/${onB}/deployments`, deployBody(hello))).body.deployment?.state).toBe('completed');
+    const seen: Record<string, string | string[] | undefined>[] = [];
+    const spy = createServer((request, response) => {
+      seen.push(request.headers);
+      response.end('spied');
+    });
+    await new Promise<void>((done) => spy.listen(0, '127.0.0.1', done));
+    const bName = b.plane.context.nodes.self;
+    const bAddress = String((await a.plane.context.records.get('SELECT address FROM nodes WHERE name = ?', [bName]))!.address);
+    try {
+      await a.plane.context.records.run('UPDATE nodes SET address = ? WHERE name = ?', [`http://127.0.0.1:${(spy.address() as AddressInfo).port}`, bName]);
+      expect(await eventually(async () => (await hostedRequest(origin(a, onB), '/api/greet/x')).text === 'spied', 10_000)).toBe(true);
+    } finally {
+      await a.plane.context.records.run('UPDATE nodes SET address = ? WHERE name = ?', [bAddress, bName]);
+      spy.close();
+    }
+    const mark = String(seen.at(-1)![FORWARDED_HEADER]);
+    expect(mark).toMatch(/^\d+\./);
+    // The mark on a request for A's app, sent to B: B does not serve it itself, it passes it to A.
+    expect(await greet(b, onA, { [FORWARDED_HEADER]: mark })).toBe('Hello, x!');
+    expect(b.plane.hosting.enginePid(onA, 'preview')).toBeUndefined();
+    expect(a.plane.hosting.enginePid(onA, 'preview')).toBeGreaterThan(0);
   });
 
   it('answers 503 for an app whose node does not answer, and serves it again once it does', async () => {

@@ -6,9 +6,11 @@
  * node whole and its answer passed back. So an app's data, engine and artifacts live on one node, and any
  * node answers for it.
  *
- * A passed request carries a mark only the nodes can make (an HMAC of the target node's name under the
- * shared cookie key): a node serves a marked request itself, whatever its records say, so a request is
- * never passed on twice; a mark a visitor made up is not trusted, and that request is passed on as any.
+ * A passed request carries a mark only the nodes can make (an HMAC under the shared cookie key of the
+ * target node's name, the time, the request's method, host and path, and the visitor's address): a node
+ * serves a marked request itself, whatever its records say, so a request is never passed on twice; a
+ * mark a visitor made up is not trusted, and that request is passed on as any. A mark is good for one
+ * request line for a minute: one seen in passing cannot be put on another request.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -26,6 +28,9 @@ import { hmac, sameSecret } from './secrets';
 export const NODE_HEADER_PREFIX = 'x-platform-node-';
 export const FORWARDED_HEADER = `${NODE_HEADER_PREFIX}forwarded`;
 export const CLIENT_HEADER = `${NODE_HEADER_PREFIX}client`;
+
+/** How long a mark is good for (the clocks of nodes may differ a little). */
+const MARK_TTL_MS = 60_000;
 
 /** Headers of one connection, not of the request or answer. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
@@ -77,7 +82,17 @@ export class Nodes {
 
   #marked(request: Request): boolean {
     const mark = request.headers.get(FORWARDED_HEADER);
-    return mark !== null && sameSecret(mark, hmac(this.#key, `forward:${this.self}`));
+    const dot = mark?.indexOf('.') ?? -1;
+    if (!mark || dot < 1) return false;
+    const at = Number(mark.slice(0, dot));
+    if (!Number.isSafeInteger(at) || Math.abs(Date.now() - at) > MARK_TTL_MS) return false;
+    return sameSecret(mark, this.#mark(this.self, at, request, request.headers.get(CLIENT_HEADER) ?? ''));
+  }
+
+  /** The mark of a request passed to `node` at `at`, with the visitor's address. */
+  #mark(node: string, at: number, request: Request, client: string): string {
+    const url = new URL(request.url);
+    return `${at}.${hmac(this.#key, ['forward', node, at, request.method, url.host, `${url.pathname}${url.search}`, client].join('\n'))}`;
   }
 
   async #address(node: string): Promise<string | undefined> {
@@ -98,7 +113,7 @@ export class Nodes {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of request.headers) if (!HOP_BY_HOP.has(name) && !name.startsWith(NODE_HEADER_PREFIX)) headers[name] = value;
     headers.host = url.host;
-    headers[FORWARDED_HEADER] = hmac(this.#key, `forward:${node}`);
+    headers[FORWARDED_HEADER] = this.#mark(node, Date.now(), request, clientAddress ?? '');
     if (clientAddress) headers[CLIENT_HEADER] = clientAddress;
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Response>((resolve, reject) => {
