@@ -1,12 +1,11 @@
 /**
  * A real PostgreSQL server for tests of the records' PostgreSQL engine, and a new empty database on it
- * for each caller. The server is `PLATFORM_TEST_DATABASE_URL` when set (`.ci/run` starts one); otherwise
- * one is started here from the machine's PostgreSQL binaries (`initdb`, `postgres`: Debian's
- * `postgresql` package) in a temporary folder, on a free loopback port, and stopped when the process
- * exits. It syncs as a production server does (the benches time durable writes). Without either, `testDatabase` says why, and the suites that need it are skipped with that reason.
+ * for each caller. The server is `PLATFORM_TEST_DATABASE_URL` when set; otherwise one is started here,
+ * once per process, from the machine's PostgreSQL binaries (`initdb`, `postgres`: Debian's `postgresql`
+ * package) in a temporary folder, on a free loopback port, and ended with this process, however it ends. It syncs as a production server does (the benches time durable writes). Without either, `testDatabase` says why, and the suites that need it are skipped with that reason.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +24,8 @@ function binaries(): string | undefined {
   const versions = readdirSync(root).filter((name) => existsSync(join(root, name, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
   return versions[0] ? join(root, versions[0], 'bin') : undefined;
 }
+
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -65,12 +66,11 @@ async function startServer(): Promise<string | { skip: string }> {
   const options = user ? { uid: user.uid, gid: user.gid } : {};
   execFileSync(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'platform', '--no-sync'], { ...options, stdio: 'ignore' });
   const port = await freePort();
-  child = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1'], { ...options, stdio: 'ignore' });
-  const stop = () => {
-    child?.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', stop);
+  // The server goes when this process goes, however it goes (a test worker may be killed): a watch beside
+  // it ends it, and removes its folder, once this process is no more.
+  const watch = `${shellQuote(join(bin, 'postgres'))} -D ${shellQuote(data)} -p ${port} -k ${shellQuote(dir)} -c listen_addresses=127.0.0.1 & server=$!; while [ -d /proc/${process.pid} ] && kill -0 $server 2>/dev/null; do sleep 1; done; kill -9 $server 2>/dev/null; wait $server 2>/dev/null; rm -rf ${shellQuote(dir)}`;
+  child = spawn('sh', ['-c', watch], { ...options, stdio: 'ignore', detached: true });
+  child.unref();
   const url = `postgres://platform@127.0.0.1:${port}/postgres`;
   for (let tries = 0; ; tries++) {
     const client = new pg.Client({ connectionString: url });
@@ -80,7 +80,7 @@ async function startServer(): Promise<string | { skip: string }> {
       return url;
     } catch (error) {
       await client.end().catch(() => {});
-      if (tries > 100 || child.exitCode !== null) throw new Error(`PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}`);
+      if (tries > 100 || child!.exitCode !== null) throw new Error(`PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
