@@ -137,6 +137,11 @@ async function tablesOf(records: Records): Promise<string[]> {
   return rows.map((row) => String(row.name));
 }
 
+/** Deletes the rows of `table` that expired before `before`, the same in both engines: nothing is written when none did. */
+async function removeExpired(records: Records, table: ExpiringTable, before: number): Promise<void> {
+  if (await records.get(`SELECT 1 FROM ${table} WHERE expiresAt < ?`, [before])) await records.run(`DELETE FROM ${table} WHERE expiresAt < ?`, [before]);
+}
+
 /** Calls each listener, a throwing one not stopping the others. */
 function notify(listeners: readonly (() => void)[]): void {
   for (const listener of listeners) {
@@ -228,8 +233,8 @@ class SqliteRecords implements Records {
     }
   }
 
-  async removeExpired(table: ExpiringTable, before: number): Promise<void> {
-    if (await this.get(`SELECT 1 FROM ${table} WHERE expiresAt < ?`, [before])) await this.run(`DELETE FROM ${table} WHERE expiresAt < ?`, [before]);
+  removeExpired(table: ExpiringTable, before: number): Promise<void> {
+    return removeExpired(this, table, before);
   }
 
   async columns(table: string): Promise<string[]> {
@@ -415,8 +420,8 @@ class PostgresRecords implements Records {
     }
   }
 
-  async removeExpired(table: ExpiringTable, before: number): Promise<void> {
-    if (await this.get(`SELECT 1 FROM ${table} WHERE expiresAt < ?`, [before])) await this.run(`DELETE FROM ${table} WHERE expiresAt < ?`, [before]);
+  removeExpired(table: ExpiringTable, before: number): Promise<void> {
+    return removeExpired(this, table, before);
   }
 
   async columns(table: string): Promise<string[]> {
