@@ -51,11 +51,13 @@ export class Nodes {
   /** This node's name. */
   readonly self: string;
   readonly #records: Records;
+  readonly #repo: ReturnType<typeof nodeRecords>['nodes'];
   readonly #key: Buffer;
   readonly #addresses = new Map<string, string>();
 
   constructor(records: Records, self: string, key: Buffer) {
     this.#records = records;
+    this.#repo = nodeRecords(records).nodes;
     this.self = self;
     this.#key = key;
     // An address is read again after any change (a node that moved records its new one).
@@ -64,7 +66,7 @@ export class Nodes {
 
   /** Records where this node is reached, and places here the apps no node holds (records from before nodes). */
   register(address: string, now: number): Promise<void> {
-    return nodeRecords(this.#records).nodes.register(this.self, address, now);
+    return this.#repo.register(this.self, address, now);
   }
 
   /**
@@ -98,7 +100,7 @@ export class Nodes {
   async #address(node: string): Promise<string | undefined> {
     let address = this.#addresses.get(node);
     if (!address) {
-      address = await nodeRecords(this.#records).nodes.address(node);
+      address = await this.#repo.address(node);
       if (address) this.#addresses.set(node, address);
     }
     return address;
