@@ -59,6 +59,8 @@ export default defineConfig({
     // second core idle while a test waited on a process it spawned. Under two workers a TypeScript-heavy
     // test can take twice as long, so none is given less than 2 minutes (speed is measured in the bench).
     maxWorkers: 2,
+    // No check servers (bin/check-server.mjs) left behind by the CLIs tests start: the server's own tests allow one each, in a folder of their own.
+    env: { PLATFORM_CHECK_SERVER: '0' },
     testTimeout: 120_000,
     // Setup hooks too (a beforeEach that compiles a project took over the default 10 s on a loaded machine).
     hookTimeout: 120_000,

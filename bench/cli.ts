@@ -7,17 +7,22 @@
  * first check (no kept answer), a check again with nothing changed (answered from the answer the first
  * kept, src/cli/check-cache.ts), and a check after an edit of the server entry or of the client entry
  * (a comment line that differs every run: the kept answer no longer holds, the per-file results of the
- * files the edit cannot reach do). The fixture app's rows are of the check itself: its kept answer is
- * removed before each run. And `platform test` of each template.
+ * files the edit cannot reach do). Those template rows go through a check server (bin/check-server.mjs),
+ * warm: one that has checked before; its first check of a template is of files it has not seen (a
+ * comment line of their own added to each source file). Beside them, the first check with no server
+ * running (the check starts one), and the same check in a process of its own (PLATFORM_CHECK_SERVER=0).
+ * The fixture app's rows are of the check itself, in a process of its own: its kept answer is removed
+ * before each run. And `platform test` of each template.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
 import { pathToFileURL } from 'node:url';
 import { CHECK_CACHE_FILE } from '../src/cli/check-cache';
 import { prebuiltEntry, snapshotArgs } from '../bin/prebuilt.mjs';
+import { buildIdentity, serverPaths, socketFolder } from '../bin/check-server.mjs';
 import { buildCli } from '../scripts/build-cli';
 import { median, time, type Row } from './stats';
 
@@ -43,11 +48,36 @@ function wall(args: string[], env: Record<string, string> = {}, file = process.e
   return median(times);
 }
 
+/** Ends the check server of the current build in the bench's socket folder, if one runs, and waits for it to be gone. */
+function stopCheckServer(env: Record<string, string>): void {
+  const folder = socketFolder(env);
+  if (!folder) throw new Error('The bench could not make its check server socket folder.');
+  const { pid } = serverPaths(folder, buildIdentity(pathToFileURL(`${ROOT}/`)));
+  if (!existsSync(pid)) return;
+  const id = Number(readFileSync(pid, 'utf8'));
+  try {
+    process.kill(id, 'SIGKILL');
+  } catch {
+    // Gone already.
+  }
+  for (let alive = true; alive; ) {
+    try {
+      process.kill(id, 0);
+    } catch {
+      alive = false;
+    }
+  }
+  rmSync(pid, { force: true });
+}
+
 export async function cliRows(): Promise<Row[]> {
   await buildCli();
   if (!snapshotArgs(pathToFileURL(`${ROOT}/`))) throw new Error("The CLI's start-up snapshot was not built for this Node: the check figure would be of a start without it.");
   const work = mkdtempSync(join(tmpdir(), 'platform-bench-'));
   const copies = mkdtempSync(join(tmpdir(), 'platform-bench-templates-'));
+  // The bench's check servers, apart from any the user runs; ended at the end. A server kept for the fixture's rows would answer from what it checked before.
+  const servers = { XDG_RUNTIME_DIR: mkdtempSync(join(tmpdir(), 'platform-bench-run-')), CI: '' };
+  const own = { PLATFORM_CHECK_SERVER: '0' };
   try {
     for (const [path, text] of Object.entries(baseApp())) {
       mkdirSync(dirname(join(work, path)), { recursive: true });
@@ -65,22 +95,35 @@ export async function cliRows(): Promise<Row[]> {
       const original = readFileSync(join(directory, file), 'utf8');
       return () => writeFileSync(join(directory, file), `${original}// edit ${++edits}\n`);
     };
-    const check = wall(['check', '--json', work], {}, INSTALLED, forget(work));
-    const checkNodeEntry = wall([BIN, 'check', '--json', work], {}, process.execPath, forget(work));
-    const checkOrdinary = wall([BIN, 'check', '--json', work], { PLATFORM_CLI_SNAPSHOT: '0' }, process.execPath, forget(work));
+    const check = wall(['check', '--json', work], own, INSTALLED, forget(work));
+    const checkNodeEntry = wall([BIN, 'check', '--json', work], own, process.execPath, forget(work));
+    const checkOrdinary = wall([BIN, 'check', '--json', work], { ...own, PLATFORM_CLI_SNAPSHOT: '0' }, process.execPath, forget(work));
     const checkSources = wall([BIN, 'check', '--json', work], sources, process.execPath, forget(work));
     // Each template as it ships, as installed: what a person runs (issue 31 measured todo at 20x a bare node).
     // First checks (no kept answer), then checks again with nothing changed (the first kept its answer).
     const templates = readdirSync(join(ROOT, 'templates'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
     // Copies (the same files): a check keeps its answer in the project's .platform/, and tests copy the checkout's templates whole.
+    // Every source file of the template with a comment line no run had before: files no server has checked.
+    let unseen = 0;
+    const unseenFiles = (directory: string) => () => {
+      forget(directory)();
+      unseen++;
+      for (const file of readdirSync(join(directory, 'src'), { recursive: true, encoding: 'utf8' })) {
+        if (!/\.tsx?$/.test(file)) continue;
+        const path = join(directory, 'src', file);
+        writeFileSync(path, `${readFileSync(path, 'utf8').replace(/\/\/ unseen \d+\n$/, '')}// unseen ${unseen}\n`);
+      }
+    };
     const templateChecks = templates.map((template) => {
       const directory = join(copies, template);
       cpSync(join(ROOT, 'templates', template), directory, { recursive: true, filter: (source) => !source.endsWith('/.platform') });
-      const first = wall(['check', '--json', directory], {}, INSTALLED, forget(directory));
-      const again = wall(['check', '--json', directory], {}, INSTALLED);
-      const serverEdit = wall(['check', '--json', directory], {}, INSTALLED, edit(directory, 'src/server/index.ts'));
-      const clientEdit = wall(['check', '--json', directory], {}, INSTALLED, edit(directory, 'src/client/main.tsx'));
-      return { template, first, again, serverEdit, clientEdit };
+      const alone = wall(['check', '--json', directory], own, INSTALLED, forget(directory));
+      const cold = wall(['check', '--json', directory], servers, INSTALLED, () => (stopCheckServer(servers), unseenFiles(directory)()));
+      const first = wall(['check', '--json', directory], servers, INSTALLED, unseenFiles(directory));
+      const again = wall(['check', '--json', directory], servers, INSTALLED);
+      const serverEdit = wall(['check', '--json', directory], servers, INSTALLED, edit(directory, 'src/server/index.ts'));
+      const clientEdit = wall(['check', '--json', directory], servers, INSTALLED, edit(directory, 'src/client/main.tsx'));
+      return { template, alone, cold, first, again, serverEdit, clientEdit };
     });
     return [
       { name: 'baseline: `node -e 0` wall time p50', value: bare, unit: 'ms' },
@@ -91,8 +134,11 @@ export async function cliRows(): Promise<Row[]> {
       { name: 'baseline: the same check, prebuilt, started without the snapshot p50', value: checkOrdinary, unit: 'ms' },
       { name: 'baseline: the same check from the sources (tsx) p50', value: checkSources, unit: 'ms' },
       { name: 'CLI check / bare node start', value: check / bare, unit: 'x' },
-      ...templateChecks.flatMap(({ template, first, again, serverEdit, clientEdit }) => [
-        { name: `\`platform check --json templates/${template}\` as installed, first check (no kept answer), wall time p50`, value: first, unit: 'ms' as const },
+      ...templateChecks.flatMap(({ template, alone, cold, first, again, serverEdit, clientEdit }) => [
+        { name: `baseline: \`platform check --json templates/${template}\` as installed, in a process of its own (PLATFORM_CHECK_SERVER=0), no kept answer, wall time p50`, value: alone, unit: 'ms' as const },
+        { name: `  the same with no check server running (this check starts one), files it has not seen, wall time p50`, value: cold, unit: 'ms' as const },
+        { name: `  templates/${template} first check, no server running / bare \`node -e 0\``, value: cold / bare, unit: 'x' as const },
+        { name: `  the same answered by a warm check server, files it has not seen, wall time p50`, value: first, unit: 'ms' as const },
         { name: `  templates/${template} first check / bare \`node -e 0\` (goal < 8)`, value: first / bare, unit: 'x' as const },
         { name: `  the same, checked again with nothing changed (its kept answer), wall time p50`, value: again, unit: 'ms' as const },
         { name: `  templates/${template} check again / bare \`node -e 0\` (goal < 8)`, value: again / bare, unit: 'x' as const },
@@ -103,6 +149,8 @@ export async function cliRows(): Promise<Row[]> {
       ]),
     ];
   } finally {
+    stopCheckServer(servers);
+    rmSync(servers.XDG_RUNTIME_DIR, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
     rmSync(copies, { recursive: true, force: true });
   }

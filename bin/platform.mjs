@@ -9,9 +9,13 @@
 // turns that off). This process only waits for it: it passes on SIGTERM and SIGHUP (Ctrl-C reaches the
 // child from the terminal itself), exits as the child did, and the child stops when this process is gone.
 // A Node that refuses the snapshot as it starts (exit status 14) runs the command here instead.
+//
+// `check` goes first to a check server, a process kept from an earlier check (bin/check-server.mjs), where
+// one may serve; this process then only passes on its answer.
 import { spawn } from 'node:child_process';
 import { installCrashHandler } from './crash.mjs';
 import { prebuiltEntry, snapshotArgs } from './prebuilt.mjs';
+import { checkThroughServer } from './check-server.mjs';
 
 const SNAPSHOT_COMMANDS = new Set(['check', 'build', 'test', 'dev', 'deploy']);
 /** Node's exit status for a start-up snapshot it could not load (ExitCode::kStartupSnapshotFailure). */
@@ -34,8 +38,12 @@ async function runHere() {
   await runProcess(args);
 }
 
-const fromSnapshot = entry && SNAPSHOT_COMMANDS.has(args[0]) && process.env.PLATFORM_CLI_SNAPSHOT !== '0' ? snapshotArgs(root) : undefined;
-if (fromSnapshot) {
+// A check a check server answers (bin/check-server.mjs): no process of its own is started.
+const served = entry && args[0] === 'check' ? await checkThroughServer(root, args) : undefined;
+const fromSnapshot = served === undefined && entry && SNAPSHOT_COMMANDS.has(args[0]) && process.env.PLATFORM_CLI_SNAPSHOT !== '0' ? snapshotArgs(root) : undefined;
+if (served !== undefined) {
+  process.exitCode = served;
+} else if (fromSnapshot) {
   const child = spawn(process.execPath, [...fromSnapshot, ...args], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
   const pass = (signal) => child.kill(signal);
   const ignore = () => {};

@@ -1,7 +1,7 @@
 /**
  * bin/platform, the command as installed on a system with a POSIX shell: it starts `check` and `build`
- * from the start-up snapshot in its own process, and hands everything else, and a snapshot that cannot
- * serve, to the Node entry. Run here in a checkout of its own with a stand-in `node` first on the PATH
+ * from the start-up snapshot in its own process, and hands everything else, a snapshot that cannot
+ * serve and a `check` a check server may answer (bin/check-server.mjs), to the Node entry. Run here in a checkout of its own with a stand-in `node` first on the PATH
  * that prints what it was asked to run.
  */
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -20,8 +20,9 @@ describe('bin/platform', () => {
   };
   const record = (snapshotBytes: number, nodeBytes = statSync(node()).size, flags = '') =>
     write(SNAPSHOT_INFO, `# a record\nSNAPSHOT_BYTES=${snapshotBytes}\nSNAPSHOT_NODE_TAG='v20.0.0 linux x64'\nSNAPSHOT_NODE_BYTES=${nodeBytes}\nSNAPSHOT_V8_FLAGS='${flags}'\n`);
+  // No check server unless a test allows one: `check` then takes the snapshot's path.
   const run = (args: string[], env: Record<string, string> = {}, bin = join(root, 'bin/platform')) =>
-    succeeded(runCliSync(args, { bin, cwd: tmpdir(), inheritEnv: false, env: { PATH: `${dirname(node())}:/usr/bin:/bin`, HOME: root, ...env } })).stdout;
+    succeeded(runCliSync(args, { bin, cwd: tmpdir(), inheritEnv: false, env: { PATH: `${dirname(node())}:/usr/bin:/bin`, HOME: root, PLATFORM_CHECK_SERVER: '0', ...env } })).stdout;
   /** What the stand-in Node prints: each argument it was given, in brackets. */
   const said = (args: string[]) => args.map((arg) => `[${arg}]`).join('');
   const fromSnapshot = (...args: string[]) => said(['--snapshot-blob', join(root, SNAPSHOT_BLOB), join(root, SNAPSHOT_LAUNCHER), ...args]);
@@ -57,6 +58,13 @@ describe('bin/platform', () => {
     expect(run(['check', 'app'], { SNAPSHOT_V8_FLAGS: '--stress-snapshot' }), 'not from the environment').toBe(fromSnapshot('check', 'app'));
   });
 
+  it('hands check to the Node entry where a check server may answer it, not under CI', () => {
+    expect(run(['check', 'app'], { PLATFORM_CHECK_SERVER: '' })).toBe(throughNodeEntry('check', 'app'));
+    for (const CI of ['false', '0']) expect(run(['check', 'app'], { PLATFORM_CHECK_SERVER: '', CI }), `CI=${CI}`).toBe(throughNodeEntry('check', 'app'));
+    expect(run(['check', 'app'], { PLATFORM_CHECK_SERVER: '', CI: 'true' })).toBe(fromSnapshot('check', 'app'));
+    expect(run(['build', 'app'], { PLATFORM_CHECK_SERVER: '' }), 'build has no server').toBe(fromSnapshot('build', 'app'));
+  });
+
   it('hands every other command to the Node entry', () => {
     for (const command of ['test', 'dev', 'deploy', 'explain', '--help']) expect(run([command, 'app'])).toBe(throughNodeEntry(command, 'app'));
     expect(run([])).toBe(throughNodeEntry());
@@ -80,7 +88,7 @@ describe('bin/platform', () => {
 
   it('hands check to the Node entry without a snapshot, saying nothing of it', () => {
     rmSync(join(root, SNAPSHOT_BLOB));
-    const quiet = runCliSync(['check', 'app'], { bin: join(root, 'bin/platform'), inheritEnv: false, env: { PATH: `${dirname(node())}:/usr/bin:/bin` } });
+    const quiet = runCliSync(['check', 'app'], { bin: join(root, 'bin/platform'), inheritEnv: false, env: { PATH: `${dirname(node())}:/usr/bin:/bin`, PLATFORM_CHECK_SERVER: '0' } });
     expect([quiet.stdout, quiet.stderr]).toEqual([throughNodeEntry('check', 'app'), '']);
     rmSync(join(root, SNAPSHOT_INFO));
     write(SNAPSHOT_BLOB, new Uint8Array(1000));

@@ -26,7 +26,7 @@ describe('bin/platform.mjs picks the prebuilt CLI only while it is current', () 
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'platform-prebuilt-'));
     mkdirSync(join(root, 'bin'));
-    for (const name of ['platform.mjs', 'prebuilt.mjs', 'crash.mjs']) copyFileSync(join(ROOT, 'bin', name), join(root, 'bin', name));
+    for (const name of ['platform.mjs', 'prebuilt.mjs', 'crash.mjs', 'check-server.mjs']) copyFileSync(join(ROOT, 'bin', name), join(root, 'bin', name));
     symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
     write('package.json', JSON.stringify({ type: 'module' }));
     write('src/cli/main.ts', entry('sources'));

@@ -8,7 +8,7 @@
  * A process started from the snapshot (`node --snapshot-blob startup.blob launch.cjs args…`, by bin/platform
  * or bin/platform.mjs) runs `check` and `build` with the CLI bundled here, or the sources when one changed
  * since the build; every other command through the launcher, the prebuilt CLI's modules (`launch.cjs`), as
- * `node launch.cjs args…` would. Packages the bundle leaves out (esbuild, fflate, workerd, the MCP SDK, the
+ * `node launch.cjs args…` would; and, with PLATFORM_CHECK_SERVE set, the check server (check-server.ts). Packages the bundle leaves out (esbuild, fflate, workerd, the MCP SDK, the
  * HTTP server; see scripts/build-cli.ts) are required from the checkout when first used.
  */
 import { spawnSync } from 'node:child_process';
@@ -18,6 +18,8 @@ import { pathToFileURL } from 'node:url';
 import { startupSnapshot as v8Snapshot } from 'node:v8';
 import ts from 'typescript';
 import { prebuiltEntry } from '../../bin/prebuilt.mjs';
+import { SERVE_VARIABLE } from '../../bin/check-server.mjs';
+import { serveChecks } from './check-server';
 import { nodeLibrary } from '../adapters/node/library';
 import { prepareLibraryFiles } from '../adapters/node/prepare-library';
 import { RUNTIME_REQUIRE_KEY, STARTUP_SNAPSHOT_KEY, type StartupSnapshot } from '../adapters/node/startup-snapshot';
@@ -45,6 +47,12 @@ void prepareLibraryFiles().then((prepared) => {
     const script = resolve(process.argv[1]!);
     process.argv.splice(1, 1, script);
     const args = process.argv.slice(2);
+    const serve = process.env[SERVE_VARIABLE];
+    if (serve) {
+      // A check server (bin/check-server.mjs started it): its output goes nowhere, a crash ends it and its clients check themselves.
+      global[Symbol.for(RUNTIME_REQUIRE_KEY)] = createRequire(join(__checkoutRoot, 'package.json'));
+      return void serveChecks(serve, __checkoutRoot, async () => (await import('../adapters/node/compiler')).nodeCompiler());
+    }
     // The launcher's commands too: a crash is DG0000 on stderr (bin/crash.mjs).
     installCrashHandler(args);
     if (!BUNDLED_COMMANDS.has(args[0]!)) return void createRequire(script)(script);
