@@ -2,22 +2,24 @@
  * The check server (bin/check-server.mjs, check-server.ts), as people meet it: `platform check` through
  * bin/platform and bin/platform.mjs answers exactly as a check in a process of its own, starts a server
  * when none runs and uses it afterwards, survives a server killed at any moment (mid-check, or leaving its
- * socket behind), ends an idle server, starts none under CI, and never talks to a socket in a folder
+ * socket behind), leaves one server when checks start together, ends an idle server, starts none under CI, and never talks to a socket in a folder
  * another user could write (an attacker's stand-in server there is sent nothing). Each test has a socket
  * folder of its own (XDG_RUNTIME_DIR), and every server is ended afterwards.
  */
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { buildIdentity, serverPaths } from '../../bin/check-server.mjs';
+import { buildIdentity, SERVE_VARIABLE, serverPaths } from '../../bin/check-server.mjs';
 import { PLATFORM_LAUNCHER, PLATFORM_MJS, ROOT, runCli, startCli, type CliRun } from '../testing/cli';
 import { generateApp } from './generated-app';
 
 const made: string[] = [];
 const servers: number[] = [];
+/** Every test's socket: whatever serves on one is ended after the test, even one a failing test did not note. */
+const sockets: string[] = [];
 
 function folder(prefix: string): string {
   const path = mkdtempSync(join(tmpdir(), prefix));
@@ -41,6 +43,17 @@ const alive = (pid: number) => {
   }
 };
 
+/** The live processes started as check servers on `socket` (Linux /proc: their environment names it). */
+function serversOn(socket: string): number[] {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => {
+    try {
+      return alive(pid) && readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`${SERVE_VARIABLE}=${socket}`);
+    } catch {
+      return false;
+    }
+  });
+}
+
 async function until(condition: () => boolean, what: string, limitMs = 20_000): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (!condition()) {
@@ -53,6 +66,7 @@ async function until(condition: () => boolean, what: string, limitMs = 20_000): 
 function runtime() {
   const base = folder('platform-check-server-run-');
   const paths = serverPaths(join(base, `platform-${process.getuid!()}`), buildIdentity(pathToFileURL(`${ROOT}/`)));
+  sockets.push(paths.socket);
   const pid = () => (existsSync(paths.pid) ? Number(readFileSync(paths.pid, 'utf8')) : undefined);
   return { env: { XDG_RUNTIME_DIR: base, PLATFORM_CHECK_SERVER: '', CI: '' }, ...paths, base, pidOf: pid };
 }
@@ -66,7 +80,7 @@ const alone = { PLATFORM_CHECK_SERVER: '0' };
 const same = (run: CliRun) => ({ code: run.code, stdout: run.stdout, stderr: run.stderr });
 
 afterEach(async () => {
-  for (const pid of servers.splice(0)) {
+  for (const pid of [...servers.splice(0), ...sockets.splice(0).flatMap(serversOn)]) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
@@ -138,6 +152,21 @@ describe('platform check through a check server', () => {
     servers.push(third);
     expect([first, second]).not.toContain(third);
     expect(alive(third)).toBe(true);
+  });
+
+  it('answers checks started together with no server running, and one server stays', async () => {
+    const { env, pidOf, socket } = runtime();
+    const apps = ['todo', 'files', 'team-board'].map((name) => template(name));
+    const runs = await Promise.all(apps.map((app) => check(app, env)));
+    const pid = pidOf()!;
+    servers.push(pid, ...serversOn(socket));
+    for (const [i, app] of apps.entries()) {
+      rmSync(join(app, '.platform'), { recursive: true, force: true });
+      expect(same(runs[i]!)).toEqual(same(await check(app, alone)));
+    }
+    // Each check may have started a server; those that found the socket taken ended.
+    await until(() => serversOn(socket).length === 1, 'one server left', 40_000);
+    expect(serversOn(socket)).toEqual([pid]);
   });
 
   it('ends a server idle for PLATFORM_CHECK_SERVER_IDLE_MS, removing its socket', async () => {

@@ -20,7 +20,7 @@ import { main } from './main';
 /** Past this resident size after a check the server ends (a new one starts on the next check). */
 const MAX_RSS_BYTES = 1.5 * 1024 ** 3;
 /** How often the server makes sure its socket is still its own. */
-const OWNERSHIP_CHECK_MS = 30_000;
+const OWNERSHIP_CHECK_MS = 5_000;
 
 function isRequest(value: unknown): value is CheckRequest {
   const request = value as CheckRequest;
