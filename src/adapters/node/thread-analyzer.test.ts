@@ -2,7 +2,8 @@
  * `platform dev`'s analyzer in Node: on the command's thread until it moves to a worker thread (the
  * prebuilt check-thread.js, built with the CLI), the same analysis from both, the partial analysis given
  * to `beforeTypecheck` before the check's answer, and back on the command's thread when the worker
- * thread fails. A small project's checks stay on the command's thread.
+ * thread fails. A small project's checks stay on the command's thread, and an analysis running there
+ * as the thread warms up keeps its session's kept results.
  */
 import * as esbuild from 'esbuild';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -76,6 +77,36 @@ describe('ThreadAnalyzer', () => {
       const local = new ThreadAnalyzer(compiler(), undefined);
       expect(said(broken)).toEqual(said(await local.analyze(fs, { focus: 'src/shared/text.ts' })));
       expect(broken.diagnostics.map((d) => [d.code, d.file])).toContainEqual(['DG1205', 'src/shared/text.ts']);
+    } finally {
+      await analyzer.dispose();
+    }
+  });
+
+  it("keeps this thread's session for an analysis running here while the thread warms up: only the edited file is checked again", async () => {
+    const fs = await projectOnDisk();
+    const session = new TypeCheckSession(library, { forTypeErrorsOnly: true });
+    const checked: string[] = [];
+    const check = session.check.bind(session);
+    session.check = (paths) => (checked.push(...paths), check(paths));
+    const analyzer = new ThreadAnalyzer({ esbuild, library, typecheck: session }, BUILT_CHECK_SCRIPT, { moveAtFiles: 0 });
+    try {
+      await analyzer.analyze(fs, {});
+      // A body-only edit, analysed here; it waits before its check until the thread is warm.
+      await fs.writeFile('src/shared/text.ts', `${SHARED}// edited\n`);
+      checked.length = 0;
+      let pause!: () => void;
+      const paused = new Promise<void>((resolve) => (pause = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const running = analyzer.analyze(fs, { beforeTypecheck: async () => (pause(), released) });
+      await paused;
+      const moved = analyzer.moveOffThread();
+      while (!analyzer.offThread) await new Promise((resolve) => setTimeout(resolve, 10));
+      release();
+      const analysis = await running;
+      await moved;
+      expect(analysis.diagnostics).toEqual([]);
+      expect([...new Set(checked)]).toEqual(['src/shared/text.ts']);
     } finally {
       await analyzer.dispose();
     }

@@ -47,6 +47,8 @@ export class ThreadHandoff<Remote extends ThreadRemote<never>> {
   /** The thread has answered its warm-up: work goes there. */
   #warm = false;
   #closed = false;
+  /** Work running here: `onWarm` waits for it (it lets go of what that work is using). */
+  readonly #here = new Set<Promise<unknown>>();
 
   /** Whether work goes to the thread. */
   get warm(): boolean {
@@ -69,12 +71,17 @@ export class ThreadHandoff<Remote extends ThreadRemote<never>> {
         this.#stop();
       }
     }
-    return here();
+    const running = here();
+    this.#here.add(running);
+    const done = () => this.#here.delete(running);
+    running.then(done, done);
+    return running;
   }
 
   /**
    * Starts the thread and warms it (`warmUp`: the work it answers first); work goes to it once that is
-   * answered, after `onWarm`. Resolves when it is warm, or has failed (work stays here).
+   * answered, and `onWarm` runs once the work that was running here is done (a rebuild that straddled the
+   * moment keeps what it uses). Resolves when it is warm, or has failed (work stays here).
    */
   async move(start: () => Promise<StartedThread<Remote>>, warmUp: (remote: Remote) => Promise<unknown>, onWarm?: () => void): Promise<void> {
     if (this.#settled()) return;
@@ -86,6 +93,9 @@ export class ThreadHandoff<Remote extends ThreadRemote<never>> {
       await warmUp(thread.remote);
       if (this.#thread !== thread || this.#closed) return;
       this.#warm = true;
+      // New work goes to the thread now; what this thread lets go of waits for the work still running here.
+      while (this.#here.size > 0) await Promise.allSettled([...this.#here]);
+      if (this.#thread !== thread || this.#closed) return;
       onWarm?.();
     } catch {
       if (this.#thread === thread) this.#stop();
