@@ -144,10 +144,11 @@ export async function checkThroughServer(root, args, out = process, env = proces
   if (answer === undefined) {
     // None listens (or one just ended): start one, which takes over a socket left by a server that was killed.
     const server = spawn(process.execPath, snapshot, { cwd: '/', detached: true, stdio: 'ignore', env: { ...env, [SERVE_VARIABLE]: socket } });
-    server.on('error', () => {});
+    let failed = false;
+    server.on('error', () => (failed = true));
     server.unref();
     const until = Date.now() + START_WAIT_MS;
-    while (!(await listening(socket)) && Date.now() < until && server.exitCode === null) await delay(25);
+    while (!(await listening(socket)) && Date.now() < until && server.exitCode === null && !failed) await delay(25);
     answer = await ask(socket, request);
   }
   if (!answer || typeof answer.exitCode !== 'number' || typeof answer.stdout !== 'string' || typeof answer.stderr !== 'string') return undefined;
