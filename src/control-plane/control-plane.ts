@@ -183,11 +183,11 @@ export async function createControlPlane(options: ControlPlaneOptions): Promise<
     const target = hostedTarget(host) ?? (custom ? { appId: custom.appId, environment: 'production' as const } : undefined);
     if (target) {
       // An app hosted by another node (nodes.ts) is served there.
-      const { node } = await serving.lookup(target.appId, target.environment);
+      const served = await serving.lookup(target.appId, target.environment);
       const incoming = incomingOf(c.env);
       const visitor = nodes.clientOf(c.req.raw) ?? incoming?.socket?.remoteAddress;
-      if (nodes.elsewhere(node, c.req.raw)) return nodes.forward(c.req.raw, node, visitor);
-      return hosting.serve(c.req.raw, target, incoming, visitor);
+      if (nodes.elsewhere(served.node, c.req.raw)) return nodes.forward(c.req.raw, served.node, visitor);
+      return hosting.serve(c.req.raw, target, incoming, visitor, served);
     }
     await next();
   });

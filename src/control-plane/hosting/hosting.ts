@@ -477,10 +477,11 @@ export class Hosting {
 
   /**
    * Serves a request for a deployed app's environment. Over HTTP, `incoming` is Node's message of the
-   * request: its body is read from it (counted the same way), not through a web stream.
+   * request: its body is read from it (counted the same way), not through a web stream. `serving`: what
+   * the caller's lookup of the target answered (the front door looks it up to route), so it is not looked up twice.
    */
-  async serve(request: Request, target: HostedTarget, incoming?: IncomingMessage, visitorAddress?: string): Promise<Response> {
-    const { state, artifactId } = await this.#options.lookup(target.appId, target.environment);
+  async serve(request: Request, target: HostedTarget, incoming?: IncomingMessage, visitorAddress?: string, serving?: Awaited<ReturnType<HostingOptions['lookup']>>): Promise<Response> {
+    const { state, artifactId } = serving ?? (await this.#options.lookup(target.appId, target.environment));
     if (!state || state === 'deleted' || state === 'deleting') return page(404, 'No such app', 'Nothing is served at this address.');
     if (state === 'disabled') return page(503, 'App disabled', 'Its owner has taken this app offline.');
     if (!artifactId) return page(404, 'Nothing deployed yet', `This app has no ${target.environment} deployment.`);
