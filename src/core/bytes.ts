@@ -1,8 +1,9 @@
 /**
- * Byte helpers the core and its hosts share, base64 among them: the one implementation of the core,
- * its hosts and the control plane (the platform's client and server modules, shipped to apps on
- * their own, have the wire's in modules/wire.ts).
+ * Byte helpers the core and its hosts share, base64 among them: the core, its hosts and the control
+ * plane take it from here, over the one implementation the platform's own modules ship to apps
+ * (modules/wire.ts).
  */
+import { base64ToBytes, bytesToBase64 } from '../modules/wire';
 
 /** Whether two files' contents are the same: equal texts, or equal bytes (a text never equals bytes). */
 export function sameContent(a: string | Uint8Array, b: string | Uint8Array): boolean {
@@ -55,22 +56,16 @@ export async function readBodyCapped(response: Response, limit: number): Promise
   return response.body ? collectCapped(response.body.getReader(), limit) : new Uint8Array();
 }
 
-// Base64 (RFC 4648 §4) of bytes and back, with the web's btoa/atob (present in Node, browsers and workers).
+// Base64 (RFC 4648 §4) of bytes and back: the wire format's (modules/wire.ts, which apps load too), one
+// implementation over the web's btoa/atob (present in Node, browsers and workers).
 
-export function encodeBase64(bytes: Uint8Array): string {
-  let binary = '';
-  const CHUNK = 0x8000;
-  for (let i = 0; i < bytes.length; i += CHUNK) binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
-  return btoa(binary);
-}
+/** Base64 of bytes. */
+export const encodeBase64: (bytes: Uint8Array) => string = bytesToBase64;
 
 /** The bytes of a base64 string, or undefined when it is not base64. */
 export function decodeBase64(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) return undefined;
-  const binary = atob(text);
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
+  return base64ToBytes(text);
 }
 
 // Base64url without padding (RFC 4648 §5): the alphabet that survives URLs and URL fragments unescaped
