@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeProjectPath } from './file-system';
+import { isAtOrInside, isInside, movedPath, normalizeProjectPath } from './file-system';
 import { MemoryFileSystem } from './memory-file-system';
 
 describe('normalizeProjectPath', () => {
@@ -14,6 +14,14 @@ describe('normalizeProjectPath', () => {
 
   it.each(['/etc/passwd', '\\\\server\\share', 'C:/x', 'c:x', '..', '../a', 'src/../../a'])('refuses %j', (input) => {
     expect(normalizeProjectPath(input)).toBeUndefined();
+  });
+});
+
+describe('paths inside a folder, and where they go when it moves', () => {
+  it('tells inside from beside, and moves a folder’s paths or a file alone', () => {
+    expect(['src/client', 'src/client/x', 'src/clients', 'src'].map((p) => [isInside(p, 'src/client'), isAtOrInside(p, 'src/client')])).toEqual([[false, true], [true, true], [false, false], [false, false]]);
+    expect(['src/client', 'src/client/x', 'src/clients', 'src'].map((p) => movedPath(p, 'src/client', 'src/ui'))).toEqual(['src/ui', 'src/ui/x', 'src/clients', 'src']);
+    expect(['a.ts', 'a.tsx', 'b/a.ts'].map((p) => movedPath(p, 'a.ts', 'c/a.ts'))).toEqual(['c/a.ts', 'a.tsx', 'b/a.ts']);
   });
 });
 

@@ -78,3 +78,14 @@ export function normalizeProjectPath(path: string): string | undefined {
   }
   return out.join('/');
 }
+
+/** Whether the project path `path` is inside the folder `folder` (not the folder itself). */
+export const isInside = (path: string, folder: string): boolean => path.startsWith(`${folder}/`);
+
+/** Whether the project path `path` is `target` itself or, `target` being a folder, inside it: what a change to `target` applies to. */
+export const isAtOrInside = (path: string, target: string): boolean => path === target || isInside(path, target);
+
+/** `path` after `from` (a file or a folder) moved to `to`: it and what is inside it move; any other path stays. */
+export function movedPath(path: string, from: string, to: string): string {
+  return isAtOrInside(path, from) ? to + path.slice(from.length) : path;
+}

@@ -3,19 +3,13 @@
  * make of a project (pure functions), and `Autosave`, which writes each change to the store's journal
  * at once and saves it durably after a quiet moment, so nothing typed is lost to a reload.
  */
+import { isAtOrInside, movedPath } from '../../core/fs';
 import type { Project } from '../projects/store';
 import type { FileViews } from '../workspace/file-views';
 import type { ProjectStore } from './project-store';
 
 export const SAVE_DELAY_MS = 400;
 
-/** The project's paths a change applies to: `path` itself and, for a folder, everything under it. */
-export const isUnder = (candidate: string, path: string): boolean => candidate === path || candidate.startsWith(`${path}/`);
-
-/** `path` after `from` (a file or a folder) moved to `to`. */
-export function movedPath(path: string, from: string, to: string): string {
-  return path === from ? to : path.startsWith(`${from}/`) ? `${to}${path.slice(from.length)}` : path;
-}
 
 export function withFile(project: Project, path: string, text: string): Pick<Project, 'files' | 'openTabs' | 'activeFile'> {
   return { files: { ...project.files, [path]: text }, openTabs: [...new Set([...project.openTabs, path])], activeFile: path };
@@ -43,17 +37,17 @@ export interface Deletion {
 
 /** `path` (a file, or a folder and everything under it) deleted; undefined when nothing is there. */
 export function deleted(project: Project, path: string, views: FileViews): { patch: Pick<Project, 'files' | 'openTabs' | 'activeFile'>; deletion: Deletion } | undefined {
-  const gone = Object.entries(project.files).filter(([p]) => isUnder(p, path));
+  const gone = Object.entries(project.files).filter(([p]) => isAtOrInside(p, path));
   if (gone.length === 0) return undefined;
-  const files = Object.fromEntries(Object.entries(project.files).filter(([p]) => !isUnder(p, path)));
-  const openTabs = project.openTabs.filter((p) => !isUnder(p, path));
-  const activeFile = project.activeFile && isUnder(project.activeFile, path) ? openTabs[0] : project.activeFile;
+  const files = Object.fromEntries(Object.entries(project.files).filter(([p]) => !isAtOrInside(p, path)));
+  const openTabs = project.openTabs.filter((p) => !isAtOrInside(p, path));
+  const activeFile = project.activeFile && isAtOrInside(project.activeFile, path) ? openTabs[0] : project.activeFile;
   const deletion: Deletion = {
     name: path,
     files: Object.fromEntries(gone),
     openTabs: project.openTabs,
     ...(project.activeFile ? { activeFile: project.activeFile } : {}),
-    views: Object.fromEntries(Object.entries(views).filter(([p]) => isUnder(p, path))),
+    views: Object.fromEntries(Object.entries(views).filter(([p]) => isAtOrInside(p, path))),
   };
   return { patch: { files, openTabs, activeFile }, deletion };
 }

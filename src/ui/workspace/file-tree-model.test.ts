@@ -1,6 +1,6 @@
 /** The file tree's model (file-tree-model.ts): the tree, its rows, names, renames and the keyboard, without a DOM. */
 import { describe, expect, it } from 'vitest';
-import { buildTree, keyAction, keyOf, movedPath, rowAfterDelete, validateName, visibleRows, type TreeNode } from './file-tree-model';
+import { buildTree, keyAction, keyOf, rowAfterDelete, validateName, visibleRows, type TreeNode } from './file-tree-model';
 
 const FILES = ['src/server/index.ts', 'src/client/main.tsx', 'src/client/app.tsx', 'README.md', 'app.manifest.json'];
 const none = { ctrl: false, meta: false, alt: false };
@@ -39,10 +39,6 @@ describe('the file tree model', () => {
     expect(validateName('client/inner', 'src', FILES, [], { kind: 'folder', path: 'src/client' })).toBe('A folder cannot be moved into itself.');
     expect(validateName('main.tsx', 'src/client', FILES, [], { kind: 'file', path: 'src/client/main.tsx' })).toBeUndefined();
     expect(validateName('lib/new.ts', 'src', FILES)).toBeUndefined();
-  });
-
-  it('moves a renamed folder’s paths and leaves the others', () => {
-    expect(['src/client', 'src/client/x', 'src/clients', 'src'].map((p) => movedPath(p, 'src/client', 'src/ui'))).toEqual(['src/ui', 'src/ui/x', 'src/clients', 'src']);
   });
 
   it('focuses the next row outside a deleted item, else the one before', () => {

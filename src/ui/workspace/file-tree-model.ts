@@ -1,9 +1,10 @@
 /**
  * The file tree's model, apart from its view (file-tree.tsx): the tree built from file paths and the
- * folder placeholders, the rows in display order, which names may be used, where paths go when a folder
- * is renamed, and what a key press on a row asks for. Pure functions, tested alone
+ * folder placeholders, the rows in display order, which names may be used, and what a key press on a
+ * row asks for (where paths go when a folder is renamed is core/fs's `movedPath`). Pure functions, tested alone
  * (file-tree-model.test.ts); the component holds the view state and renders it.
  */
+import { isInside } from '../../core/fs';
 
 export interface FolderNode {
   kind: 'folder';
@@ -29,7 +30,6 @@ export const keyOf = (node: TreeItem) => `${node.kind === 'file' ? 'f' : 'd'}:${
 export const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
 export const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 export const join = (parent: string, name: string) => (parent ? `${parent}/${name}` : name);
-export const isUnder = (path: string, folder: string) => path.startsWith(`${folder}/`);
 
 /** The tree of `files` and the placeholder folders: folders first, then files, each by name. */
 export function buildTree(files: readonly string[], placeholders: readonly string[]): FolderNode {
@@ -84,12 +84,12 @@ export function validateName(name: string, parent: string, files: readonly strin
   if (segments.some((s) => s === '')) return 'A path cannot have an empty segment (“//” or a trailing “/”).';
   if (segments.some((s) => s === '..' || s === '.')) return '“..” and “.” are not allowed in a path.';
   if (/[\u0000-\u001f]/.test(path)) return 'A name cannot contain control characters.';
-  const owned = (p: string) => replacing !== undefined && (p === replacing.path || (replacing.kind === 'folder' && isUnder(p, replacing.path)));
+  const owned = (p: string) => replacing !== undefined && (p === replacing.path || (replacing.kind === 'folder' && isInside(p, replacing.path)));
   const others = files.filter((f) => !owned(f));
   const otherPlaceholders = placeholders.filter((p) => !owned(p));
-  if (replacing?.kind === 'folder' && isUnder(path, replacing.path)) return 'A folder cannot be moved into itself.';
+  if (replacing?.kind === 'folder' && isInside(path, replacing.path)) return 'A folder cannot be moved into itself.';
   if (others.includes(path)) return `A file named “${path}” already exists.`;
-  if (others.some((f) => isUnder(f, path)) || otherPlaceholders.includes(path)) return `A folder named “${path}” already exists.`;
+  if (others.some((f) => isInside(f, path)) || otherPlaceholders.includes(path)) return `A folder named “${path}” already exists.`;
   for (let i = 1; i < segments.length; i++) {
     const prefix = segments.slice(0, i).join('/');
     if (others.includes(prefix)) return `“${prefix}” is a file, not a folder.`;
@@ -97,15 +97,11 @@ export function validateName(name: string, parent: string, files: readonly strin
   return undefined;
 }
 
-/** `path` after the folder `from` was renamed `to`: the folder itself and what is under it move; any other path stays. */
-export function movedPath(path: string, from: string, to: string): string {
-  return path === from || isUnder(path, from) ? to + path.slice(from.length) : path;
-}
 
 /** The row to focus once `item` is deleted: the first after it that is not inside it, else the one before it. */
 export function rowAfterDelete(visible: readonly TreeRow[], item: TreeItem): TreeRow | undefined {
   const index = visible.findIndex((v) => keyOf(v.node) === keyOf(item));
-  return visible.slice(index + 1).find((v) => v.node.path !== item.path && !isUnder(v.node.path, item.path)) ?? visible.slice(0, Math.max(0, index)).reverse()[0];
+  return visible.slice(index + 1).find((v) => v.node.path !== item.path && !isInside(v.node.path, item.path)) ?? visible.slice(0, Math.max(0, index)).reverse()[0];
 }
 
 /** What a key press on a row asks for; `none` is a key the tree takes that changes nothing there. */

@@ -27,7 +27,8 @@
  */
 import { Fragment, type ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { buildTree, isUnder, join, keyAction, keyOf, movedPath, nameOf, parentOf, rowAfterDelete, validateName, visibleRows, type FolderNode, type TreeItem, type TreeNode } from './file-tree-model';
+import { isInside, movedPath } from '../../core/fs';
+import { buildTree, join, keyAction, keyOf, nameOf, parentOf, rowAfterDelete, validateName, visibleRows, type FolderNode, type TreeItem, type TreeNode } from './file-tree-model';
 
 export interface FileTreeProps {
   /** Project-relative file paths. */
@@ -164,7 +165,7 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
   // A placeholder becomes a real folder once it holds a file: forget it then.
   useEffect(() => {
     setPlaceholders((list) => {
-      const kept = list.filter((p) => !files.some((f) => isUnder(f, p)));
+      const kept = list.filter((p) => !files.some((f) => isInside(f, p)));
       return kept.length === list.length ? list : kept;
     });
   }, [files]);
@@ -173,7 +174,7 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
   useEffect(() => {
     if (!selected) return;
     setCollapsed((set) => {
-      const next = new Set([...set].filter((folder) => !isUnder(selected, folder)));
+      const next = new Set([...set].filter((folder) => !isInside(selected, folder)));
       return next.size === set.size ? set : next;
     });
   }, [selected]);
@@ -207,7 +208,7 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
 
   const startCreate = (kind: 'new-file' | 'new-folder', parent = targetFolder()) => {
     setConfirming(undefined);
-    if (parent) setCollapsed((set) => new Set([...set].filter((f) => f !== parent && !isUnder(parent, f))));
+    if (parent) setCollapsed((set) => new Set([...set].filter((f) => f !== parent && !isInside(parent, f))));
     setEditing({ kind, parent, value: '' });
   };
 
@@ -216,7 +217,7 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
     setEditing({ kind: 'rename', node, value: nameOf(node.path) });
   };
 
-  const filesUnder = (folder: string) => files.filter((f) => isUnder(f, folder));
+  const filesUnder = (folder: string) => files.filter((f) => isInside(f, folder));
 
   const commit = () => {
     if (!editing) return;
@@ -260,7 +261,7 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
     const next = rowAfterDelete(visible, node);
     if (node.kind === 'file' || filesUnder(node.path).length > 0) onDelete(node.path);
     if (node.kind === 'folder') {
-      setPlaceholders((list) => list.filter((p) => p !== node.path && !isUnder(p, node.path)));
+      setPlaceholders((list) => list.filter((p) => p !== node.path && !isInside(p, node.path)));
     }
     if (next) focusRow(keyOf(next.node));
   };
