@@ -4,6 +4,7 @@
  * the build's own verification (`verifyLatest`) before anything is kept: an id that is not the
  * record's hash, or a blob of the wrong size or hash, is refused.
  */
+import type { Result } from '../core/result';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { artifactPath, blobPath, LATEST_FILE, LATEST_FORMAT, verifyLatest, type ArtifactRecord } from '../core/build/artifact';
@@ -21,7 +22,7 @@ import { serverBundleProblem } from './server-bundle';
 const SERVER_BUNDLE = 'server/index.js';
 
 /** A refusal is `artifact_invalid` (the artifact is not what it claims) or `module_invalid` (its server bundle may not run). */
-export type Received = { ok: true; record: ArtifactRecord } | { ok: false; code: 'artifact_invalid' | 'module_invalid'; message: string };
+export type Received = Result<{ record: ArtifactRecord }, { code: 'artifact_invalid' | 'module_invalid'; message: string }>;
 
 const invalid = (message: string): Received => ({ ok: false, code: 'artifact_invalid', message });
 

@@ -1,8 +1,9 @@
 /** PLATFORM_MCP_ROOT confinement: a directory argument resolves inside the root, through `..` or symlinks alike, or is refused. */
+import type { Result } from '../core/result';
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 
-export type Confined = { ok: true; path: string } | { ok: false; message: string };
+export type Confined = Result<{ path: string }, { message: string }>;
 
 function inside(root: string, path: string): boolean {
   const rel = relative(root, path);

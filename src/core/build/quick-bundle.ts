@@ -11,6 +11,7 @@
  * or the parser refuses, a server importing the client's platform module (or the reverse), public
  * files the bundler refuses, and a client near its budget. Bundle diagnostics are esbuild's to give.
  */
+import type { Result } from '../result';
 import { transform, type Transform } from 'sucrase';
 import { parse, type Node } from 'acorn';
 import { encode, type SourceMapSegment } from '@jridgewell/sourcemap-codec';
@@ -24,7 +25,7 @@ import { ASSET_LIMIT, CLIENT_BUNDLE_DEFAULT, generateIndexHtml, libraryPackageFi
 /** The first line of a quick preview's scripts: says what made them. */
 export const QUICK_BUNDLE_MARK = '// platform: a quick preview bundle (Sucrase, linked by quick-bundle.ts), not esbuild';
 
-export type QuickBundle = { ok: true; files: Map<string, Uint8Array> } | { ok: false; reason: string };
+export type QuickBundle = Result<{ files: Map<string, Uint8Array> }, { reason: string }>;
 
 /** The most text (characters, every text file) the quick preview makes: about 4 MB of sources; 200 generated files hold 0.1 MB. */
 export const QUICK_SOURCE_LIMIT = 4 * 1024 * 1024;

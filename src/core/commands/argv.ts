@@ -1,4 +1,5 @@
 /** Command-line argument parsing against a command's declared options, with DG0002 for what does not fit. */
+import type { Result } from '../result';
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import { didYouMean } from '../text/suggest';
 import type { Invocation, OptionSpec, PositionalSpec } from './types';
@@ -12,7 +13,7 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
 /** An option given twice, a flag as much as a string option: which one was meant cannot be told. */
 const given = (name: string): Diagnostic => diagnostic('DG0002', `--${name} is given more than once.`, { hint: `Give --${name} once.` });
 
-export type ParseResult = { ok: true; invocation: Invocation } | { ok: false; diagnostics: Diagnostic[] };
+export type ParseResult = Result<{ invocation: Invocation }, { diagnostics: Diagnostic[] }>;
 
 /**
  * Parses `--name value`, `--name=value` and `--flag`; `--` ends the options. Unknown options, a string

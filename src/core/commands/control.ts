@@ -4,6 +4,7 @@
  * and the mapping from the control plane's answers to each command family's codes. A credential is bound
  * to one origin (see `connect`): a control URL naming another is refused before anything is sent.
  */
+import type { Result } from '../result';
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics';
 import { ControlClient, type BoundCredential, type ControlOutcome } from '../deploy/client';
 import type { ControlPlaneHost } from '../deploy/host';
@@ -33,7 +34,7 @@ export interface CodeFamily {
   specific?: Partial<Record<ControlErrorCode, DiagnosticCode>>;
 }
 
-export type Resolved<T> = { ok: true; value: T } | { ok: false; diagnostics: Diagnostic[] };
+export type Resolved<T> = Result<{ value: T }, { diagnostics: Diagnostic[] }>;
 
 export interface Connection {
   controlUrl: string;

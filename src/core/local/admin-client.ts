@@ -1,4 +1,5 @@
 /** The command side of the admin route: finds the running local server of a project and asks it (`platform db`, `export`, `import`). */
+import type { Result } from '../result';
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics';
 import type { FileSystem } from '../fs';
 import { ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER, type AdminAnswer, type AdminRequest, type AdminResult } from './admin';
@@ -8,7 +9,7 @@ import type { ImportTarget } from '../state';
 import type { ExportPageResult } from '../state/export-pages';
 import type { LocalMode } from './paths';
 
-export type AdminCall<R extends AdminResult['op']> = { ok: true; result: Extract<AdminResult, { op: R }>; mode: LocalMode; url: string } | { ok: false; diagnostic: Diagnostic };
+export type AdminCall<R extends AdminResult['op']> = Result<{ result: Extract<AdminResult, { op: R }>; mode: LocalMode; url: string }, { diagnostic: Diagnostic }>;
 
 type Body = Record<string, unknown>;
 type Distributed<T> = T extends unknown ? Omit<T, 'protocol'> : never;

@@ -1,4 +1,5 @@
 /** `ctx.env` of a local mode: `.platform/env.<mode>.local.json` (tooling.md, Authentication 6), as `platform env pull` writes it. */
+import type { Result } from '../result';
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import { ENV_NAME } from '../deploy/ids';
 import { ENV_LOCAL_FORMAT, isObject } from '../deploy/protocol';
@@ -17,7 +18,7 @@ export function envLocalProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-export type LocalEnv = { ok: true; values: Record<string, string> } | { ok: false; diagnostic: Diagnostic };
+export type LocalEnv = Result<{ values: Record<string, string> }, { diagnostic: Diagnostic }>;
 
 /** The mode's values; none when there is no file; DG5134 when the file is not a usable document. */
 export function parseLocalEnv(mode: LocalMode, text: string | undefined): LocalEnv {

@@ -10,6 +10,7 @@
  * `decodeShareLink` never throws and never trusts its input: sizes are checked before work, the
  * decompression stops at a byte cap, and every field of the payload is validated.
  */
+import type { Result } from '../result';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { isPersona, type PersonaName } from '../runtime/personas';
 import { parseStateExport, type StateExportDocument } from '../state/document';
@@ -68,8 +69,8 @@ export interface ShareLinkError {
   message: string;
 }
 
-export type ShareLinkDecodeResult = { ok: true; link: ShareLink } | { ok: false; error: ShareLinkError };
-export type ShareLinkEncodeResult = { ok: true; hash: string } | { ok: false; error: ShareLinkError };
+export type ShareLinkDecodeResult = Result<{ link: ShareLink }, { error: ShareLinkError }>;
+export type ShareLinkEncodeResult = Result<{ hash: string }, { error: ShareLinkError }>;
 
 const KEYS = new Set(['files', 'persona', 'openFile', 'name', 'template', 'state', 'objects']);
 const TEMPLATE = /^[a-z][a-z0-9-]{0,62}$/;

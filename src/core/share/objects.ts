@@ -8,6 +8,7 @@
  * not a storage key, bad base64, an oversize total are refused with a stable code, and nothing is
  * written before the whole list passed.
  */
+import type { Result } from '../result';
 import { isValidKey } from '../runtime/storage/keys';
 import { decodeBase64url, encodeBase64url } from '../bytes';
 
@@ -48,7 +49,7 @@ export interface SharedObjectsError {
   message: string;
 }
 
-export type SharedObjectsResult = { ok: true; objects: ObjectEntry[] } | { ok: false; error: SharedObjectsError };
+export type SharedObjectsResult = Result<{ objects: ObjectEntry[] }, { error: SharedObjectsError }>;
 
 /** An object left out of a link or zip, and why. */
 export interface LeftOutObject {
@@ -133,7 +134,7 @@ export interface ProjectData {
   objects: ObjectEntry[];
 }
 
-export type ProjectDataResult = { ok: true; data: ProjectData } | { ok: false; error: SharedObjectsError };
+export type ProjectDataResult = Result<{ data: ProjectData }, { error: SharedObjectsError }>;
 
 /** The text of a `platform.project-data.v0` document. */
 export function projectDataText(state: unknown, objects: readonly SharedObject[]): string {

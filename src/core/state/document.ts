@@ -10,6 +10,7 @@
  * Rows hold values in the wire encoding (`$date`, `$bytes`, `$escape`). Database records only: no
  * stored objects, not even their metadata (docs/decisions.md).
  */
+import type { Result } from '../result';
 import type { DatabaseDeclaration } from '../runtime/tables/schema';
 import { databaseIdentity } from '../runtime/tables/schema-change';
 import { diagnostic, type Diagnostic } from '../diagnostics';
@@ -66,7 +67,7 @@ export interface ParsedStateExport {
   rowCount: number;
 }
 
-export type StateParseResult = { ok: true; state: ParsedStateExport } | { ok: false; diagnostic: Diagnostic };
+export type StateParseResult = Result<{ state: ParsedStateExport }, { diagnostic: Diagnostic }>;
 
 const APP_NAME = /^[a-z][a-z0-9-]{1,62}$/;
 const SCHEMA = /^sha256:[0-9a-f]{64}$/;

@@ -4,6 +4,7 @@
  * millionth row and no request reading one can reach the handler deadline. `exportState` (the whole
  * document in memory) and the streamed `platform export` / hosted export read through here.
  */
+import type { Result } from '../result';
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import type { Manifest } from '../manifest';
 import { quoteIdentifier, type SqlDriver } from '../runtime/sql-driver';
@@ -61,7 +62,7 @@ export interface PageOptions {
   maxRecordBytes?: number;
 }
 
-export type ExportPageResult = { ok: true; page: ExportPage } | { ok: false; diagnostic: Diagnostic };
+export type ExportPageResult = Result<{ page: ExportPage }, { diagnostic: Diagnostic }>;
 
 interface Cursor {
   /** The schema identity the export began under: a page under another is refused. */

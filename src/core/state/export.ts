@@ -1,4 +1,5 @@
 /** State export: an application's database records, read through a SqlDriver, as a whole `platform.state-export.v0` document in memory. */
+import type { Result } from '../result';
 import type { Diagnostic } from '../diagnostics';
 import type { Manifest } from '../manifest';
 import type { SqlDriver } from '../runtime/sql-driver';
@@ -11,7 +12,7 @@ export interface ExportOptions {
   now?: Date;
 }
 
-export type StateExportResult = { ok: true; document: StateExportDocument } | { ok: false; diagnostic: Diagnostic };
+export type StateExportResult = Result<{ document: StateExportDocument }, { diagnostic: Diagnostic }>;
 
 /**
  * Reads every declared table (rows ordered by createdAt, then id) into a document held in memory, page

@@ -3,6 +3,7 @@
  * SqlDriver, in one transaction. Every table's rows are replaced by the document's; stored objects are
  * left as they are. All or nothing: on any refusal nothing is written.
  */
+import type { Result } from '../result';
 import type { Diagnostic } from '../diagnostics';
 import type { FieldDeclaration, Manifest } from '../manifest';
 import { quoteIdentifier, type SqlDriver, type SqlValue } from '../runtime/sql-driver';
@@ -12,7 +13,7 @@ import { encodeValue } from '../runtime/tables/values';
 import { parseStateExport, parseStateExportText, refused, stateSchemaIdentity, type ParsedStateExport, type StateRow } from './document';
 import { initialiseDatabase, storedIdentity } from './meta';
 
-export type StateImportResult = { ok: true; counts: Record<string, number> } | { ok: false; diagnostic: Diagnostic };
+export type StateImportResult = Result<{ counts: Record<string, number> }, { diagnostic: Diagnostic }>;
 
 export interface ImportOptions {
   /** The server definition's table policies: a policy's field cannot change under imported rows. */

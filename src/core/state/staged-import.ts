@@ -6,6 +6,7 @@
  * state. All or nothing: until the commit nothing of the app's is touched, and a commit that fails is
  * rolled back whole; staging tables are dropped at commit, abort, or the next begin.
  */
+import type { Result } from '../result';
 import { diagnostic, type Diagnostic } from '../diagnostics';
 import type { FieldDeclaration, Manifest } from '../manifest';
 import { quoteIdentifier, type SqlDriver } from '../runtime/sql-driver';
@@ -21,7 +22,8 @@ const stagingName = (table: string) => `${PLATFORM_PREFIX}import__${table}`;
 /** What begins a streamed import: the document's head, its `tables` an object of table name → [] for the tables it holds. */
 export type StagedImportHead = unknown;
 
-type Result<T> = ({ ok: true } & T) | { ok: false; diagnostic: Diagnostic };
+/** A step of a staged import: its fields, or the diagnostic that stopped it. */
+type Staged<T extends object> = Result<T, { diagnostic: Diagnostic }>;
 
 function staleSession(): Diagnostic {
   return diagnostic('DG1840', 'The import was begun again or ended meanwhile: this import is no longer open.', { hint: 'Run platform import again; nothing was written.' });
@@ -45,7 +47,7 @@ function openSession(driver: SqlDriver, session: string): boolean {
  * `state_import_schema_mismatch`) and opens a staging table per declared table, replacing any import
  * left open. `session` names the import in the later steps (the caller makes it: random, unguessable).
  */
-export function beginStagedImport(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, head: StagedImportHead, session: string, options: ImportOptions = {}): Result<object> {
+export function beginStagedImport(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, head: StagedImportHead, session: string, options: ImportOptions = {}): Staged<object> {
   const checked = checkStateExportHead(head);
   if (!checked.ok) return checked;
   const target = checkImportTarget(driver, manifest, checked.head, undefined, options);
@@ -73,7 +75,7 @@ export function beginStagedImport(driver: SqlDriver, manifest: Pick<Manifest, 'n
  * table) and stages them: DG1822 for a row the format refuses (an id held twice included), DG1824
  * `state_import_record_invalid` for one the table refuses. Nothing of the app's is written.
  */
-export function stageRows(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, session: string, table: string, first: number, rows: readonly unknown[]): Result<{ staged: number }> {
+export function stageRows(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, session: string, table: string, first: number, rows: readonly unknown[]): Staged<{ staged: number }> {
   if (!openSession(driver, session)) return { ok: false, diagnostic: staleSession() };
   const declared = manifest.database?.tables ?? {};
   const problem = tableProblem(declared, table);
@@ -109,7 +111,7 @@ export function stageRows(driver: SqlDriver, manifest: Pick<Manifest, 'name' | '
  * the whole new state, as importState does), then drops the staging tables. On a refusal nothing of
  * the app's changed. The counts per table.
  */
-export function commitStagedImport(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, session: string): Result<{ counts: Record<string, number> }> {
+export function commitStagedImport(driver: SqlDriver, manifest: Pick<Manifest, 'name' | 'database'>, session: string): Staged<{ counts: Record<string, number> }> {
   if (!openSession(driver, session)) return { ok: false, diagnostic: staleSession() };
   const database = manifest.database;
   const order = database ? tableOrder(database) : [];

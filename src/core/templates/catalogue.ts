@@ -4,6 +4,7 @@
  * downloads the archive, checks its SHA-256 and opens it with the zip safety of src/core/zip: every
  * failure has its code (DG3007 to DG3012).
  */
+import type { Result } from '../result';
 import { networkFailure } from '../deploy/client';
 import { readBodyCapped } from '../bytes';
 import { diagnostic, type Diagnostic } from '../diagnostics';
@@ -37,7 +38,7 @@ export interface Catalogue {
   templates: CatalogueEntry[];
 }
 
-export type Fetched<T> = { ok: true; value: T } | { ok: false; diagnostic: Diagnostic };
+export type Fetched<T> = Result<{ value: T }, { diagnostic: Diagnostic }>;
 const fail = <T>(d: Diagnostic): Fetched<T> => ({ ok: false, diagnostic: d });
 
 /** Why a catalogue entry cannot be installed from, or undefined. */

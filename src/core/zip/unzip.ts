@@ -4,6 +4,7 @@
  * are capped as declared and as actually inflated (fflate's streaming Inflate, stopped at the cap),
  * and every entry's CRC-32 is verified. A single common top-level folder is stripped.
  */
+import type { Result } from '../result';
 import { Inflate } from 'fflate';
 import { foldedPath, pathSetProblem, projectPathProblem } from '../share/paths';
 import { crc32 } from './crc32';
@@ -45,7 +46,7 @@ export interface OpenedZip {
   skipped: string[];
 }
 
-export type OpenZipResult = { ok: true; zip: OpenedZip } | { ok: false; error: ZipError };
+export type OpenZipResult = Result<{ zip: OpenedZip }, { error: ZipError }>;
 
 interface Entry {
   name: string;

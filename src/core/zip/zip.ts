@@ -2,6 +2,7 @@
  * Download as zip: a project's files under one folder named after the app, so that the extracted
  * folder is a project `platform check <folder>` and `platform test <folder>` accept as it is.
  */
+import type { Result } from '../result';
 import { zipSync, type Zippable } from 'fflate';
 import { pathSetProblem, projectPathProblem } from '../share/paths';
 
@@ -10,7 +11,7 @@ export interface ZipProjectOptions {
   folder?: string;
 }
 
-export type ZipProjectResult = { ok: true; bytes: Uint8Array; folder: string } | { ok: false; error: { code: 'zip_unsafe_path'; message: string } };
+export type ZipProjectResult = Result<{ bytes: Uint8Array; folder: string }, { error: { code: 'zip_unsafe_path'; message: string } }>;
 
 const APP_NAME = /^[a-z][a-z0-9-]{1,62}$/;
 /** A fixed time for every entry, so the same files give the same archive (ZIP stores local time fields). */

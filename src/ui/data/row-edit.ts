@@ -4,6 +4,7 @@
  * for, by the field's declared type, so a bad value is refused here with a clear message before
  * anything is sent. The runtime checks everything again (its table API, its policies).
  */
+import type { Result } from '../../core/result';
 import type { FieldType, Manifest } from '../../core/manifest';
 import type { GridCell } from '../../../worker/protocol/runtime';
 import { formatCell } from './format';
@@ -34,7 +35,7 @@ export function editText(value: GridCell | undefined, type: FieldType): string {
   return typeof value === 'object' ? '' : String(value);
 }
 
-export type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
+export type Parsed = Result<{ value: unknown }, { message: string }>;
 
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 /** A UTC date as the panel shows it (2026-11-24 05:12:09Z, with .123 when it has milliseconds), or ISO 8601 with an offset. */

@@ -5,6 +5,7 @@
  * a pasted token is sent once to be bound and then forgotten. The app of each project is kept in
  * localStorage (an id, not a secret).
  */
+import type { Result } from '../../core/result';
 import type { ArtifactRecord } from '../../core/build/artifact';
 import { ControlClient, type ControlOutcome } from '../../core/deploy/client';
 import { controlUrlProblem, SERVICE_TOKEN, SESSION_TOKEN, type Environment } from '../../core/deploy/ids';
@@ -23,7 +24,7 @@ export interface BuiltArtifact {
   files: Record<string, Uint8Array>;
 }
 
-export type Result<T> = { ok: true; value: T } | { ok: false; message: string; code?: string };
+export type DeployResult<T> = Result<{ value: T }, { message: string; code?: string }>;
 
 /**
  * The control plane `npm start` started alongside this playground (scripts/start.mjs gives Vite
@@ -40,7 +41,7 @@ function whenNothingAnswers(tried: string): string {
   return started && started !== tried ? `npm start started one at ${started}: use that URL.` : 'Start it with npm start (or npm run control-plane).';
 }
 
-function result<T>(outcome: ControlOutcome<T>, controlUrl: string): Result<T> {
+function result<T>(outcome: ControlOutcome<T>, controlUrl: string): DeployResult<T> {
   switch (outcome.kind) {
     case 'ok':
       return { ok: true, value: outcome.body };
@@ -121,7 +122,7 @@ export class DeployApi {
    * again in `no-cors` mode, whose answer the page may not read but which arrives only from a server
    * that is up.
    */
-  async #result<T>(outcome: ControlOutcome<T>): Promise<Result<T>> {
+  async #result<T>(outcome: ControlOutcome<T>): Promise<DeployResult<T>> {
     if (outcome.kind === 'unreachable' && (await this.#answersWithoutCors())) {
       const origin = typeof location === 'undefined' ? 'this page' : location.origin;
       return {
@@ -147,21 +148,21 @@ export class DeployApi {
     return Boolean(await this.#keys.get(this.controlUrl).catch(() => undefined));
   }
 
-  async whoami(): Promise<Result<BuilderInfo>> {
+  async whoami(): Promise<DeployResult<BuilderInfo>> {
     const answer = await this.#result(await this.#client.call(ROUTES.whoami, {}));
     if (!answer.ok && (answer.code === 'unauthorized' || answer.code === 'credential_expired')) await this.#keys.delete(this.controlUrl);
     return answer.ok ? { ok: true, value: answer.value.builder } : answer;
   }
 
   /** Keeps the key the control plane bound, or says why it did not. */
-  async #bound(answer: Result<BrowserKeyAnswer>, privateKey: CryptoKey): Promise<Result<BuilderInfo>> {
+  async #bound(answer: DeployResult<BrowserKeyAnswer>, privateKey: CryptoKey): Promise<DeployResult<BuilderInfo>> {
     if (!answer.ok) return answer;
     await this.#keys.put(this.controlUrl, { keyId: answer.value.keyId, privateKey });
     return { ok: true, value: answer.value.builder };
   }
 
   /** Binds a pasted token (a service token, or a session) to a new key: it is sent once, as this request's bearer, and kept nowhere. */
-  async useToken(token: string): Promise<Result<BuilderInfo>> {
+  async useToken(token: string): Promise<DeployResult<BuilderInfo>> {
     const trimmed = token.trim();
     if (!SERVICE_TOKEN.test(trimmed) && !SESSION_TOKEN.test(trimmed)) return { ok: false, message: 'That is not a platform token (xst_ or xbs_ followed by 43 characters).' };
     const { privateKey, publicKey } = await newProofKey();
@@ -169,12 +170,12 @@ export class DeployApi {
     return this.#bound(answer, privateKey);
   }
 
-  startDeviceLogin(): Promise<Result<DeviceAuthorization>> {
+  startDeviceLogin(): Promise<DeployResult<DeviceAuthorization>> {
     return this.#client.call(ROUTES.startDevice, {}, { body: {} }).then((outcome) => this.#result(outcome));
   }
 
   /** Polls once: the builder when approved (the session is bound to a new key, never sent here), `pending` while waiting. */
-  async pollDeviceLogin(deviceCode: string): Promise<Result<BuilderInfo> | { ok: false; pending: true }> {
+  async pollDeviceLogin(deviceCode: string): Promise<DeployResult<BuilderInfo> | { ok: false; pending: true }> {
     if (this.#pending?.deviceCode !== deviceCode) this.#pending = { deviceCode, key: newProofKey() };
     const { privateKey, publicKey } = await this.#pending.key;
     const answer = await this.#result(await this.#client.call(ROUTES.bindDevice, {}, { body: { deviceCode, publicKey } }));
@@ -190,7 +191,7 @@ export class DeployApi {
   }
 
   /** The app this project deploys to, made on first use. */
-  async ensureApp(project: string, name: string): Promise<Result<AppInfo>> {
+  async ensureApp(project: string, name: string): Promise<DeployResult<AppInfo>> {
     const known = storage()?.getItem(appKey(this.controlUrl, project));
     if (known) {
       const found = await this.#result(await this.#client.call(ROUTES.getApp, { appId: known }));
@@ -203,7 +204,7 @@ export class DeployApi {
     return { ok: true, value: created.value.app };
   }
 
-  async app(appId: string): Promise<Result<AppInfo>> {
+  async app(appId: string): Promise<DeployResult<AppInfo>> {
     const found = await this.#result(await this.#client.call(ROUTES.getApp, { appId }));
     return found.ok ? { ok: true, value: found.value.app } : found;
   }
@@ -212,26 +213,26 @@ export class DeployApi {
     return storage()?.getItem(appKey(this.controlUrl, project)) ?? undefined;
   }
 
-  async deploy(appId: string, artifact: BuiltArtifact, environment: Environment = 'preview'): Promise<Result<Activated>> {
+  async deploy(appId: string, artifact: BuiltArtifact, environment: Environment = 'preview'): Promise<DeployResult<Activated>> {
     return await this.#result(await this.#client.call(ROUTES.deploy, { appId }, { body: deployRequest(environment, artifact.artifactId, artifact.record, Object.entries(artifact.files)) }));
   }
 
-  async deployments(appId: string, limit = 20): Promise<Result<DeploymentInfo[]>> {
+  async deployments(appId: string, limit = 20): Promise<DeployResult<DeploymentInfo[]>> {
     const listed = await this.#result(await this.#client.call(ROUTES.listDeployments, { appId }, { query: { limit: String(limit) } }));
     return listed.ok ? { ok: true, value: listed.value.deployments } : listed;
   }
 
-  async promote(appId: string, choice: { receiptId?: string; artifactId?: string } = {}): Promise<Result<Activated>> {
+  async promote(appId: string, choice: { receiptId?: string; artifactId?: string } = {}): Promise<DeployResult<Activated>> {
     return await this.#result(await this.#client.call(ROUTES.promote, { appId }, { body: choice }));
   }
 
   /** An owner's read of an environment (the same route as `platform inspect`). */
-  async inspect<V extends InspectView>(appId: string, environment: Environment, view: V, query: Record<string, string> = {}): Promise<Result<Extract<InspectAnswer, { view: V }>>> {
+  async inspect<V extends InspectView>(appId: string, environment: Environment, view: V, query: Record<string, string> = {}): Promise<DeployResult<Extract<InspectAnswer, { view: V }>>> {
     const read = await this.#result(await this.#client.call(ROUTES.inspect, { appId, environment, view }, { query, check: (b) => isInspectAnswer(b, view) }));
     return read.ok ? { ok: true, value: read.value as Extract<InspectAnswer, { view: V }> } : read;
   }
 
-  async rollback(appId: string, artifactId: string, environment: Environment = 'production'): Promise<Result<Activated>> {
+  async rollback(appId: string, artifactId: string, environment: Environment = 'production'): Promise<DeployResult<Activated>> {
     return await this.#result(await this.#client.call(ROUTES.rollback, { appId }, { body: { artifactId, environment } }));
   }
 }

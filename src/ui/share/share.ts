@@ -3,6 +3,7 @@
  * when asked, the app's data exported by its runtime), opening a link as a new project, and the
  * bug report made from one. The link format and its checks are src/core/share's.
  */
+import type { Result } from '../../core/result';
 import { MANIFEST_FILE } from '../../core/manifest';
 import {
   bugReport,
@@ -159,7 +160,7 @@ export function projectFromLink(link: ShareLink): Project {
   };
 }
 
-export type OpenedLink = { ok: true; project: Project; state?: string } | { ok: false; error: ShareLinkError };
+export type OpenedLink = Result<{ project: Project; state?: string }, { error: ShareLinkError }>;
 
 /** Decodes a link into a new project and the data to import; writes nothing. */
 export async function readShareLink(fragment: string): Promise<OpenedLink> {

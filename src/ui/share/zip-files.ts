@@ -5,6 +5,7 @@
  * carries the app's data in `platform-data.json` (the records and up to 4 MiB of stored objects,
  * a platform.project-data.v0 document), imported when the project re-opened from it first runs.
  */
+import type { Result } from '../../core/result';
 import { MANIFEST_FILE } from '../../core/manifest';
 import { MAX_ZIP_OBJECT_BYTES, parseProjectData, pathSetProblem, PROJECT_DATA_FILE, projectDataText, projectPathProblem } from '../../core/share';
 import { MAX_ZIP_ENTRY_BYTES, MAX_ZIP_FILES, MAX_ZIP_TOTAL_BYTES, openZip, zipProject } from '../../core/zip';
@@ -19,9 +20,9 @@ export interface OpenError {
 }
 
 /** `data`: the zip's platform-data.json, checked, to import when the project first runs. */
-export type Opened = { ok: true; project: Project; skipped: string[]; data?: string } | { ok: false; error: OpenError };
+export type Opened = Result<{ project: Project; skipped: string[]; data?: string }, { error: OpenError }>;
 
-export type ZipDownload = { ok: true; name: string; bytes: number; leftOut?: string } | { ok: false; error: OpenError };
+export type ZipDownload = Result<{ name: string; bytes: number; leftOut?: string }, { error: OpenError }>;
 
 /** Room kept in platform-data.json for its framing and object metadata. */
 const DATA_SLACK = 256 * 1024;
