@@ -140,11 +140,13 @@ export async function serveChecks(socketPath: string, root: string, compiler: ()
       taken = true;
       inFlight++;
       waitIdle();
-      const answer = (queue = queue.then(async () => {
+      const answer = queue.then(async () => {
         const reply: CheckAnswer = isRequest(message) ? await run(message) : { refused: 'not a check request' };
         if (!socket.destroyed) socket.end(`${JSON.stringify(reply)}\n`);
         if ('refused' in reply && reply.refused.startsWith('a source')) end();
-      }));
+      });
+      // A request that failed leaves the queue serving the next ones (its client checks by itself).
+      queue = answer.catch(() => undefined);
       void answer
         .catch(() => socket.destroy())
         .finally(() => {
