@@ -21,33 +21,17 @@
  * or Space opens a file or toggles a folder, F2 renames, Delete asks to delete; in the name field
  * Enter accepts and Escape cancels.
  *
- * The model (the tree, its rows, the name rules, renames and what each key asks for) is in
- * file-tree-model.ts, tested without a DOM; this file holds the view state and renders it: the rows,
- * the name field (`NameField`) and the question before a delete (`ConfirmDelete`).
+ * The model (the tree, its rows, the name rules and what each key asks for) is in file-tree-model.ts,
+ * tested without a DOM; the view state and the actions over it in file-tree-state.ts (`useFileTree`);
+ * this file renders them: the rows, the name field (`NameField`) and the question before a delete
+ * (`ConfirmDelete`).
  */
 import { Fragment, type ComponentChildren } from 'preact';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { isInside, movedPath } from '../../core/fs';
-import { buildTree, join, keyAction, keyOf, nameOf, parentOf, rowAfterDelete, validateName, visibleRows, type FolderNode, type TreeItem, type TreeNode } from './file-tree-model';
+import { useEffect, useRef } from 'preact/hooks';
+import { keyOf, type FolderNode, type TreeItem } from './file-tree-model';
+import { useFileTree, type Editing, type FileTreeProps } from './file-tree-state';
 
-export interface FileTreeProps {
-  /** Project-relative file paths. */
-  files: readonly string[];
-  selected?: string | undefined;
-  onSelect(path: string): void;
-  /** A new (empty) file. */
-  onCreate(path: string): void;
-  /** A file moved; called for each file under a renamed folder. */
-  onRename(from: string, to: string): void;
-  /** A file deleted, or a folder with every file under it. */
-  onDelete(path: string): void;
-  /** The tree's accessible name. */
-  label?: string;
-}
 
-type Editing =
-  | { kind: 'new-file' | 'new-folder'; parent: string; value: string; error?: string }
-  | { kind: 'rename'; node: TreeItem; value: string; error?: string };
 
 function Icon({ name }: { name: 'file' | 'folder' | 'folder-open' | 'chevron' | 'new-file' | 'new-folder' | 'rename' | 'delete' }) {
   const paths: Record<typeof name, ComponentChildren> = {
@@ -153,162 +137,7 @@ function ConfirmDelete({ node, files, depth, onDelete, onCancel }: { node: TreeI
 }
 
 export function FileTree({ files, selected, onSelect, onCreate, onRename, onDelete, label = 'Files' }: FileTreeProps) {
-  const [placeholders, setPlaceholders] = useState<string[]>([]);
-  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
-  const [focused, setFocused] = useState<string | undefined>(undefined);
-  const [editing, setEditing] = useState<Editing | undefined>(undefined);
-  const [confirming, setConfirming] = useState<TreeItem | undefined>(undefined);
-  const treeRef = useRef<HTMLUListElement>(null);
-  /** Move DOM focus to `focused` after the next render (after keyboard moves, creates, renames). */
-  const focusPending = useRef(false);
-
-  // A placeholder becomes a real folder once it holds a file: forget it then.
-  useEffect(() => {
-    setPlaceholders((list) => {
-      const kept = list.filter((p) => !files.some((f) => isInside(f, p)));
-      return kept.length === list.length ? list : kept;
-    });
-  }, [files]);
-
-  // The selected file's folders are open.
-  useEffect(() => {
-    if (!selected) return;
-    setCollapsed((set) => {
-      const next = new Set([...set].filter((folder) => !isInside(selected, folder)));
-      return next.size === set.size ? set : next;
-    });
-  }, [selected]);
-
-  const tree = useMemo(() => buildTree(files, placeholders), [files, placeholders]);
-
-  /** The rows in display order (what arrow keys walk). */
-  const visible = useMemo(() => visibleRows(tree, collapsed), [tree, collapsed]);
-
-  const focusKey = focused && visible.some((v) => keyOf(v.node) === focused) ? focused : selected && visible.some((v) => v.node.kind === 'file' && v.node.path === selected) ? `f:${selected}` : visible[0] && keyOf(visible[0].node);
-
-  // Synchronously after the render, so the next key press already lands on the new row.
-  useLayoutEffect(() => {
-    if (!focusPending.current || !focusKey) return;
-    focusPending.current = false;
-    treeRef.current?.querySelector<HTMLElement>(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
-  });
-
-  const focusRow = (key: string) => {
-    focusPending.current = true;
-    setFocused(key);
-  };
-
-  /** Where a new item goes: into the focused folder, or beside the focused or selected file. */
-  const targetFolder = (): string => {
-    const key = focusKey;
-    if (key?.startsWith('d:')) return key.slice(2);
-    if (key?.startsWith('f:')) return parentOf(key.slice(2));
-    return selected ? parentOf(selected) : '';
-  };
-
-  const startCreate = (kind: 'new-file' | 'new-folder', parent = targetFolder()) => {
-    setConfirming(undefined);
-    if (parent) setCollapsed((set) => new Set([...set].filter((f) => f !== parent && !isInside(parent, f))));
-    setEditing({ kind, parent, value: '' });
-  };
-
-  const startRename = (node: TreeItem) => {
-    setConfirming(undefined);
-    setEditing({ kind: 'rename', node, value: nameOf(node.path) });
-  };
-
-  const filesUnder = (folder: string) => files.filter((f) => isInside(f, folder));
-
-  const commit = () => {
-    if (!editing) return;
-    if (editing.kind === 'rename') {
-      const parent = parentOf(editing.node.path);
-      if (editing.value === nameOf(editing.node.path)) return setEditing(undefined);
-      const error = validateName(editing.value, parent, files, placeholders, editing.node);
-      if (error) return setEditing({ ...editing, error });
-      const to = join(parent, editing.value);
-      const from = editing.node.path;
-      if (editing.node.kind === 'file') onRename(from, to);
-      else {
-        for (const file of filesUnder(from)) onRename(file, to + file.slice(from.length));
-        setPlaceholders((list) => list.map((p) => movedPath(p, from, to)));
-        setCollapsed((set) => new Set([...set].map((f) => movedPath(f, from, to))));
-      }
-      setEditing(undefined);
-      focusRow(keyOf({ kind: editing.node.kind, path: to }));
-      return;
-    }
-    const kind = editing.kind === 'new-file' ? 'file' : 'folder';
-    const error = validateName(editing.value, editing.parent, files, placeholders);
-    if (error) return setEditing({ ...editing, error });
-    const path = join(editing.parent, editing.value);
-    if (kind === 'file') {
-      onCreate(path);
-      onSelect(path);
-    } else setPlaceholders((list) => [...list, path]);
-    setEditing(undefined);
-    focusRow(keyOf({ kind, path }));
-  };
-
-  const cancelEditing = () => {
-    setEditing(undefined);
-    focusPending.current = true;
-  };
-
-  const remove = (node: TreeItem) => {
-    setConfirming(undefined);
-    // Found before the delete: what comes next (or before), outside the deleted item.
-    const next = rowAfterDelete(visible, node);
-    if (node.kind === 'file' || filesUnder(node.path).length > 0) onDelete(node.path);
-    if (node.kind === 'folder') {
-      setPlaceholders((list) => list.filter((p) => p !== node.path && !isInside(p, node.path)));
-    }
-    if (next) focusRow(keyOf(next.node));
-  };
-
-  const askDelete = (node: TreeItem) => {
-    setEditing(undefined);
-    // An empty placeholder holds nothing to lose: it goes at once.
-    if (node.kind === 'folder' && filesUnder(node.path).length === 0) return remove(node);
-    setConfirming(node);
-  };
-
-  const toggle = (path: string, open?: boolean) =>
-    setCollapsed((set) => {
-      const next = new Set(set);
-      if (open ?? next.has(path)) next.delete(path);
-      else next.add(path);
-      return next;
-    });
-
-  const onKeyDown = (event: KeyboardEvent, node: TreeNode, parent: string) => {
-    if (event.target !== event.currentTarget) return;
-    const action = keyAction(event.key, { ctrl: event.ctrlKey, meta: event.metaKey, alt: event.altKey }, node, parent, visible, collapsed);
-    if (!action) return;
-    switch (action.kind) {
-      case 'focus':
-        focusRow(action.key);
-        break;
-      case 'toggle':
-        toggle(action.path, action.open);
-        break;
-      case 'select':
-        onSelect(action.path);
-        break;
-      case 'rename':
-        startRename(action.item);
-        break;
-      case 'delete':
-        askDelete(action.item);
-        break;
-      case 'none':
-        break;
-      default:
-        action satisfies never;
-    }
-    event.preventDefault();
-    event.stopPropagation();
-  };
+  const { tree, placeholders, collapsed, focusKey, treeRef, editing, confirming, focusedOn, startCreate, startRename, askDelete, remove, keep, typed, commit, cancelEditing, leaveEditing, filesUnder, toggle, onKeyDown } = useFileTree({ files, selected, onSelect, onCreate, onRename, onDelete });
 
   const nameField = (kind: 'file' | 'folder', depth: number, ariaLabel: string) =>
     editing ? (
@@ -317,20 +146,16 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
         kind={kind}
         depth={depth}
         ariaLabel={ariaLabel}
-        onChange={(value) => setEditing({ ...editing, value, error: undefined })}
+        onChange={typed}
         onAccept={commit}
         onCancel={cancelEditing}
-        onLeave={() => setEditing(undefined)}
+        onLeave={leaveEditing}
       />
     ) : null;
 
-  const confirmRow = (node: TreeItem, depth: number) => {
-    const dismiss = () => {
-      setConfirming(undefined);
-      focusRow(keyOf(node));
-    };
-    return <ConfirmDelete node={node} files={node.kind === 'folder' ? filesUnder(node.path).length : 1} depth={depth} onDelete={() => remove(node)} onCancel={dismiss} />;
-  };
+  const confirmRow = (node: TreeItem, depth: number) => (
+    <ConfirmDelete node={node} files={node.kind === 'folder' ? filesUnder(node.path).length : 1} depth={depth} onDelete={() => remove(node)} onCancel={() => keep(node)} />
+  );
 
   const renderNodes = (folder: FolderNode, depth: number): ComponentChildren => {
     const creating =
@@ -380,7 +205,7 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
               tabIndex={key === focusKey ? 0 : -1}
               class={`ws-tree-item ${node.kind}${isSelected ? ' selected' : ''}${node.kind === 'folder' && node.empty ? ' empty' : ''}`}
               onKeyDown={(event) => onKeyDown(event, node, folder.path)}
-              onFocus={(event) => event.target === event.currentTarget && setFocused(key)}
+              onFocus={(event) => event.target === event.currentTarget && focusedOn(key)}
             >
               {renaming ? (
                 nameField(node.kind, depth, `Rename ${node.path}`)
@@ -389,7 +214,7 @@ export function FileTree({ files, selected, onSelect, onCreate, onRename, onDele
                 class="ws-tree-row"
                 style={{ '--depth': depth }}
                 onClick={() => {
-                  setFocused(key);
+                  focusedOn(key);
                   if (node.kind === 'file') onSelect(node.path);
                   else toggle(node.path);
                 }}
