@@ -4,6 +4,8 @@ import type { Socket } from 'node:net';
 export const SERVE_VARIABLE: string;
 /** How long a server waits for a request before it ends. */
 export const DEFAULT_IDLE_MS: number;
+/** How long the client waits for a server to take its request before it checks by itself. */
+export const TAKE_WAIT_MS: number;
 /** The most a request or an answer may hold; a longer line is refused. */
 export const MAX_MESSAGE_BYTES: number;
 /** Whether `check` may go through a check server in this environment. */
@@ -25,6 +27,8 @@ export interface CheckRequest {
 }
 /** A check server's answer: what the check wrote and its exit status; or why it would not run it (the client then runs it itself). */
 export type CheckAnswer = { stdout: string; stderr: string; exitCode: number } | { refused: string };
+/** Sent first, as the server starts on a request: the answer follows. */
+export type CheckTaken = { taken: true };
 /** `platform <args>` answered by this build's check server (started first when none listens); undefined when none may or could. */
 export function checkThroughServer(
   root: URL,

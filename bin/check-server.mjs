@@ -29,6 +29,12 @@ export const DEFAULT_IDLE_MS = 15 * 60_000;
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** How long the client waits for a server it started to listen. */
 const START_WAIT_MS = 10_000;
+/**
+ * How long the client waits for a server to take its request (`{ taken: true }`, sent as soon as the
+ * request is read). A server busy with another check (a type check holds its thread) or stopped does
+ * not take it in time: the check then runs in a process of its own rather than wait behind it.
+ */
+export const TAKE_WAIT_MS = 3_000;
 
 /** Whether `check` may go through a check server in this environment. */
 export function serverAllowed(env = process.env) {
@@ -95,15 +101,20 @@ export function readMessages(socket, onMessage) {
   });
 }
 
-/** One request: the answer, or undefined when the socket could not be reached or ended before answering. */
-function ask(path, request) {
+/**
+ * One request: the answer, or undefined when the socket could not be reached, the server did not take
+ * the request within TAKE_WAIT_MS, or it ended before answering.
+ */
+function ask(path, request, takeWaitMs) {
   return new Promise((resolve) => {
     const socket = connect(path);
     let answer;
+    const untaken = setTimeout(() => socket.destroy(), takeWaitMs);
     socket.once('error', () => resolve(undefined));
-    socket.once('close', () => resolve(answer));
+    socket.once('close', () => (clearTimeout(untaken), resolve(answer)));
     socket.once('connect', () => socket.write(`${JSON.stringify(request)}\n`));
     readMessages(socket, (message) => {
+      if (message?.taken === true) return void clearTimeout(untaken);
       answer = message;
       socket.end();
     });
@@ -127,6 +138,7 @@ const delay = (ms) => new Promise((done) => setTimeout(done, ms));
  * no server may or could answer, with nothing written.
  */
 export async function checkThroughServer(root, args, out = process, env = process.env) {
+  const takeWaitMs = Number(env.PLATFORM_CHECK_SERVER_TAKE_MS) || TAKE_WAIT_MS;
   if (args[0] !== 'check' || !serverAllowed(env) || !prebuiltEntry(root)) return undefined;
   const snapshot = snapshotArgs(root);
   const folder = snapshot && socketFolder(env);
@@ -140,8 +152,8 @@ export async function checkThroughServer(root, args, out = process, env = proces
   const identity = buildIdentity(root);
   const { socket } = serverPaths(folder, identity);
   const request = { args, cwd, build: identity, debug: Boolean(env.PLATFORM_DEBUG) };
-  let answer = await ask(socket, request);
-  if (answer === undefined) {
+  let answer = await ask(socket, request, takeWaitMs);
+  if (answer === undefined && !(await listening(socket))) {
     // None listens (or one just ended): start one, which takes over a socket left by a server that was killed.
     const server = spawn(process.execPath, snapshot, { cwd: '/', detached: true, stdio: 'ignore', env: { ...env, [SERVE_VARIABLE]: socket } });
     let failed = false;
@@ -149,7 +161,7 @@ export async function checkThroughServer(root, args, out = process, env = proces
     server.unref();
     const until = Date.now() + START_WAIT_MS;
     while (!(await listening(socket)) && Date.now() < until && server.exitCode === null && !failed) await delay(25);
-    answer = await ask(socket, request);
+    answer = await ask(socket, request, takeWaitMs);
   }
   if (!answer || typeof answer.exitCode !== 'number' || typeof answer.stdout !== 'string' || typeof answer.stderr !== 'string') return undefined;
   out.stdout.write(answer.stdout);

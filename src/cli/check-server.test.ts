@@ -2,7 +2,8 @@
  * The check server (bin/check-server.mjs, check-server.ts), as people meet it: `platform check` through
  * bin/platform and bin/platform.mjs answers exactly as a check in a process of its own, starts a server
  * when none runs and uses it afterwards, survives a server killed at any moment (mid-check, or leaving its
- * socket behind), leaves one server when checks start together, ends an idle server, starts none under CI, and never talks to a socket in a folder
+ * socket behind), leaves one server when checks start together, does not wait on a server that cannot take
+ * the request (stopped), ends an idle server, starts none under CI, and never talks to a socket in a folder
  * another user could write (an attacker's stand-in server there is sent nothing). Each test has a socket
  * folder of its own (XDG_RUNTIME_DIR), and every server is ended afterwards.
  */
@@ -169,6 +170,28 @@ describe('platform check through a check server', () => {
     expect(serversOn(socket)).toEqual([pid]);
   });
 
+  it('does not wait on a server that cannot take the request (stopped, or busy with another check): the check runs alone', async () => {
+    const { env, pidOf } = runtime();
+    await check(template('blank'), env);
+    const pid = pidOf()!;
+    servers.push(pid);
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const app = template('endpoints', (text) => `${text}\nconst wrong: number = 'text';\n`);
+      const started = Date.now();
+      const run = await check(app, { ...env, PLATFORM_CHECK_SERVER_TAKE_MS: '1000' });
+      const took = Date.now() - started;
+      rmSync(join(app, '.platform'), { recursive: true, force: true });
+      expect(same(run)).toEqual(same(await check(app, alone)));
+      expect(run.code).toBe(1);
+      // Not the 120-second test limit: the client gave the stopped server a second, then checked by itself.
+      expect(took).toBeLessThan(60_000);
+      expect(pidOf(), 'no second server was started beside the stopped one').toBe(pid);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+  });
+
   it('ends a server idle for PLATFORM_CHECK_SERVER_IDLE_MS, removing its socket', async () => {
     const { env, pidOf, socket, pid: pidFile } = runtime();
     expect((await check(template('blank'), { ...env, PLATFORM_CHECK_SERVER_IDLE_MS: '500' })).code).toBe(0);
@@ -201,9 +224,15 @@ describe('platform check through a check server', () => {
         client.on('error', () => resolve(said));
       });
     const request = { args: ['check', '--json', tmpdir()], cwd: tmpdir(), build: buildIdentity(pathToFileURL(`${ROOT}/`)), debug: false };
-    expect(JSON.parse(await ask(`${JSON.stringify({ ...request, args: ['deploy', '--json'] })}\n`))).toEqual({ refused: 'the server answers only `check`' });
-    expect(JSON.parse(await ask(`${JSON.stringify({ ...request, build: 'another' })}\n`))).toEqual({ refused: 'the server is of another build of the CLI' });
-    expect(JSON.parse(await ask(`${JSON.stringify({ ...request, cwd: 'relative' })}\n`))).toEqual({ refused: 'not a check request' });
+    // Each answer comes after the server said it took the request.
+    const answer = async (line: string) => {
+      const [taken, reply, ...more] = (await ask(line)).split('\n').filter(Boolean).map((said) => JSON.parse(said) as unknown);
+      expect([taken, more]).toEqual([{ taken: true }, []]);
+      return reply;
+    };
+    expect(await answer(`${JSON.stringify({ ...request, args: ['deploy', '--json'] })}\n`)).toEqual({ refused: 'the server answers only `check`' });
+    expect(await answer(`${JSON.stringify({ ...request, build: 'another' })}\n`)).toEqual({ refused: 'the server is of another build of the CLI' });
+    expect(await answer(`${JSON.stringify({ ...request, cwd: 'relative' })}\n`)).toEqual({ refused: 'not a check request' });
     expect(await ask('not json\n'), 'a line that is not JSON ends the connection').toBe('');
     expect(alive(pidOf()!), 'and the server serves on').toBe(true);
     expect((await check(template('blank'), env)).code).toBe(0);

@@ -4,9 +4,10 @@
  * compiler kept across them, so a check runs in a process whose type checker V8 has compiled already, and
  * files the server checked before (the same text and the same imports) are not checked again.
  *
- * It answers only `check`, only requests of its own build, and only while that build is current; it ends
- * after the idle time without a request, when its heap grew past MAX_RSS_BYTES, or when its socket is no
- * longer its own (the socket's folder removed, another server in its place).
+ * A request is taken (`{ taken: true }`) as its turn comes; a client not answered so within its wait
+ * checks by itself. It answers only `check`, only requests of its own build, and only while that build
+ * is current; it ends after the idle time without a request, when its heap grew past MAX_RSS_BYTES, or
+ * when its socket is no longer its own (the socket's folder removed, another server in its place).
  */
 import { existsSync, lstatSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -141,6 +142,9 @@ export async function serveChecks(socketPath: string, root: string, compiler: ()
       inFlight++;
       waitIdle();
       const answer = queue.then(async () => {
+        // Taken as it starts, not as it queues: a client that gave up waiting (TAKE_WAIT_MS) checks by itself.
+        if (socket.destroyed) return;
+        socket.write(`${JSON.stringify({ taken: true })}\n`);
         const reply: CheckAnswer = isRequest(message) ? await run(message) : { refused: 'not a check request' };
         if (!socket.destroyed) socket.end(`${JSON.stringify(reply)}\n`);
         if ('refused' in reply && reply.refused.startsWith('a source')) end();
