@@ -138,17 +138,28 @@ const delay = (ms) => new Promise((done) => setTimeout(done, ms));
  * no server may or could answer, with nothing written.
  */
 export async function checkThroughServer(root, args, out = process, env = process.env) {
+  let answer;
+  try {
+    answer = await serverAnswer(root, args, env);
+  } catch {
+    // Anything unforeseen on the way to a server: the check runs by itself.
+    return undefined;
+  }
+  if (!answer || typeof answer.exitCode !== 'number' || typeof answer.stdout !== 'string' || typeof answer.stderr !== 'string') return undefined;
+  out.stdout.write(answer.stdout);
+  out.stderr.write(answer.stderr);
+  return answer.exitCode;
+}
+
+/** The answer of this build's check server (started first when none listens), or undefined. */
+async function serverAnswer(root, args, env) {
   const takeWaitMs = Number(env.PLATFORM_CHECK_SERVER_TAKE_MS) || TAKE_WAIT_MS;
   if (args[0] !== 'check' || !serverAllowed(env) || !prebuiltEntry(root)) return undefined;
   const snapshot = snapshotArgs(root);
   const folder = snapshot && socketFolder(env);
   if (!folder) return undefined;
-  let cwd;
-  try {
-    cwd = process.cwd();
-  } catch {
-    return undefined;
-  }
+  // Throws where the working folder is gone: the check then runs by itself (and says so, DG0000).
+  const cwd = process.cwd();
   const identity = buildIdentity(root);
   const { socket } = serverPaths(folder, identity);
   const request = { args, cwd, build: identity, debug: Boolean(env.PLATFORM_DEBUG) };
@@ -163,8 +174,5 @@ export async function checkThroughServer(root, args, out = process, env = proces
     while (!(await listening(socket)) && Date.now() < until && server.exitCode === null && !failed) await delay(25);
     answer = await ask(socket, request, takeWaitMs);
   }
-  if (!answer || typeof answer.exitCode !== 'number' || typeof answer.stdout !== 'string' || typeof answer.stderr !== 'string') return undefined;
-  out.stdout.write(answer.stdout);
-  out.stderr.write(answer.stderr);
-  return answer.exitCode;
+  return answer;
 }

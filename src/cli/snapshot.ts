@@ -8,8 +8,9 @@
  * A process started from the snapshot (`node --snapshot-blob startup.blob launch.cjs args…`, by bin/platform
  * or bin/platform.mjs) runs `check` and `build` with the CLI bundled here, or the sources when one changed
  * since the build; every other command through the launcher, the prebuilt CLI's modules (`launch.cjs`), as
- * `node launch.cjs args…` would; and, with PLATFORM_CHECK_SERVE set, the check server (check-server.ts). Packages the bundle leaves out (esbuild, fflate, workerd, the MCP SDK, the
- * HTTP server; see scripts/build-cli.ts) are required from the checkout when first used.
+ * `node launch.cjs args…` would; and, with PLATFORM_CHECK_SERVE set, the check server (check-server.ts).
+ * Packages the bundle leaves out (esbuild, fflate, workerd, the MCP SDK, the HTTP server; see
+ * scripts/build-cli.ts) are required from the checkout when first used.
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
