@@ -35,6 +35,8 @@ const START_WAIT_MS = 10_000;
  * not take it in time: the check then runs in a process of its own rather than wait behind it.
  */
 export const TAKE_WAIT_MS = 3_000;
+/** How long a server that dropped a request may still be seen listening before the client takes it for gone. */
+const GONE_WAIT_MS = 1_000;
 
 /** Whether `check` may go through a check server in this environment. */
 export function serverAllowed(env = process.env) {
@@ -102,19 +104,25 @@ export function readMessages(socket, onMessage) {
 }
 
 /**
- * One request: the answer, or undefined when the socket could not be reached, the server did not take
- * the request within TAKE_WAIT_MS, or it ended before answering.
+ * One request: `{ answer }`, or why there is none: `unreachable` (nothing listens), `untaken` (the
+ * server did not take the request within `takeWaitMs`), `dropped` (the connection ended before an
+ * answer: the server ended, or refused the line).
  */
 function ask(path, request, takeWaitMs) {
   return new Promise((resolve) => {
     const socket = connect(path);
     let answer;
-    const untaken = setTimeout(() => socket.destroy(), takeWaitMs);
-    socket.once('error', () => resolve(undefined));
-    socket.once('close', () => (clearTimeout(untaken), resolve(answer)));
-    socket.once('connect', () => socket.write(`${JSON.stringify(request)}\n`));
+    let connected = false;
+    let untaken = false;
+    const waiting = setTimeout(() => ((untaken = true), socket.destroy()), takeWaitMs);
+    socket.once('error', () => undefined);
+    socket.once('close', () => {
+      clearTimeout(waiting);
+      resolve(answer !== undefined ? { answer } : !connected ? 'unreachable' : untaken ? 'untaken' : 'dropped');
+    });
+    socket.once('connect', () => ((connected = true), socket.write(`${JSON.stringify(request)}\n`)));
     readMessages(socket, (message) => {
-      if (message?.taken === true) return void clearTimeout(untaken);
+      if (message?.taken === true) return void clearTimeout(waiting);
       answer = message;
       socket.end();
     });
@@ -163,8 +171,10 @@ async function serverAnswer(root, args, env) {
   const identity = buildIdentity(root);
   const { socket } = serverPaths(folder, identity);
   const request = { args, cwd, build: identity, debug: Boolean(env.PLATFORM_DEBUG) };
-  let answer = await ask(socket, request, takeWaitMs);
-  if (answer === undefined && !(await listening(socket))) {
+  let asked = await ask(socket, request, takeWaitMs);
+  // A server that ended as it was asked may still be seen listening for a moment while it goes.
+  for (let waited = 0; asked === 'dropped' && waited < GONE_WAIT_MS && (await listening(socket)); waited += 25) await delay(25);
+  if (asked === 'unreachable' || (asked === 'dropped' && !(await listening(socket)))) {
     // None listens (or one just ended): start one, which takes over a socket left by a server that was killed.
     const server = spawn(process.execPath, snapshot, { cwd: '/', detached: true, stdio: 'ignore', env: { ...env, [SERVE_VARIABLE]: socket } });
     let failed = false;
@@ -172,7 +182,7 @@ async function serverAnswer(root, args, env) {
     server.unref();
     const until = Date.now() + START_WAIT_MS;
     while (!(await listening(socket)) && Date.now() < until && server.exitCode === null && !failed) await delay(25);
-    answer = await ask(socket, request, takeWaitMs);
+    asked = await ask(socket, request, takeWaitMs);
   }
-  return answer;
+  return typeof asked === 'object' ? asked.answer : undefined;
 }
