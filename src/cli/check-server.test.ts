@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { buildIdentity, SERVE_VARIABLE, serverPaths } from '../../bin/check-server.mjs';
 import { PLATFORM_LAUNCHER, PLATFORM_MJS, ROOT, runCli, startCli, type CliRun } from '../testing/cli';
+import { alive, eventually } from '../testing/control-plane';
 import { generateApp } from './generated-app';
 
 const made: string[] = [];
@@ -35,15 +36,6 @@ function template(name: string, edit?: (text: string) => string): string {
   return directory;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) [ZX]/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
-
 /** The live processes started as check servers on `socket` (Linux /proc: their environment names it). */
 function serversOn(socket: string): number[] {
   return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => {
@@ -53,14 +45,6 @@ function serversOn(socket: string): number[] {
       return false;
     }
   });
-}
-
-async function until(condition: () => boolean, what: string, limitMs = 20_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${limitMs} ms`);
-    await new Promise((wake) => setTimeout(wake, 25));
-  }
 }
 
 /** A socket folder of the test's own, and the paths of this build's server in it. */
@@ -146,7 +130,7 @@ describe('platform check through a check server', () => {
 
     // Killed idle, a server leaves its socket; the next check starts one that takes it over.
     process.kill(second, 'SIGKILL');
-    await until(() => !alive(second), 'the killed server ended');
+    expect(await eventually(() => !alive(second), 20_000), 'the killed server ended').toBe(true);
     expect(existsSync(socket), 'the killed server left its socket').toBe(true);
     expect((await check(template('todo'), env)).code).toBe(0);
     const third = pidOf()!;
@@ -166,7 +150,7 @@ describe('platform check through a check server', () => {
       expect(same(runs[i]!)).toEqual(same(await check(app, alone)));
     }
     // Each check may have started a server; those that found the socket taken ended.
-    await until(() => serversOn(socket).length === 1, 'one server left', 40_000);
+    expect(await eventually(() => serversOn(socket).length === 1, 40_000), 'one server left').toBe(true);
     expect(serversOn(socket)).toEqual([pid]);
   });
 
@@ -197,7 +181,7 @@ describe('platform check through a check server', () => {
     expect((await check(template('blank'), { ...env, PLATFORM_CHECK_SERVER_IDLE_MS: '500' })).code).toBe(0);
     const pid = pidOf()!;
     servers.push(pid);
-    await until(() => !alive(pid), 'the idle server ended');
+    expect(await eventually(() => !alive(pid), 20_000), 'the idle server ended').toBe(true);
     expect(existsSync(socket)).toBe(false);
     expect(existsSync(pidFile)).toBe(false);
   });

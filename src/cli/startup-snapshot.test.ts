@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prebuiltEntry, SNAPSHOT_BLOB, SNAPSHOT_INFO, snapshotArgs, snapshotInfo, snapshotTag } from '../../bin/prebuilt.mjs';
 import { baseApp, CLIENT } from '../core/analyze/__fixtures__/base-app';
-import { processesNaming } from '../testing/control-plane';
+import { alive, eventually, processesNaming } from '../testing/control-plane';
 import { DevProcess } from '../testing/dev-process';
 import { PLATFORM_LAUNCHER, PLATFORM_MJS, ROOT, runCli, startCli } from '../testing/cli';
 
@@ -50,15 +50,6 @@ function childrenOf(pid: number): Array<{ pid: number; cmdline: string }> {
   return found;
 }
 
-const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) [ZX]/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-
-async function until(condition: () => boolean, what: string, limitMs = 30_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${limitMs} ms`);
-    await new Promise((wake) => setTimeout(wake, 50));
-  }
-}
 
 describe('the CLI started from its start-up snapshot', () => {
   it('is built for this Node by the test setup', () => {
@@ -132,8 +123,8 @@ describe('the CLI started from its start-up snapshot', () => {
 
       dev.child.kill('SIGKILL');
       await dev.exited;
-      await until(() => !alive(child!.pid), 'the child from the snapshot ended');
-      await until(() => engines().length === 0, 'its workerd engines ended');
+      expect(await eventually(() => !alive(child!.pid)), 'the child from the snapshot ended').toBe(true);
+      expect(await eventually(() => engines().length === 0), 'its workerd engines ended').toBe(true);
     } finally {
       await dev.stop();
     }

@@ -453,6 +453,12 @@ export function processesNaming(text: string): Array<{ pid: number; state: strin
   return found;
 }
 
+/** Whether a process runs: it exists and is not a zombie (ended, not yet reaped). */
+export function alive(pid: number): boolean {
+  const state = stateOf(pid);
+  return state !== undefined && state !== 'Z' && state !== 'X';
+}
+
 /** A process's state letter (R, S, Z…), undefined once it is gone. */
 export function stateOf(pid: number): string | undefined {
   try {
