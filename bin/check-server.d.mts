@@ -16,6 +16,8 @@ export function socketFolder(env?: Record<string, string | undefined>): string |
 export function buildIdentity(root: URL): string;
 /** The socket and the process-id file of the server of build `identity` in `folder`. */
 export function serverPaths(folder: string, identity: string): { socket: string; pid: string };
+/** Whether something listens on the socket `path`. */
+export function listening(path: string): Promise<boolean>;
 /** Reads newline-ended JSON messages from `socket`; a message too long, or not JSON, ends the socket. */
 export function readMessages(socket: Socket, onMessage: (message: unknown) => void): void;
 /** A check server's request: `platform <args>` run in `cwd`, for the server of build `build`. */

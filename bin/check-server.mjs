@@ -129,8 +129,8 @@ function ask(path, request, takeWaitMs) {
   });
 }
 
-/** Whether something listens on `path`. */
-function listening(path) {
+/** Whether something listens on the socket `path` (the client before it starts a server; a server before it takes a socket over). */
+export function listening(path) {
   return new Promise((resolve) => {
     const socket = connect(path);
     socket.once('connect', () => (socket.destroy(), resolve(true)));

@@ -10,9 +10,9 @@
  * when its socket is no longer its own (the socket's folder removed, another server in its place).
  */
 import { existsSync, lstatSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { buildIdentity, DEFAULT_IDLE_MS, readMessages, type CheckAnswer, type CheckRequest } from '../../bin/check-server.mjs';
+import { buildIdentity, DEFAULT_IDLE_MS, listening, readMessages, type CheckAnswer, type CheckRequest } from '../../bin/check-server.mjs';
 import { prebuiltEntry } from '../../bin/prebuilt.mjs';
 import type { Compiler } from '../core/build/build';
 import { buildCheckCacheKey } from './check-cache';
@@ -37,15 +37,6 @@ function isRequest(value: unknown): value is CheckRequest {
   );
 }
 
-/** Whether a server listens on `path`. */
-function answered(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(path);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /** Listens on `path`, taking it over from a server that is gone; false when a live server has it. */
 async function listenOn(server: Server, path: string): Promise<boolean> {
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -54,7 +45,7 @@ async function listenOn(server: Server, path: string): Promise<boolean> {
       server.listen(path, () => (server.off('error', resolve), resolve(undefined)));
     });
     if (!error) return true;
-    if (error.code !== 'EADDRINUSE' || (await answered(path))) return false;
+    if (error.code !== 'EADDRINUSE' || (await listening(path))) return false;
     // A socket a killed server left: nobody answers on it.
     rmSync(path, { force: true });
   }
