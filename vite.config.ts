@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { nodeLibrary } from './src/adapters/node/library.ts';
-import { quickLibrary } from './src/core/build/quick-bundle.ts';
+import { quickLibrary } from './src/core/quick/quick-bundle.ts';
 import { runtimeSandboxPlugin } from './vite/runtime-sandbox-plugin.ts';
 import { ISOLATION_HEADERS } from './src/adapters/webcontainer/isolation.ts';
 import { platformToolchainPlugin } from './vite/platform-toolchain-plugin.ts';

@@ -2,11 +2,9 @@
 import * as esbuild from 'esbuild';
 import * as esbuildWasm from 'esbuild-wasm';
 import { nodeLibrary } from '../src/adapters/node/library';
-import { analyzeProject } from '../src/core/analyze/analyze';
-import { openProject } from '../src/core/analyze/project';
-import { bundleProject } from '../src/core/build/bundle';
-import type { EsbuildApi } from '../src/core/build/esbuild-types';
-import { TypeCheckSession } from '../src/core/analyze/typecheck';
+import { analyzeProject, TypeCheckSession } from '../src/core/analyze';
+import { openProject } from '../src/core/project';
+import { bundleProject, type EsbuildApi } from '../src/core/bundle';
 import { MemoryFileSystem } from '../src/core/fs';
 import { checkManifest } from '../src/core/manifest';
 import type { BenchProject } from './projects';
@@ -71,7 +69,7 @@ export async function stopCompilers(): Promise<void> {
 }
 
 /**
- * The quick preview's bundle (src/core/build/quick-bundle.ts) of generated projects at two sizes, each
+ * The quick preview's bundle (src/core/quick/quick-bundle.ts) of generated projects at two sizes, each
  * in a new Node process so that its first run is as cold as the playground's worker's, against
  * esbuild-wasm's and native esbuild's preview bundle of the same files made in that process (issue 31:
  * a link's first preview made without esbuild-wasm).
@@ -81,7 +79,7 @@ export async function quickBundleRows(sizes: readonly number[]): Promise<Row[]> 
   const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { quickLibrary } = await import('../src/core/build/quick-bundle');
+  const { quickLibrary } = await import('../src/core/quick');
   // The Library's modules, made here as the playground makes them at build time: the child's Sucrase runs first on the app.
   const dir = mkdtempSync(join(tmpdir(), 'bench-quick-'));
   const linked = join(dir, 'library.json');

@@ -10,10 +10,7 @@
  */
 import { nodeSqlDriverFactory } from '../src/adapters/node/sqljs';
 import type { Manifest } from '../src/core/manifest';
-import { personaAuth } from '../src/core/runtime/personas';
-import { AppRuntime } from '../src/core/runtime/runtime';
-import { syncIndexes } from '../src/core/runtime/database-schema';
-import type { SqlDriver } from '../src/core/runtime/sql-driver';
+import { personaAuth, AppRuntime, syncIndexes, type SqlDriver } from '../src/core/runtime';
 import { defineServer, ownedTable, query } from '../src/modules/server';
 import { median, type Row } from './stats';
 

@@ -19,11 +19,10 @@ import { prebuiltEntry } from '../bin/prebuilt.mjs';
 import { libraryOnDisk, nodeLibrary } from '../src/adapters/node/library';
 import { NodeFileSystem } from '../src/adapters/node/node-file-system';
 import { directoryOf } from '../src/adapters/node/thread-bundler';
-import { analyzeProject } from '../src/core/analyze/analyze';
-import { Bundler } from '../src/core/build/bundle';
+import { analyzeProject, compilerOptions } from '../src/core/analyze';
+import { Bundler } from '../src/core/bundle';
 import { DevProcess } from '../src/testing/dev-process';
-import { APP_ROOT, ASSET_DECLARATIONS_FILE } from '../src/core/analyze/library';
-import { compilerOptions } from '../src/core/analyze/typecheck';
+import { APP_ROOT, ASSET_DECLARATIONS_FILE } from '../src/core/project';
 import { generateApp, sourceCount, WIDELY, widelyText } from '../src/cli/generated-app';
 import { median, type Row } from './stats';
 

@@ -10,7 +10,7 @@
  */
 import type { Browser } from '@playwright/test';
 import { nodeCompiler } from '../src/adapters/node/compiler';
-import { compileProject } from '../src/core/build/build';
+import { compileProject } from '../src/core/build';
 import { MemoryFileSystem } from '../src/core/fs';
 import { median, percentile, printTable, type Row } from './stats';
 

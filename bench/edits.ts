@@ -24,7 +24,7 @@
  * preview reloaded or refreshed (to `platform:preview-ready`), and the change seen after that.
  */
 import type { Page } from '@playwright/test';
-import { AdaptiveQuietWindow } from '../src/core/build/quiet-window';
+import { AdaptiveQuietWindow } from '../src/core/compile-loop';
 import { median, percentile, type Row } from './stats';
 
 /** Measured edits per kind per template, after WARM_UP unmeasured ones. */

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
-import { encodeShareLink } from '../src/core/share/link';
+import { encodeShareLink } from '../src/core/share';
 import { generatedProject } from './generated-project';
 import { median, type Row } from './stats';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from '@playwright/test';
 import { build } from 'esbuild';
-import { AdaptiveQuietWindow } from '../src/core/build/quiet-window';
+import { AdaptiveQuietWindow } from '../src/core/compile-loop';
 import { templateEditRows } from './edits';
 import { median, percentile, printTable, type Row } from './stats';
 
@@ -127,7 +127,7 @@ async function firstPreview(browser: Browser, url: string): Promise<{ cold: numb
  * Edits the client's heading through CodeMirror and waits for the preview to show it. Each edit is
  * one change made after a pause, as a person makes one and looks at the result: an edit within the
  * quiet window's burstMs of the one before is typing, which the adaptive quiet window waits out by design
- * (src/core/build/quiet-window.ts), so without the pause a faster preview would turn the next edit
+ * (src/core/compile-loop/quiet-window.ts), so without the pause a faster preview would turn the next edit
  * into a keystroke of a burst.
  */
 async function editToPreview(page: Page): Promise<{ total: number[]; compile: number[] }> {

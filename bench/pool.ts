@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { bundleWorkerEntry } from '../src/adapters/workerd/workerd-engine';
 import { AppEngine, type HostedRequest } from '../src/adapters/workerd/app-engine';
 import { WorkerdPool } from '../src/adapters/workerd/pool';
-import type { Auth } from '../src/core/runtime/personas';
+import type { Auth } from '../src/core/runtime';
 import { build, databaseApp, deployBody } from '../src/testing/control-plane-apps';
 import { engineProcesses, hostedRequest, signInOverHttp, startPlaneProcess } from '../src/testing/control-plane';
 import { residentBytes } from './proc';

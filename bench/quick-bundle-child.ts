@@ -7,10 +7,10 @@
 import * as esbuild from 'esbuild';
 import * as esbuildWasm from 'esbuild-wasm';
 import { nodeLibrary } from '../src/adapters/node/library';
-import { openProject } from '../src/core/analyze/project';
-import { bundleProject } from '../src/core/build/bundle';
+import { openProject } from '../src/core/project';
+import { bundleProject } from '../src/core/bundle';
 import { readFileSync } from 'node:fs';
-import { quickBundle, type QuickLibrary } from '../src/core/build/quick-bundle';
+import { quickBundle, type QuickLibrary } from '../src/core/quick';
 import { MemoryFileSystem } from '../src/core/fs';
 import { checkManifest } from '../src/core/manifest';
 import { generatedProject } from './generated-project';

@@ -1,13 +1,7 @@
 /** Runtime figures: the table API against raw sql.js on the same table, and each template's test run. */
 import { nodeSqlDriverFactory } from '../src/adapters/node/sqljs';
 import type { Manifest } from '../src/core/manifest';
-import { systemClock } from '../src/core/runtime/clock';
-import { CursorSigner } from '../src/core/runtime/cursor';
-import { DEFAULT_LIMITS, Meter } from '../src/core/runtime/limits';
-import { createSchema } from '../src/core/runtime/tables/schema';
-import { Database } from '../src/core/runtime/tables/database';
-import { personaAuth } from '../src/core/runtime/personas';
-import { AppRuntime } from '../src/core/runtime/runtime';
+import { systemClock, CursorSigner, DEFAULT_LIMITS, Meter, createSchema, Database, personaAuth, AppRuntime } from '../src/core/runtime';
 import { defineServer, mutation, ownedTable } from '../src/modules/server';
 import { median, percentile, type Row } from './stats';
 

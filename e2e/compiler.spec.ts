@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { nodeCompiler } from '../src/adapters/node/compiler';
 import { baseApp, CLIENT, SERVER } from '../src/core/analyze/__fixtures__/base-app';
-import { compileProject } from '../src/core/build/build';
+import { compileProject } from '../src/core/build';
 import type { Diagnostic } from '../src/core/diagnostics';
 import { MemoryFileSystem } from '../src/core/fs';
 

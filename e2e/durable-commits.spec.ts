@@ -6,7 +6,7 @@
  */
 import { expect, test, type Page } from '@playwright/test';
 import { nodeCompiler } from '../src/adapters/node/compiler';
-import { compileProject } from '../src/core/build/build';
+import { compileProject } from '../src/core/build';
 import { MemoryFileSystem } from '../src/core/fs';
 import { openTemplate, preview } from './helpers';
 

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { chromium, expect, test, type Page, type Route } from '@playwright/test';
-import { encodeShareLink } from '../src/core/share/link';
+import { encodeShareLink } from '../src/core/share';
 import { readTextTree } from '../src/adapters/node/templates';
 import { generatedProject } from '../bench/generated-project';
 import { openTemplate, preview, replaceFile } from './helpers';

@@ -6,7 +6,7 @@
 import { expect, test } from '@playwright/test';
 import { nodeCompiler } from '../src/adapters/node/compiler';
 import { packageApp } from '../src/core/build/__fixtures__/package-app';
-import { compileProject } from '../src/core/build/build';
+import { compileProject } from '../src/core/build';
 import type { Diagnostic } from '../src/core/diagnostics';
 import { MemoryFileSystem } from '../src/core/fs';
 

@@ -1,6 +1,6 @@
 /**
  * The preview's React client after an edit: React from the bundler worker's vendor script, the app's
- * bundle after it in the same client/app.js (src/core/build/bundle.ts, `preview`). The edit shows, the
+ * bundle after it in the same client/app.js (src/core/bundle/bundle.ts, `preview`). The edit shows, the
  * app still works through React and platform/client, and React is the one the vendor script set up.
  */
 import { expect, test } from '@playwright/test';

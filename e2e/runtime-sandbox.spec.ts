@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { nodeCompiler } from '../src/adapters/node/compiler';
 import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
-import { compileProject } from '../src/core/build/build';
+import { compileProject } from '../src/core/build';
 import { MemoryFileSystem } from '../src/core/fs';
 
 const MANIFEST = {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findCycles, findFolderCycles, importsOf, moduleGraph, stronglyConnected } from './check-cycles';
+import { findCycles, findDeepImports, findFolderCycles, importsOf, moduleGraph, stronglyConnected } from './check-cycles';
 
 let root: string | undefined;
 afterEach(() => {
@@ -114,5 +114,37 @@ describe('findFolderCycles', () => {
       'src/core/build/build.ts': "import { p } from '../analyze/project';\nexport const b = p;",
     });
     expect(findFolderCycles(dir)).toEqual([]);
+  });
+});
+
+describe('findDeepImports', () => {
+  it('names each import past a core folder\'s entry, from anywhere outside it, tests included', () => {
+    const dir = checkout({
+      'src/core/runtime/index.ts': "export { AppRuntime } from './runtime';",
+      'src/core/runtime/runtime.ts': "import { p } from './tables/schema';\nexport class AppRuntime { p = p; }",
+      'src/core/runtime/tables/schema.ts': "export const p = 1;",
+      'src/core/build/build.ts': "import type { AppRuntime } from '../runtime/runtime';\nexport type B = AppRuntime;",
+      'src/ui/page.ts': "import { p } from '../core/runtime/tables/schema.ts';\nexport const q = p;",
+      'worker/host.test.ts': "export const load = () => import('../src/core/runtime/runtime');",
+    });
+    expect(findDeepImports(dir)).toEqual([
+      'src/core/build/build.ts -> src/core/runtime/runtime.ts',
+      'src/ui/page.ts -> src/core/runtime/tables/schema.ts',
+      'worker/host.test.ts -> src/core/runtime/runtime.ts',
+    ]);
+  });
+
+  it('lets the folder\'s entry, its test suites\' entry and test data through, and a folder reach into itself', () => {
+    const dir = checkout({
+      'src/core/runtime/index.ts': "export { AppRuntime } from './runtime';",
+      'src/core/runtime/testing.ts': "export { suite } from './conformance';",
+      'src/core/runtime/conformance.ts': "import { AppRuntime } from './runtime';\nexport const suite = [AppRuntime];",
+      'src/core/runtime/runtime.ts': "export class AppRuntime {}",
+      'src/core/runtime/__fixtures__/app.ts': "export const app = 1;",
+      'src/core/share/frame.fixture.ts': "export const frame = 1;",
+      'src/core/build/build.ts': "import { AppRuntime } from '../runtime';\nexport const b = AppRuntime;",
+      'src/ui/page.test.ts': "import { suite } from '../core/runtime/testing';\nimport { app } from '../core/runtime/__fixtures__/app';\nimport { frame } from '../core/share/frame.fixture';\nimport { AppRuntime } from '../core/runtime/index.ts';\nexport const all = [suite, app, frame, AppRuntime];",
+    });
+    expect(findDeepImports(dir)).toEqual([]);
   });
 });

@@ -1,11 +1,11 @@
 /**
- * The import-cycle check: reads every TypeScript file under the checked folders, resolves its relative
- * (and `platform/*`) imports to files, and reports each strongly connected component of the module graph.
+ * The import rules: reads every TypeScript file under the checked folders, resolves its relative (and
+ * `platform/*`) imports to files, and reports each strongly connected component of the module graph.
  * Every edge counts: `import`, `import type`, `export … from`, `import()` calls and `import('…')` types,
  * since a cycle of types or of lazy loads is still a cycle in the graph we keep acyclic.
- * The core's folders are also kept acyclic as a whole (`findFolderCycles`), so that each can have an
- * entry the others import. `npx tsx scripts/check-cycles.ts` prints the cycles and exits 1 when there is
- * one (`npm run typecheck` runs it).
+ * The core's folders are also kept acyclic as a whole (`findFolderCycles`), and each is reached from
+ * outside only through its entry (`findDeepImports`). `npx tsx scripts/check-cycles.ts` prints what
+ * breaks a rule and exits 1 when anything does (`npm run typecheck` runs it).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
@@ -147,15 +147,43 @@ export function findFolderCycles(root: string): Array<{ folders: string[]; impor
   }));
 }
 
+/**
+ * What a file outside a core folder may import of it: its entry (`index.ts`), its test suites' entry
+ * (`testing.ts`, for the hosts that run them), and test data (`__fixtures__/`, `*.fixture.ts`).
+ */
+const FOLDER_FACE = /^(?:index|testing)\.ts$/;
+const TEST_DATA = /(?:^|\/)__fixtures__\/|\.fixture\.tsx?$/;
+
+/**
+ * Imports that reach into a core folder (`src/core/<folder>/…`) from outside it, past its entry: each
+ * as `file -> target`. Tests count too: what a folder offers the rest of the code base is its entry.
+ */
+export function findDeepImports(root: string, folders: readonly string[] = CHECKED_FOLDERS): string[] {
+  const folderOf = (file: string): string | undefined => (file.startsWith(`${CORE_ROOT}/`) && file.indexOf('/', CORE_ROOT.length + 1) > 0 ? file.slice(0, file.indexOf('/', CORE_ROOT.length + 1)) : undefined);
+  const deep: string[] = [];
+  for (const [file, targets] of moduleGraph(root, folders)) {
+    for (const target of targets) {
+      const folder = folderOf(target);
+      if (!folder || folderOf(file) === folder || TEST_DATA.test(target)) continue;
+      if (FOLDER_FACE.test(target.slice(folder.length + 1))) continue;
+      deep.push(`${file} -> ${target}`);
+    }
+  }
+  return deep.sort();
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = join(import.meta.dirname, '..');
   const cycles = findCycles(root);
   for (const cycle of cycles) console.error(`import cycle among ${cycle.length} files:\n${cycle.map((file) => `  ${file}`).join('\n')}`);
   const folderCycles = findFolderCycles(root);
   for (const cycle of folderCycles) console.error(`the core's folders ${cycle.folders.join(', ')} import each other:\n${cycle.imports.map((line) => `  ${line}`).join('\n')}`);
-  if (cycles.length || folderCycles.length) {
+  const deep = findDeepImports(root);
+  if (deep.length) console.error(`imports past a core folder's entry:\n${deep.map((line) => `  ${line}`).join('\n')}`);
+  if (cycles.length || folderCycles.length || deep.length) {
     if (cycles.length) console.error(`${cycles.length} import cycle(s): move what the files share into a module they both import.`);
     if (folderCycles.length) console.error(`${folderCycles.length} cycle(s) among the core's folders: move what they share into the folder below both.`);
+    if (deep.length) console.error(`${deep.length} import(s) past a core folder's entry: import the folder itself (its index.ts), and export what is needed there.`);
     process.exit(1);
   }
 }

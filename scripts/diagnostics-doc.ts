@@ -1,5 +1,5 @@
 /** Writes docs/diagnostics.md from the catalogue. */
 import { writeFileSync } from 'node:fs';
-import { catalogueMarkdown } from '../src/core/diagnostics/catalogue-doc';
+import { catalogueMarkdown } from '../src/core/diagnostics';
 
 writeFileSync(new URL('../docs/diagnostics.md', import.meta.url), catalogueMarkdown());

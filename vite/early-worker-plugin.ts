@@ -7,8 +7,8 @@
  * in `vite` dev the page starts the worker when it reads the link.
  */
 import type { Plugin } from 'vite';
-import { SHARE_HASH } from '../src/core/share/route.ts';
-import type { QuickPreviewRequest } from '../src/core/build/quick-preview-host.ts';
+import { SHARE_HASH } from '../src/core/share/index.ts';
+import type { QuickPreviewRequest } from '../src/core/quick/index.ts';
 
 const WORKER = /(^|\/)quick-preview\.worker-[^/]*\.js$/;
 

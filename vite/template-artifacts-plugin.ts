@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Plugin } from 'vite';
 import { nodeCompiler } from '../src/adapters/node/compiler.ts';
 import { nodeTemplates } from '../src/adapters/node/templates.ts';
-import { compileProject } from '../src/core/build/build.ts';
+import { compileProject } from '../src/core/build/index.ts';
 import { MemoryFileSystem } from '../src/core/fs/index.ts';
 import { canonicalJson, sha256Hex } from '../src/core/hash/index.ts';
 

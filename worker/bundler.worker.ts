@@ -7,9 +7,8 @@
  */
 import * as esbuild from 'esbuild-wasm';
 import embedded from 'virtual:platform-library/modules';
-import { Bundler } from '../src/core/build/bundle';
-import { embeddedLibrary } from '../src/core/analyze/library';
-import { answerBundle } from '../src/core/build/remote-bundler';
+import { Bundler, answerBundle } from '../src/core/bundle';
+import { embeddedLibrary } from '../src/core/project';
 import type { BundlerRequest, BundlerResponse } from './protocol/bundler';
 
 declare const self: DedicatedWorkerGlobalScope;

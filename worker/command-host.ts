@@ -5,9 +5,9 @@
  * to run them (`command-tests`) and feeds the events it sends back to the core's test command.
  */
 import { runCommandLine, type CommandHost } from '../src/core/commands';
-import type { Compiler } from '../src/core/build/build';
+import type { Compiler } from '../src/core/build';
 import { MemoryFileSystem, normalizeProjectPath } from '../src/core/fs';
-import type { TestEvent } from '../src/core/testing/events';
+import type { TestEvent } from '../src/core/testing';
 import type { CompilerRequest, CompilerResponse } from './protocol/compiler';
 
 type CommandRequest = Extract<CompilerRequest, { type: 'command' }>;

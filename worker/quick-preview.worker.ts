@@ -1,15 +1,14 @@
 /// <reference lib="webworker" />
 /**
  * The quick preview worker: a project's first preview made with Sucrase and linked
- * (src/core/build/quick-bundle.ts), off the page's thread, while the compiler worker has not started;
- * what it answers is src/core/build/quick-preview-host.ts. Started by the page's first script for a
+ * (src/core/quick/quick-bundle.ts), off the page's thread, while the compiler worker has not started;
+ * what it answers is src/core/quick/quick-preview-host.ts. Started by the page's first script for a
  * share link, it is sent the page's location and bundles the link's files before the page's own
  * script has loaded. The Library's modules come made at build time. Like the compiler it runs only
  * trusted code; the app's code is transformed here, never executed.
  */
 import library from 'virtual:platform-library/quick';
-import { quickBundle } from '../src/core/build/quick-bundle';
-import { QuickPreviewHost } from '../src/core/build/quick-preview-host';
+import { quickBundle, QuickPreviewHost } from '../src/core/quick';
 import { linkFilesOf } from '../src/core/share';
 import type { QuickPreviewRequest } from './protocol/quick-preview';
 

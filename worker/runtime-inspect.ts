@@ -4,17 +4,12 @@
  * runtime's table API, so the table's policy holds), over the running app's own database.
  * Everything is cut to INSPECT_LIMITS here; the trusted side checks them again (isInspectResult).
  */
-import { listedTables } from '../src/core/runtime/table-names';
+import { listedTables, OBJECTS_TABLE, SqlObjectStore, quoteIdentifier, type SqlDriver, isPersona, type Auth, type PersonaName, type AppRuntime, isPlainObject } from '../src/core/runtime';
 import type { Database, Statement } from 'sql.js';
 import type { Manifest } from '../src/core/manifest';
-import { OBJECTS_TABLE, SqlObjectStore } from '../src/core/runtime/storage';
-import { quoteIdentifier, type SqlDriver } from '../src/core/runtime/sql-driver';
 import { exportState, importStateText } from '../src/core/state';
-import { isProjectDataDocument, MAX_ZIP_OBJECT_BYTES, parseProjectData, type ObjectEntry } from '../src/core/share/objects';
-import { describeError } from '../src/core/host/describe';
-import { isPersona, type Auth, type PersonaName } from '../src/core/runtime/personas';
-import type { AppRuntime } from '../src/core/runtime/runtime';
-import { isPlainObject } from '../src/core/runtime/tables/values';
+import { isProjectDataDocument, MAX_ZIP_OBJECT_BYTES, parseProjectData, type ObjectEntry } from '../src/core/share';
+import { describeError } from '../src/core/host';
 import { decodeJson } from '../src/modules/wire';
 import type { Diagnostic } from '../src/core/diagnostics';
 import { INSPECT_LIMITS, type ColumnInfo, type Grid, type GridCell, type IndexInfo, type InspectDiagnostic, type InspectQuery, type InspectResult, type OperationInfo, type TableInfo } from './protocol/runtime';

@@ -14,23 +14,12 @@
  */
 import initSqlJs from 'sql.js';
 import { SqlJsDriver, sqlJsFactory } from '../src/adapters/sqljs/sqljs-driver';
-import { randomId, systemClock } from '../src/core/runtime/clock';
-import { failedCall } from '../src/core/runtime/outcome';
-import { localPlatformResponse } from '../src/core/runtime/local-platform';
-import { isPersona, personaAuth, type Auth, type PersonaName } from '../src/core/runtime/personas';
-import { AppRuntime, callAnswer, errorResponse, type CallOutcome } from '../src/core/runtime/runtime';
-import { ConsoleCapture, encodeCallReport } from '../src/core/runtime/console-capture';
-import { isSchemaChangeRefused } from '../src/core/runtime/tables/schema-change';
-import type { SqlDriver } from '../src/core/runtime/sql-driver';
-import { JournalingDriver, replayJournal, type JournalStatement } from '../src/core/runtime/journaling-driver';
-import { loadModuleMap, type LoadedModule } from '../src/core/testing/locate';
-import { BodySender, bodyPoster } from '../src/core/host/body-stream';
-import { describeError } from '../src/core/host/describe';
-import { runTestsInEngine, type TestRunMessage } from '../src/core/host/test-run';
+import { randomId, systemClock, failedCall, localPlatformResponse, isPersona, personaAuth, type Auth, type PersonaName, AppRuntime, callAnswer, errorResponse, type CallOutcome, ConsoleCapture, encodeCallReport, isSchemaChangeRefused, type SqlDriver, JournalingDriver, replayJournal, type JournalStatement } from '../src/core/runtime';
+import { loadModuleMap, type LoadedModule } from '../src/core/testing';
+import { BodySender, bodyPoster, describeError, runTestsInEngine, type TestRunMessage, handlerPlaces } from '../src/core/host';
 import { decodeJson, encodeJson } from '../src/modules/wire';
 import { isPreviewCall, previewAnswer, type PreviewCall, type RuntimeMessage, type RuntimeRequest } from './protocol/runtime';
 import { inspect, operationsOf, type Inspected } from './runtime-inspect';
-import { handlerPlaces } from '../src/core/host/handler-place';
 
 declare const self: DedicatedWorkerGlobalScope;
 

@@ -12,6 +12,6 @@ declare module 'virtual:platform-library/modules' {
 
 /** The Library's modules made for the quick preview at build time (`quickLibrary`): what worker/quick-preview.worker.ts links. */
 declare module 'virtual:platform-library/quick' {
-  const library: import('../src/core/build/quick-bundle').QuickLibrary;
+  const library: import('../src/core/quick').QuickLibrary;
   export default library;
 }

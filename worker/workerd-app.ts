@@ -5,20 +5,15 @@
  * signed with this engine's key; the key, the cursor secret and the app's environment values arrive as
  * bindings, which app code never sees (it gets no `env`, and bindings are not globals).
  */
-import { AppRuntime } from '../src/core/runtime/runtime';
-import { failedCall } from '../src/core/runtime/outcome';
-import { errorResponse } from '../src/core/runtime/runtime';
-import { describeProblems, isSchemaChangeRefused } from '../src/core/runtime/tables/schema-change';
-import { describeError } from '../src/core/host/describe';
-import { IDENTITY_HEADER, IdentityVerifier, LOADED_PATH, READY_PATH, SequenceWindow } from '../src/core/host/identity';
+import { AppRuntime, failedCall, errorResponse, describeProblems, isSchemaChangeRefused, ConsoleCapture } from '../src/core/runtime';
+import { describeError, IDENTITY_HEADER, IdentityVerifier, LOADED_PATH, READY_PATH, SequenceWindow } from '../src/core/host';
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
 import type { Manifest } from '../src/core/manifest';
-import { ConsoleCapture } from '../src/core/runtime/console-capture';
 import { INSPECT_PREFIX, type HostedInspection } from './protocol/inspection';
 import { TENANT_HEADER, VERSION_HEADER } from './protocol/pool';
 import { inspect, operationsOf } from './runtime-inspect';
-import { ADMIN_PATH, adminRequestProblem, answerAdmin, type AdminRequest } from '../src/core/local/admin';
-import { EXPORT_PAGE_ROWS, exportPage } from '../src/core/state/export-pages';
+import { ADMIN_PATH, adminRequestProblem, answerAdmin, type AdminRequest } from '../src/core/local';
+import { EXPORT_PAGE_ROWS, exportPage } from '../src/core/state';
 
 /** What the control plane passes in the `START` binding (from the engine process's environment, never a file). */
 export interface AppStart {

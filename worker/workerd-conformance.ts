@@ -3,11 +3,8 @@
  * Durable Object SQLite driver, for the Vitest file that starts it: `GET /run?suite=…&case=…` runs one
  * case in a Durable Object of its own (fresh storage) and answers `{ ok }` or `{ ok: false, error }`.
  */
-import { runtimeConformance } from '../src/core/runtime/conformance';
-import { tableConformance } from '../src/core/runtime/tables/conformance';
-import { queryPlanConformance } from '../src/core/runtime/tables/query-plans';
-import { storageConformance } from '../src/core/runtime/storage/conformance';
-import type { SqlDriverFactory } from '../src/core/runtime/sql-driver';
+import { runtimeConformance, tableConformance, queryPlanConformance, storageConformance } from '../src/core/runtime/testing';
+import type { SqlDriverFactory } from '../src/core/runtime';
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
 
 const SUITES: Record<string, ReadonlyArray<{ name: string; run(make: SqlDriverFactory): Promise<void> }>> = {

@@ -11,7 +11,7 @@
  * a local process that reaches this port can name an environment, not give it code or keys. Every
  * request still needs an identity the control plane signed with the lease's key (workerd-app.ts).
  */
-import { LOADED_PATH } from '../src/core/host/identity';
+import { LOADED_PATH } from '../src/core/host';
 import { DELETE_PATH, ID_PATH, LEASE_PATH, RELEASE_PATH, TENANT_HEADER, VERSION_HEADER, type LeaseRecord } from './protocol/pool';
 
 interface LoadedWorker {

@@ -7,9 +7,9 @@
  * Test and app code get no `process`, no Node built-ins, no code from strings and no network.
  */
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
-import { ENGINE_EXHAUSTED, runTestsInEngine, type TestRunMessage } from '../src/core/host/test-run';
-import { AppRuntime } from '../src/core/runtime/runtime';
-import { loadModuleMap } from '../src/core/testing/locate';
+import { ENGINE_EXHAUSTED, runTestsInEngine, type TestRunMessage } from '../src/core/host';
+import { AppRuntime } from '../src/core/runtime';
+import { loadModuleMap } from '../src/core/testing';
 import { ACK_PATH, serverCopyName, type TestRunRequest } from './protocol/workerd-test';
 
 interface Env {

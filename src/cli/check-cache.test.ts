@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
-import type { Compiler } from '../core/build/build';
+import type { Compiler } from '../core/build';
 import { packageApp } from '../core/build/__fixtures__/package-app';
 import { baseApp } from '../core/analyze/__fixtures__/base-app';
 import { prebuiltEntry } from '../../bin/prebuilt.mjs';

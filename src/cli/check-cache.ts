@@ -27,7 +27,7 @@ import { createRequire } from 'node:module';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prebuiltEntry } from '../../bin/prebuilt.mjs';
-import type { Library } from '../core/analyze/library';
+import type { Library } from '../core/project';
 import type { EntryKind, WritableFileSystem } from '../core/fs';
 import { MANIFEST_FILE } from '../core/manifest';
 import type { KeptResults } from '../adapters/node/compiler';

@@ -14,7 +14,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { buildIdentity, DEFAULT_IDLE_MS, listening, readMessages, type CheckAnswer, type CheckRequest } from '../../bin/check-server.mjs';
 import { prebuiltEntry } from '../../bin/prebuilt.mjs';
-import type { Compiler } from '../core/build/build';
+import type { Compiler } from '../core/build';
 import { buildCheckCacheKey } from './check-cache';
 import { main } from './main';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseApp, CLIENT } from '../core/analyze/__fixtures__/base-app';
 import { manifestCases } from '../core/manifest/__fixtures__/cases';
 import { nodeCompiler } from '../adapters/node/compiler';
-import type { Compiler } from '../core/build/build';
+import type { Compiler } from '../core/build';
 import { runCli, runInProcess } from '../testing/cli';
 
 let work: string;

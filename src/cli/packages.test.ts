@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
-import type { Compiler } from '../core/build/build';
+import type { Compiler } from '../core/build';
 import { NODE_DIGEST, packageApp, UNTYPED_PAD, type PackageAppOptions } from '../core/build/__fixtures__/package-app';
 import type { Diagnostic } from '../core/diagnostics';
 import { runInProcess } from '../testing/cli';

@@ -10,11 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostedOrigin, type Environment } from '../core/deploy/ids';
-import type { Auth } from '../core/runtime/personas';
+import { hostedOrigin, type Environment, hostedTarget } from '../core/deploy';
+import type { Auth } from '../core/runtime';
 import { APP_SESSION_COOKIE, APP_SESSION_TTL_MS, AppAuth, CODE_TTL_MS, INVITE_TTL_MS, MAX_WORKSPACES, SIGN_IN_COOKIE, WORKSPACES_PER_DAY, appUserIdOf, safeReturnPath, type GuestVisitor } from './app-auth';
 import { createControlPlane, type ControlPlane } from './control-plane';
-import { hostedTarget } from '../core/deploy/ids';
 import { BASE, registerAccount } from '../testing/control-plane';
 import { TestBrowser, type Visit } from '../testing/test-browser';
 

@@ -25,10 +25,8 @@
  * app's pages act for their signed-in person, as its mutations do; other origins cannot.
  */
 import { randomBytes } from 'node:crypto';
-import { hostedOrigin } from '../core/deploy/ids';
-import { failedCall } from '../core/runtime/outcome';
-import type { Auth } from '../core/runtime/personas';
-import { errorResponse } from '../core/runtime/runtime';
+import { hostedOrigin } from '../core/deploy';
+import { failedCall, type Auth, errorResponse } from '../core/runtime';
 import type { PageAuth, WorkspaceInfo } from '../modules/types';
 import { appUserRecords, type AppUserRecords } from './app-user-records';
 import { BodyTooLargeError, readLimited } from './body-limit';

@@ -4,7 +4,7 @@
  * Each names what it does; the SQL lives here, not in the route handlers (app-routes.ts), so that
  * swapping the records' engine changes this file and not the handlers. Rows are the records' rows.
  */
-import type { Environment } from '../core/deploy/ids';
+import type { Environment } from '../core/deploy';
 import type { Records, Row } from './records';
 
 type Kind = 'deploy' | 'promote' | 'rollback';

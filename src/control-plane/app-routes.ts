@@ -4,9 +4,7 @@
  * env-routes.ts's. Every route acts only on the caller's own apps.
  */
 import type { Hono } from 'hono';
-import { deployEnvironment } from '../core/deploy/ids';
-import { ROUTES } from '../core/deploy/routes';
-import { CALL_CURSOR, INSPECT_VIEWS, type InspectView } from '../core/deploy/protocol';
+import { deployEnvironment, ROUTES, CALL_CURSOR, INSPECT_VIEWS, type InspectView } from '../core/deploy';
 import { answer, appInfo, jsonObject as json, deploymentInfo, newId, refuse, type Context } from './context';
 import { on, ownedAppId, ownsApp, signedIn, type ControlEnv } from './middleware';
 import type { Hosting } from './hosting/hosting';

@@ -7,7 +7,7 @@
  * origin: no page of an app's origin, which the app's code can read, ever shows it.
  */
 import type { Hono } from 'hono';
-import { APP_ID, hostedOrigin, type Environment } from '../core/deploy/ids';
+import { APP_ID, hostedOrigin, type Environment } from '../core/deploy';
 import { formOf, fromOwnPage } from './account-routes';
 import type { AccountSession, Accounts } from './accounts';
 import type { AppAuth } from './app-auth';

@@ -5,7 +5,7 @@
  * sessions and invitations are kept as SHA-256 hashes only. The SQL lives here, not in app-auth.ts.
  * Rows are the records' rows.
  */
-import type { Environment } from '../core/deploy/ids';
+import type { Environment } from '../core/deploy';
 import type { Records, Row } from './records';
 
 export function appUserRecords(records: Records) {

@@ -7,13 +7,13 @@
 import type { Result } from '../core/result';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifactPath, blobPath, LATEST_FILE, LATEST_FORMAT, verifyLatest, type ArtifactRecord } from '../core/build/artifact';
+import { artifactPath, blobPath, LATEST_FILE, LATEST_FORMAT, verifyLatest, type ArtifactRecord } from '../core/build';
 import { decodeBase64 } from '../core/bytes';
-import { ARTIFACT_ID } from '../core/deploy/ids';
+import { ARTIFACT_ID } from '../core/deploy';
 import { hasErrors } from '../core/diagnostics';
 import { MemoryFileSystem } from '../core/fs';
 import { validateManifestText } from '../core/manifest';
-import { projectPathProblem } from '../core/share/paths';
+import { projectPathProblem } from '../core/share';
 import { writeAtomic } from './files';
 import type { BuilderRecords } from './builder-records';
 import { serverBundleProblem } from './server-bundle';

@@ -5,9 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
-import { TOKEN_NAME } from '../core/deploy/ids';
-import type { ServiceTokenInfo } from '../core/deploy/protocol';
-import { ROUTES } from '../core/deploy/routes';
+import { TOKEN_NAME, type ServiceTokenInfo, ROUTES } from '../core/deploy';
 import { answer, iso, jsonObject as json, newId, refuse, type Context } from './context';
 import { accountRoutes, formOf, fromOwnPage } from './account-routes';
 import { Accounts } from './accounts';

@@ -4,12 +4,11 @@
  * bound and never answered; a pasted token is bound as what it is (a service token stays one).
  */
 import type { Hono } from 'hono';
-import { ROUTES } from '../core/deploy/routes';
+import { ROUTES, type ProofPublicKey } from '../core/deploy';
 import { authenticate, jsonObject, refuse, type Context, type Refused } from './context';
 import { bindKey, foreignOrigin, keyRefusal, playgroundOrigin } from './browser-keys';
 import { on, type ControlEnv } from './middleware';
 import { hashToken } from './secrets';
-import type { ProofPublicKey } from '../core/deploy/proof';
 
 /** The device flow's exchange (auth-routes.ts): the session an approved code becomes, or the refusal. */
 export type SpendDevice = (deviceCode: string) => Promise<{ session: string; builder: { id: string; name: string }; expiresAt: number } | Refused>;

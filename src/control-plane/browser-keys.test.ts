@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newProofKey, signProof, type ProofPublicKey } from '../core/deploy/proof';
+import { newProofKey, signProof, type ProofPublicKey } from '../core/deploy';
 import { createControlPlane, type ControlPlane } from './control-plane';
 import { approve, BASE, call, signIn } from '../testing/control-plane';
 

@@ -6,8 +6,7 @@
  * of localhost:4310 is sent to every other server on localhost, whatever its attributes.
  */
 import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
-import { isProofPublicKey, parseProof, type ProofPublicKey, PROOF_WINDOW_MS, proofMessage, proofTarget } from '../core/deploy/proof';
-import type { BrowserKeyAnswer } from '../core/deploy/routes';
+import { isProofPublicKey, parseProof, type ProofPublicKey, PROOF_WINDOW_MS, proofMessage, proofTarget, type BrowserKeyAnswer } from '../core/deploy';
 import { answer, credentialCaller, iso, refuse, type Answered, type Caller, type Context, type Refused } from './context';
 
 /** A request's Origin when it is one of the playgrounds' (exactly; never judged by Host or Referer). */

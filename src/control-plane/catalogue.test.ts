@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOGUE_PROTOCOL } from '../core/templates/catalogue';
+import { CATALOGUE_PROTOCOL } from '../core/templates';
 import { zipProject } from '../core/zip';
 import { archivePath, repositoryCatalogue, type CatalogueTemplate } from './catalogue';
 import { compiler, templateFiles } from '../testing/control-plane-apps';

@@ -7,7 +7,7 @@
 import type { Hono } from 'hono';
 import { nodeTemplates } from '../adapters/node/templates';
 import { sha256Hex } from '../core/hash';
-import { CATALOGUE_PATH, CATALOGUE_PROTOCOL, type CatalogueEntry } from '../core/templates/catalogue';
+import { CATALOGUE_PATH, CATALOGUE_PROTOCOL, type CatalogueEntry } from '../core/templates';
 import { zipProject } from '../core/zip';
 import type { Context } from './context';
 import type { ControlEnv } from './middleware';

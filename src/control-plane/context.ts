@@ -1,7 +1,6 @@
 /** What every route of the control plane shares: its records, artifacts, secrets, clock and quotas, and the answer helpers (the hosting is handed to the routes that use it). */
-import { randomId, systemClock } from '../core/runtime/clock';
-import { APP_ID, hostedOrigin, type Environment } from '../core/deploy/ids';
-import { CONTROL_PROTOCOL, type AppInfo, type AppState, type ControlErrorCode, type DeploymentInfo } from '../core/deploy/protocol';
+import { randomId, systemClock } from '../core/runtime';
+import { APP_ID, hostedOrigin, type Environment, CONTROL_PROTOCOL, type AppInfo, type AppState, type ControlErrorCode, type DeploymentInfo } from '../core/deploy';
 import type { ArtifactStore } from './artifacts';
 import { BodyTooLargeError } from './body-limit';
 import type { RateLimit } from './rate-limit';

@@ -21,10 +21,9 @@ import { on, type ControlEnv } from './middleware';
 import { authRoutes, purgeDevices } from './auth-routes';
 import { domainRoutes, Domains, type DomainOptions } from './domains';
 import { tunnelRoutes, Tunnels, type TunnelOptions } from './tunnels';
-import { TUNNEL_ANSWER_MAX_REQUEST_BYTES } from '../core/deploy/tunnel';
+import { TUNNEL_ANSWER_MAX_REQUEST_BYTES, hostedTarget, type Environment, DEFAULT_CONTROL_URL, isRoute, ROUTES } from '../core/deploy';
 import { catalogueRoutes, repositoryCatalogue, type CatalogueTemplate } from './catalogue';
 import { Hosting } from './hosting/hosting';
-import { hostedTarget } from '../core/deploy/ids';
 import { RateLimit } from './rate-limit';
 import { openRecords } from './records';
 import { appRecords } from './app-records';
@@ -33,9 +32,6 @@ import { deviceRecords } from './device-records';
 import { sharedSecrets, type Secrets } from './secrets';
 import { defaultNodeName, Nodes } from './nodes';
 import { readServing, ServingCache } from './serving-cache';
-import type { Environment } from '../core/deploy/ids';
-import { DEFAULT_CONTROL_URL } from '../core/deploy/protocol';
-import { isRoute, ROUTES } from '../core/deploy/routes';
 
 /** The playground's origins (dev server, and the preview server end-to-end tests use). */
 export const PLAYGROUND_ORIGINS = ['http://localhost:5173', 'http://127.0.0.1:5173', 'http://127.0.0.1:4173', 'http://localhost:4173'];

@@ -15,7 +15,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { hostedOrigin } from '../core/deploy/ids';
+import { hostedOrigin } from '../core/deploy';
 import { build, databaseApp, deployBody, type BuiltApp } from '../testing/control-plane-apps';
 import { engineProcesses, signInOverHttp, startPlaneProcess, stateOf, type PlaneProcess } from '../testing/control-plane';
 import { testDatabase } from '../testing/postgres';

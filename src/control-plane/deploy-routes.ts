@@ -5,9 +5,8 @@
  * as failed, never left pending, when anything goes wrong. Every route acts only on the caller's own apps.
  */
 import type { Hono } from 'hono';
-import type { ArtifactRecord } from '../core/build/artifact';
-import { ARTIFACT_ID, deployEnvironment, hostedOrigin, RECEIPT_ID, type Environment } from '../core/deploy/ids';
-import { ROUTES } from '../core/deploy/routes';
+import type { ArtifactRecord } from '../core/build';
+import { ARTIFACT_ID, deployEnvironment, hostedOrigin, RECEIPT_ID, type Environment, ROUTES } from '../core/deploy';
 import { answer, jsonObject as json, deployQuotaRefusal, deploymentInfo, newId, refuse, type Caller, type Context, type Refused } from './context';
 import { on, ownedAppId, ownsApp, type ControlContext, type ControlEnv, type RouteResult } from './middleware';
 import type { Row } from './records';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verificationName } from '../core/deploy/domains';
+import { verificationName } from '../core/deploy';
 import { createControlPlane, type ControlPlane } from './control-plane';
 import { DEFAULT_VERIFY_WITHIN_MS, Domains, TableResolver, type DomainProvider } from './domains';
 import { build, deployBody, templateFiles } from '../testing/control-plane-apps';

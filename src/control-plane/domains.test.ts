@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../adapters/node/credentials';
-import { CONTROL_PROTOCOL } from '../core/deploy/protocol';
+import { CONTROL_PROTOCOL } from '../core/deploy';
 import { TableResolver, type DomainProvider } from './domains';
 import { compiler } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';

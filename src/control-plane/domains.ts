@@ -8,8 +8,7 @@
  */
 import { resolveTxt } from 'node:dns/promises';
 import type { Hono } from 'hono';
-import { hostnameProblem, normalizeHostname, verificationName, verificationValue, type DomainInfo, type DomainState } from '../core/deploy/domains';
-import { ROUTES } from '../core/deploy/routes';
+import { hostnameProblem, normalizeHostname, verificationName, verificationValue, type DomainInfo, type DomainState, ROUTES } from '../core/deploy';
 import { answer, iso, jsonObject, ownedApp, refuse, type Caller, type Context, type Refused } from './context';
 import { domainRecords, type DomainRecords } from './domain-records';
 import { on, ownsApp, signedIn, type ControlEnv, type RouteResult } from './middleware';

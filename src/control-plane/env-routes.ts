@@ -4,8 +4,7 @@
  * restarts the scope's engine so the app sees it. Every route acts only on the caller's own apps.
  */
 import type { Hono } from 'hono';
-import { ENV_NAME, ENV_VALUE_MAX_BYTES, envScope } from '../core/deploy/ids';
-import { ROUTES } from '../core/deploy/routes';
+import { ENV_NAME, ENV_VALUE_MAX_BYTES, envScope, ROUTES } from '../core/deploy';
 import { answer, jsonObject as json, refuse, type Context } from './context';
 import { on, ownedAppId, ownsApp, type ControlContext, type ControlEnv } from './middleware';
 import type { Hosting } from './hosting/hosting';

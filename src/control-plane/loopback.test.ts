@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
-import type { Compiler } from '../core/build/build';
+import type { Compiler } from '../core/build';
 import { startControlPlane, type Started } from './main';
 import { approveOverHttp, cookieOf, hostedRequest, platformOverLoopback } from '../testing/control-plane';
 

@@ -14,7 +14,7 @@ import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lingerOnClose } from '../adapters/node/lingering-close';
-import { originProblem } from '../core/deploy/ids';
+import { originProblem } from '../core/deploy';
 import { endLeftoverEngines } from '../adapters/workerd/workerd-engine';
 import { createControlPlane, type ControlPlane } from './control-plane';
 

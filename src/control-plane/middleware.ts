@@ -1,7 +1,7 @@
 /** Who may call a route, as Hono middleware: a signed-in builder, an interactive one, the owner of the app a path names. Routes are registered by their declaration in `ROUTES`. */
 import { clientAddress } from './rate-limit';
 import type { Context as HonoContext, Handler, Hono, MiddlewareHandler } from 'hono';
-import type { AnswerOf, Route } from '../core/deploy/routes';
+import type { AnswerOf, Route } from '../core/deploy';
 import { authenticate, ownedApp, refuse, type Answered, type Caller, type Context, type Refused } from './context';
 import { isSigned, signedCaller } from './browser-keys';
 import type { Row } from './records';

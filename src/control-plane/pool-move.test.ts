@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hostedOrigin, hostedTarget } from '../core/deploy/ids';
+import { hostedOrigin, hostedTarget } from '../core/deploy';
 import { build, databaseApp, deployBody, deployOverHttp } from '../testing/control-plane-apps';
 import { hostedRequest, signIn } from '../testing/control-plane';
 import { startControlPlane, type Started } from './main';

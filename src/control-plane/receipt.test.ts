@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeArtifact } from '../core/build/artifact';
+import { makeArtifact } from '../core/build';
 import { createControlPlane, type ControlPlane } from './control-plane';
 import { build, deployBody, smallApp, withFile, type BuiltApp } from '../testing/control-plane-apps';
 import { call, signIn } from '../testing/control-plane';

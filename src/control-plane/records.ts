@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { SqlValue } from '../core/runtime/sql-driver';
+import type { SqlValue } from '../core/runtime';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS builders (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, createdAt INTEGER NOT NULL);

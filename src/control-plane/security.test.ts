@@ -13,12 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
-import type { Compiler } from '../core/build/build';
+import type { Compiler } from '../core/build';
 import { startControlPlane, type Started } from './main';
-import { hostedTarget } from '../core/deploy/ids';
-import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../core/host/identity';
+import { hostedTarget } from '../core/deploy';
+import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../core/host';
 import { POOL_HEADER_PREFIX } from '../../worker/protocol/pool';
-import type { Auth } from '../core/runtime/personas';
+import type { Auth } from '../core/runtime';
 import { HOSTILE } from '../testing/control-plane-apps';
 import { approveOverHttp, cookieOf, enginePorts, eventually, hostedRequest, platformOverLoopback, sendHuge, slowReader, type SlowReader } from '../testing/control-plane';
 

@@ -5,7 +5,7 @@
  * whichever route, sweep or other control plane process makes it — disable, enable, delete, deploy,
  * promote, rollback, detach, or anything added later. Changes are rare next to hosted requests; the next request reads the records again.
  */
-import type { Environment } from '../core/deploy/ids';
+import type { Environment } from '../core/deploy';
 import type { AppRecords } from './app-records';
 import type { Records } from './records';
 

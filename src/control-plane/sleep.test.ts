@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIVE_PATH } from '../modules/wire';
-import { hostedTarget } from '../core/deploy/ids';
+import { hostedTarget } from '../core/deploy';
 import { databaseApp, deployOverHttp } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
 import { cookieOf, eventually, hostedRequest, signIn } from '../testing/control-plane';

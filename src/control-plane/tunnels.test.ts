@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../adapters/node/credentials';
-import { TUNNEL_KEY_HEADER, TUNNEL_MAX_BODY_BYTES } from '../core/deploy/tunnel';
+import { TUNNEL_KEY_HEADER, TUNNEL_MAX_BODY_BYTES } from '../core/deploy';
 import { startCli } from '../testing/cli';
 import { compiler } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';

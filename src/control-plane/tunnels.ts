@@ -8,9 +8,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
 import { decodeBase64, encodeBase64 } from '../core/bytes';
-import { TUNNEL_KEY_HEADER, TUNNEL_MAX_BODY_BYTES, type TunnelRequest } from '../core/deploy/tunnel';
-import { ROUTES } from '../core/deploy/routes';
-import { randomId, systemClock } from '../core/runtime/clock';
+import { TUNNEL_KEY_HEADER, TUNNEL_MAX_BODY_BYTES, type TunnelRequest, ROUTES } from '../core/deploy';
+import { randomId, systemClock } from '../core/runtime';
 import { BodyTooLargeError, readLimited } from './body-limit';
 import { answer, jsonObject, refuse, type Caller, type Context, type Refused } from './context';
 import { on, signedIn, type ControlContext, type ControlEnv, type RouteResult } from './middleware';

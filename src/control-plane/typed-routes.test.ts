@@ -6,7 +6,7 @@
  */
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '../core/deploy/routes';
+import { ROUTES } from '../core/deploy';
 import { answer, refuse } from './context';
 import { on, type ControlEnv } from './middleware';
 

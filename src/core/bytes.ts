@@ -3,7 +3,7 @@
  * plane take it from here, over the one implementation the platform's own modules ship to apps
  * (modules/wire.ts).
  */
-import { base64ToBytes, bytesToBase64 } from '../modules/wire';
+import { base64ToBytes, bytesToBase64 } from '../modules/wire.ts';
 
 /** Whether two files' contents are the same: equal texts, or equal bytes (a text never equals bytes). */
 export function sameContent(a: string | Uint8Array, b: string | Uint8Array): boolean {

@@ -8,9 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { isIPv4, isIPv6 } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { CommandHost } from '../core/commands';
-import { actionsDocument, COMMAND_ACTIONS } from '../core/commands/actions';
-import { AGENT_TOOLS, isLoopbackHost, type Profile } from '../core/commands/agent-tools';
+import { type CommandHost, actionsDocument, COMMAND_ACTIONS, AGENT_TOOLS, isLoopbackHost, type Profile } from '../core/commands';
 import { createAgentServer } from './server';
 
 const opened: Array<() => Promise<void>> = [];

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { DevSessionsHost, DevSessionView } from '../core/commands/agent-tools';
+import type { DevSessionsHost, DevSessionView } from '../core/commands';
 import { COMMAND_PROTOCOL, diagnostic, envelope, type CommandEnvelope } from '../core/diagnostics';
 
 const BIN = join(import.meta.dirname, '../../bin/platform.mjs');

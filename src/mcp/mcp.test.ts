@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOOL_ACTIONS } from '../core/commands/actions';
+import { TOOL_ACTIONS } from '../core/commands';
 import { startMcp, type McpSession } from '../testing/mcp-client';
 
 /** A code outside the catalogue, spelt at run time so the catalogue test's scan for codes used in src/ does not count it. */

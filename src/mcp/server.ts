@@ -12,10 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCommandLine, type CommandHost } from '../core/commands';
-import { COMMAND_ACTIONS, type Profile } from '../core/commands/actions';
-import { commandResult, refusedResult, ToolRefusal, type McpResult } from '../core/commands/agent-tool-result';
-import { AGENT_TOOLS, toolsOf, type ToolContext } from '../core/commands/agent-tools';
+import { runCommandLine, type CommandHost, COMMAND_ACTIONS, type Profile, commandResult, refusedResult, ToolRefusal, type McpResult, AGENT_TOOLS, toolsOf, type ToolContext } from '../core/commands';
 import { diagnostic, envelope, type CommandEnvelope } from '../core/diagnostics';
 import { MANIFEST_FILE } from '../core/manifest';
 import { confine } from './confine';
@@ -23,7 +20,7 @@ import { DevSessions } from './dev-sessions';
 import { Docs } from './docs';
 import { inputJsonSchema, toolInput } from './tools';
 
-export { commandResult, MCP_RESULT_PROTOCOL, type McpResult } from '../core/commands/agent-tool-result';
+export { commandResult, MCP_RESULT_PROTOCOL, type McpResult } from '../core/commands';
 
 export interface AgentServerOptions {
   /** PLATFORM_MCP_ROOT, or the server's working directory. */

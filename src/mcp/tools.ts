@@ -3,9 +3,9 @@
  * and the JSON Schema an MCP client is shown for each.
  */
 import { z } from 'zod';
-import { AGENT_TOOLS, type ToolName } from '../core/commands/agent-tools';
+import { AGENT_TOOLS, type ToolName } from '../core/commands';
 
-export { isLoopbackHost } from '../core/commands/agent-tools';
+export { isLoopbackHost } from '../core/commands';
 
 const INPUTS = new Map<string, z.ZodType>(AGENT_TOOLS.map((tool) => [tool.name, tool.input(z)]));
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../adapters/node/compiler';
-import type { Compiler } from '../core/build/build';
+import type { Compiler } from '../core/build';
 import { startControlPlane, type Started } from '../control-plane/main';
 import { approveOverHttp, hostedRequest, platformOverLoopback } from '../testing/control-plane';
 import { startMcp, type McpSession } from '../testing/mcp-client';

@@ -5,8 +5,7 @@
  * src/core/runtime/local-platform.ts) and signing in or out is the host's to explain.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { localPlatformResponse } from '../core/runtime/local-platform';
-import { personaAuth, type PersonaName } from '../core/runtime/personas';
+import { localPlatformResponse, personaAuth, type PersonaName } from '../core/runtime';
 import { createWorkspace, getAuth, installClientHost, inviteToWorkspace, isRuntimeError, joinWorkspace, leaveWorkspace, signIn, signOut, type ClientHost } from './client';
 
 let uninstall: (() => void) | undefined;

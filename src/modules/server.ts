@@ -10,7 +10,7 @@ import type {
   InputShape,
   TableName,
   TableShape,
-} from './types';
+} from './types.ts';
 
 export type {
   Auth,
@@ -23,7 +23,7 @@ export type {
   JsonValue,
   Row,
   TableName,
-} from './types';
+} from './types.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Tables

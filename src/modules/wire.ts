@@ -1,7 +1,7 @@
 // The wire format shared by the client, the test module and the runtime: JSON with `$date`, `$bytes`
 // and `$escape` tags, plus the runtime error value a failed call rejects with.
 
-import type { JsonValue, RuntimeErrorInfo, RuntimeErrorShape, TableSet } from './types';
+import type { JsonValue, RuntimeErrorInfo, RuntimeErrorShape, TableSet } from './types.ts';
 
 /** The `protocol` of a runtime error body. */
 export const RUNTIME_PROTOCOL = 'platform.runtime.v0';

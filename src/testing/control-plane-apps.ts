@@ -2,8 +2,7 @@
 import { readTextTree } from '../adapters/node/templates';
 import { join } from 'node:path';
 import { nodeCompiler } from '../adapters/node/compiler';
-import { makeArtifact, type ArtifactRecord } from '../core/build/artifact';
-import { compileProject, type Compiler } from '../core/build/build';
+import { makeArtifact, type ArtifactRecord, compileProject, type Compiler } from '../core/build';
 import { encodeBase64 } from '../core/bytes';
 import { MemoryFileSystem } from '../core/fs';
 

@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
-import type { Compiler } from '../core/build/build';
+import type { Compiler } from '../core/build';
 import { createControlPlane, type ControlPlane } from '../control-plane/control-plane';
 import { FileCredentialStore } from '../adapters/node/credentials';
 import { runInProcess } from './cli';

@@ -9,7 +9,7 @@
  */
 import type { CompileMode, CompilerRequest, CompilerResponse, CompletionItem, TestBundle, TextEdit } from '../../worker/protocol/compiler';
 import type { Manifest } from '../core/manifest';
-import type { TestEvent } from '../core/testing/events';
+import type { TestEvent } from '../core/testing';
 import { filesDigest } from './projects/known-good';
 import { QuickPreviewer } from './quick-preview';
 

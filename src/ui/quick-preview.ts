@@ -1,5 +1,5 @@
 /**
- * The page's side of the quick preview (worker/quick-preview.worker.ts, src/core/build/quick-bundle.ts):
+ * The page's side of the quick preview (worker/quick-preview.worker.ts, src/core/quick/quick-bundle.ts):
  * a project's first build without the compiler, for a project with no prebuilt or stored build (a
  * share link, a bug report, a zip). The worker starts as such a project is read, and bundles its files
  * at once (`prepare`), so the session's first build finds them made; the compiler's 14 MB of

@@ -1,5 +1,5 @@
 /** Messages between the compiler worker and its bundler worker. Structured-clone-safe; tagged by `type`. */
-import type { BundleAnswer, BundleRequest } from '../../src/core/build/remote-bundler';
+import type { BundleAnswer, BundleRequest } from '../../src/core/bundle';
 
 export type BundlerRequest =
   /** esbuild's wasm, compiled once by the compiler worker (it streams it in with progress). */

@@ -1,9 +1,8 @@
 /** Messages between the playground and the compiler worker. Structured-clone-safe; tagged by `type`. */
-import type { ArtifactRecord } from '../../src/core/build/artifact';
-import type { KeptTarget } from '../../src/core/build/bundle-reuse';
+import type { ArtifactRecord, KeptTarget } from '../../src/core/build';
 import type { Diagnostic } from '../../src/core/diagnostics';
 import type { Manifest } from '../../src/core/manifest';
-import type { TestEvent } from '../../src/core/testing/events';
+import type { TestEvent } from '../../src/core/testing';
 
 /**
  * `check`: no bundling; `preview`: client and server bundles; `build`: every bundle and the artifact;

@@ -4,7 +4,7 @@
  * export. The control plane asks under INSPECT_PREFIX, a path it never forwards for a visitor.
  */
 import type { InspectResult } from './runtime';
-import type { ExportPage } from '../../src/core/state/export-pages';
+import type { ExportPage } from '../../src/core/state';
 
 export const INSPECT_PREFIX = '/__platform/inspect/';
 

@@ -13,7 +13,7 @@
  * message only once `readFrameMessage` has checked every field and made a copy of it.
  */
 import type { PreviewAnswer } from './runtime';
-import type { BodyMessage } from '../../src/core/host/body-stream';
+import type { BodyMessage } from '../../src/core/host';
 
 /** The most characters of text the page takes from the frame in one field (the bootstrap cuts to it). */
 export const PREVIEW_TEXT_LIMIT = 4000;

@@ -1,2 +1,2 @@
 /** Messages between the page and the quick preview worker (worker/quick-preview.worker.ts): the core's, as the bundler's are. */
-export type { QuickPreviewRequest, QuickPreviewResponse } from '../../src/core/build/quick-preview-host';
+export type { QuickPreviewRequest, QuickPreviewResponse } from '../../src/core/quick';

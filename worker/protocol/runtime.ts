@@ -22,12 +22,10 @@
  * (`isRuntimeMessage`) and never evaluates it.
  */
 import type { Manifest } from '../../src/core/manifest';
-import type { PersonaName } from '../../src/core/runtime/personas';
-import { isTestRunMessage, type TestRunMessage } from '../../src/core/host/test-run';
+import type { PersonaName, JournalBatch } from '../../src/core/runtime';
+import { isTestRunMessage, type TestRunMessage, type BodyMessage } from '../../src/core/host';
 import type { CallAnswer } from '../../src/modules/wire';
 import type { RuntimeErrorInfo, TableSet } from '../../src/modules/types';
-import type { BodyMessage } from '../../src/core/host/body-stream';
-import type { JournalBatch } from '../../src/core/runtime/journaling-driver';
 
 /** A journal batch as structured clone delivers it: statements with SQLite values. */
 function isJournalBatch(value: unknown): value is JournalBatch {

@@ -23,7 +23,7 @@ export interface TestRunRequest {
 }
 
 /** The answer's lines: the kernel's test messages (src/core/host/test-run.ts), one JSON object a line. */
-export type { TestRunMessage } from '../../src/core/host/test-run';
+export type { TestRunMessage } from '../../src/core/host';
 
 export const ACK_PATH = '/ack';
 

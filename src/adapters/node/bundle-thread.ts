@@ -6,8 +6,7 @@
  */
 import * as esbuild from 'esbuild';
 import { parentPort } from 'node:worker_threads';
-import { Bundler } from '../../core/build/bundle';
-import { answerBundle, type BundleRequest } from '../../core/build/remote-bundler';
+import { Bundler, answerBundle, type BundleRequest } from '../../core/bundle';
 import { libraryOnDisk, nodeLibrary } from './library';
 import { NodeFileSystem } from './node-file-system';
 import { directoryOf } from './thread-bundler';

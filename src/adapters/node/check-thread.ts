@@ -5,8 +5,8 @@
  * only the compiler; the app's code is type-checked, never executed.
  */
 import { parentPort } from 'node:worker_threads';
-import { TypeCheckSession } from '../../core/analyze/typecheck';
-import { analysisAnswerer, type AnalyzeAnswer, type AnalyzeRequest } from '../../core/build/remote-analyzer';
+import { TypeCheckSession } from '../../core/analyze';
+import { analysisAnswerer, type AnalyzeAnswer, type AnalyzeRequest } from '../../core/build';
 import './hash';
 import { nodeLibrary } from './library';
 import { NodeFileSystem } from './node-file-system';

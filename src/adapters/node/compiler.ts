@@ -1,10 +1,8 @@
 /** The compiler in Node: native esbuild, the Library from this checkout, and a type-check session. */
 import * as esbuild from 'esbuild';
-import type { Compiler } from '../../core/build/build.ts';
-import type { Library } from '../../core/analyze/library.ts';
-import type { PackageFiles } from '../../core/analyze/package-types.ts';
-import type { PreparedFiles } from '../../core/analyze/prepared-files.ts';
-import { TypeCheckSession } from '../../core/analyze/typecheck.ts';
+import type { Compiler } from '../../core/build/index.ts';
+import type { Library, PackageFiles } from '../../core/project/index.ts';
+import { type PreparedFiles, TypeCheckSession } from '../../core/analyze/index.ts';
 import type { Diagnostic } from '../../core/diagnostics/index.ts';
 import { nodeSha256 } from './hash.ts';
 import { nodeLibrary } from './library.ts';

@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { CredentialRead, CredentialStore, StoredCredential } from '../../core/deploy/host';
+import type { CredentialRead, CredentialStore, StoredCredential } from '../../core/deploy';
 
 export const CREDENTIALS_FORMAT = 'platform.credentials.v0';
 

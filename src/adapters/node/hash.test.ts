@@ -2,7 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
 import { hmacSha256Hex, sha256Hex } from '../../core/hash';
-import { IdentityVerifier, signIdentity } from '../../core/host/identity';
+import { IdentityVerifier, signIdentity } from '../../core/host';
 import { nodeSha256 } from './hash';
 
 describe("Node's SHA-256 and HMAC for the core's digests", () => {

@@ -4,7 +4,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSy
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { assembleLibrary, MODULE_FILES, REACT_FILES, type Library } from '../../core/analyze/library.ts';
+import { assembleLibrary, MODULE_FILES, REACT_FILES, type Library } from '../../core/project/index.ts';
 
 const CHECKOUT = join(import.meta.dirname, '../../..');
 let cached: Library | undefined;

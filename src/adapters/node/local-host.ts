@@ -4,7 +4,7 @@ import { stillRunning } from '../workerd/workerd-engine';
 import { join, resolve } from 'node:path';
 import { isWriteRefusal } from '../../core/fs';
 import { ConfinedWriter } from './confined-writer';
-import type { LocalHost } from '../../core/local/host';
+import type { LocalHost } from '../../core/local';
 import { ThreadAnalyzer } from './thread-analyzer';
 import { ThreadBundler } from './thread-bundler';
 import { TreeWatcher } from './tree-watcher';

@@ -18,18 +18,10 @@ import { contentType } from '../workerd/content-types';
 import { bundleWorkerEntry } from '../workerd/workerd-engine';
 import { ConfinedWriter } from './confined-writer';
 import { canonicalJson, sha256Hex } from '../../core/hash';
-import { limitsOf } from '../../core/runtime/limits';
-import { failedCall } from '../../core/runtime/outcome';
-import { errorResponse } from '../../core/runtime/runtime';
-import { localPlatformResponse } from '../../core/runtime/local-platform';
-import { personaAuth, type Auth, type PersonaName } from '../../core/runtime/personas';
-import { personaFromText } from '../../core/local/persona';
-import { ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER } from '../../core/local/admin';
+import { limitsOf, failedCall, errorResponse, localPlatformResponse, personaAuth, type Auth, type PersonaName } from '../../core/runtime';
+import { personaFromText, ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER, assetPath, isRuntimePath, personaBanner, enginePath, PERSONA_FILE, statePath, type Generation, type LocalServer, type LocalServerOptions, type PromoteOutcome } from '../../core/local';
 import { CallLogs, takeCallRecord } from '../workerd/call-log';
-import { CALL_CURSOR } from '../../core/deploy/protocol';
-import { assetPath, isRuntimePath, personaBanner } from '../../core/local/assets';
-import { enginePath, PERSONA_FILE, statePath } from '../../core/local/paths';
-import type { Generation, LocalServer, LocalServerOptions, PromoteOutcome } from '../../core/local/host';
+import { CALL_CURSOR } from '../../core/deploy';
 
 
 interface Serving {

@@ -5,9 +5,8 @@
  * declaration emitter, so the snapshot holds them compiled.
  */
 import type ts from 'typescript';
-import { analyzeProject } from '../../core/analyze/analyze';
-import type { Library } from '../../core/analyze/library';
-import { TypeCheckSession } from '../../core/analyze/typecheck';
+import { analyzeProject, TypeCheckSession } from '../../core/analyze';
+import type { Library } from '../../core/project';
 import { MemoryFileSystem } from '../../core/fs';
 import { nodeLibrary } from './library';
 import { nodeTemplates } from './templates';

@@ -4,7 +4,7 @@
  * library's files parsed and bound. Absent in a process started the ordinary way.
  */
 import type ts from 'typescript';
-import type { PreparedFiles } from '../../core/analyze/prepared-files';
+import type { PreparedFiles } from '../../core/analyze/index.ts';
 
 /** The global the snapshot sets (`Symbol.for` of it); the prebuilt CLI's lazy TypeScript reads it too. */
 export const STARTUP_SNAPSHOT_KEY = 'platform.cli.startup-snapshot';

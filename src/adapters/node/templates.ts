@@ -1,7 +1,7 @@
 /** The bundled templates, read from this checkout's templates/ folder, and the one reader of a folder's files by project path. */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { Template } from '../../core/commands';
+import type { Template } from '../../core/commands/index.ts';
 
 const ROOT = join(import.meta.dirname, '../../../templates');
 const TEXT = /\.(json|ts|tsx|js|jsx|mjs|css|html|svg|md|txt)$/;

@@ -8,11 +8,10 @@
  * after the edited file's declarations were emitted). A thread that fails hands the work back to this
  * thread, as the bundle thread does.
  */
-import { analyzeProject, type Analysis } from '../../core/analyze/analyze';
-import type { Compiler, RemoteAnalyzeOptions } from '../../core/build/build';
-import { RemoteAnalyzer } from '../../core/build/remote-analyzer';
+import { analyzeProject, type Analysis } from '../../core/analyze';
+import { type Compiler, type RemoteAnalyzeOptions, RemoteAnalyzer } from '../../core/build';
 import type { FileSystem } from '../../core/fs';
-import type { DevAnalyzer } from '../../core/local/host';
+import type { DevAnalyzer } from '../../core/local';
 import { NodeFileSystem } from './node-file-system';
 import { startThread, ThreadHandoff } from './worker-thread';
 

@@ -6,10 +6,9 @@
  * it, so on this one the bundle had to be made before the check, not beside it. A thread that fails
  * hands the work back to this thread.
  */
-import type { Project } from '../../core/analyze/project';
-import { ALL_TARGETS, Bundler, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler } from '../../core/build/bundle';
-import type { Compiler } from '../../core/build/build';
-import { RemoteBundler } from '../../core/build/remote-bundler';
+import type { Project } from '../../core/project';
+import { ALL_TARGETS, Bundler, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler, RemoteBundler } from '../../core/bundle';
+import type { Compiler } from '../../core/build';
 import type { FileSystem } from '../../core/fs';
 import { libraryOnDisk } from './library';
 import { NodeFileSystem } from './node-file-system';

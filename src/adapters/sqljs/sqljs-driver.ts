@@ -1,6 +1,6 @@
 /** The SqlDriver over sql.js (SQLite compiled to wasm), the same in Node and in the browser. */
 import type { Database, SqlJsStatic } from 'sql.js';
-import type { SqlDriver, SqlDriverFactory, SqlValue, TransactionOptions } from '../../core/runtime/sql-driver';
+import type { SqlDriver, SqlDriverFactory, SqlValue, TransactionOptions } from '../../core/runtime';
 
 export class SqlJsDriver implements SqlDriver {
   readonly #db: Database;

@@ -3,7 +3,7 @@
  * what to write and remove to bring a mounted project up to date. Pure: no WebContainer needed.
  */
 import type { DirectoryNode, FileNode, FileSystemTree } from '@webcontainer/api';
-import { sameContent } from '../../core/bytes';
+import { sameContent } from '../../core/bytes.ts';
 
 export type ProjectFiles = Readonly<Record<string, string | Uint8Array>>;
 

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import * as esbuild from 'esbuild';
-import { MODULE_FILES } from '../../core/analyze/library.ts';
+import { MODULE_FILES } from '../../core/project/index.ts';
 import { bundleWorkerEntry } from '../workerd/workerd-engine.ts';
 import { CLI_ENTRY } from './toolchain.ts';
 

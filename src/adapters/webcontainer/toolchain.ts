@@ -2,7 +2,7 @@
  * Where the platform toolchain lives in a WebContainer and how `platform <args>` runs there: `node` on
  * the CLI bundle that the build emits as a static asset (see vite/platform-toolchain-plugin.ts).
  */
-import type { ProjectFiles } from './file-tree';
+import type { ProjectFiles } from './file-tree.ts';
 
 /** The toolchain's folder in the container's working directory: a dot-folder, so no command reads it as app code. */
 export const TOOLCHAIN_DIR = '.platform-toolchain';

@@ -15,18 +15,13 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { deadlineExceeded, failedCall } from '../../core/runtime/outcome';
-import { errorResponse } from '../../core/runtime/runtime';
-import type { Auth } from '../../core/runtime/personas';
-import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../../core/host/identity';
+import { deadlineExceeded, failedCall, errorResponse, type Auth } from '../../core/runtime';
+import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity, freeTimeLimit, describeError, Watchdog } from '../../core/host';
 import type { AppStart } from '../../../worker/workerd-app';
 import { EngineStartError, WorkerdEngine, type EngineProcess } from './workerd-engine';
 import type { WorkerdPool } from './pool';
 import { POOL_HEADER_PREFIX } from '../../../worker/protocol/pool';
-import { freeTimeLimit } from '../../core/host/free-time-limit';
 import { isWriteRefusal } from '../../core/fs';
-import { describeError } from '../../core/host/describe';
-import { Watchdog } from '../../core/host/watchdog';
 
 /** Answers of at most this many bytes (by their Content-Length) are read whole before they are passed on. */
 const BUFFERED_BYTES = 64 * 1024;

@@ -6,9 +6,8 @@
  * generation, and a cursor of another generation reads from the start).
  */
 import { randomBytes } from 'node:crypto';
-import { CALL_LOG_SIZE, type CallRecord } from '../../core/deploy/protocol';
-import { CALL_REPORT_HEADER, decodeCallReport } from '../../core/runtime/console-capture';
-import { errorOf } from '../../core/runtime/runtime';
+import { CALL_LOG_SIZE, type CallRecord } from '../../core/deploy';
+import { CALL_REPORT_HEADER, decodeCallReport, errorOf } from '../../core/runtime';
 import { LIVE_PATH } from '../../modules/wire';
 
 interface Ring {

@@ -3,10 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runtimeConformance } from '../../core/runtime/conformance';
-import { storageConformance } from '../../core/runtime/storage/conformance';
-import { tableConformance } from '../../core/runtime/tables/conformance';
-import { queryPlanConformance } from '../../core/runtime/tables/query-plans';
+import { runtimeConformance, storageConformance, tableConformance, queryPlanConformance } from '../../core/runtime/testing';
 import { bundleWorkerEntry, WorkerdEngine } from './workerd-engine';
 
 let work: string;

@@ -4,7 +4,7 @@
  * `PRAGMA query_only` is refused too, so a read-only transaction is enforced here: only reading
  * statements run, and one that wrote anyway fails (and rolls its transaction back).
  */
-import type { SqlDriver, SqlValue, TransactionOptions } from '../../core/runtime/sql-driver';
+import type { SqlDriver, SqlValue, TransactionOptions } from '../../core/runtime';
 
 /** The parts of workerd's `DurableObjectStorage` this driver uses. */
 export interface DurableObjectSqlStorage {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Auth } from '../../core/runtime/personas';
+import type { Auth } from '../../core/runtime';
 import { build, databaseApp } from '../../testing/control-plane-apps';
 import { TENANT_HEADER, VERSION_HEADER } from '../../../worker/protocol/pool';
 import { AppEngine, type HostedRequest } from './app-engine';

@@ -10,14 +10,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { TestEvent } from '../../core/testing/events';
-import { describeError } from '../../core/host/describe';
-import { Inbox } from '../../core/host/inbox';
-import { followAttempt, isTestRunMessage, type AttemptEnd, type AttemptInbox } from '../../core/host/test-run';
-import type { PreparedTests } from '../../core/testing/prepare';
-import { runFileToEnd, type OverdueCalls } from '../../core/testing/restarts';
-import { limitsOf } from '../../core/runtime/limits';
-import { TEST_TIMEOUT_MS } from '../../core/testing/run-file';
+import { type TestEvent, runFileToEnd, type OverdueCalls, TEST_TIMEOUT_MS } from '../../core/testing';
+import { type PreparedTests } from '../../core/build';
+import { describeError, Inbox, followAttempt, isTestRunMessage, type AttemptEnd, type AttemptInbox } from '../../core/host';
+import { limitsOf } from '../../core/runtime';
 import { ACK_PATH, serverCopyName, type TestRunRequest } from '../../../worker/protocol/workerd-test';
 import { bundleWorkerEntry, endEnginesOnSignal, WorkerdEngine } from './workerd-engine';
 

@@ -4,7 +4,7 @@
  * port it reports on its control descriptor, and its end. A pid file lets a later control plane end an
  * engine left behind by one that was killed.
  */
-import { freeTimeLimit } from '../../core/host/free-time-limit.ts';
+import { freeTimeLimit } from '../../core/host/index.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';

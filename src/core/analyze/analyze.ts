@@ -3,9 +3,8 @@ import { hasErrors, type Diagnostic } from '../diagnostics/index.ts';
 import { canonicalJson, sha256Hex } from '../hash/index.ts';
 import type { FileSystem } from '../fs/index.ts';
 import { checkManifest, MANIFEST_FILE, type Manifest } from '../manifest/index.ts';
-import { suppliedVersion, type Library } from './library.ts';
+import { suppliedVersion, type Library, loadPackageFiles, RENDERERS, LESSON_ROOT, listFiles, openProject, type Project, type Zone } from '../project/index.ts';
 import type { TypeCheckSession } from './typecheck.ts';
-import { loadPackageFiles } from './package-types.ts';
 import { APP_TYPES_FILE, entryModule, generateAppTypes, generateUntypedDeclarations, SERVER_DECLARATIONS_ROOT, UNTYPED_FILE } from './app-types.ts';
 import { attribute, contractBreakers, isDefinitionError, locationKey } from './attribution.ts';
 import { brokenResults, type BrokenResult } from './broken-results.ts';
@@ -13,8 +12,6 @@ import { contractParts, contractUse, contractView, type ContractParts } from './
 import { checkDependencies } from './dependencies.ts';
 import { buildModuleGraph, readPackageJson, type ModuleGraph } from './graph.ts';
 import { parse } from './imports.ts';
-import { RENDERERS } from './packages.ts';
-import { LESSON_ROOT, listFiles, openProject, type Project, type Zone } from './project.ts';
 import { readServerDefinition, type OperationTable } from './server-definition.ts';
 
 export interface AnalyzeOptions {

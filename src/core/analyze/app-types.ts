@@ -3,8 +3,8 @@
  * operation names from the server definition, and the server's type for the contract. Written to
  * `.platform/types/` and fed to the type checker, so the client and the tests are typed from the server.
  */
-import type { FieldDeclaration, Manifest, TableDeclaration } from '../manifest';
-import type { OperationTable } from './server-definition';
+import type { FieldDeclaration, Manifest, TableDeclaration } from '../manifest/index.ts';
+import type { OperationTable } from './server-definition.ts';
 
 export const APP_TYPES_FILE = '.platform/types/app.d.ts';
 /** Where the declarations of the server zone are written: the contract reads them, not the server's source. */

@@ -1,11 +1,11 @@
 import * as esbuild from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
-import { compileProject } from '../build/build';
+import { compileProject } from '../build';
 import { TypeCheckSession } from './typecheck';
 import type { Diagnostic } from '../diagnostics';
 import { MemoryFileSystem } from '../fs';
-import { LineIndex } from '../text/positions';
+import { LineIndex } from '../text';
 import { analyzeProject } from './analyze';
 import { baseApp } from './__fixtures__/base-app';
 import { compileCases, type CompileExpected } from './__fixtures__/compile-cases';

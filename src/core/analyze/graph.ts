@@ -5,12 +5,9 @@
 import type ts from 'typescript';
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics/index.ts';
 import { normalizeProjectPath, type FileSystem } from '../fs/index.ts';
-import { LineIndex } from '../text/positions.ts';
-import { didYouMean } from '../text/suggest.ts';
+import { LineIndex, didYouMean } from '../text/index.ts';
 import { parse, readImports, type ImportRecord } from './imports.ts';
-import { assetKind, DEFAULT_RENDERER, isBare, isNodeBuiltin, packageName, PLATFORM_MODULES, rendererOf, RENDERERS, type Renderer } from './packages.ts';
-import { ownerOf, SHARED_ROOT, snapshotStat, type Project, type Zone } from './project.ts';
-import { resolveRelative } from './resolve.ts';
+import { assetKind, DEFAULT_RENDERER, isBare, isNodeBuiltin, packageName, PLATFORM_MODULES, rendererOf, RENDERERS, type Renderer, ownerOf, SHARED_ROOT, snapshotStat, type Project, type Zone, resolveRelative } from '../project/index.ts';
 
 const ZONE_NAMES: Record<Zone, string> = { client: 'client', server: 'server', test: 'test' };
 const RENDERER_NAMES: Record<Renderer, string> = { preact: 'Preact', react: 'React' };

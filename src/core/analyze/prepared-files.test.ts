@@ -10,8 +10,8 @@ import { prepareLibraryFiles } from '../../adapters/node/prepare-library';
 import { nodeTemplates } from '../../adapters/node/templates';
 import { baseApp, CLIENT } from './__fixtures__/base-app';
 import { MemoryFileSystem } from '../fs';
-import { compileProject } from '../build/build';
-import type { Library } from './library';
+import { compileProject } from '../build';
+import type { Library } from '../project';
 import { TypeCheckSession } from './typecheck';
 
 const library = nodeLibrary();

@@ -4,9 +4,8 @@
  */
 import ts from 'typescript';
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics/index.ts';
-import { LineIndex } from '../text/positions.ts';
-import { didYouMean } from '../text/suggest.ts';
-import { METHODS, parseEndpointKey, type HttpMethod } from './endpoint-key.ts';
+import { LineIndex, didYouMean } from '../text/index.ts';
+import { METHODS, parseEndpointKey, type HttpMethod } from '../project/index.ts';
 
 export { METHODS, parseEndpointKey, type HttpMethod };
 

@@ -3,12 +3,10 @@
  * files under /app. A session is kept warm, so re-checking after a one-file edit is incremental.
  */
 import ts from 'typescript';
-import { RENDERERS, type Renderer } from './packages.ts';
+import { RENDERERS, type Renderer, APP_ROOT, ASSET_DECLARATIONS_FILE, libFileName, TYPESCRIPT_LIBS, type Library, type PackageCache, type PackageFiles } from '../project/index.ts';
 import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
 import { sha256Hex } from '../hash/index.ts';
 import { MemoryLanguageServiceHost } from './language-service-host.ts';
-import { APP_ROOT, ASSET_DECLARATIONS_FILE, libFileName, TYPESCRIPT_LIBS, type Library } from './library.ts';
-import type { PackageCache, PackageFiles } from './package-types.ts';
 import { preparedRegistry, type PreparedFiles } from './prepared-files.ts';
 
 /** The options apps are checked with; a function so that TypeScript's enums are read on first use, not at import (the CLI loads TypeScript lazily). */

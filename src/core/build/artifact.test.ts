@@ -5,7 +5,7 @@ import { baseApp, CLIENT } from '../analyze/__fixtures__/base-app';
 import { MemoryFileSystem } from '../fs';
 import { artifactPath, blobPath, LATEST_FILE, verifyLatest, type ArtifactRecord } from './artifact';
 import { buildProject } from './build';
-import { TypeCheckSession } from '../analyze/typecheck';
+import { TypeCheckSession } from '../analyze';
 
 const library = nodeLibrary();
 const compiler = { esbuild, library, typecheck: new TypeCheckSession(library) };

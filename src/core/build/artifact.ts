@@ -7,8 +7,8 @@ import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
 import type { FileSystem, WritableFileSystem } from '../fs/index.ts';
 import { canonicalJson, sha256Hex } from '../hash/index.ts';
 import type { Manifest } from '../manifest/index.ts';
-import { listFiles } from '../analyze/project.ts';
-import type { OperationTable } from '../analyze/server-definition.ts';
+import { listFiles } from '../project/index.ts';
+import type { OperationTable } from '../analyze/index.ts';
 
 export const ARTIFACT_FORMAT = 'platform.artifact.v0';
 export const LATEST_FORMAT = 'platform.latest.v0';

@@ -1,16 +1,13 @@
 /** `build`: analysis, bundling, then a content-addressed artifact written under `.platform/` and verified. */
-import { analyzeProject, type Analysis, type AnalyzeOptions } from '../analyze/analyze.ts';
-import type { Zone } from '../analyze/project.ts';
+import { analyzeProject, type Analysis, type AnalyzeOptions, type TypeCheckSession } from '../analyze/index.ts';
+import { type Zone, suppliedVersion, type Library } from '../project/index.ts';
 import { hasErrors, type Diagnostic } from '../diagnostics/index.ts';
 import type { FileSystem, WritableFileSystem } from '../fs/index.ts';
 import ts from 'typescript';
 import { hashSources, makeArtifact, verifyLatest, writeArtifact, type ArtifactRecord } from './artifact.ts';
-import { ALL_TARGETS, bundleProject, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler } from './bundle.ts';
+import { ALL_TARGETS, bundleProject, type BuildTarget, type BundleOptions, type BundleResult, type ProjectBundler, type EsbuildApi } from '../bundle/index.ts';
 import type { Manifest } from '../manifest/index.ts';
-import type { EsbuildApi } from './esbuild-types.ts';
 import { withFrameworkClient } from './framework.ts';
-import { suppliedVersion, type Library } from '../analyze/library.ts';
-import type { TypeCheckSession } from '../analyze/typecheck.ts';
 
 /** What a host gives the compiler: an esbuild, the platform Library and a type-check session. */
 export interface Compiler {

@@ -9,12 +9,12 @@ import * as esbuild from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { templateFiles } from '../../testing/control-plane-apps';
-import type { Project } from '../analyze/project';
+import type { Project } from '../project';
 import { MemoryFileSystem } from '../fs';
 import { compileProject, type BuildOutcome } from './build';
-import { Bundler, type BuildTarget, type BundleResult, type ProjectBundler } from './bundle';
+import { Bundler, type BuildTarget, type BundleResult, type ProjectBundler } from '../bundle';
 import { BundleReuse, type KeptTarget } from './bundle-reuse';
-import { TypeCheckSession } from '../analyze/typecheck';
+import { TypeCheckSession } from '../analyze';
 
 const library = nodeLibrary();
 const typecheck = new TypeCheckSession(library);

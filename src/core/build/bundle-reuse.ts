@@ -29,15 +29,14 @@
  * change, but for the renderer, which the client's imports select; if they do, the build is made again
  * in full). The type check is not affected: every zone is checked as before.
  */
-import { sameContent } from '../bytes';
-import { hasErrors, type Diagnostic } from '../diagnostics';
-import type { ModuleGraph } from '../analyze/graph';
-import { listFiles } from '../analyze/project';
-import type { FileSystem } from '../fs';
-import type { Renderer } from '../analyze/packages';
-import type { BuildOutcome } from './build';
-import type { BuildTarget } from './bundle';
-import { FRAMEWORK_RECORD } from './framework';
+import { sameContent } from '../bytes.ts';
+import { hasErrors, type Diagnostic } from '../diagnostics/index.ts';
+import type { ModuleGraph } from '../analyze/index.ts';
+import { listFiles, type Renderer } from '../project/index.ts';
+import type { FileSystem } from '../fs/index.ts';
+import type { BuildOutcome } from './build.ts';
+import type { BuildTarget } from '../bundle/index.ts';
+import { FRAMEWORK_RECORD } from './framework.ts';
 
 type FileContent = string | Uint8Array;
 

@@ -6,10 +6,9 @@
  * files at their own paths (as public files), instead of the platform's client bundle.
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
-import type { FileSystem } from '../fs/index.ts';
-import { normalizeProjectPath } from '../fs/index.ts';
-import { listFiles } from '../analyze/project.ts';
-import { ASSET_LIMIT, RESERVED_PREFIXES } from './bundle.ts';
+import { type FileSystem, normalizeProjectPath } from '../fs/index.ts';
+import { listFiles } from '../project/index.ts';
+import { ASSET_LIMIT, RESERVED_PREFIXES } from '../bundle/index.ts';
 
 export const FRAMEWORK_RECORD = '.platform/framework.json';
 /** The framework kinds `init` and `new --framework` support, by the package that marks them. */

@@ -12,7 +12,7 @@ import { baseApp, CLIENT } from '../analyze/__fixtures__/base-app';
 const CLIENT_PATH = 'src/client/main.tsx';
 import { MemoryFileSystem } from '../fs';
 import { compileProject } from './build';
-import { TypeCheckSession } from '../analyze/typecheck';
+import { TypeCheckSession } from '../analyze';
 
 const library = nodeLibrary();
 const everything = { esbuild, library, typecheck: new TypeCheckSession(library) };

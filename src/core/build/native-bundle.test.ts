@@ -15,9 +15,8 @@ import { libraryOnDisk, nodeLibrary } from '../../adapters/node/library';
 import { NodeFileSystem } from '../../adapters/node/node-file-system';
 import { directoryOf } from '../../adapters/node/thread-bundler';
 import { baseApp } from '../analyze/__fixtures__/base-app';
-import { analyzeProject } from '../analyze/analyze';
-import { Bundler, pluginSpecifiers, type BundleResult } from './bundle';
-import type { EsbuildApi } from './esbuild-types';
+import { analyzeProject } from '../analyze';
+import { Bundler, pluginSpecifiers, type BundleResult, type EsbuildApi } from '../bundle';
 
 const library = nodeLibrary();
 const native = new Bundler(esbuild, library, { directoryOf, libraryOnDisk: () => libraryOnDisk(library) });

@@ -7,11 +7,11 @@ import * as esbuild from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { baseApp, CLIENT } from '../analyze/__fixtures__/base-app';
-import type { Project } from '../analyze/project';
+import type { Project } from '../project';
 import { MemoryFileSystem } from '../fs';
 import { compileProject } from './build';
-import { Bundler, type BuildTarget, type BundleResult, type ProjectBundler } from './bundle';
-import { TypeCheckSession } from '../analyze/typecheck';
+import { Bundler, type BuildTarget, type BundleResult, type ProjectBundler } from '../bundle';
+import { TypeCheckSession } from '../analyze';
 
 const library = nodeLibrary();
 

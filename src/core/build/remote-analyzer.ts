@@ -11,14 +11,11 @@
  * `betweenZones` is not passed on (it lets a bundle's answer in on a thread that checks, which the
  * asking thread no longer does).
  */
-import { analyzeProject, type Analysis } from '../analyze/analyze';
-import type { Library } from '../analyze/library';
-import type { ModuleGraph } from '../analyze/graph';
-import type { Project, Zone } from '../analyze/project';
-import type { TypeCheckSession } from '../analyze/typecheck';
-import type { FileSystem } from '../fs';
-import { Asked } from './asked';
-import type { ProjectAnalyzer, RemoteAnalyzeOptions } from './build';
+import { analyzeProject, type Analysis, type ModuleGraph, type TypeCheckSession } from '../analyze/index.ts';
+import type { Library, Project, Zone } from '../project/index.ts';
+import type { FileSystem } from '../fs/index.ts';
+import { Asked } from '../bundle/index.ts';
+import type { ProjectAnalyzer, RemoteAnalyzeOptions } from './build.ts';
 
 /** An analysis as it crosses: no file system, no parsed sources. */
 export type PortableAnalysis = Omit<Analysis, 'project' | 'graph'> & { project?: Omit<Project, 'fs'>; graph?: Omit<ModuleGraph, 'sources'> };

@@ -9,12 +9,11 @@ import * as esbuild from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { baseApp, CLIENT } from '../analyze/__fixtures__/base-app';
-import { analyzeProject } from '../analyze/analyze';
-import { snapshotStat } from '../analyze/project';
+import { analyzeProject, TypeCheckSession } from '../analyze';
+import { snapshotStat } from '../project';
 import { MemoryFileSystem } from '../fs';
 import { compileProject, type BuildOutcome } from './build';
-import { Bundler } from './bundle';
-import { TypeCheckSession } from '../analyze/typecheck';
+import { Bundler } from '../bundle';
 
 const library = nodeLibrary();
 const bundler = new Bundler(esbuild, library);

@@ -11,7 +11,7 @@ import { baseApp, CLIENT } from '../analyze/__fixtures__/base-app';
 import { packageApp } from './__fixtures__/package-app';
 import { MemoryFileSystem } from '../fs';
 import { compileProject } from './build';
-import { TypeCheckSession } from '../analyze/typecheck';
+import { TypeCheckSession } from '../analyze';
 
 const library = nodeLibrary();
 const session = new TypeCheckSession(library);

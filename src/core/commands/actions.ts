@@ -3,14 +3,14 @@
  * agent tool with its safety class. The tools are read from their records (./agent-tools.ts), which the
  * tool server serves: a command's `tool` is the record that runs it.
  */
-import { envelope } from '../diagnostics';
-import { AGENT_TOOLS, type Profile, type SafetyClass } from './agent-tools';
-import type { CommandDefinition, CommandHost, Invocation } from './types';
-import { printReport } from './report';
+import { envelope } from '../diagnostics/index.ts';
+import { AGENT_TOOLS, type Profile, type SafetyClass } from './agent-tools.ts';
+import type { CommandDefinition, CommandHost, Invocation } from './types.ts';
+import { printReport } from './report.ts';
 
 export const ACTIONS_PROTOCOL = 'platform.actions.v0';
 
-export type { Profile, SafetyClass } from './agent-tools';
+export type { Profile, SafetyClass } from './agent-tools.ts';
 
 export interface CommandAction {
   name: string;

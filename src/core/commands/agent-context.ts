@@ -4,14 +4,13 @@
  * and a content hash over all of it. Deterministic (no time, no absolute path, sorted everywhere) and
  * read-only: it analyzes in memory and writes no generated output.
  */
-import { analyzeProject } from '../analyze/analyze';
-import { listFiles, SHARED_ROOT, TESTS_ROOT } from '../analyze/project';
-import type { OperationTable } from '../analyze/server-definition';
-import type { Compiler } from '../build/build';
-import { hasErrors, sortDiagnostics, type Diagnostic } from '../diagnostics';
-import type { FileSystem } from '../fs';
-import { canonicalJson, sha256Hex } from '../hash';
-import type { Manifest } from '../manifest';
+import { analyzeProject, type OperationTable } from '../analyze/index.ts';
+import { listFiles, SHARED_ROOT, TESTS_ROOT } from '../project/index.ts';
+import type { Compiler } from '../build/index.ts';
+import { hasErrors, sortDiagnostics, type Diagnostic } from '../diagnostics/index.ts';
+import type { FileSystem } from '../fs/index.ts';
+import { canonicalJson, sha256Hex } from '../hash/index.ts';
+import type { Manifest } from '../manifest/index.ts';
 
 export const AGENT_CONTEXT_PROTOCOL = 'platform.agent-context.v0';
 

@@ -5,9 +5,9 @@
  * selected path is someone else's and the whole write is refused (DG3102). `--check` writes nothing and
  * reports missing or stale files (DG3101).
  */
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import type { FileSystem, WritableFileSystem } from '../fs';
-import { sha256Hex } from '../hash';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import type { FileSystem, WritableFileSystem } from '../fs/index.ts';
+import { sha256Hex } from '../hash/index.ts';
 
 export const SETUP_TARGETS = ['auto', 'agents', 'claude', 'codex', 'cursor', 'vscode', 'mcp'] as const;
 export type SetupTarget = (typeof SETUP_TARGETS)[number];

@@ -3,7 +3,7 @@
  * envelope kept whole, its first error as `error`), a refusal (`operator_only`, `outside_root`, …) and the
  * refusal a tool's run throws to give one.
  */
-import { type CommandEnvelope } from '../diagnostics';
+import { type CommandEnvelope } from '../diagnostics/index.ts';
 
 export const MCP_RESULT_PROTOCOL = 'platform.mcp-result.v0';
 

@@ -8,9 +8,9 @@
 // every CLI command and the playground's compiler worker load these records (`platform actions`); only
 // the tool server builds the schemas.
 import type { z } from 'zod';
-import { hostedTarget } from '../deploy/ids';
-import type { CommandEnvelope } from '../diagnostics';
-import { commandResult, okResult, refusedResult, ToolRefusal, type McpResult } from './agent-tool-result';
+import { hostedTarget } from '../deploy/index.ts';
+import type { CommandEnvelope } from '../diagnostics/index.ts';
+import { commandResult, okResult, refusedResult, ToolRefusal, type McpResult } from './agent-tool-result.ts';
 
 /**
  * What running an action can change, from least to most:

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCompiler } from '../../adapters/node/compiler';
 import { runInProcess } from '../../testing/cli';
-import type { Compiler } from '../build/build';
+import type { Compiler } from '../build';
 import { commands } from '.';
 import { COMMAND_ACTIONS, TOOL_ACTIONS } from './actions';
 import { sha256Hex } from '../hash';

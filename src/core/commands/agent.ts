@@ -1,10 +1,10 @@
 /** `platform agent context <dir>` and `platform agent setup [--check] [--target …]`. */
-import { diagnostic, envelope } from '../diagnostics';
-import { agentContext, type AgentContext } from './agent-context';
-import { checkSetup, SETUP_TARGETS, writeSetup, type SetupTarget } from './agent-setup';
-import { missingManifest } from './project-directory';
-import { printReport } from './report';
-import type { CommandDefinition } from './types';
+import { diagnostic, envelope } from '../diagnostics/index.ts';
+import { agentContext, type AgentContext } from './agent-context.ts';
+import { checkSetup, SETUP_TARGETS, writeSetup, type SetupTarget } from './agent-setup.ts';
+import { missingManifest } from './project-directory.ts';
+import { printReport } from './report.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface AgentSetupResult {
   targets: string[];

@@ -1,8 +1,8 @@
 /** Command-line argument parsing against a command's declared options, with DG0002 for what does not fit. */
-import type { Result } from '../result';
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import { didYouMean } from '../text/suggest';
-import type { Invocation, OptionSpec, PositionalSpec } from './types';
+import type { Result } from '../result.ts';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import { didYouMean } from '../text/index.ts';
+import type { Invocation, OptionSpec, PositionalSpec } from './types.ts';
 
 /** Options every command accepts. */
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {

@@ -3,16 +3,12 @@
  * control plane's approval page; a person signs in there and approves it, and only then does the
  * control plane hand this command a session. No secret is ever printed.
  */
-import { diagnostic, envelope } from '../diagnostics';
-import type { BuilderInfo } from '../deploy/protocol';
-import { ControlClient } from '../deploy/client';
-import { SESSION_TOKEN } from '../deploy/ids';
-import { connect, CONTROL_URL_OPTION, controlUrlOf, outcomeDiagnostic, planeOf, type CodeFamily } from './control';
-import type { CommandDefinition } from './types';
-import { ROUTES } from '../deploy/routes';
-import { isPersona, PERSONA_NAMES, type PersonaName } from '../runtime/personas';
-import { DEFAULT_PERSONA, writePersona } from '../local/persona';
-import { PERSONA_FILE } from '../local/paths';
+import { diagnostic, envelope } from '../diagnostics/index.ts';
+import { type BuilderInfo, ControlClient, SESSION_TOKEN, ROUTES } from '../deploy/index.ts';
+import { connect, CONTROL_URL_OPTION, controlUrlOf, outcomeDiagnostic, planeOf, type CodeFamily } from './control.ts';
+import type { CommandDefinition } from './types.ts';
+import { isPersona, PERSONA_NAMES, type PersonaName } from '../runtime/index.ts';
+import { DEFAULT_PERSONA, writePersona, PERSONA_FILE } from '../local/index.ts';
 
 export interface AuthResult {
   /** The control plane (login, status, logout). */

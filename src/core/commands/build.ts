@@ -1,9 +1,8 @@
 /** `platform build [directory]`: build and verify a content-addressed artifact; `--verify` only verifies the latest. */
-import { verifyLatest } from '../build/artifact';
-import { buildProject } from '../build/build';
-import { envelope } from '../diagnostics';
-import { missingManifest } from './project-directory';
-import type { CommandDefinition } from './types';
+import { verifyLatest, buildProject } from '../build/index.ts';
+import { envelope } from '../diagnostics/index.ts';
+import { missingManifest } from './project-directory.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface BuildCommandResult {
   artifactId: string;

@@ -1,8 +1,8 @@
 /** `platform check [directory]`: everything that needs no bundling, without running anything. */
-import { analyzeProject } from '../analyze/analyze';
-import { envelope } from '../diagnostics';
-import { missingManifest } from './project-directory';
-import type { CommandDefinition } from './types';
+import { analyzeProject } from '../analyze/index.ts';
+import { envelope } from '../diagnostics/index.ts';
+import { missingManifest } from './project-directory.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface CheckResult {
   name: string;

@@ -12,7 +12,7 @@ import { runInProcess } from '../../testing/cli';
 import { createControlPlane, type ControlPlane } from '../../control-plane/control-plane';
 import { compiler } from '../../testing/control-plane-apps';
 import { BASE, call, signIn } from '../../testing/control-plane';
-import { CONTROL_PROTOCOL } from '../deploy/protocol';
+import { CONTROL_PROTOCOL } from '../deploy';
 
 let work: string;
 let plane: ControlPlane;

@@ -4,16 +4,11 @@
  * and the mapping from the control plane's answers to each command family's codes. A credential is bound
  * to one origin (see `connect`): a control URL naming another is refused before anything is sent.
  */
-import type { Result } from '../result';
-import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics';
-import { ControlClient, type BoundCredential, type ControlOutcome } from '../deploy/client';
-import type { ControlPlaneHost } from '../deploy/host';
-import { controlUrlProblem, SERVICE_TOKEN, SESSION_TOKEN } from '../deploy/ids';
-import { readIdentity, writeIdentity } from '../deploy/identity';
-import { DEFAULT_CONTROL_URL, type ControlError, type ControlErrorCode } from '../deploy/protocol';
-import type { WritableFileSystem } from '../fs';
-import type { CommandHost, Invocation, OptionSpec } from './types';
-import { ROUTES } from '../deploy/routes';
+import type { Result } from '../result.ts';
+import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics/index.ts';
+import { ControlClient, type BoundCredential, type ControlOutcome, type ControlPlaneHost, controlUrlProblem, SERVICE_TOKEN, SESSION_TOKEN, readIdentity, writeIdentity, DEFAULT_CONTROL_URL, type ControlError, type ControlErrorCode, ROUTES } from '../deploy/index.ts';
+import type { WritableFileSystem } from '../fs/index.ts';
+import type { CommandHost, Invocation, OptionSpec } from './types.ts';
 
 export const CONTROL_URL_OPTION: Record<string, OptionSpec> = {
   'control-url': { type: 'string', valueName: '<origin>', description: `The control plane's origin (default: PLATFORM_CONTROL_URL or ${DEFAULT_CONTROL_URL}).` },

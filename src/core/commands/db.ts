@@ -3,10 +3,9 @@
  * preview with --state preview), read through the server's admin route. `exec` runs reading SQL only:
  * the engine runs it in a read-only transaction, so a statement that writes is refused and rolled back.
  */
-import { diagnostic, envelope } from '../diagnostics';
-import type { AdminResult } from '../local/admin';
-import { callAdmin } from '../local/admin-client';
-import type { CommandDefinition } from './types';
+import { diagnostic, envelope } from '../diagnostics/index.ts';
+import { type AdminResult, callAdmin } from '../local/index.ts';
+import type { CommandDefinition } from './types.ts';
 
 export type DbResult = Exclude<AdminResult, { op: 'export-page' | 'import-begin' | 'import-rows' | 'import-commit' | 'import-abort' }>;
 

@@ -3,16 +3,13 @@
  * plane, which stores it content-addressed, starts it and serves it in the chosen environment. A
  * project without an identity is given one (`platform.project.json`) on its first deploy.
  */
-import { buildProject } from '../build/build';
-import { diagnostic, envelope, hasErrors, type Diagnostic } from '../diagnostics';
-import { deployEnvironment, type Environment } from '../deploy/ids';
-import { readIdentity, writeIdentity } from '../deploy/identity';
-import type { AppInfo } from '../deploy/protocol';
-import { connect, CONTROL_URL_OPTION, outcomeDiagnostic, type CodeFamily, type Connection } from './control';
-import { missingManifest } from './project-directory';
-import type { CommandDefinition } from './types';
-import type { WritableFileSystem } from '../fs';
-import { deployRequest, ROUTES } from '../deploy/routes';
+import { buildProject } from '../build/index.ts';
+import { diagnostic, envelope, hasErrors, type Diagnostic } from '../diagnostics/index.ts';
+import { deployEnvironment, type Environment, readIdentity, writeIdentity, type AppInfo, deployRequest, ROUTES } from '../deploy/index.ts';
+import { connect, CONTROL_URL_OPTION, outcomeDiagnostic, type CodeFamily, type Connection } from './control.ts';
+import { missingManifest } from './project-directory.ts';
+import type { CommandDefinition } from './types.ts';
+import type { WritableFileSystem } from '../fs/index.ts';
 
 export interface DeployResult {
   appId: string;

@@ -1,9 +1,8 @@
 /** `platform deployments [<app>]`: the deployment history of an app, newest first. */
-import { diagnostic, envelope } from '../diagnostics';
-import type { DeploymentInfo } from '../deploy/protocol';
-import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
-import type { CommandDefinition } from './types';
-import { ROUTES } from '../deploy/routes';
+import { diagnostic, envelope } from '../diagnostics/index.ts';
+import { type DeploymentInfo, ROUTES } from '../deploy/index.ts';
+import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface DeploymentsResult {
   appId: string;

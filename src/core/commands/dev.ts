@@ -4,16 +4,13 @@
  * tests on each generation that serves, streaming `platform.dev.v0` events (NDJSON with --json, readable
  * lines without) until Ctrl-C.
  */
-import { envelope } from '../diagnostics';
-import { MANIFEST_FILE } from '../manifest';
-import { DevSession } from '../local/dev-session';
-import { prepareTests } from '../testing/prepare';
-import { compileDiagnostic, devEvent } from '../local/events';
-import { readLocalEnv } from '../local/env';
-import { readPersona } from '../local/persona';
-import { envFilePath } from '../local/paths';
-import { prepareServer, publishServer, refuse, SERVER_OPTIONS, unpublishServer, type LocalCommandHost, type LocalServerResult } from './local-server-command';
-import type { CommandDefinition } from './types';
+import { envelope } from '../diagnostics/index.ts';
+import { MANIFEST_FILE } from '../manifest/index.ts';
+import { DevSession } from '../dev/index.ts';
+import { compileDiagnostic, devEvent, readLocalEnv, readPersona, envFilePath } from '../local/index.ts';
+import { prepareTests } from '../build/index.ts';
+import { prepareServer, publishServer, refuse, SERVER_OPTIONS, unpublishServer, type LocalCommandHost, type LocalServerResult } from './local-server-command.ts';
+import type { CommandDefinition } from './types.ts';
 
 export const dev: CommandDefinition<LocalServerResult> = {
   name: 'dev',

@@ -2,11 +2,11 @@
  * `platform doctor [directory]`: structured checks of the toolchain (from the host) and of the project's
  * generated state (manifest, latest build, agent files). Each failed check is DG4001 with its details in `hint`.
  */
-import { verifyLatest, LATEST_FILE } from '../build/artifact';
-import { diagnostic, envelope, hasErrors } from '../diagnostics';
-import { checkManifest, MANIFEST_FILE } from '../manifest';
-import { checkAgentFiles, SETUP_RECORD } from './agent-setup';
-import type { CommandDefinition, ToolchainCheck } from './types';
+import { verifyLatest, LATEST_FILE } from '../build/index.ts';
+import { diagnostic, envelope, hasErrors } from '../diagnostics/index.ts';
+import { checkManifest, MANIFEST_FILE } from '../manifest/index.ts';
+import { checkAgentFiles, SETUP_RECORD } from './agent-setup.ts';
+import type { CommandDefinition, ToolchainCheck } from './types.ts';
 
 export interface DoctorResult {
   checks: ToolchainCheck[];

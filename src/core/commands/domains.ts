@@ -3,11 +3,10 @@
  * hostname and prints the TXT record that verifies it; `status` checks it again; `remove` detaches it
  * (repeat it while cleanup is pending, DG5197).
  */
-import { diagnostic, envelope, type CommandEnvelope } from '../diagnostics';
-import { hostnameProblem, normalizeHostname, type DomainInfo } from '../deploy/domains';
-import { ROUTES } from '../deploy/routes';
-import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
-import type { CommandDefinition } from './types';
+import { diagnostic, envelope, type CommandEnvelope } from '../diagnostics/index.ts';
+import { hostnameProblem, normalizeHostname, type DomainInfo, ROUTES } from '../deploy/index.ts';
+import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface DomainsResult {
   action: 'add' | 'ls' | 'status' | 'remove';

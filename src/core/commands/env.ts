@@ -3,16 +3,13 @@
  * environment (preview, production, and dev for local runs). `pull` writes
  * `.platform/env.<environment>.local.json`.
  */
-import { diagnostic, envelope } from '../diagnostics';
-import { ENV_NAME, ENV_VALUE_MAX_BYTES, envScope, type EnvScope } from '../deploy/ids';
-import { readIdentity, writeIdentity } from '../deploy/identity';
-import { ENV_LOCAL_FORMAT, isObject, type EnvVariableInfo } from '../deploy/protocol';
-import { checkManifest } from '../manifest';
-import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, type CodeFamily } from './control';
-import { claimApp } from './deploy';
-import type { CommandDefinition } from './types';
-import { envLocalProblem } from '../local/env';
-import { ROUTES } from '../deploy/routes';
+import { diagnostic, envelope } from '../diagnostics/index.ts';
+import { ENV_NAME, ENV_VALUE_MAX_BYTES, envScope, type EnvScope, readIdentity, writeIdentity, ENV_LOCAL_FORMAT, isObject, type EnvVariableInfo, ROUTES } from '../deploy/index.ts';
+import { checkManifest } from '../manifest/index.ts';
+import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, type CodeFamily } from './control.ts';
+import { claimApp } from './deploy.ts';
+import type { CommandDefinition } from './types.ts';
+import { envLocalProblem } from '../local/index.ts';
 
 export interface EnvResult {
   action: 'set' | 'ls' | 'rm' | 'pull';

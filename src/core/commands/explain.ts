@@ -1,7 +1,7 @@
 /** `platform diagnostics <code>`: explains a code from the catalogue. */
-import { catalogue, diagnostic, envelope, isDiagnosticCode, type CatalogueEntry } from '../diagnostics';
-import { didYouMean } from '../text/suggest';
-import type { CommandDefinition } from './types';
+import { catalogue, diagnostic, envelope, isDiagnosticCode, type CatalogueEntry } from '../diagnostics/index.ts';
+import { didYouMean } from '../text/index.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface ExplainResult extends CatalogueEntry {
   code: string;

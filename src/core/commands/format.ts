@@ -1,5 +1,5 @@
 /** Human-readable output: one line per diagnostic with file:line:column, its hint beneath, then a summary. */
-import type { CommandEnvelope, Diagnostic } from '../diagnostics';
+import type { CommandEnvelope, Diagnostic } from '../diagnostics/index.ts';
 
 export function formatDiagnostic(d: Diagnostic): string {
   const location = d.file ? `${d.file}${d.span ? `:${d.span.line}:${d.span.column}` : ''}: ` : '';

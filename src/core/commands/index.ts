@@ -1,40 +1,40 @@
 /** Every command, and one entry point from an argument vector to an envelope, text and exit status. */
-import { diagnostic, envelope, exitStatus, type CommandEnvelope } from '../diagnostics';
-import { refusedWriteDiagnostic } from '../local/refused-write';
-import { didYouMean } from '../text/suggest';
-import { GLOBAL_OPTIONS, parseArguments } from './argv';
-import { build } from './build';
-import { check } from './check';
-import { explain } from './explain';
-import { create } from './new';
-import { init } from './init';
-import { test } from './test';
-import { dev } from './dev';
-import { preview } from './preview';
-import { exportCommand, importCommand, state } from './state';
-import { db } from './db';
-import { auth } from './auth';
-import { token } from './token';
-import { domains } from './domains';
-import { tunnel } from './tunnel';
-import { deploy } from './deploy';
-import { promote } from './promote';
-import { rollback } from './rollback';
-import { deployments } from './deployments';
-import { link } from './link';
-import { env } from './env';
-import { disable, enable, remove } from './lifecycle';
-import { agent } from './agent';
-import { actions } from './actions';
-import { doctor } from './doctor';
-import { mcp } from './mcp';
-import { inspect, logs } from './inspect';
-import { formatEnvelope } from './format';
-import type { CommandDefinition, CommandHost } from './types';
+import { diagnostic, envelope, exitStatus, type CommandEnvelope } from '../diagnostics/index.ts';
+import { refusedWriteDiagnostic } from '../local/index.ts';
+import { didYouMean } from '../text/index.ts';
+import { GLOBAL_OPTIONS, parseArguments } from './argv.ts';
+import { build } from './build.ts';
+import { check } from './check.ts';
+import { explain } from './explain.ts';
+import { create } from './new.ts';
+import { init } from './init.ts';
+import { test } from './test.ts';
+import { dev } from './dev.ts';
+import { preview } from './preview.ts';
+import { exportCommand, importCommand, state } from './state.ts';
+import { db } from './db.ts';
+import { auth } from './auth.ts';
+import { token } from './token.ts';
+import { domains } from './domains.ts';
+import { tunnel } from './tunnel.ts';
+import { deploy } from './deploy.ts';
+import { promote } from './promote.ts';
+import { rollback } from './rollback.ts';
+import { deployments } from './deployments.ts';
+import { link } from './link.ts';
+import { env } from './env.ts';
+import { disable, enable, remove } from './lifecycle.ts';
+import { agent } from './agent.ts';
+import { actions } from './actions.ts';
+import { doctor } from './doctor.ts';
+import { mcp } from './mcp.ts';
+import { inspect, logs } from './inspect.ts';
+import { formatEnvelope } from './format.ts';
+import type { CommandDefinition, CommandHost } from './types.ts';
 
-export type { AgentHost, CommandDefinition, CommandHost, Invocation, OptionSpec, PositionalSpec, Template, ToolchainCheck } from './types';
-export { parseArguments } from './argv';
-export { formatDiagnostic, formatEnvelope } from './format';
+export type { AgentHost, CommandDefinition, CommandHost, Invocation, OptionSpec, PositionalSpec, Template, ToolchainCheck } from './types.ts';
+export { parseArguments } from './argv.ts';
+export { formatDiagnostic, formatEnvelope } from './format.ts';
 
 export const commands: ReadonlyArray<CommandDefinition<any>> = [
   create, init, check, build, test, explain, deploy, promote, rollback, deployments, link, env, disable, enable, remove, token, domains, tunnel, auth, doctor, agent, actions, mcp, inspect, logs, dev, preview, state, exportCommand, importCommand, db,
@@ -116,3 +116,8 @@ export async function runCommandLine(args: readonly string[], host: CommandHost)
   }
   return outcome(value, json, command.text?.(value) ?? '');
 }
+
+// What the rest of the code base uses of this folder's other modules.
+export { actionsDocument, COMMAND_ACTIONS, TOOL_ACTIONS } from './actions.ts';
+export { commandResult, MCP_RESULT_PROTOCOL, type McpResult, refusedResult, ToolRefusal } from './agent-tool-result.ts';
+export { AGENT_TOOLS, type DevSessionsHost, type DevSessionView, isLoopbackHost, type Profile, type ToolContext, type ToolName, toolsOf } from './agent-tools.ts';

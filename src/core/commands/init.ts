@@ -6,14 +6,12 @@
  * script (`npm run build`); and builds the artifact, whose client is the framework's output
  * (src/core/build/framework.ts). Run again, it rewrites only its own unchanged files and rebuilds.
  */
-import { buildProject } from '../build/build';
-import { FRAMEWORK_RECORD, FRAMEWORKS, frameworkClient, readFrameworkRecord, type FrameworkKind, type FrameworkRecord } from '../build/framework';
-import { diagnostic, envelope, hasErrors, type Diagnostic } from '../diagnostics';
-import type { FileSystem, WritableFileSystem } from '../fs';
-import { normalizeProjectPath } from '../fs';
-import { sha256Hex } from '../hash';
-import { MANIFEST_FILE } from '../manifest';
-import type { CommandDefinition } from './types';
+import { buildProject, FRAMEWORK_RECORD, FRAMEWORKS, frameworkClient, readFrameworkRecord, type FrameworkKind, type FrameworkRecord } from '../build/index.ts';
+import { diagnostic, envelope, hasErrors, type Diagnostic } from '../diagnostics/index.ts';
+import { type FileSystem, type WritableFileSystem, normalizeProjectPath } from '../fs/index.ts';
+import { sha256Hex } from '../hash/index.ts';
+import { MANIFEST_FILE } from '../manifest/index.ts';
+import type { CommandDefinition } from './types.ts';
 
 const NAME = /^[a-z][a-z0-9-]{1,62}$/;
 const SERVER_ENTRY = 'platform/server/index.ts';

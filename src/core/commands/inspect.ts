@@ -6,19 +6,14 @@
  * control plane (tooling.md, Authentication 4): a hosted URL (`http://app-…--preview.localhost:4310/`),
  * an appId or an app's name. Codes: DG2001 to DG2004.
  */
-import { diagnostic, envelope, type Diagnostic } from '../diagnostics';
-import { deployEnvironment, hostedTarget, type Environment } from '../deploy/ids';
-import { CALL_CURSOR, INSPECT_VIEWS, isInspectAnswer, type CallRecord, type InspectAnswer, type InspectView } from '../deploy/protocol';
-import { ROUTES } from '../deploy/routes';
-import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
-import type { CommandDefinition, Invocation, CommandHost } from './types';
-import type { CommandEnvelope } from '../diagnostics';
-import { adminExportPage, callAdmin } from '../local/admin-client';
-import { writerOf, type FileWriter } from '../fs';
-import { MAX_STATE_EXPORT_BYTES, streamExport, type ExportPage } from '../state';
-import { findLocalServers } from '../local/discovery';
-import { quoteIdentifier } from '../runtime/sql-driver';
-import type { LocalMode } from '../local/paths';
+import { diagnostic, envelope, type Diagnostic, type CommandEnvelope } from '../diagnostics/index.ts';
+import { deployEnvironment, hostedTarget, type Environment, CALL_CURSOR, INSPECT_VIEWS, isInspectAnswer, type CallRecord, type InspectAnswer, type InspectView, ROUTES } from '../deploy/index.ts';
+import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control.ts';
+import type { CommandDefinition, Invocation, CommandHost } from './types.ts';
+import { adminExportPage, callAdmin, findLocalServers, type LocalMode } from '../local/index.ts';
+import { writerOf, type FileWriter } from '../fs/index.ts';
+import { MAX_STATE_EXPORT_BYTES, streamExport, type ExportPage } from '../state/index.ts';
+import { quoteIdentifier } from '../runtime/index.ts';
 
 /** A read of a local server: the same views, named by its mode and URL instead of an app and environment. */
 export type LocalInspectAnswer = { local: true; mode: LocalMode; url: string } & (

@@ -2,11 +2,10 @@
  * `platform disable`, `enable` and `delete`: the app lifecycle of tooling.md. Disabling takes the app
  * offline and keeps its data; deleting (with `--confirm <exact app name>`) is permanent.
  */
-import { diagnostic, envelope } from '../diagnostics';
-import type { AppInfo } from '../deploy/protocol';
-import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
-import type { CommandDefinition } from './types';
-import { ROUTES } from '../deploy/routes';
+import { diagnostic, envelope } from '../diagnostics/index.ts';
+import { type AppInfo, ROUTES } from '../deploy/index.ts';
+import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface LifecycleResult {
   app: AppInfo;

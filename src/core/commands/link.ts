@@ -1,14 +1,11 @@
 /** `platform link`: list your apps, attach the project to one (`--app`), or give it a new identity (`--new`). */
-import { diagnostic, envelope } from '../diagnostics';
-import { APP_ID } from '../deploy/ids';
-import { writeIdentity } from '../deploy/identity';
-import type { AppInfo } from '../deploy/protocol';
-import { checkManifest } from '../manifest';
-import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, type CodeFamily } from './control';
-import { claimApp } from './deploy';
-import { missingManifest } from './project-directory';
-import type { CommandDefinition } from './types';
-import { ROUTES } from '../deploy/routes';
+import { diagnostic, envelope } from '../diagnostics/index.ts';
+import { APP_ID, writeIdentity, type AppInfo, ROUTES } from '../deploy/index.ts';
+import { checkManifest } from '../manifest/index.ts';
+import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, type CodeFamily } from './control.ts';
+import { claimApp } from './deploy.ts';
+import { missingManifest } from './project-directory.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface LinkResult {
   apps?: AppInfo[];

@@ -3,16 +3,12 @@
  * serving (a manifest, the state not held by a live server of the same mode, usable env values), the
  * discovery record while serving, and printing events as NDJSON (`--json`) or readable lines.
  */
-import { diagnostic, envelope, type CommandEnvelope, type Diagnostic } from '../diagnostics';
-import { isWriteRefusal, type WritableFileSystem } from '../fs';
-import { readServerRecord, SERVER_RECORD_FORMAT, type LocalServerRecord } from '../local/discovery';
-import { formatDevEvent, type DevEvent } from '../local/events';
-import type { LocalHost, LocalServer } from '../local/host';
-import { readLocalEnv } from '../local/env';
-import { serverRecordPath, type LocalMode } from '../local/paths';
-import { formatDiagnostic } from './format';
-import { missingManifest } from './project-directory';
-import type { CommandHost, Invocation, OptionSpec } from './types';
+import { diagnostic, envelope, type CommandEnvelope, type Diagnostic } from '../diagnostics/index.ts';
+import { isWriteRefusal, type WritableFileSystem } from '../fs/index.ts';
+import { readServerRecord, SERVER_RECORD_FORMAT, type LocalServerRecord, formatDevEvent, type DevEvent, type LocalHost, type LocalServer, readLocalEnv, serverRecordPath, type LocalMode } from '../local/index.ts';
+import { formatDiagnostic } from './format.ts';
+import { missingManifest } from './project-directory.ts';
+import type { CommandHost, Invocation, OptionSpec } from './types.ts';
 
 export const SERVER_OPTIONS: Record<string, OptionSpec> = {
   host: { type: 'string', valueName: '<address>', description: 'The address to listen on (default 127.0.0.1, loopback).' },

@@ -1,6 +1,6 @@
 /** `platform mcp`: the agent tool server on stdio, served by the host (only the Node CLI can). */
-import { diagnostic, envelope } from '../diagnostics';
-import type { CommandDefinition } from './types';
+import { diagnostic, envelope } from '../diagnostics/index.ts';
+import type { CommandDefinition } from './types.ts';
 
 export const mcp: CommandDefinition = {
   name: 'mcp',

@@ -6,14 +6,14 @@
  * (DG3001); the app is named after the directory when that is a valid name. `--framework vite` makes a
  * Vite project with the platform's files instead (`platform init` builds it; DG3004 to DG3006).
  */
-import { diagnostic, envelope, type Diagnostic } from '../diagnostics';
-import { MANIFEST_FILE } from '../manifest';
-import { CATALOGUE_ID, installFiles, readCatalogue } from '../templates/catalogue';
-import { FRAMEWORKS, type FrameworkKind } from '../build/framework';
-import { platformFiles, writePlatformFiles } from './init';
-import { didYouMean } from '../text/suggest';
-import { CONTROL_URL_OPTION, controlUrlOf } from './control';
-import type { CommandDefinition } from './types';
+import { diagnostic, envelope, type Diagnostic } from '../diagnostics/index.ts';
+import { MANIFEST_FILE } from '../manifest/index.ts';
+import { CATALOGUE_ID, installFiles, readCatalogue } from '../templates/index.ts';
+import { FRAMEWORKS, type FrameworkKind } from '../build/index.ts';
+import { platformFiles, writePlatformFiles } from './init.ts';
+import { didYouMean } from '../text/index.ts';
+import { CONTROL_URL_OPTION, controlUrlOf } from './control.ts';
+import type { CommandDefinition } from './types.ts';
 
 export const DEFAULT_TEMPLATE = 'todo';
 const UI_PROVIDERS = ['preact', 'react'];

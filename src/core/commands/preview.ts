@@ -4,14 +4,11 @@
  * there is no artifact, it fails verification (with the reason's own code: DG1705 for a stale build),
  * or its server does not start.
  */
-import { blobPath, verifyLatest } from '../build/artifact';
-import { diagnostic, envelope, type Diagnostic } from '../diagnostics';
-import { devEvent } from '../local/events';
-import type { Generation } from '../local/host';
-import { readPersona } from '../local/persona';
-import { refusedWriteDiagnostic } from '../local/refused-write';
-import { prepareServer, publishServer, refuse, SERVER_OPTIONS, unpublishServer, type LocalCommandHost, type LocalServerResult } from './local-server-command';
-import type { CommandDefinition } from './types';
+import { blobPath, verifyLatest } from '../build/index.ts';
+import { diagnostic, envelope, type Diagnostic } from '../diagnostics/index.ts';
+import { devEvent, type Generation, readPersona, refusedWriteDiagnostic } from '../local/index.ts';
+import { prepareServer, publishServer, refuse, SERVER_OPTIONS, unpublishServer, type LocalCommandHost, type LocalServerResult } from './local-server-command.ts';
+import type { CommandDefinition } from './types.ts';
 
 export const preview: CommandDefinition<LocalServerResult> = {
   name: 'preview',

@@ -1,8 +1,8 @@
 /** What commands that take a project directory share: the DG1001 that names the directory. */
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import type { FileSystem } from '../fs';
-import { MANIFEST_FILE } from '../manifest';
-import { readFrameworkPackage } from './init';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import type { FileSystem } from '../fs/index.ts';
+import { MANIFEST_FILE } from '../manifest/index.ts';
+import { readFrameworkPackage } from './init.ts';
 
 /** DG1001 naming the directory when it has no manifest (DG3208 when it is a framework project init has not made an app); undefined when it has one. */
 export async function missingManifest(fs: FileSystem, directory: string): Promise<Diagnostic[] | undefined> {

@@ -3,11 +3,10 @@
  * `--from-artifact` names an artifact, `--receipt` the review receipt of a preview deployment. Promotion
  * ships code, never data.
  */
-import { diagnostic, envelope } from '../diagnostics';
-import { ARTIFACT_ID, RECEIPT_ID } from '../deploy/ids';
-import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
-import type { CommandDefinition } from './types';
-import { ROUTES } from '../deploy/routes';
+import { diagnostic, envelope } from '../diagnostics/index.ts';
+import { ARTIFACT_ID, RECEIPT_ID, ROUTES } from '../deploy/index.ts';
+import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface PromoteResult {
   appId: string;

@@ -1,7 +1,7 @@
 /** Commands whose `--json` output is a document of its own protocol (actions, agent context): the document when ok, the envelope otherwise. */
-import type { CommandEnvelope } from '../diagnostics';
-import { formatEnvelope } from './format';
-import type { CommandHost, Invocation } from './types';
+import type { CommandEnvelope } from '../diagnostics/index.ts';
+import { formatEnvelope } from './format.ts';
+import type { CommandHost, Invocation } from './types.ts';
 
 /** Prints the document (`--json`) or its text; a failed run prints its envelope as any command does. */
 export function printReport(invocation: Invocation, host: CommandHost, value: CommandEnvelope, document: unknown, text: () => string): void {

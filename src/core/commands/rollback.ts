@@ -1,9 +1,8 @@
 /** `platform rollback <artifact id>`: serve a completed artifact again in production (or preview). Code only: data stays. */
-import { diagnostic, envelope } from '../diagnostics';
-import { ARTIFACT_ID, deployEnvironment, type Environment } from '../deploy/ids';
-import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control';
-import type { CommandDefinition } from './types';
-import { ROUTES } from '../deploy/routes';
+import { diagnostic, envelope } from '../diagnostics/index.ts';
+import { ARTIFACT_ID, deployEnvironment, type Environment, ROUTES } from '../deploy/index.ts';
+import { connect, CONTROL_URL_OPTION, DIR_OPTION, outcomeDiagnostic, resolveApp, type CodeFamily } from './control.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface RollbackResult {
   appId: string;

@@ -4,15 +4,13 @@
  * database records as a `platform.state-export.v0` document, with the same core, format and checks as
  * the playground's Data panel (src/core/state, run inside the engine over the app's own database).
  */
-import { diagnostic, envelope, type CommandEnvelope, type Diagnostic } from '../diagnostics';
-import { chunksOfFile, writerOf, type FileWriter, type WritableFileSystem } from '../fs';
-import { MANIFEST_FILE } from '../manifest';
-import { adminExportPage, adminImportTarget } from '../local/admin-client';
-import { readServerRecord } from '../local/discovery';
-import { isLocalState, RECOVERY_DIR, statePath, type LocalMode } from '../local/paths';
-import { streamExport, streamImport } from '../state';
-import { missingManifest } from './project-directory';
-import type { CommandDefinition, CommandHost, Invocation, OptionSpec } from './types';
+import { diagnostic, envelope, type CommandEnvelope, type Diagnostic } from '../diagnostics/index.ts';
+import { chunksOfFile, writerOf, type FileWriter, type WritableFileSystem } from '../fs/index.ts';
+import { MANIFEST_FILE } from '../manifest/index.ts';
+import { adminExportPage, adminImportTarget, readServerRecord, isLocalState, RECOVERY_DIR, statePath, type LocalMode } from '../local/index.ts';
+import { streamExport, streamImport } from '../state/index.ts';
+import { missingManifest } from './project-directory.ts';
+import type { CommandDefinition, CommandHost, Invocation, OptionSpec } from './types.ts';
 
 const DIR_OPTION: Record<string, OptionSpec> = {
   dir: { type: 'string', valueName: '<directory>', description: 'The project directory (default: the current directory).' },

@@ -3,12 +3,12 @@
  * With `--json` it streams newline-delimited platform.dev.v0 events ending with test.run.finish;
  * without, a readable report whose last line is `N passed, N failed`. Exit 0 only when all passed.
  */
-import { envelope, type Diagnostic } from '../diagnostics';
-import { finishEvent, formatEvent, type TestEvent } from '../testing/events';
-import { prepareTests } from '../testing/prepare';
-import { formatDiagnostic } from './format';
-import { missingManifest } from './project-directory';
-import type { CommandDefinition } from './types';
+import { envelope, type Diagnostic } from '../diagnostics/index.ts';
+import { finishEvent, formatEvent, type TestEvent } from '../testing/index.ts';
+import { prepareTests } from '../build/index.ts';
+import { formatDiagnostic } from './format.ts';
+import { missingManifest } from './project-directory.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface TestCommandResult {
   passed: number;

@@ -2,12 +2,10 @@
  * `platform token create|ls|revoke`: service tokens for automation (PLATFORM_SERVICE_TOKEN). Only an
  * interactive builder session may manage them: a service token never mints another.
  */
-import { diagnostic, envelope } from '../diagnostics';
-import { SERVICE_TOKEN, SERVICE_TOKEN_ID, TOKEN_NAME } from '../deploy/ids';
-import type { ServiceTokenInfo } from '../deploy/protocol';
-import { connect, CONTROL_URL_OPTION, outcomeDiagnostic, type CodeFamily } from './control';
-import type { CommandDefinition } from './types';
-import { ROUTES } from '../deploy/routes';
+import { diagnostic, envelope } from '../diagnostics/index.ts';
+import { SERVICE_TOKEN, SERVICE_TOKEN_ID, TOKEN_NAME, type ServiceTokenInfo, ROUTES } from '../deploy/index.ts';
+import { connect, CONTROL_URL_OPTION, outcomeDiagnostic, type CodeFamily } from './control.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface TokenResult {
   action: 'create' | 'ls' | 'revoke';

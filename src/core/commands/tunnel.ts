@@ -5,13 +5,11 @@
  * Requests are only ever sent to http://127.0.0.1:<port>: the visitor's path cannot name another host,
  * and redirects are passed on to the visitor, never followed here.
  */
-import { readBodyCapped } from '../bytes';
-import { diagnostic, envelope } from '../diagnostics';
-import { decodeBase64, encodeBase64 } from '../bytes';
-import { ROUTES } from '../deploy/routes';
-import { TUNNEL_KEY_HEADER, TUNNEL_MAX_BODY_BYTES, type TunnelRequest } from '../deploy/tunnel';
-import { connect, CONTROL_URL_OPTION, outcomeDiagnostic, type CodeFamily } from './control';
-import type { CommandDefinition } from './types';
+import { readBodyCapped, decodeBase64, encodeBase64 } from '../bytes.ts';
+import { diagnostic, envelope } from '../diagnostics/index.ts';
+import { ROUTES, TUNNEL_KEY_HEADER, TUNNEL_MAX_BODY_BYTES, type TunnelRequest } from '../deploy/index.ts';
+import { connect, CONTROL_URL_OPTION, outcomeDiagnostic, type CodeFamily } from './control.ts';
+import type { CommandDefinition } from './types.ts';
 
 export interface TunnelResult {
   url: string;

@@ -1,11 +1,10 @@
 /** What a command is: its arguments, and a function from an invocation and a host to an envelope. */
-import type { CommandEnvelope } from '../diagnostics';
-import type { Compiler } from '../build/build';
-import type { TestEvent } from '../testing/events';
-import type { PreparedTests } from '../testing/prepare';
-import type { WritableFileSystem } from '../fs';
-import type { ControlPlaneHost } from '../deploy/host';
-import type { LocalHost } from '../local/host';
+import type { CommandEnvelope } from '../diagnostics/index.ts';
+import type { Compiler, PreparedTests } from '../build/index.ts';
+import type { TestEvent } from '../testing/index.ts';
+import type { WritableFileSystem } from '../fs/index.ts';
+import type { ControlPlaneHost } from '../deploy/index.ts';
+import type { LocalHost } from '../local/index.ts';
 
 export interface OptionSpec {
   type: 'boolean' | 'string';

@@ -5,8 +5,8 @@
  * would carry the client's credential to an origin other than the one it is bound to: a bug, stopped
  * before anything is sent.
  */
-import { CONTROL_ERROR_CODES, CONTROL_PROTOCOL, isObject, type ControlError } from './protocol';
-import { pathOf, type AnswerOf, type BodyOf, type ParamsOf, type Route } from './routes';
+import { CONTROL_ERROR_CODES, CONTROL_PROTOCOL, isObject, type ControlError } from './protocol.ts';
+import { pathOf, type AnswerOf, type BodyOf, type ParamsOf, type Route } from './routes.ts';
 
 export type FetchLike = (request: Request) => Promise<Response>;
 

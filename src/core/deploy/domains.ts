@@ -3,7 +3,7 @@
  * (fully qualified ASCII, no scheme, port, path or wildcard), the DNS record that proves ownership, and
  * the shape of a domain in the control plane's answers.
  */
-import { APP_ID } from './ids';
+import { APP_ID } from './ids.ts';
 
 /** A custom domain's states: waiting for its verification record, routed to production, or detached with cleanup left to do. */
 export type DomainState = 'pending' | 'active' | 'cleanup_pending';

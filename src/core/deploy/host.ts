@@ -1,6 +1,6 @@
 /** What a host gives the commands that talk to a control plane: a fetch, the environment, stored credentials. */
-import type { BuilderInfo } from './protocol';
-import type { FetchLike } from './client';
+import type { BuilderInfo } from './protocol.ts';
+import type { FetchLike } from './client.ts';
 
 /** A builder credential kept by `auth login`, per control plane origin. */
 export interface StoredCredential {

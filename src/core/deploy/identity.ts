@@ -2,10 +2,10 @@
  * Project identity: the checked-in `platform.project.json` names the app's `appId`; a cache under
  * `.platform/` must agree with it (the checked-in file wins, DG5121).
  */
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import type { FileSystem, WritableFileSystem } from '../fs';
-import { APP_ID } from './ids';
-import { isObject, PROJECT_CACHE_FORMAT, PROJECT_FORMAT } from './protocol';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import type { FileSystem, WritableFileSystem } from '../fs/index.ts';
+import { APP_ID } from './ids.ts';
+import { isObject, PROJECT_CACHE_FORMAT, PROJECT_FORMAT } from './protocol.ts';
 
 export const PROJECT_FILE = 'platform.project.json';
 export const PROJECT_CACHE_FILE = '.platform/project.json';

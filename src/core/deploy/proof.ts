@@ -6,7 +6,7 @@
  * another local server can read is a credential (docs/control-plane.md, The playground's credential).
  * The format is declared here once: the panel signs by it, the control plane verifies by it.
  */
-import { encodeBase64url } from '../bytes';
+import { encodeBase64url } from '../bytes.ts';
 
 /** The scheme of a signed request's Authorization header. */
 export const PROOF_SCHEME = 'Proof';

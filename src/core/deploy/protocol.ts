@@ -2,12 +2,11 @@
  * The control plane's HTTP API as data: the shapes it answers with and the checks a client makes before
  * trusting an answer. Shared by the CLI's commands, the playground's Deploy panel and the control plane.
  */
-import type { Environment, EnvScope } from './ids';
-import { APP_ID, ARTIFACT_ID, DEPLOYMENT_ID, RECEIPT_ID, SERVICE_TOKEN_ID } from './ids';
+import { type Environment, type EnvScope, APP_ID, ARTIFACT_ID, DEPLOYMENT_ID, RECEIPT_ID, SERVICE_TOKEN_ID } from './ids.ts';
 
-import type { ExportPage } from '../state/export-pages';
-import type { Manifest } from '../manifest';
-import type { CallError } from '../runtime/console-capture';
+import type { ExportPage } from '../state/index.ts';
+import type { Manifest } from '../manifest/index.ts';
+import type { CallError } from '../runtime/index.ts';
 export const CONTROL_PROTOCOL = 'platform.control.v0';
 export const PROJECT_FORMAT = 'platform.project.v0';
 export const PROJECT_CACHE_FORMAT = 'platform.project-cache.v0';

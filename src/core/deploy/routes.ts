@@ -4,11 +4,11 @@
  * handlers by these routes; the CLI's commands and the playground's Deploy panel call them through
  * `ControlClient.call`.
  */
-import { encodeBase64 } from '../bytes';
-import { isDomain, type DomainInfo } from './domains';
-import { isTunnelInfo, isTunnelRequest, type TunnelInfo, type TunnelRequest } from './tunnel';
-import type { Environment } from './ids';
-import type { ProofPublicKey } from './proof';
+import { encodeBase64 } from '../bytes.ts';
+import { isDomain, type DomainInfo } from './domains.ts';
+import { isTunnelInfo, isTunnelRequest, type TunnelInfo, type TunnelRequest } from './tunnel.ts';
+import type { Environment } from './ids.ts';
+import type { ProofPublicKey } from './proof.ts';
 import {
   isApp,
   isBuilder,
@@ -23,7 +23,7 @@ import {
   type EnvVariableInfo,
   type InspectAnswer,
   type ServiceTokenInfo,
-} from './protocol';
+} from './protocol.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

@@ -1,5 +1,5 @@
 /** The catalogue as a Markdown reference page (docs/diagnostics.md is generated from it). */
-import { catalogue, type DiagnosticArea } from './catalogue';
+import { catalogue, type DiagnosticArea } from './catalogue.ts';
 
 const AREA_TITLES: Record<DiagnosticArea, string> = {
   command: 'Command (DG00xx)',

@@ -14,7 +14,7 @@
  * Bounds: the host holds at most `BODY_WINDOW` + `BODY_PIECE` unread bytes of one body; the engine
  * holds what the app's stream already made plus one piece.
  */
-import { describeError } from './describe';
+import { describeError } from './describe.ts';
 
 /** Bytes the engine may send before the host has read any. */
 export const BODY_WINDOW = 1024 * 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { personaAuth } from '../runtime/personas';
+import { personaAuth } from '../runtime';
 import { bodyHash, IdentityVerifier, SequenceWindow, signIdentity } from './identity';
 
 const key = new Uint8Array(32).fill(7);

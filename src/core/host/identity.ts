@@ -7,8 +7,8 @@
  * (`SequenceWindow`).
  */
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { hmacSha256Hex, sha256Hex } from '../hash';
-import type { Auth } from '../runtime/personas';
+import { hmacSha256Hex, sha256Hex } from '../hash/index.ts';
+import type { Auth } from '../runtime/index.ts';
 
 export const IDENTITY_HEADER = 'x-platform-identity';
 /** The path a host asks, once an engine started, whether the app is ready (or why not); it needs a signed identity too. */

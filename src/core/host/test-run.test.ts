@@ -2,10 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { nodeSqlDriverFactory } from '../../adapters/node/sqljs';
 import { defineServer, query } from '../../modules/server';
 import type { Manifest } from '../manifest';
-import { ConsoleCapture, LOG_LIMITS } from '../runtime/console-capture';
-import { AppRuntime } from '../runtime/runtime';
-import { passEvent, type TestEvent } from '../testing/events';
-import { loadModuleMap } from '../testing/locate';
+import { ConsoleCapture, LOG_LIMITS, AppRuntime } from '../runtime';
+import { passEvent, type TestEvent, loadModuleMap } from '../testing';
 import { Inbox } from './inbox';
 import { followAttempt, isTestRunMessage, runTestsInEngine, type AttemptEnd, type AttemptInbox, type EngineTestRun, type TestRunMessage } from './test-run';
 

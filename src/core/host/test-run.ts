@@ -13,16 +13,12 @@
  * The engine does not time its tests: a test in `while (true) {}` never yields, and workerd's clock
  * stands still while code runs. The host's watchdog does, from each message it receives.
  */
-import { diagnostic, type Span } from '../diagnostics';
-import { consoleLevels, LOG_LIMITS, type ConsoleCapture, type LogLevel, type LogLine } from '../runtime/console-capture';
-import type { TestEvent } from '../testing/events';
-import { failEvent } from '../testing/events';
-import { locate, type LoadedModule } from '../testing/locate';
-import type { Attempt } from '../testing/restarts';
-import { runTestFile, type TestFileRun } from '../testing/run-file';
-import { describeError } from './describe';
-import type { Inbox } from './inbox';
-import { Watchdog } from './watchdog';
+import { diagnostic, type Span } from '../diagnostics/index.ts';
+import { consoleLevels, LOG_LIMITS, type ConsoleCapture, type LogLevel, type LogLine } from '../runtime/index.ts';
+import { type TestEvent, failEvent, locate, type LoadedModule, type Attempt, runTestFile, type TestFileRun } from '../testing/index.ts';
+import { describeError } from './describe.ts';
+import type { Inbox } from './inbox.ts';
+import { Watchdog } from './watchdog.ts';
 
 /** Engine → host, one file's run. */
 export type TestRunMessage =

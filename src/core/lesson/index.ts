@@ -14,7 +14,7 @@
  * project from a share link is a stranger's, and its lesson shows as far as it is readable.
  */
 
-import { isTestFile, LESSON_ROOT } from '../analyze/project.ts';
+import { isTestFile, LESSON_ROOT } from '../project/index.ts';
 
 export { LESSON_ROOT };
 const TEXT_FILE = 'step.md';

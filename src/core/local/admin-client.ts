@@ -1,13 +1,12 @@
 /** The command side of the admin route: finds the running local server of a project and asks it (`platform db`, `export`, `import`). */
-import type { Result } from '../result';
-import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics';
-import type { FileSystem } from '../fs';
-import { ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER, type AdminAnswer, type AdminRequest, type AdminResult } from './admin';
-import { findLocalServers, type ProcessAlive } from './discovery';
-import { errorOfBody } from '../../modules/wire';
-import type { ImportTarget } from '../state';
-import type { ExportPageResult } from '../state/export-pages';
-import type { LocalMode } from './paths';
+import type { Result } from '../result.ts';
+import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics/index.ts';
+import type { FileSystem } from '../fs/index.ts';
+import { ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER, type AdminAnswer, type AdminRequest, type AdminResult } from './admin.ts';
+import { findLocalServers, type ProcessAlive } from './discovery.ts';
+import { errorOfBody } from '../../modules/wire.ts';
+import type { ImportTarget, ExportPageResult } from '../state/index.ts';
+import type { LocalMode } from './paths.ts';
 
 export type AdminCall<R extends AdminResult['op']> = Result<{ result: Extract<AdminResult, { op: R }>; mode: LocalMode; url: string }, { diagnostic: Diagnostic }>;
 

@@ -4,12 +4,11 @@
  * local server passes them on only with its admin secret, signed as the `admin` identity, which the
  * control plane never signs for a visitor; hosted, this route does not exist.
  */
-import { listedTables } from '../runtime/table-names';
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import type { Manifest } from '../manifest';
-import { quoteIdentifier, type SqlDriver, type SqlValue } from '../runtime/sql-driver';
-import { abortStagedImport, beginStagedImport, commitStagedImport, EXPORT_PAGE_ROWS, exportPage, IMPORT_BATCH_ROWS, stageRows, type ExportPage } from '../state';
-import type { CallRecord } from '../deploy/protocol';
+import { listedTables, quoteIdentifier, type SqlDriver, type SqlValue } from '../runtime/index.ts';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import type { Manifest } from '../manifest/index.ts';
+import { abortStagedImport, beginStagedImport, commitStagedImport, EXPORT_PAGE_ROWS, exportPage, IMPORT_BATCH_ROWS, stageRows, type ExportPage } from '../state/index.ts';
+import type { CallRecord } from '../deploy/index.ts';
 
 export const ADMIN_PROTOCOL = 'platform.local-admin.v0';
 /** The path of the admin route on a local server (under the reserved `/_platform/`). */

@@ -1,6 +1,6 @@
 /** What serves a path of a build (the runtime or which file, as hosting and local servers serve them), and the persona label of local pages. */
-import type { Manifest } from '../manifest';
-import type { PersonaName } from '../runtime/personas';
+import type { Manifest } from '../manifest/index.ts';
+import type { PersonaName } from '../runtime/index.ts';
 
 /** Paths the app's runtime answers (queries, mutations, the live stream, endpoints); every other path is an asset. */
 export function isRuntimePath(pathname: string): boolean {

@@ -3,8 +3,8 @@
  * `.platform/servers/<mode>.json` as they start serving and remove it on a clean stop. A record whose
  * process is gone (a crash, a kill) is stale and means not running.
  */
-import type { FileSystem } from '../fs';
-import { LOCAL_MODES, serverRecordPath, type LocalMode } from './paths';
+import type { FileSystem } from '../fs/index.ts';
+import { LOCAL_MODES, serverRecordPath, type LocalMode } from './paths.ts';
 
 export const SERVER_RECORD_FORMAT = 'platform.local-server.v0';
 

@@ -1,10 +1,9 @@
 /** `ctx.env` of a local mode: `.platform/env.<mode>.local.json` (tooling.md, Authentication 6), as `platform env pull` writes it. */
-import type { Result } from '../result';
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import { ENV_NAME } from '../deploy/ids';
-import { ENV_LOCAL_FORMAT, isObject } from '../deploy/protocol';
-import type { FileSystem } from '../fs';
-import { envFilePath, type LocalMode } from './paths';
+import type { Result } from '../result.ts';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import { ENV_NAME, ENV_LOCAL_FORMAT, isObject } from '../deploy/index.ts';
+import type { FileSystem } from '../fs/index.ts';
+import { envFilePath, type LocalMode } from './paths.ts';
 
 /** Why a local env document is unusable, or undefined: `{ format: 'platform.env-local.v0', values: { NAME: 'string' } }`. */
 export function envLocalProblem(value: unknown): string | undefined {

@@ -1,8 +1,8 @@
 /** The `platform.dev.v0` events of `platform dev` and `platform preview`, and their readable lines. */
-import { diagnostic, type Diagnostic, type DiagnosticInit } from '../diagnostics';
-import type { CallRecord } from '../deploy/protocol';
-import { DEV_PROTOCOL, formatEvent, type TestEvent } from '../testing/events';
-import type { LocalMode } from './paths';
+import { diagnostic, type Diagnostic, type DiagnosticInit } from '../diagnostics/index.ts';
+import type { CallRecord } from '../deploy/index.ts';
+import { DEV_PROTOCOL, formatEvent, type TestEvent } from '../testing/index.ts';
+import type { LocalMode } from './paths.ts';
 
 export { DEV_PROTOCOL };
 

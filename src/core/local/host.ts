@@ -1,10 +1,10 @@
 /** What a host (the Node CLI) gives `platform dev` and `preview`: a server on loopback, a file watcher, processes. */
-import type { Compiler, ProjectAnalyzer } from '../build/build';
-import type { ProjectBundler } from '../build/bundle';
-import type { Manifest } from '../manifest';
-import type { CallRecord } from '../deploy/protocol';
-import type { ProcessAlive } from './discovery';
-import type { LocalMode } from './paths';
+import type { Compiler, ProjectAnalyzer } from '../build/index.ts';
+import type { ProjectBundler } from '../bundle/index.ts';
+import type { Manifest } from '../manifest/index.ts';
+import type { CallRecord } from '../deploy/index.ts';
+import type { ProcessAlive } from './discovery.ts';
+import type { LocalMode } from './paths.ts';
 
 /** One servable build of an app: its manifest and its files by artifact path (`client/…`, `server/index.js`, `public/…`). */
 export interface Generation {

@@ -1,7 +1,7 @@
 /** The persona local servers' visitors are (`platform auth as`), kept in `.platform/persona.json`; alice when none is chosen. */
-import type { FileSystem, WritableFileSystem } from '../fs';
-import { isPersona, type PersonaName } from '../runtime/personas';
-import { PERSONA_FILE, PERSONA_FORMAT } from './paths';
+import type { FileSystem, WritableFileSystem } from '../fs/index.ts';
+import { isPersona, type PersonaName } from '../runtime/index.ts';
+import { PERSONA_FILE, PERSONA_FORMAT } from './paths.ts';
 
 export const DEFAULT_PERSONA: PersonaName = 'alice';
 

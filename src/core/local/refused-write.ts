@@ -4,8 +4,8 @@
  * container or traverses a link. `dev` and `preview` then stop; any other command answers with it (the
  * command line turns a refusal that reaches it into this envelope). Nothing was written through the link.
  */
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import { isWriteRefusal } from '../fs';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import { isWriteRefusal } from '../fs/index.ts';
 
 /** The DG1813 diagnostic of a refused write, or undefined when `error` is another failure. */
 export function refusedWriteDiagnostic(error: unknown): Diagnostic | undefined {

@@ -1,6 +1,6 @@
 /** The manifest rules a JSON Schema cannot say: capabilities against blocks, reserved and colliding names, references between tables. */
 import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
-import { didYouMean } from '../text/suggest.ts';
+import { didYouMean } from '../text/index.ts';
 import type { JsonDocument, JsonPath } from './json-document.ts';
 
 /**

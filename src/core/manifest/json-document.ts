@@ -1,7 +1,7 @@
 /** A strict JSON document with positions: syntax errors, duplicate keys, and the span of any value or key. */
 import { parseTree, findNodeAtLocation, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import type { Span } from '../diagnostics/index.ts';
-import { LineIndex } from '../text/positions.ts';
+import { LineIndex } from '../text/index.ts';
 
 export type JsonPath = Array<string | number>;
 

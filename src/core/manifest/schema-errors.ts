@@ -4,7 +4,7 @@ import schema from './app.manifest.schema.json' with { type: 'json' };
 // The schema compiled ahead of time by ajv (scripts/manifest-validator.ts): compiling it at each start cost ~70 ms.
 import validator from './manifest-validator.generated.js';
 import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
-import { didYouMean } from '../text/suggest.ts';
+import { didYouMean } from '../text/index.ts';
 import { formatPath, type JsonDocument, type JsonPath } from './json-document.ts';
 
 export const manifestSchema = schema;

@@ -8,8 +8,8 @@
  * and, for a failed call, its runtime error), cut to LOG_LIMITS so that the header stays far below
  * what an HTTP parser accepts. The host takes it off before a visitor sees the answer.
  */
-import { decodeBase64url, encodeBase64url } from '../bytes';
-import type { RuntimeErrorInfo } from '../../modules/types';
+import { decodeBase64url, encodeBase64url } from '../bytes.ts';
+import type { RuntimeErrorInfo } from '../../modules/types.ts';
 
 export type LogLevel = 'debug' | 'log' | 'info' | 'warn' | 'error';
 

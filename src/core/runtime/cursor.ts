@@ -4,7 +4,7 @@
  */
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { decodeBase64url, encodeBase64url } from '../bytes';
+import { decodeBase64url, encodeBase64url } from '../bytes.ts';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -8,15 +8,15 @@
  * under. A database that records only the identity (made before the declaration was kept) is judged
  * against the declaration read back from its own SQL (tables/schema-read.ts).
  */
-import { canonicalJson } from '../hash';
-import type { FieldDeclaration } from '../manifest/types';
-import { quoteIdentifier, type SqlDriver } from './sql-driver';
-import { SqlObjectStore } from './storage';
-import { createIndexStatements, createSchema, createTableStatement, defaultLiteral, tableOrder, type DatabaseDeclaration, type TablePolicies } from './tables/schema';
-import { compareSchemas, databaseIdentity, schemaChangeRefused, isSchemaChangeRefused, type DataFacts, type SchemaProblem } from './tables/schema-change';
+import { canonicalJson } from '../hash/index.ts';
+import type { FieldDeclaration } from '../manifest/index.ts';
+import { quoteIdentifier, type SqlDriver } from './sql-driver.ts';
+import { SqlObjectStore } from './storage/index.ts';
+import { createIndexStatements, createSchema, createTableStatement, defaultLiteral, tableOrder, type DatabaseDeclaration, type TablePolicies } from './tables/schema.ts';
+import { compareSchemas, databaseIdentity, schemaChangeRefused, isSchemaChangeRefused, type DataFacts, type SchemaProblem } from './tables/schema-change.ts';
 
-export { databaseIdentity } from './tables/schema-change';
-import { declarationFromSql, readStoredSql, type StoredSql } from './tables/schema-read';
+export { databaseIdentity } from './tables/schema-change.ts';
+import { declarationFromSql, readStoredSql, type StoredSql } from './tables/schema-read.ts';
 
 /** The table in which the runtime records the schema a database is made for. */
 export const META_TABLE = '__platform_meta';

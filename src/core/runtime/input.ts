@@ -3,7 +3,7 @@
  * required, the object is exact, numbers are finite, datetime is a Date and bytes a Uint8Array.
  * A refusal is an ordinary error (400 operation_failed) whose message names the field.
  */
-import type { InputDescriptorJson } from '../analyze/server-definition';
+import type { InputDescriptorJson } from '../analyze/index.ts';
 
 function describe(value: unknown): string {
   if (value === null) return 'null';

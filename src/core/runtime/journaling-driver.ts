@@ -7,7 +7,7 @@
  * database: the runtime's SQL has no nondeterministic function (ids and times are JavaScript values
  * bound as parameters), and SQLite's own choices (rowids) depend only on the database.
  */
-import type { SqlDriver, SqlValue, TransactionOptions } from './sql-driver';
+import type { SqlDriver, SqlValue, TransactionOptions } from './sql-driver.ts';
 
 /** One statement that changed the database, with its bound parameters. */
 export type JournalStatement = readonly [sql: string, params: readonly SqlValue[]];

@@ -2,7 +2,7 @@
  * The limits a runtime enforces: the manifest's budgets and storage limits over the platform defaults.
  * Defaults the specification leaves open are decided here (docs/decisions.md).
  */
-import type { Manifest } from '../manifest';
+import type { Manifest } from '../manifest/index.ts';
 
 export interface Limits {
   queryRows: number;

@@ -19,11 +19,11 @@
  *   network), one visitor holds at most `visitorShare` of the slots: one visitor cannot hold them all
  *   and refuse everyone else for a stream's lifetime. Local hosts name none (one developer).
  */
-import { affects, LIVE_BUDGET_HEADER, LIVE_PROTOCOL, type LiveEvent, type TableSet } from '../../modules/wire';
-import { randomId, type RuntimeClock } from './clock';
-import type { Limits } from './limits';
-import { failedCall, type CallOutcome } from './outcome';
-import type { Auth } from './personas';
+import { affects, LIVE_BUDGET_HEADER, LIVE_PROTOCOL, type LiveEvent, type TableSet } from '../../modules/wire.ts';
+import { randomId, type RuntimeClock } from './clock.ts';
+import type { Limits } from './limits.ts';
+import { failedCall, type CallOutcome } from './outcome.ts';
+import type { Auth } from './personas.ts';
 
 /** The `Retry-After` of a refusal, in seconds (docs/decisions.md). */
 export const RETRY_AFTER_SECONDS = 5;

@@ -6,10 +6,10 @@
  * out and changing workspaces are refused `local_personas` (409) with how to do it here: switch persona.
  * Hosted, the control plane serves these paths (src/control-plane/app-auth.ts).
  */
-import type { PageAuth } from '../../modules/types';
-import { failedCall } from './outcome';
-import { personaWorkspaces, type Auth, type PersonaName } from './personas';
-import { errorResponse } from './runtime';
+import type { PageAuth } from '../../modules/types.ts';
+import { failedCall } from './outcome.ts';
+import { personaWorkspaces, type Auth, type PersonaName } from './personas.ts';
+import { errorResponse } from './runtime.ts';
 
 export const LOCAL_PERSONAS_MESSAGE =
   'In the playground people are the personas alice, bob and guest, with fixed workspaces (alice: ws-team and ws-alice; bob: ws-team): switch the preview to another persona instead of signing in or out, and use their workspaces. Deployed, people sign in with passkeys and make their own.';

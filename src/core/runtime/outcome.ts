@@ -1,7 +1,7 @@
 /** How a call ended, as the runtime and its hosts report it; a failure always has an errorId. */
-import { randomId, systemClock, type RuntimeClock } from './clock';
-import type { LogLine } from './console-capture';
-import type { RuntimeErrorInfo, TableSet } from '../../modules/types';
+import { randomId, systemClock, type RuntimeClock } from './clock.ts';
+import type { LogLine } from './console-capture.ts';
+import type { RuntimeErrorInfo, TableSet } from '../../modules/types.ts';
 
 export type { RuntimeErrorInfo, TableSet };
 

@@ -1,6 +1,6 @@
 /** The three fixed personas of local modes (dev, preview, test), as decisions.md defines them. */
-import { sha256Hex } from '../hash';
-import type { Auth, Persona } from '../../modules/types';
+import { sha256Hex } from '../hash/index.ts';
+import type { Auth, Persona } from '../../modules/types.ts';
 
 export type { Auth };
 export type PersonaName = Persona;

@@ -1,5 +1,5 @@
 /** Endpoint routing: `'<METHOD> /api/...'` keys with `:params`, matched segment by segment, params percent-decoded. */
-import { parseEndpointKey, type HttpMethod } from '../analyze/endpoint-key';
+import { parseEndpointKey, type HttpMethod } from '../project/index.ts';
 
 interface Route<T> {
   method: HttpMethod;

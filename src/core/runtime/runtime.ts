@@ -4,23 +4,23 @@
  * failures with an errorId; budgets reset per call. Hosted by the playground's runtime worker, by
  * `platform test` and by the control plane.
  */
-import type { Manifest } from '../manifest';
-import { encodeJson, decodeJson, runtimeErrorBody, LIVE_CONNECTION_HEADER, LIVE_PATH, READ_HEADER, WROTE_HEADER, tableSetHeader, type CallAnswer } from '../../modules/wire';
-import { systemClock, type RuntimeClock } from './clock';
-import { CursorSigner } from './cursor';
-import { CALL_REPORT_HEADER, encodeCallReport, thrownFrames, type ConsoleCapture } from './console-capture';
-import { fault, isRuntimeFault, type FaultCode } from './faults';
-import { validateInput } from './input';
-import { limitsOf, Meter, type Limits } from './limits';
-import { LiveUpdates } from './live';
-import { deadlineMessage, failedCall, type CallOutcome, type RuntimeErrorInfo } from './outcome';
-import type { Auth } from './personas';
-import { Router } from './router';
-import { ScopedDriver } from './scoped-driver';
-import type { SqlDriver } from './sql-driver';
-import { databaseIdentity, ensureSchema, type SchemaOutcome } from './database-schema';
-import { Database, type TablePolicyContext } from './tables/database';
-import { createStorage, SqlObjectStore } from './storage';
+import type { Manifest } from '../manifest/index.ts';
+import { encodeJson, decodeJson, runtimeErrorBody, LIVE_CONNECTION_HEADER, LIVE_PATH, READ_HEADER, WROTE_HEADER, tableSetHeader, type CallAnswer } from '../../modules/wire.ts';
+import { systemClock, type RuntimeClock } from './clock.ts';
+import { CursorSigner } from './cursor.ts';
+import { CALL_REPORT_HEADER, encodeCallReport, thrownFrames, type ConsoleCapture } from './console-capture.ts';
+import { fault, isRuntimeFault, type FaultCode } from './faults.ts';
+import { validateInput } from './input.ts';
+import { limitsOf, Meter, type Limits } from './limits.ts';
+import { LiveUpdates } from './live.ts';
+import { deadlineMessage, failedCall, type CallOutcome, type RuntimeErrorInfo } from './outcome.ts';
+import type { Auth } from './personas.ts';
+import { Router } from './router.ts';
+import { ScopedDriver } from './scoped-driver.ts';
+import type { SqlDriver } from './sql-driver.ts';
+import { databaseIdentity, ensureSchema, type SchemaOutcome } from './database-schema.ts';
+import { Database, type TablePolicyContext } from './tables/database.ts';
+import { createStorage, SqlObjectStore } from './storage/index.ts';
 
 const DESCRIPTOR = Symbol.for('platform.descriptor');
 const encoder = new TextEncoder();
@@ -67,7 +67,7 @@ export interface RuntimeOptions {
   console?: ConsoleCapture;
 }
 
-export type { CallOutcome, RuntimeErrorInfo } from './outcome';
+export type { CallOutcome, RuntimeErrorInfo } from './outcome.ts';
 
 /** The schema identity of a manifest's database declaration (what the database's meta table records). */
 export function schemaIdentity(manifest: Manifest): string {

@@ -2,7 +2,7 @@
  * The driver one handler call sees. Closed when the call ends, so a handler still running after its
  * deadline (or after a rollback) cannot touch the database outside its transaction.
  */
-import type { SqlDriver, SqlValue } from './sql-driver';
+import type { SqlDriver, SqlValue } from './sql-driver.ts';
 
 export class ScopedDriver implements SqlDriver {
   readonly #driver: SqlDriver;

@@ -1,6 +1,6 @@
 /** The tables of an app's database that an owner reads (the data browser, `platform db`, inspect). */
-import type { SqlDriver } from './sql-driver';
-import { CHUNKS_TABLE } from './storage';
+import type { SqlDriver } from './sql-driver.ts';
+import { CHUNKS_TABLE } from './storage/index.ts';
 
 /**
  * The names of the database's tables, by name: the app's and the runtime's own, but not SQLite's

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diagnostic } from '../diagnostics';
-import type { TestFailure } from '../testing/events';
+import type { TestFailure } from '../testing';
 import { bugReport, MAX_REPORT_ITEMS, MAX_REPORT_LINK_CHARS } from './bug-report';
 
 const link = 'https://play.example/#v1.AAAA_-';

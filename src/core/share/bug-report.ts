@@ -1,7 +1,7 @@
 /** The Markdown of "Copy bug report": the share link, what failed (tests or diagnostics), the persona and the version. */
-import type { Diagnostic } from '../diagnostics';
-import type { PersonaName } from '../runtime/personas';
-import type { TestFailure } from '../testing/events';
+import type { Diagnostic } from '../diagnostics/index.ts';
+import type { PersonaName } from '../runtime/index.ts';
+import type { TestFailure } from '../testing/index.ts';
 
 /** GitHub refuses an issue body over 65,536 characters; a longer link is left out with a note. */
 export const MAX_REPORT_LINK_CHARS = 60_000;

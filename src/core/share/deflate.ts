@@ -3,7 +3,7 @@
  * Node 20), with decompression bounded: output is read as a stream and abandoned past a byte cap, so a
  * small hostile input cannot expand into gigabytes (a "zip bomb").
  */
-import { collectCapped } from '../bytes';
+import { collectCapped } from '../bytes.ts';
 
 /** Input is fed to the decompressor in pieces this size, so one piece can expand to a few MiB at most. */
 const FEED = 4096;

@@ -16,9 +16,9 @@ export {
   type ShareLinkEncodeResult,
   type ShareLinkError,
   type ShareLinkErrorCode,
-} from './link';
-export { bugReport, MAX_REPORT_ITEMS, MAX_REPORT_LINK_CHARS, MAX_REPORT_VALUE_CHARS, type BugReportInput } from './bug-report';
-export { MAX_PATH_LENGTH, MAX_SEGMENT_LENGTH, pathSetProblem, projectPathProblem } from './paths';
+} from './link.ts';
+export { bugReport, MAX_REPORT_ITEMS, MAX_REPORT_LINK_CHARS, MAX_REPORT_VALUE_CHARS, type BugReportInput } from './bug-report.ts';
+export { MAX_PATH_LENGTH, MAX_SEGMENT_LENGTH, pathSetProblem, projectPathProblem } from './paths.ts';
 export {
   chooseObjects,
   isProjectDataDocument,
@@ -38,4 +38,8 @@ export {
   type SharedObject,
   type SharedObjectsError,
   type SharedObjectsErrorCode,
-} from './objects';
+} from './objects.ts';
+
+// What the rest of the code base uses of this folder's other modules.
+export { foldedPath } from './paths.ts';
+export { SHARE_HASH } from './route.ts';

@@ -10,17 +10,17 @@
  * `decodeShareLink` never throws and never trusts its input: sizes are checked before work, the
  * decompression stops at a byte cap, and every field of the payload is validated.
  */
-import type { Result } from '../result';
+import type { Result } from '../result.ts';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { isPersona, type PersonaName } from '../runtime/personas';
-import { parseStateExport, type StateExportDocument } from '../state/document';
-import { decodeBase64url, encodeBase64url } from '../bytes';
-import { deflateRaw, inflateRaw } from './deflate';
-import { isPlainRecord, MAX_LINK_OBJECT_BYTES, parseSharedObjects, type SharedObject } from './objects';
-import { pathSetProblem, projectPathProblem } from './paths';
-import { shareFragment } from './route';
+import { isPersona, type PersonaName } from '../runtime/index.ts';
+import { parseStateExport, type StateExportDocument } from '../state/index.ts';
+import { decodeBase64url, encodeBase64url } from '../bytes.ts';
+import { deflateRaw, inflateRaw } from './deflate.ts';
+import { isPlainRecord, MAX_LINK_OBJECT_BYTES, parseSharedObjects, type SharedObject } from './objects.ts';
+import { pathSetProblem, projectPathProblem } from './paths.ts';
+import { shareFragment } from './route.ts';
 
-export { SHARE_HASH, SHARE_ROUTE, shareFragment } from './route';
+export { SHARE_HASH, SHARE_ROUTE, shareFragment } from './route.ts';
 
 /** The version this playground writes and reads. */
 export const SHARE_LINK_VERSION = 1;

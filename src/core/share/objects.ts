@@ -8,9 +8,9 @@
  * not a storage key, bad base64, an oversize total are refused with a stable code, and nothing is
  * written before the whole list passed.
  */
-import type { Result } from '../result';
-import { isValidKey } from '../runtime/storage/keys';
-import { decodeBase64url, encodeBase64url } from '../bytes';
+import type { Result } from '../result.ts';
+import { isValidKey } from '../runtime/index.ts';
+import { decodeBase64url, encodeBase64url } from '../bytes.ts';
 
 /** Total bytes of the objects one share link carries (the rest are named as left out). */
 export const MAX_LINK_OBJECT_BYTES = 256 * 1024;

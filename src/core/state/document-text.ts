@@ -4,9 +4,9 @@
  * and a scanner that reads such text in chunks of any size and gives back the head's keys and each row
  * as its own JSON text. Neither ever holds more than one row beyond the chunk being read.
  */
-import type { JsonValue } from '../../modules/types';
-import { unusable } from './document';
-import type { ExportHead } from './export-pages';
+import type { JsonValue } from '../../modules/types.ts';
+import { unusable } from './document.ts';
+import type { ExportHead } from './export-pages.ts';
 
 const ROW_INDENT = '\n      ';
 

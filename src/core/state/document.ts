@@ -10,13 +10,12 @@
  * Rows hold values in the wire encoding (`$date`, `$bytes`, `$escape`). Database records only: no
  * stored objects, not even their metadata (docs/decisions.md).
  */
-import type { Result } from '../result';
-import type { DatabaseDeclaration } from '../runtime/tables/schema';
-import { databaseIdentity } from '../runtime/tables/schema-change';
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import type { Manifest } from '../manifest';
-import { decodeValue } from '../../modules/wire';
-import type { JsonValue } from '../../modules/types';
+import type { Result } from '../result.ts';
+import { type DatabaseDeclaration, databaseIdentity } from '../runtime/index.ts';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import type { Manifest } from '../manifest/index.ts';
+import { decodeValue } from '../../modules/wire.ts';
+import type { JsonValue } from '../../modules/types.ts';
 
 export const STATE_EXPORT_PROTOCOL = 'platform.state-export.v0';
 

@@ -4,16 +4,14 @@
  * millionth row and no request reading one can reach the handler deadline. `exportState` (the whole
  * document in memory) and the streamed `platform export` / hosted export read through here.
  */
-import type { Result } from '../result';
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import type { Manifest } from '../manifest';
-import { quoteIdentifier, type SqlDriver } from '../runtime/sql-driver';
-import { tableOrder } from '../runtime/tables/schema';
-import { decodeRow } from '../runtime/tables/values';
-import { encodeValue } from '../../modules/wire';
-import type { JsonValue } from '../../modules/types';
-import { refused, STATE_EXPORT_PROTOCOL, stateSchemaIdentity } from './document';
-import { storedIdentity } from './meta';
+import type { Result } from '../result.ts';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import type { Manifest } from '../manifest/index.ts';
+import { quoteIdentifier, type SqlDriver, tableOrder, decodeRow } from '../runtime/index.ts';
+import { encodeValue } from '../../modules/wire.ts';
+import type { JsonValue } from '../../modules/types.ts';
+import { refused, STATE_EXPORT_PROTOCOL, stateSchemaIdentity } from './document.ts';
+import { storedIdentity } from './meta.ts';
 
 /**
  * Rows one page holds at most (a page also ends past EXPORT_PAGE_BYTES). Pages are kept small because

@@ -1,11 +1,11 @@
 /** State export: an application's database records, read through a SqlDriver, as a whole `platform.state-export.v0` document in memory. */
-import type { Result } from '../result';
-import type { Diagnostic } from '../diagnostics';
-import type { Manifest } from '../manifest';
-import type { SqlDriver } from '../runtime/sql-driver';
-import type { JsonValue } from '../../modules/types';
-import { MAX_STATE_EXPORT_BYTES, refused, type StateExportDocument } from './document';
-import { exportPage } from './export-pages';
+import type { Result } from '../result.ts';
+import type { Diagnostic } from '../diagnostics/index.ts';
+import type { Manifest } from '../manifest/index.ts';
+import type { SqlDriver } from '../runtime/index.ts';
+import type { JsonValue } from '../../modules/types.ts';
+import { MAX_STATE_EXPORT_BYTES, refused, type StateExportDocument } from './document.ts';
+import { exportPage } from './export-pages.ts';
 
 export interface ExportOptions {
   /** The export's time; now when not given. */

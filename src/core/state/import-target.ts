@@ -2,8 +2,8 @@
  * What both ends of a streamed state import agree on: the engine that takes it (`ImportTarget`, which
  * the admin route's import-* requests and `driverImportTarget` implement) and the size of a batch.
  */
-import type { Diagnostic } from '../diagnostics';
-import type { JsonValue } from '../../modules/types';
+import type { Diagnostic } from '../diagnostics/index.ts';
+import type { JsonValue } from '../../modules/types.ts';
 
 type Failure = { ok: false; diagnostic: Diagnostic };
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeSqlDriverFactory } from '../../adapters/node/sqljs';
-import type { SqlDriver } from '../runtime/sql-driver';
+import type { SqlDriver } from '../runtime';
 import { fingerprint, RICH } from './__fixtures__/rich';
 import { prng, sampleStateExport } from './__fixtures__/sample';
 import { exportState, importState, importStateText, parseStateExport, type StateImportResult } from '.';

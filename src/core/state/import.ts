@@ -3,15 +3,12 @@
  * SqlDriver, in one transaction. Every table's rows are replaced by the document's; stored objects are
  * left as they are. All or nothing: on any refusal nothing is written.
  */
-import type { Result } from '../result';
-import type { Diagnostic } from '../diagnostics';
-import type { FieldDeclaration, Manifest } from '../manifest';
-import { quoteIdentifier, type SqlDriver, type SqlValue } from '../runtime/sql-driver';
-import { tableOrder, type DatabaseDeclaration } from '../runtime/tables/schema';
-import { compareSchemas, describeProblems, type DataFacts, type PolicyKind } from '../runtime/tables/schema-change';
-import { encodeValue } from '../runtime/tables/values';
-import { parseStateExport, parseStateExportText, refused, stateSchemaIdentity, type ParsedStateExport, type StateRow } from './document';
-import { initialiseDatabase, storedIdentity } from './meta';
+import type { Result } from '../result.ts';
+import type { Diagnostic } from '../diagnostics/index.ts';
+import type { FieldDeclaration, Manifest } from '../manifest/index.ts';
+import { quoteIdentifier, type SqlDriver, type SqlValue, tableOrder, type DatabaseDeclaration, compareSchemas, describeProblems, type DataFacts, type PolicyKind, encodeValue } from '../runtime/index.ts';
+import { parseStateExport, parseStateExportText, refused, stateSchemaIdentity, type ParsedStateExport, type StateRow } from './document.ts';
+import { initialiseDatabase, storedIdentity } from './meta.ts';
 
 export type StateImportResult = Result<{ counts: Record<string, number> }, { diagnostic: Diagnostic }>;
 

@@ -12,11 +12,11 @@ export {
   type StateParseResult,
   type StateRefusalCode,
   type StateRow,
-} from './document';
-export { exportState, type ExportOptions, type StateExportResult } from './export';
-export { importState, importStateText, type StateImportResult } from './import';
-export { EXPORT_PAGE_BYTES, EXPORT_PAGE_ROWS, EXPORT_RECORD_BYTES, exportPage, type ExportHead, type ExportPage, type ExportPageResult } from './export-pages';
-export { StateDocumentScanner, StateDocumentWriter, DocumentTextError, malformed, type ScannedItem } from './document-text';
-export { streamExport, streamImport, chunksOf, type StreamImportOptions } from './transfer';
-export { IMPORT_BATCH_BYTES, IMPORT_BATCH_ROWS, type ImportTarget } from './import-target';
-export { abortStagedImport, driverImportTarget, beginStagedImport, commitStagedImport, stageRows, type StagedImportHead } from './staged-import';
+} from './document.ts';
+export { exportState, type ExportOptions, type StateExportResult } from './export.ts';
+export { importState, importStateText, type StateImportResult } from './import.ts';
+export { EXPORT_PAGE_BYTES, EXPORT_PAGE_ROWS, EXPORT_RECORD_BYTES, exportPage, type ExportHead, type ExportPage, type ExportPageResult } from './export-pages.ts';
+export { StateDocumentScanner, StateDocumentWriter, DocumentTextError, malformed, type ScannedItem } from './document-text.ts';
+export { streamExport, streamImport, chunksOf, type StreamImportOptions } from './transfer.ts';
+export { IMPORT_BATCH_BYTES, IMPORT_BATCH_ROWS, type ImportTarget } from './import-target.ts';
+export { abortStagedImport, driverImportTarget, beginStagedImport, commitStagedImport, stageRows, type StagedImportHead } from './staged-import.ts';

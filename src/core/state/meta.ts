@@ -1,8 +1,7 @@
 /** The runtime's own bookkeeping in an application database that state export and import read and write. */
-import { readStoredSchema } from '../runtime/database-schema';
-import type { SqlDriver } from '../runtime/sql-driver';
+import { readStoredSchema, type SqlDriver } from '../runtime/index.ts';
 
-export { initialiseDatabase } from '../runtime/database-schema';
+export { initialiseDatabase } from '../runtime/index.ts';
 
 /**
  * The schema identity the runtime stamped on this database, as `sha256:<hex>`; undefined when the

@@ -6,15 +6,14 @@
  * state. All or nothing: until the commit nothing of the app's is touched, and a commit that fails is
  * rolled back whole; staging tables are dropped at commit, abort, or the next begin.
  */
-import type { Result } from '../result';
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import type { FieldDeclaration, Manifest } from '../manifest';
-import { quoteIdentifier, type SqlDriver } from '../runtime/sql-driver';
-import { defaultLiteral, PLATFORM_PREFIX, tableOrder } from '../runtime/tables/schema';
-import { checkStateExportHead, decodeExportRow, MAX_STATE_EXPORT_DEPTH, nestedDeeperThan, refused, repeatedId, stateSchemaIdentity, tableProblem, unusable } from './document';
-import { checkImportTarget, dangling, prepareRow, type ImportOptions } from './import';
-import { initialiseDatabase, storedIdentity } from './meta';
-import type { ImportTarget } from './import-target';
+import type { Result } from '../result.ts';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import type { FieldDeclaration, Manifest } from '../manifest/index.ts';
+import { quoteIdentifier, type SqlDriver, defaultLiteral, PLATFORM_PREFIX, tableOrder } from '../runtime/index.ts';
+import { checkStateExportHead, decodeExportRow, MAX_STATE_EXPORT_DEPTH, nestedDeeperThan, refused, repeatedId, stateSchemaIdentity, tableProblem, unusable } from './document.ts';
+import { checkImportTarget, dangling, prepareRow, type ImportOptions } from './import.ts';
+import { initialiseDatabase, storedIdentity } from './meta.ts';
+import type { ImportTarget } from './import-target.ts';
 
 const SESSION_TABLE = `${PLATFORM_PREFIX}import`;
 const stagingName = (table: string) => `${PLATFORM_PREFIX}import__${table}`;

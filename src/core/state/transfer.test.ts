@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeSqlDriverFactory } from '../../adapters/node/sqljs';
 import type { JsonValue } from '../../modules/types';
 import type { Manifest } from '../manifest';
-import type { SqlDriver, SqlDriverFactory } from '../runtime/sql-driver';
+import type { SqlDriver, SqlDriverFactory } from '../runtime';
 import { fingerprint, RICH } from './__fixtures__/rich';
 import { sampleStateExport } from './__fixtures__/sample';
 import { chunksOf, driverImportTarget, EXPORT_PAGE_BYTES, EXPORT_PAGE_ROWS, EXPORT_RECORD_BYTES, exportPage, exportState, IMPORT_BATCH_BYTES, IMPORT_BATCH_ROWS, importState, stateSchemaIdentity, STATE_EXPORT_PROTOCOL, streamExport, streamImport } from '.';

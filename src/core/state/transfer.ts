@@ -4,12 +4,12 @@
  * them against a local server's admin route; tests run them against a SqlDriver in process. Memory
  * holds one page or one batch, whatever the number of rows.
  */
-import type { Diagnostic } from '../diagnostics';
-import type { JsonValue } from '../../modules/types';
-import { checkStateExportHead, MAX_STATE_EXPORT_DEPTH, nestedDeeperThan, unusable } from './document';
-import { DocumentTextError, malformed, StateDocumentScanner, StateDocumentWriter, type ScannedItem } from './document-text';
-import type { ExportPageResult } from './export-pages';
-import { IMPORT_BATCH_BYTES, IMPORT_BATCH_ROWS, type ImportTarget } from './import-target';
+import type { Diagnostic } from '../diagnostics/index.ts';
+import type { JsonValue } from '../../modules/types.ts';
+import { checkStateExportHead, MAX_STATE_EXPORT_DEPTH, nestedDeeperThan, unusable } from './document.ts';
+import { DocumentTextError, malformed, StateDocumentScanner, StateDocumentWriter, type ScannedItem } from './document-text.ts';
+import type { ExportPageResult } from './export-pages.ts';
+import { IMPORT_BATCH_BYTES, IMPORT_BATCH_ROWS, type ImportTarget } from './import-target.ts';
 
 type Failure = { ok: false; diagnostic: Diagnostic };
 

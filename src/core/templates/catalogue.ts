@@ -4,15 +4,13 @@
  * downloads the archive, checks its SHA-256 and opens it with the zip safety of src/core/zip: every
  * failure has its code (DG3007 to DG3012).
  */
-import type { Result } from '../result';
-import { networkFailure } from '../deploy/client';
-import { readBodyCapped } from '../bytes';
-import { diagnostic, type Diagnostic } from '../diagnostics';
-import type { FetchLike } from '../deploy/client';
-import { controlUrlProblem } from '../deploy/ids';
-import { sha256Hex } from '../hash';
-import { MANIFEST_FILE } from '../manifest';
-import { MAX_ZIP_BYTES, openZip } from '../zip';
+import type { Result } from '../result.ts';
+import { networkFailure, type FetchLike, controlUrlProblem } from '../deploy/index.ts';
+import { readBodyCapped } from '../bytes.ts';
+import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
+import { sha256Hex } from '../hash/index.ts';
+import { MANIFEST_FILE } from '../manifest/index.ts';
+import { MAX_ZIP_BYTES, openZip } from '../zip/index.ts';
 
 export const CATALOGUE_PROTOCOL = 'platform.template-catalogue.v0';
 /** Where a control plane serves its catalogue. */

@@ -1,5 +1,5 @@
 /** The `platform.dev.v0` events of a test run, and the readable report made from them. */
-import { hasErrors, type Diagnostic } from '../diagnostics';
+import { hasErrors, type Diagnostic } from '../diagnostics/index.ts';
 
 export const DEV_PROTOCOL = 'platform.dev.v0';
 

@@ -1,6 +1,6 @@
 /** Where in a test's source a failure happened: the first stack frame in app code, mapped through the bundle's source map. */
 import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping';
-import type { Span } from '../diagnostics';
+import type { Span } from '../diagnostics/index.ts';
 
 export interface LoadedModule {
   /** The URL the host imported the bundle under, as it appears in stack traces. */

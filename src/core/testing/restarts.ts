@@ -3,9 +3,9 @@
  * (`while (true) {}`) only by ending the thread it runs on, so the file's remaining tests go on in a
  * fresh one. The same loop serves `platform test`'s workerd engines and the browser's sandboxes.
  */
-import { failEvent, type TestEvent } from './events';
-import { loadModuleMap } from './locate';
-import { timeoutFailure } from './run-file';
+import { failEvent, type TestEvent } from './events.ts';
+import { loadModuleMap } from './locate.ts';
+import { timeoutFailure } from './run-file.ts';
 
 /** A test an attempt was stopped in. */
 export interface StoppedTest {

@@ -4,13 +4,11 @@
  * DG1903 (the file threw while loading), DG1904 (an assertion), DG1905 (a throw, a refused call) and
  * DG1906 (over the time limit). Host-agnostic: the host imports modules and makes runtimes.
  */
-import { diagnostic } from '../diagnostics';
-import { encodeJson, hasRuntimeErrorShape } from '../../modules/wire';
-import { errorResponse, type AppRuntime } from '../runtime/runtime';
-import { deadlineExceeded, type CallOutcome } from '../runtime/outcome';
-import { isPersona, personaAuth, type PersonaName } from '../runtime/personas';
-import { failEvent, passEvent, type TestEvent, type TestFailure } from './events';
-import { locate, type LoadedModule } from './locate';
+import { diagnostic } from '../diagnostics/index.ts';
+import { encodeJson, hasRuntimeErrorShape } from '../../modules/wire.ts';
+import { errorResponse, type AppRuntime, deadlineExceeded, type CallOutcome, isPersona, personaAuth, type PersonaName } from '../runtime/index.ts';
+import { failEvent, passEvent, type TestEvent, type TestFailure } from './events.ts';
+import { locate, type LoadedModule } from './locate.ts';
 
 export const TEST_TIMEOUT_MS = 20_000;
 const HOST_KEY = Symbol.for('platform.test.host');

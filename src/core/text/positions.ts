@@ -1,5 +1,5 @@
 /** Offsets to 1-based line and column spans. */
-import type { Span } from '../diagnostics';
+import type { Span } from '../diagnostics/index.ts';
 
 export class LineIndex {
   readonly #starts: number[] = [0];

@@ -1,5 +1,5 @@
 /** Download a project as a zip, and open one from a zip safely (fflate). */
-export { zipProject, type ZipProjectOptions, type ZipProjectResult } from './zip';
+export { zipProject, type ZipProjectOptions, type ZipProjectResult } from './zip.ts';
 export {
   MAX_ZIP_BYTES,
   MAX_ZIP_ENTRIES,
@@ -11,4 +11,4 @@ export {
   type OpenZipResult,
   type ZipError,
   type ZipErrorCode,
-} from './unzip';
+} from './unzip.ts';

@@ -4,10 +4,10 @@
  * are capped as declared and as actually inflated (fflate's streaming Inflate, stopped at the cap),
  * and every entry's CRC-32 is verified. A single common top-level folder is stripped.
  */
-import type { Result } from '../result';
+import type { Result } from '../result.ts';
 import { Inflate } from 'fflate';
-import { foldedPath, pathSetProblem, projectPathProblem } from '../share/paths';
-import { crc32 } from './crc32';
+import { foldedPath, pathSetProblem, projectPathProblem } from '../share/index.ts';
+import { crc32 } from './crc32.ts';
 
 /** Largest archive accepted. */
 export const MAX_ZIP_BYTES = 64 * 1024 * 1024;

@@ -2,9 +2,9 @@
  * Download as zip: a project's files under one folder named after the app, so that the extracted
  * folder is a project `platform check <folder>` and `platform test <folder>` accept as it is.
  */
-import type { Result } from '../result';
+import type { Result } from '../result.ts';
 import { zipSync, type Zippable } from 'fflate';
-import { pathSetProblem, projectPathProblem } from '../share/paths';
+import { pathSetProblem, projectPathProblem } from '../share/index.ts';
 
 export interface ZipProjectOptions {
   /** The top-level folder; by default the manifest's `name`, or `project`. */

@@ -6,9 +6,8 @@
  */
 import type { TraceMap } from '@jridgewell/trace-mapping';
 import type { Span } from '../../core/diagnostics';
-import { consoleLevels, type LogLevel } from '../../core/runtime/console-capture';
-import type { PersonaName } from '../../core/runtime/personas';
-import { loadModuleMap, locate } from '../../core/testing/locate';
+import { consoleLevels, type LogLevel, type PersonaName } from '../../core/runtime';
+import { loadModuleMap, locate } from '../../core/testing';
 
 export type ConsoleSource = 'client' | 'server' | 'test';
 

@@ -6,7 +6,7 @@
  */
 import { rovingTab, tabListKeys } from '../tab-list';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { PersonaName } from '../../core/runtime/personas';
+import type { PersonaName } from '../../core/runtime';
 import type { ProjectSession } from '../playground/project-session';
 import type { InspectResult, RuntimeHost } from '../runtime/runtime-host';
 import type { TableInfo } from '../../../worker/protocol/runtime';

@@ -1,6 +1,6 @@
 /** The Data panel's tools: stored objects, read-only SQL, a call as any persona, and the state tools. */
 import { useEffect, useState } from 'preact/hooks';
-import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
+import { PERSONA_NAMES, type PersonaName } from '../../core/runtime';
 import { decodeJson, encodeJson } from '../../modules/wire';
 import type { RuntimeErrorShape } from '../../modules/types';
 import { noticeCodes, type ProjectSession } from '../playground/project-session';

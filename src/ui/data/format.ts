@@ -4,7 +4,7 @@
  * filtering of the rows a page holds. Pure functions over the grid the sandbox sent.
  */
 import type { FieldType, Manifest } from '../../core/manifest';
-import { OBJECTS_TABLE } from '../../core/runtime/storage';
+import { OBJECTS_TABLE } from '../../core/runtime';
 import type { GridCell } from '../../../worker/protocol/runtime';
 
 /** Column → field type of a table, from the manifest (and the runtime's own timestamps). */

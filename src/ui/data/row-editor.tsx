@@ -5,7 +5,7 @@
  * refuses shows its code and message and changes nothing.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { PersonaName } from '../../core/runtime/personas';
+import type { PersonaName } from '../../core/runtime';
 import { encodeJson } from '../../modules/wire';
 import type { ProjectSession } from '../playground/project-session';
 import type { GridCell } from '../../../worker/protocol/runtime';

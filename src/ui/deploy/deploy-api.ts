@@ -6,12 +6,8 @@
  * localStorage (an id, not a secret).
  */
 import type { Result } from '../../core/result';
-import type { ArtifactRecord } from '../../core/build/artifact';
-import { ControlClient, type ControlOutcome } from '../../core/deploy/client';
-import { controlUrlProblem, SERVICE_TOKEN, SESSION_TOKEN, type Environment } from '../../core/deploy/ids';
-import { DEFAULT_CONTROL_URL, isInspectAnswer, type AppInfo, type BuilderInfo, type DeploymentInfo, type DeviceAuthorization, type InspectAnswer, type InspectView } from '../../core/deploy/protocol';
-import { newProofKey, signProof, type ProofPublicKey } from '../../core/deploy/proof';
-import { deployRequest, ROUTES, type Activated, type BrowserKeyAnswer } from '../../core/deploy/routes';
+import type { ArtifactRecord } from '../../core/build';
+import { ControlClient, type ControlOutcome, controlUrlProblem, SERVICE_TOKEN, SESSION_TOKEN, type Environment, DEFAULT_CONTROL_URL, isInspectAnswer, type AppInfo, type BuilderInfo, type DeploymentInfo, type DeviceAuthorization, type InspectAnswer, type InspectView, newProofKey, signProof, type ProofPublicKey, deployRequest, ROUTES, type Activated, type BrowserKeyAnswer } from '../../core/deploy';
 import { browserKeyStore, type KeyStore } from './browser-key';
 
 export { DEFAULT_CONTROL_URL, controlUrlProblem };

@@ -7,7 +7,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Diagnostic } from '../../core/diagnostics';
-import type { AppInfo, BuilderInfo, CallRecord, DeploymentInfo, DeviceAuthorization, Environment } from '../../core/deploy/protocol';
+import type { AppInfo, BuilderInfo, CallRecord, DeploymentInfo, DeviceAuthorization, Environment } from '../../core/deploy';
 import { exactTime, relativeTime } from '../relative-time';
 import { controlUrlProblem, DeployApi, saveControlUrl, savedControlUrl, type BuiltArtifact } from './deploy-api';
 import './deploy-panel.css';

@@ -5,7 +5,7 @@
  * missing, of the wrong type or out of range falls back to its default, so an old or hand-edited entry
  * never breaks the page.
  */
-import { PERSONA_NAMES, type PersonaName } from '../../core/runtime/personas';
+import { PERSONA_NAMES, type PersonaName } from '../../core/runtime';
 import { projectEntry } from '../project-entry';
 
 export const PANELS = ['problems', 'console', 'tests', 'events', 'data', 'deploy', 'terminal'] as const;

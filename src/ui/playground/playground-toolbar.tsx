@@ -5,7 +5,7 @@
  * and the layout's.
  */
 import { useState } from 'preact/hooks';
-import type { PersonaName } from '../../core/runtime/personas';
+import type { PersonaName } from '../../core/runtime';
 import type { RuntimeHost } from '../runtime/runtime-host';
 import type { TestsState } from '../tests/test-session';
 import { ShareDialog } from '../share/share-dialog';

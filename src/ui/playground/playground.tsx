@@ -2,7 +2,7 @@
 import { rovingTab, tabListKeys } from '../tab-list';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Diagnostic } from '../../core/diagnostics';
-import type { PersonaName } from '../../core/runtime/personas';
+import type { PersonaName } from '../../core/runtime';
 import type { CompilerClient, LoadProgress } from '../compiler-client';
 import { staleNote } from './compile-status';
 import { previewEvents } from './preview-events';

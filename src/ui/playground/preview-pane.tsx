@@ -10,7 +10,7 @@
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { whenIdle } from '../idle';
-import { PERSONA_NAMES, personaSignedIn, type PersonaName } from '../../core/runtime/personas';
+import { PERSONA_NAMES, personaSignedIn, type PersonaName } from '../../core/runtime';
 import { authAskText, PreviewFrame, type DownloadOffer, type PreviewEvents, type PreviewRuntime } from '../preview/preview-frame';
 import { previewTabHref, servePreviewTabs, type PreviewApp } from '../preview/preview-channel';
 import type { Span } from '../../core/diagnostics';

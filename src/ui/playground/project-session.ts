@@ -5,7 +5,7 @@
  * outlives the page goes through a `ProjectStore` (IndexedDB in the playground, memory in embed mode
  * and in tests).
  */
-import type { PersonaName } from '../../core/runtime/personas';
+import type { PersonaName } from '../../core/runtime';
 import type { Project } from '../projects/store';
 import type { CommittedState } from '../runtime/durable-log';
 import type { InspectQuery } from '../../../worker/protocol/runtime';

@@ -7,7 +7,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Diagnostic, Span } from '../../core/diagnostics';
-import type { PersonaName } from '../../core/runtime/personas';
+import type { PersonaName } from '../../core/runtime';
 import type { CompilerClient } from '../compiler-client';
 import { ConsoleLog, consoleLevel, locateInBundle } from '../console/console-log';
 import { ConsolePanel } from '../console/console-panel';

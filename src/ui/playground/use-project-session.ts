@@ -4,7 +4,7 @@ import type { CompilerClient } from '../compiler-client';
 import type { Project } from '../projects/store';
 import { RuntimeHost } from '../runtime/runtime-host';
 import { PreviewFrame } from '../preview/preview-frame';
-import type { PersonaName } from '../../core/runtime/personas';
+import type { PersonaName } from '../../core/runtime';
 import { browserProjectStore } from '../session/browser-project-store';
 import type { ProjectStore } from '../session/project-store';
 import { ProjectSession } from './project-session';

@@ -4,7 +4,7 @@
  * box a preview is drawn in (device.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PersonaName } from '../../core/runtime/personas';
+import type { PersonaName } from '../../core/runtime';
 import type { PreviewRuntime } from './preview-frame';
 import { PreviewTabClient, previewTabHref, previewTabRoute, servePreviewTabs, type PreviewApp } from './preview-channel';
 import { deviceBox } from './device';

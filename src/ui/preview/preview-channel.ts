@@ -8,9 +8,9 @@
  * The channel carries only the playground's own messages: the app's code runs in the tab's sandboxed
  * frame, an opaque origin that cannot open a channel of this origin.
  */
-import { isPersona, type PersonaName } from '../../core/runtime/personas';
+import { isPersona, type PersonaName } from '../../core/runtime';
 import { operationOf, reportFetch, type PreviewEvents, type PreviewLoad, type PreviewRuntime } from './preview-frame';
-import { BodySender, bodyPoster, bodyReceiver, deliverBody, type BodyIn, type BodyMessage } from '../../core/host/body-stream';
+import { BodySender, bodyPoster, bodyReceiver, deliverBody, type BodyIn, type BodyMessage } from '../../core/host';
 
 /** What a preview loads: the client bundle and what the page around it says. */
 export interface PreviewApp extends PreviewLoad {

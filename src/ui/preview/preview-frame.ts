@@ -7,15 +7,15 @@
  * whom it acts as. What the frame and this side say to each other is worker/protocol/preview.ts; every
  * message from the frame is checked there (`readFrameMessage`) before this side acts on it.
  */
-import type { PersonaName } from '../../core/runtime/personas';
+import type { PersonaName } from '../../core/runtime';
 import type { PreviewAnswer } from '../../../worker/protocol/runtime';
 import type { RuntimeErrorInfo } from '../../modules/types';
 import { readFrameMessage, type FrameMessage, type PageMessage, type PreviewStart } from '../../../worker/protocol/preview';
 import { downloadBytes } from '../download';
 import { LIVE_PATH, liveNotAllowed } from '../../modules/wire';
-import { afterPreviewVendor, previewVendorOf } from '../../core/build/preview-vendor';
+import { afterPreviewVendor, previewVendorOf } from '../../core/bundle';
 import { previewDocument } from './bootstrap';
-import { BodySender, bodyPoster } from '../../core/host/body-stream';
+import { BodySender, bodyPoster } from '../../core/host';
 
 /** What a preview needs from the runtime (RuntimeHost implements it). */
 export interface PreviewRuntime {

@@ -5,7 +5,7 @@
  * picks the preview up when the project is opened (or reloaded) there.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { PersonaName } from '../../core/runtime/personas';
+import type { PersonaName } from '../../core/runtime';
 import { OnePreview } from '../playground/preview-pane';
 import { PreviewTabClient, type PreviewApp } from './preview-channel';
 

@@ -4,7 +4,7 @@
  * runs in sandboxes with no access to it.
  */
 import { createStore, del, get, keys, set, update, type UseStore } from 'idb-keyval';
-import type { PersonaName } from '../../core/runtime/personas';
+import type { PersonaName } from '../../core/runtime';
 import type { Generation } from '../session/generation';
 import { forgetFileViews } from '../workspace/file-views';
 import { forgetLayout } from '../playground/layout';

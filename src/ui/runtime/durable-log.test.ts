@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nodeSqlDriverFactory } from '../../adapters/node/sqljs';
-import { JournalingDriver, replayJournal, type JournalBatch } from '../../core/runtime/journaling-driver';
-import type { SqlDriver } from '../../core/runtime/sql-driver';
+import { JournalingDriver, replayJournal, type JournalBatch, type SqlDriver } from '../../core/runtime';
 import { DurableLog, MemoryCommitStore, journalEntry, loadCommitted, type CommitStore, type CommittedState } from './durable-log';
 
 const factory = await nodeSqlDriverFactory();

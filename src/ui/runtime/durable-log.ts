@@ -12,8 +12,7 @@
  * - a last entry written in part (or not at all): it was never answered; it and anything after it
  *   (a gap, a sequence out of place, a check that does not match) are dropped on load.
  */
-import type { JournalBatch } from '../../core/runtime/journaling-driver';
-import type { SqlValue } from '../../core/runtime/sql-driver';
+import type { JournalBatch, SqlValue } from '../../core/runtime';
 
 /** The committed database: the last checkpoint and what committed after it, in order. */
 export interface CommittedState {

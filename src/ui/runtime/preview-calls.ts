@@ -6,8 +6,8 @@
  * entry, its writes). A call that wrote is answered here once its commit is durable; a query never
  * waits for it. A restart gives every connected preview a port to the new worker.
  */
-import type { PersonaName } from '../../core/runtime/personas';
-import type { Watchdog } from '../../core/host/watchdog';
+import type { PersonaName } from '../../core/runtime';
+import type { Watchdog } from '../../core/host';
 import { decodeJson, type CallAnswer } from '../../modules/wire';
 import { previewAnswer, type RuntimeMessage, type RuntimeRequest, type TableSet } from '../../../worker/protocol/runtime';
 import type { PreviewLink } from '../preview/preview-frame';

@@ -32,19 +32,14 @@
  * worker's messages.
  */
 import type { Manifest } from '../../core/manifest';
-import { CALL_REPORT_HEADER, decodeCallReport, type CallReport } from '../../core/runtime/console-capture';
+import { CALL_REPORT_HEADER, decodeCallReport, type CallReport, isPersona, type PersonaName, type CallOutcome, type JournalBatch } from '../../core/runtime';
 import { operationOf, type PreviewLink } from '../preview/preview-frame';
-import { isPersona, type PersonaName } from '../../core/runtime/personas';
-import type { CallOutcome } from '../../core/runtime/runtime';
 import { decodeJson, encodeJson, tableSetFromHeader, WROTE_HEADER } from '../../modules/wire';
 import { isRuntimeMessage, type InspectAnswer, type InspectQuery, type RuntimeMessage, type RuntimeRequest, type StartTimings, type TableSet } from '../../../worker/protocol/runtime';
-import { bodyReceiver, deliverBody, type BodyIn } from '../../core/host/body-stream';
-import { describeError } from '../../core/host/describe';
-import { Watchdog } from '../../core/host/watchdog';
+import { bodyReceiver, deliverBody, type BodyIn, describeError, Watchdog } from '../../core/host';
 import type { SandboxFrame } from './sandbox-frame';
 import type { Commit, CommittedState } from './durable-log';
 import { CommitListeners, Listeners } from './listeners';
-import type { JournalBatch } from '../../core/runtime/journaling-driver';
 import { PreviewCalls, type PreviewFlight } from './preview-calls';
 import { describeJob, failJob, failure, failureResponse, personaOf, postJob, type Job } from './runtime-jobs';
 import { SpareSandboxes, sqlWasm } from './sandbox-supply';

@@ -3,9 +3,7 @@
  * each is, how it is said (`describeJob`, for the toolbar and the Events), how it goes to the worker
  * (`postJob`) and how it is answered with a failure in its own form (`failJob`).
  */
-import { failedCall } from '../../core/runtime/outcome';
-import { isPersona, type PersonaName } from '../../core/runtime/personas';
-import type { CallOutcome } from '../../core/runtime/runtime';
+import { failedCall, isPersona, type PersonaName, type CallOutcome } from '../../core/runtime';
 import { runtimeErrorBody } from '../../modules/wire';
 import type { InspectQuery, InspectResult, RuntimeRequest } from '../../../worker/protocol/runtime';
 import type { SandboxFrame } from './sandbox-frame';

@@ -8,13 +8,13 @@
  * before it is type-checked, so its preview does not wait for the check; a build the check then finds
  * broken is taken down.
  */
-import { isTestFile } from '../../core/analyze/project';
-import { AdaptiveQuietWindow } from '../../core/build/quiet-window';
+import { isTestFile } from '../../core/project';
+import { AdaptiveQuietWindow } from '../../core/compile-loop';
 import type { CommittedState } from '../runtime/durable-log';
 import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
 import { canonicalJson } from '../../core/hash';
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
-import { SCHEMA_CHANGE_REFUSED } from '../../core/runtime/tables/schema-change';
+import { SCHEMA_CHANGE_REFUSED } from '../../core/runtime';
 import type { CompileResult } from '../compiler-client';
 import type { ProjectStore } from './project-store';
 import type { LastGoodBuild } from '../projects/store';

@@ -14,7 +14,7 @@ import type { CompileResult } from '../compiler-client';
 import { PROJECT_FORMAT, type Project } from '../projects/store';
 import type { InspectQuery } from '../../../worker/protocol/runtime';
 import type { Commit, CommittedState } from '../runtime/durable-log';
-import type { JournalBatch } from '../../core/runtime/journaling-driver';
+import type { JournalBatch } from '../../core/runtime';
 import type { InspectAnswer, SessionCompiler, SessionRuntime, SessionState } from './session-state';
 import type { StateStore } from '../state-store';
 

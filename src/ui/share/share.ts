@@ -21,7 +21,7 @@ import {
 } from '../../core/share';
 import { parseStateExportText, type StateExportDocument } from '../../core/state';
 import type { Diagnostic } from '../../core/diagnostics';
-import type { TestFailure } from '../../core/testing/events';
+import type { TestFailure } from '../../core/testing';
 import { newProjectId, PROJECT_FORMAT, saveProject, savePendingImport, type Project } from '../projects/store';
 import type { ProjectSession } from '../playground/project-session';
 import type { TestsState } from '../tests/test-session';

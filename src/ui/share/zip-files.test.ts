@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROJECT_DATA_FILE, PROJECT_DATA_PROTOCOL } from '../../core/share/objects';
+import { PROJECT_DATA_FILE, PROJECT_DATA_PROTOCOL } from '../../core/share';
 import { projectFromFolder } from './zip-files';
 
 /** A dropped folder as the browser hands it over (FileSystemDirectoryEntry), over files in memory. */

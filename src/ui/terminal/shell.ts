@@ -4,7 +4,7 @@
  * worker; test through the sandboxed test runner), printing the same text. Plus `help` and `clear`.
  */
 import { describeUnavailable, type EnvironmentStatus, type NodeEnvironment } from '../../adapters/webcontainer';
-import type { TestEvent } from '../../core/testing/events';
+import type { TestEvent } from '../../core/testing';
 import type { CommandOptions, CommandOutcome, CommandTestRun } from '../compiler-client';
 import { splitArguments } from './line-editor';
 

@@ -11,7 +11,7 @@ import type { CompilerClient, CommandTestRun } from '../compiler-client';
 import { runTestsInSandbox } from '../tests/test-runner';
 import { LineEditor } from './line-editor';
 import { modeOf, Shell, type ShellIo } from './shell';
-import type { TestEvent } from '../../core/testing/events';
+import type { TestEvent } from '../../core/testing';
 
 const PROMPT = '\x1b[32m$\x1b[0m ';
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;

@@ -11,13 +11,9 @@
 import sandboxCode from 'virtual:runtime-sandbox';
 import type { Span } from '../../core/diagnostics';
 import type { Manifest } from '../../core/manifest';
-import { describeError } from '../../core/host/describe';
-import { Inbox } from '../../core/host/inbox';
-import { followAttempt, type AttemptInbox } from '../../core/host/test-run';
-import type { LogLine } from '../../core/runtime/console-capture';
-import type { TestEvent } from '../../core/testing/events';
-import { runFileToEnd, type Attempt } from '../../core/testing/restarts';
-import { TEST_TIMEOUT_MS } from '../../core/testing/run-file';
+import { describeError, Inbox, followAttempt, type AttemptInbox } from '../../core/host';
+import type { LogLine } from '../../core/runtime';
+import { type TestEvent, runFileToEnd, type Attempt, TEST_TIMEOUT_MS } from '../../core/testing';
 import { isRuntimeMessage, type RuntimeRequest } from '../../../worker/protocol/runtime';
 import type { TestBundle } from '../compiler-client';
 import { sqlWasm } from '../runtime/runtime-host';

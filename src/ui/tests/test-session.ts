@@ -5,10 +5,10 @@
  */
 import { diagnostic, sortDiagnostics, type Diagnostic, type Span } from '../../core/diagnostics';
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
-import type { LogLine } from '../../core/runtime/console-capture';
-import type { TestEvent } from '../../core/testing/events';
+import type { LogLine } from '../../core/runtime';
+import type { TestEvent } from '../../core/testing';
 import type { CompilerClient } from '../compiler-client';
-import { isTestFile } from '../../core/analyze/project';
+import { isTestFile } from '../../core/project';
 import { StateStore } from '../state-store';
 import { runTestsInSandbox } from './test-runner';
 

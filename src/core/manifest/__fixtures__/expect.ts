@@ -1,6 +1,6 @@
 /** Turns a fixture's expected diagnostics (located by marker text) into code-and-span records to compare. */
 import type { Diagnostic } from '../../diagnostics';
-import { LineIndex } from '../../text/positions';
+import { LineIndex } from '../../text';
 import type { Expected } from './cases';
 
 export interface Located {

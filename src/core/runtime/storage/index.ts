@@ -8,9 +8,9 @@ export {
   quoteForMessage,
   validateKey,
   validatePrefix,
-} from './keys';
-export { CHUNKS_TABLE, MemoryObjectStore, OBJECTS_TABLE, SqlObjectStore, compareKeys } from './object-store';
-export type { ObjectStore, StoredRecord } from './object-store';
+} from './keys.ts';
+export { CHUNKS_TABLE, MemoryObjectStore, OBJECTS_TABLE, SqlObjectStore, compareKeys } from './object-store.ts';
+export type { ObjectStore, StoredRecord } from './object-store.ts';
 export {
   DEFAULT_CONTENT_TYPE,
   DEFAULT_LIST_LIMIT,
@@ -22,7 +22,7 @@ export {
   maxObjectBytesMessage,
   readBudgetMessage,
   writeBudgetMessage,
-} from './storage';
+} from './storage.ts';
 export type {
   ListOptions,
   ObjectList,
@@ -33,4 +33,4 @@ export type {
   StorageWriter,
   StoredObject,
   StoredObjectMetadata,
-} from './storage';
+} from './storage.ts';

@@ -5,8 +5,8 @@
  *
  * Stores take keys as given: validation, budgets and limits belong to the storage API (storage.ts).
  */
-import type { SqlDriver, SqlValue } from '../sql-driver';
-import { quoteIdentifier } from '../sql-driver';
+import type { SqlDriver, SqlValue } from '../sql-driver.ts';
+import { quoteIdentifier } from '../sql-driver.ts';
 
 export interface StoredRecord {
   key: string;

@@ -7,13 +7,13 @@
  * `maxObjectBytes` check. `head` and `list` are free. The runtime gives each handler call a fresh
  * Meter, which is what resets the budgets.
  */
-import type { RuntimeClock } from '../clock';
-import type { CursorSigner } from '../cursor';
-import type { Meter } from '../limits';
-import { validateKey, validatePrefix } from './keys';
-import type { ObjectStore, StoredRecord } from './object-store';
+import type { RuntimeClock } from '../clock.ts';
+import type { CursorSigner } from '../cursor.ts';
+import type { Meter } from '../limits.ts';
+import { validateKey, validatePrefix } from './keys.ts';
+import type { ObjectStore, StoredRecord } from './object-store.ts';
 
-import type { StoredObject, StoredObjectMetadata } from '../../../modules/server';
+import type { StoredObject, StoredObjectMetadata } from '../../../modules/server.ts';
 
 export type { StoredObject, StoredObjectMetadata };
 

@@ -2,7 +2,7 @@
  * The table API's conformance suite, framework-neutral so the same cases run under Vitest in Node and
  * in a browser: each case takes an SqlDriverFactory and throws on failure. No test-framework imports.
  */
-import type { TableDeclaration } from '../../manifest/types';
+import type { TableDeclaration } from '../../manifest';
 import { testClock } from '../clock';
 import { CursorSigner } from '../cursor';
 import { isRuntimeFault } from '../faults';

@@ -2,15 +2,15 @@
  * `ctx.db`: hands out table handles for one handler call, read-only in queries, writable in mutations
  * and endpoints, each with its table's policy resolved for the caller.
  */
-import type { Manifest, TableDeclaration } from '../../manifest/types';
-import { didYouMean } from '../../text/suggest';
-import type { RuntimeClock } from '../clock';
-import type { CursorSigner } from '../cursor';
-import type { Meter } from '../limits';
-import type { SqlDriver } from '../sql-driver';
-import { Table, tableHandle, tableModel, type TableHandle, type TableModel, type TablePolicyContext } from './table';
+import type { Manifest, TableDeclaration } from '../../manifest/index.ts';
+import { didYouMean } from '../../text/index.ts';
+import type { RuntimeClock } from '../clock.ts';
+import type { CursorSigner } from '../cursor.ts';
+import type { Meter } from '../limits.ts';
+import type { SqlDriver } from '../sql-driver.ts';
+import { Table, tableHandle, tableModel, type TableHandle, type TableModel, type TablePolicyContext } from './table.ts';
 
-export type { TablePolicyContext } from './table';
+export type { TablePolicyContext } from './table.ts';
 
 export interface DatabaseOptions {
   driver: SqlDriver;

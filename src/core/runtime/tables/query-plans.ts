@@ -6,7 +6,7 @@
  * Also: a database made by the runtime before declared indexes ended in (createdAt, id) gets the new
  * indexes when opened, once, rows kept in their order. Framework-neutral, like ./conformance.ts.
  */
-import type { TableDeclaration } from '../../manifest/types';
+import type { TableDeclaration } from '../../manifest';
 import { testClock } from '../clock';
 import { CursorSigner } from '../cursor';
 import { ensureSchema, META_TABLE, syncIndexes } from '../database-schema';

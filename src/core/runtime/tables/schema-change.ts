@@ -8,16 +8,16 @@
  * change that would lose or reinterpret stored values, or narrow what the rows must satisfy, is
  * refused with a problem naming the table, the field (or index, check) and the reason.
  */
-import { canonicalJson, sha256Hex } from '../../hash';
-import type { FieldDeclaration, IndexDeclaration, TableDeclaration } from '../../manifest/types';
-import { POLICY_FIELDS, type DatabaseDeclaration, type PolicyKind } from './schema';
+import { canonicalJson, sha256Hex } from '../../hash/index.ts';
+import type { FieldDeclaration, IndexDeclaration, TableDeclaration } from '../../manifest/index.ts';
+import { POLICY_FIELDS, type DatabaseDeclaration, type PolicyKind } from './schema.ts';
 
 /** The schema identity of a declaration (hex): what a database's meta table and a state export record. */
 export function databaseIdentity(database: DatabaseDeclaration | null): string {
   return sha256Hex(canonicalJson({ database }));
 }
 
-export { POLICY_FIELDS, type PolicyKind } from './schema';
+export { POLICY_FIELDS, type PolicyKind } from './schema.ts';
 
 /** One reason a change cannot keep the data. */
 export interface SchemaProblem {

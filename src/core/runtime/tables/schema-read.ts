@@ -8,10 +8,10 @@
  * What SQL cannot tell apart is taken from `hint` (the new declaration): a plain TEXT column is a
  * `json` field when the hint says so (else `string`); `idSource` and `version` leave no trace in SQL.
  */
-import type { Collation, FieldDeclaration, IndexColumn, IndexDeclaration, ReferentialAction, TableDeclaration } from '../../manifest/types';
-import { quoteIdentifier, type SqlDriver } from '../sql-driver';
-import { ACTIONS, COLLATIONS, createIndexStatements, createTableStatement, indexName, legacyIndexStatement, PLATFORM_PREFIX, type DatabaseDeclaration } from './schema';
-import type { SchemaProblem } from './schema-change';
+import type { Collation, FieldDeclaration, IndexColumn, IndexDeclaration, ReferentialAction, TableDeclaration } from '../../manifest/index.ts';
+import { quoteIdentifier, type SqlDriver } from '../sql-driver.ts';
+import { ACTIONS, COLLATIONS, createIndexStatements, createTableStatement, indexName, legacyIndexStatement, PLATFORM_PREFIX, type DatabaseDeclaration } from './schema.ts';
+import type { SchemaProblem } from './schema-change.ts';
 
 /** The application's tables and indexes as SQLite stores them. */
 export interface StoredSql {

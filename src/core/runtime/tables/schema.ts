@@ -13,8 +13,8 @@
  * Names starting with `__platform_` are reserved for the platform's own tables and indexes; manifest
  * names cannot start with `_`, so they never clash.
  */
-import type { Collation, FieldDeclaration, FieldType, IndexColumn, IndexDeclaration, Manifest, ReferentialAction, TableDeclaration } from '../../manifest/types';
-import { quoteIdentifier, type SqlDriver } from '../sql-driver';
+import type { Collation, FieldDeclaration, FieldType, IndexColumn, IndexDeclaration, Manifest, ReferentialAction, TableDeclaration } from '../../manifest/index.ts';
+import { quoteIdentifier, type SqlDriver } from '../sql-driver.ts';
 
 export type DatabaseDeclaration = NonNullable<Manifest['database']>;
 

@@ -6,17 +6,17 @@
  * a prefix of a declared index; `page` is keyset paging over (createdAt, id) with signed cursors.
  * Nothing here begins or commits a transaction: the runtime wraps each handler call in one.
  */
-import type { FieldDeclaration, TableDeclaration } from '../../manifest/types';
-import { didYouMean } from '../../text/suggest';
-import { orderedId, type RuntimeClock } from '../clock';
-import type { CursorSigner } from '../cursor';
-import { fault } from '../faults';
-import type { Meter } from '../limits';
-import { quoteIdentifier, type SqlDriver, type SqlValue } from '../sql-driver';
-import { indexColumns } from './schema';
-import { canonicalSqlValue, decodeRow, encodeValue, isPlainObject, type TableRow } from './values';
+import type { FieldDeclaration, TableDeclaration } from '../../manifest/index.ts';
+import { didYouMean } from '../../text/index.ts';
+import { orderedId, type RuntimeClock } from '../clock.ts';
+import type { CursorSigner } from '../cursor.ts';
+import { fault } from '../faults.ts';
+import type { Meter } from '../limits.ts';
+import { quoteIdentifier, type SqlDriver, type SqlValue } from '../sql-driver.ts';
+import { indexColumns } from './schema.ts';
+import { canonicalSqlValue, decodeRow, encodeValue, isPlainObject, type TableRow } from './values.ts';
 
-export type { TableRow } from './values';
+export type { TableRow } from './values.ts';
 
 /** A table's policy, already resolved for the caller. */
 export type TablePolicyContext = { kind: 'ownedTable'; appUserId: string } | { kind: 'workspaceTable'; workspaceIds: readonly string[] };

@@ -5,8 +5,8 @@
  * Encodings: string/ref → TEXT, number → REAL, boolean → INTEGER 0/1, datetime → INTEGER (ms since
  * the epoch), bytes → BLOB, json → TEXT (JSON text). SQL NULL is "no value": the field is absent.
  */
-import type { FieldDeclaration } from '../../manifest/types';
-import type { SqlValue } from '../sql-driver';
+import type { FieldDeclaration } from '../../manifest/index.ts';
+import type { SqlValue } from '../sql-driver.ts';
 
 /** A row as reads return it: the declared fields that hold a value, plus the runtime's own three. */
 export type TableRow = { id: string; createdAt: Date; updatedAt: Date } & Record<string, unknown>;

@@ -1,6 +1,6 @@
 /** A manifest that exercises every field type and constraint, and a database fingerprint for "nothing was written" checks. */
 import type { Manifest } from '../../manifest';
-import type { SqlDriver } from '../../runtime/sql-driver';
+import type { SqlDriver } from '../../runtime';
 
 /** Every field type, optional and default values, a generated column, refs with actions (one to itself), checks and unique groups. */
 export const RICH: Manifest = {

@@ -2,7 +2,7 @@
 import type { FieldDeclaration, Manifest } from '../../manifest';
 import { encodeValue } from '../../../modules/wire';
 import type { JsonValue } from '../../../modules/types';
-import { tableOrder } from '../../runtime/tables/schema';
+import { tableOrder } from '../../runtime';
 import { STATE_EXPORT_PROTOCOL, stateSchemaIdentity, type StateExportDocument } from '../document';
 
 /** A small deterministic PRNG (mulberry32), so a failing seed reproduces. */

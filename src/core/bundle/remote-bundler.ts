@@ -4,10 +4,10 @@
  * two run at once (esbuild's plugin reads the files on the thread that runs it). Both sides of the
  * messages are here; each host says how they travel and how the bundling thread reads the project.
  */
-import type { Project } from '../analyze/project';
-import { MemoryFileSystem, type FileSystem } from '../fs';
-import { Asked } from './asked';
-import { ALL_TARGETS, type BuildTarget, type BundleOptions, type BundleResult, type Bundler, type ProjectBundler } from './bundle';
+import type { Project } from '../project/index.ts';
+import { MemoryFileSystem, type FileSystem } from '../fs/index.ts';
+import { Asked } from './asked.ts';
+import { ALL_TARGETS, type BuildTarget, type BundleOptions, type BundleResult, type Bundler, type ProjectBundler } from './bundle.ts';
 
 /** How the bundling thread reads the project: its files, sent along (a project held in memory), or a directory it reads itself. */
 export type BundleSource = { files: Array<[string, string | Uint8Array]> } | { root: string };

@@ -6,13 +6,9 @@
  * only when it read what the plugin would have given it (see Bundler).
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/index.ts';
-import type { FileSystem } from '../fs/index.ts';
-import { MemoryFileSystem, normalizeProjectPath } from '../fs/index.ts';
-import { resolveRelative } from '../analyze/resolve.ts';
-import { assetKind, DEFAULT_RENDERER, isNodeBuiltin, packageName, PLATFORM_MODULES, RENDERERS, type Renderer } from '../analyze/packages.ts';
-import { listFiles, snapshotStat, type Project, type ProjectSnapshot } from '../analyze/project.ts';
+import { type FileSystem, MemoryFileSystem, normalizeProjectPath } from '../fs/index.ts';
+import { resolveRelative, assetKind, DEFAULT_RENDERER, isNodeBuiltin, packageName, PLATFORM_MODULES, RENDERERS, type Renderer, listFiles, snapshotStat, type Project, type ProjectSnapshot, PLATFORM_MODULES_ROOT, type Library } from '../project/index.ts';
 import type { BuildContext, BuildOptions, EsbuildApi, Message, Metafile, Plugin } from './esbuild-types.ts';
-import { PLATFORM_MODULES_ROOT, type Library } from '../analyze/library.ts';
 import { lineBreaks, PREVIEW_VENDOR_END, PREVIEW_VENDOR_START } from './preview-vendor.ts';
 import { resolvePackage } from './resolve-package.ts';
 import type { Manifest } from '../manifest/index.ts';

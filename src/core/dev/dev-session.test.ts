@@ -8,13 +8,12 @@ import * as esbuild from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { baseApp, CLIENT, SERVER, SHARED } from '../analyze/__fixtures__/base-app';
-import { TypeCheckSession } from '../analyze/typecheck';
+import { TypeCheckSession } from '../analyze';
 import { MemoryFileSystem } from '../fs';
 import { DevSession, FIRST_CHANGE_MS, QUIET_WINDOW_MS } from './dev-session';
-import type { DevEvent } from './events';
-import type { DevBundler, Generation, LocalHost, LocalServer } from './host';
-import { Bundler, type BuildTarget } from '../build/bundle';
-import type { Compiler } from '../build/build';
+import type { DevEvent, DevBundler, Generation, LocalHost, LocalServer } from '../local';
+import { Bundler, type BuildTarget } from '../bundle';
+import type { Compiler } from '../build';
 
 const library = nodeLibrary();
 const sessions: DevSession[] = [];

@@ -3,12 +3,12 @@
  * compile bundled. No test files is DG1900; a test file that does not compile is DG1901 (its type
  * errors are kept) and is skipped while the others still run; errors in the app itself stop the run.
  */
-import { TESTS_ROOT } from '../analyze/project';
-import { analyzeFor, type Compiler } from '../build/build';
-import { bundleProject } from '../build/bundle';
-import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics';
-import type { FileSystem } from '../fs';
-import type { Manifest } from '../manifest';
+import { TESTS_ROOT } from '../project/index.ts';
+import { analyzeFor, type Compiler } from './build.ts';
+import { bundleProject } from '../bundle/index.ts';
+import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/index.ts';
+import type { FileSystem } from '../fs/index.ts';
+import type { Manifest } from '../manifest/index.ts';
 
 export interface PreparedTests {
   diagnostics: Diagnostic[];

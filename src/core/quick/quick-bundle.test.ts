@@ -3,9 +3,9 @@ import { decode } from '@jridgewell/sourcemap-codec';
 import { describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { nodeTemplates } from '../../adapters/node/templates';
-import { TypeCheckSession } from '../analyze/typecheck';
+import { TypeCheckSession } from '../analyze';
 import { MemoryFileSystem } from '../fs';
-import { compileProject } from './build';
+import { compileProject } from '../build';
 import { QUICK_BUNDLE_MARK, QUICK_SOURCE_LIMIT, quickBundle, quickLibrary } from './quick-bundle';
 
 const library = nodeLibrary();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { nodeTemplates } from '../../adapters/node/templates';
-import { encodeShareLink, linkFilesOf, SHARE_ROUTE } from '../share/link';
+import { encodeShareLink, linkFilesOf, SHARE_ROUTE } from '../share';
 import { quickBundle, quickLibrary, type QuickBundle } from './quick-bundle';
 import { QuickPreviewHost } from './quick-preview-host';
 

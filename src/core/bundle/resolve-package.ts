@@ -1,7 +1,6 @@
 /** Resolves a bare import to a file of an installed package (the app's own node_modules), as bundlers do. */
-import type { FileSystem } from '../fs/index.ts';
-import { normalizeProjectPath } from '../fs/index.ts';
-import { packageName } from '../analyze/packages.ts';
+import { type FileSystem, normalizeProjectPath } from '../fs/index.ts';
+import { packageName } from '../project/index.ts';
 
 const CONDITIONS = ['browser', 'import', 'module', 'default'];
 

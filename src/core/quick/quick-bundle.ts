@@ -11,16 +11,14 @@
  * or the parser refuses, a server importing the client's platform module (or the reverse), public
  * files the bundler refuses, and a client near its budget. Bundle diagnostics are esbuild's to give.
  */
-import type { Result } from '../result';
+import type { Result } from '../result.ts';
 import { transform, type Transform } from 'sucrase';
 import { parse, type Node } from 'acorn';
 import { encode, type SourceMapSegment } from '@jridgewell/sourcemap-codec';
-import { resolveRelative } from '../analyze/resolve.ts';
-import { assetKind, PLATFORM_MODULES, RENDERERS } from '../analyze/packages.ts';
-import { PLATFORM_MODULES_ROOT, type Library } from '../analyze/library.ts';
+import { resolveRelative, assetKind, PLATFORM_MODULES, RENDERERS, PLATFORM_MODULES_ROOT, type Library } from '../project/index.ts';
 import { MemoryFileSystem, normalizeProjectPath } from '../fs/index.ts';
-import { MANIFEST_FILE, type Manifest } from '../manifest/types.ts';
-import { ASSET_LIMIT, CLIENT_BUNDLE_DEFAULT, generateIndexHtml, libraryPackageFile, libraryRelative, RESERVED_PREFIXES } from './bundle.ts';
+import { MANIFEST_FILE, type Manifest } from '../manifest/index.ts';
+import { ASSET_LIMIT, CLIENT_BUNDLE_DEFAULT, generateIndexHtml, libraryPackageFile, libraryRelative, RESERVED_PREFIXES } from '../bundle/index.ts';
 
 /** The first line of a quick preview's scripts: says what made them. */
 export const QUICK_BUNDLE_MARK = '// platform: a quick preview bundle (Sucrase, linked by quick-bundle.ts), not esbuild';

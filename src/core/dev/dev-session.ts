@@ -6,18 +6,14 @@
  * (DG1605); a manifest that cannot be watched is said once (DG1604). Every step is a `platform.dev.v0`
  * event through `emit`.
  */
-import { Bundler } from '../build/bundle';
-import { BundleReuse, projectFiles } from '../build/bundle-reuse';
-import { compileProject, type Compiler } from '../build/build';
-import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics';
-import type { WritableFileSystem } from '../fs';
-import { canonicalJson } from '../hash';
-import { MANIFEST_FILE } from '../manifest';
-import { compileDiagnostic, devEvent, type CompilePhases, type DevEvent } from './events';
-import type { DevAnalyzer, DevBundler, Generation, LocalHost, LocalServer } from './host';
-import type { PreparedTests } from '../testing/prepare';
-import { refusedWriteDiagnostic } from './refused-write';
-import { finishEvent, type TestEvent } from '../testing/events';
+import { Bundler } from '../bundle/index.ts';
+import { BundleReuse, projectFiles, compileProject, type Compiler, type PreparedTests } from '../build/index.ts';
+import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/index.ts';
+import type { WritableFileSystem } from '../fs/index.ts';
+import { canonicalJson } from '../hash/index.ts';
+import { MANIFEST_FILE } from '../manifest/index.ts';
+import { compileDiagnostic, devEvent, type CompilePhases, type DevEvent, type DevAnalyzer, type DevBundler, type Generation, type LocalHost, type LocalServer, refusedWriteDiagnostic } from '../local/index.ts';
+import { finishEvent, type TestEvent } from '../testing/index.ts';
 
 /**
  * How long the files must be still before a rebuild is announced (an editor saving several files at

@@ -5,7 +5,7 @@
  * "no declaration file" and "cannot find module"). Packages the declarations import, and their
  * `@types`, come along.
  */
-import type { FileSystem } from '../fs';
+import type { FileSystem } from '../fs/index.ts';
 
 /** Read for the checker: manifests and declarations (a package may also ship `.ts` sources as its types). */
 const READ = /(^|\/)package\.json$|\.(d\.[cm]?ts|[cm]?tsx?)$/;

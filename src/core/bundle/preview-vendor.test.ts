@@ -10,13 +10,12 @@ import * as esbuildWasm from 'esbuild-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeLibrary } from '../../adapters/node/library';
 import { nodeTemplates } from '../../adapters/node/templates';
-import { analyzeProject } from '../analyze/analyze';
-import type { Project } from '../analyze/project';
+import { analyzeProject, TypeCheckSession } from '../analyze';
+import type { Project } from '../project';
 import { MemoryFileSystem } from '../fs';
-import { compileProject } from './build';
+import { compileProject } from '../build';
 import { Bundler, bundleProject, PREVIEW_VENDOR_GLOBAL, type BundleResult } from './bundle';
 import { afterPreviewVendor, PREVIEW_VENDOR_END, PREVIEW_VENDOR_START, previewVendorOf } from './preview-vendor';
-import { TypeCheckSession } from '../analyze/typecheck';
 
 const library = nodeLibrary();
 const decoder = new TextDecoder();

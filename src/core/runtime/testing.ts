@@ -1,0 +1,8 @@
+/**
+ * The runtime's conformance suites, for the hosts that run them on their own SQL driver (Vitest in
+ * Node, workerd, Chromium): the folder's second entry, for tests only, beside `index.ts`.
+ */
+export { runtimeConformance } from './conformance';
+export { storageConformance } from './storage/conformance';
+export { tableConformance } from './tables/conformance';
+export { queryPlanConformance } from './tables/query-plans';
