@@ -1,29 +1,35 @@
 /**
- * The development loop of `platform dev`: compile (client and server, type-checked, with one long-lived
- * esbuild context per target), serve the generation, watch the files, rebuild after a quiet window and
- * promote each good generation. A failed rebuild keeps the last good one serving (DG1602); a server side
- * that cannot take over restores the last good one (DG1603); a changed `client.runtime` needs a restart
- * (DG1605); a manifest that cannot be watched is said once (DG1604). Every step is a `platform.dev.v0`
- * event through `emit`.
+ * The development loop of `platform dev`: the core's compile loop (`CompileLoop`) hosted on the local
+ * server: compile (client and server, type-checked, with one long-lived esbuild context per target),
+ * serve each good generation, watch the files, rebuild and promote. A failed rebuild keeps the last
+ * good one serving (DG1602); a server side that cannot take over restores the last good one (DG1603);
+ * a changed `client.runtime` needs a restart (DG1605); a manifest that cannot be watched is said once
+ * (DG1604). The tests run on each generation that serves. Every step is a `platform.dev.v0` event
+ * through `emit`.
  */
 import { Bundler } from '../bundle/index.ts';
-import { BundleReuse, projectFiles, compileProject, type Compiler, type PreparedTests } from '../build/index.ts';
+import { BundleReuse, projectFiles, compileProject, type Compiler } from '../build/index.ts';
+import { CompileLoop, type Built, type Promoted, type QuietPolicy, type Settled } from '../compile-loop/index.ts';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/index.ts';
 import type { WritableFileSystem } from '../fs/index.ts';
 import { canonicalJson } from '../hash/index.ts';
 import { MANIFEST_FILE } from '../manifest/index.ts';
-import { compileDiagnostic, devEvent, type CompilePhases, type DevEvent, type DevAnalyzer, type DevBundler, type Generation, type LocalHost, type LocalServer, refusedWriteDiagnostic } from '../local/index.ts';
+import { type CompileDiagnostic, compileDiagnostic, devEvent, type DevEvent, type DevAnalyzer, type DevBundler, type Generation, type LocalHost, type LocalServer, refusedWriteDiagnostic } from '../local/index.ts';
+import { type PreparedTests } from '../build/index.ts';
 import { finishEvent, type TestEvent } from '../testing/index.ts';
 
 /**
  * How long the files must be still before a rebuild is announced (an editor saving several files at
- * once). The build itself starts at the first change after quiet files (see Tentative): a change inside
- * the window supersedes it.
+ * once). The build itself starts at the first change after quiet files (the loop's tentative build):
+ * a change inside the window supersedes it.
  */
 export const QUIET_WINDOW_MS = 12;
 
 /** How long the first change after quiet files waits before its build starts: the other events of the same save, delivered together. */
 export const FIRST_CHANGE_MS = 1;
+
+/** `platform dev`'s policy: a fixed window, a save built at its first change, and a long build still served when the next save comes. */
+const DEV_POLICY: QuietPolicy = { quietMs: () => QUIET_WINDOW_MS, tentativeMs: FIRST_CHANGE_MS };
 
 /** How long the files must be still after a generation serves before its tests run (a save that follows soon cancels them). */
 export const TESTS_QUIET_MS = 300;
@@ -54,45 +60,12 @@ export interface DevSessionOptions {
   tests?: DevTests;
 }
 
-/**
- * A build started at the first change after quiet files, before the quiet window has passed. It says
- * nothing until the window passes; then it is announced (compile.start) and goes on as any other. A
- * change inside the window supersedes it: it ends without a word, serving nothing, and the next build
- * takes its changes too. A single save is built 12 ms sooner; a save of several files costs a build.
- */
-interface Tentative {
-  readonly changed: string[];
-  /** Set when announced. */
-  generation?: number;
-  outcome?: 'announced' | 'superseded';
-  readonly settled: Promise<boolean>;
-  settle(announced: boolean): void;
-}
-
-function tentative(changed: string[]): Tentative {
-  let settle!: (announced: boolean) => void;
-  const settled = new Promise<boolean>((resolve) => (settle = resolve));
-  return { changed, settled, settle };
-}
-
-type Compiled = { ok: true; generation: Generation; warnings: Diagnostic[]; phases: Omit<CompilePhases, 'promote'> } | { ok: false; diagnostics: Diagnostic[] };
-
 export class DevSession {
   readonly #options: DevSessionOptions;
   readonly #compiler: Compiler;
   readonly #bundler: DevBundler;
   readonly #analyzer: DevAnalyzer | undefined;
-  #generation = 0;
-  #serving: Generation | undefined;
-  #changed = new Set<string>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  /** The first change after quiet files is about to start a tentative build. */
-  #starting: ReturnType<typeof setTimeout> | undefined;
-  #tentative: Tentative | undefined;
-  /** When the last change came (the host's clock). */
-  #lastChange = -Infinity;
-  #running: Promise<void> | undefined;
-  #again = false;
+  readonly #loop: CompileLoop<Generation>;
   #closed = false;
   #ready = false;
   #testTimer: ReturnType<typeof setTimeout> | undefined;
@@ -113,6 +86,26 @@ export class DevSession {
     // The type checks too, once moved: this thread then serves, and starts the next engine, while they run.
     this.#analyzer = options.host.analyzer?.(options.compiler);
     this.#compiler = { ...options.compiler, now: options.compiler.now ?? (() => options.host.now()), bundler: this.#bundler, ...(this.#analyzer ? { analyzer: this.#analyzer } : {}) };
+    const { server } = options;
+    this.#loop = new CompileLoop<Generation>(
+      {
+        now: () => options.host.now(),
+        emit: (event) => options.emit(event),
+        build: (changed) => this.#compile(changed),
+        refuse: (next, serving) => refusal(next, serving),
+        promote: (next) => this.#promote(next),
+        abandon: async (reason) => {
+          // Superseded: nothing it made is used (the next build writes the generated files). A failed
+          // or refused build's generated files are still written: they describe the files as they are.
+          if (reason === 'superseded') this.#generated = undefined;
+          await server.abandonPrestart?.();
+        },
+        settled: (outcome) => this.#settled(outcome),
+        crashed: (error) => this.#stopOnRefusal(error),
+        turnEnded: () => this.#turnEnded(),
+      },
+      DEV_POLICY,
+    );
   }
 
   get ready(): boolean {
@@ -122,7 +115,7 @@ export class DevSession {
   /** The last successful build's bundles, one of which the next build may keep. */
   readonly #reuse = new BundleReuse();
 
-  async #compile(changed: readonly string[]): Promise<Compiled> {
+  async #compile(changed: readonly string[]): Promise<Built<Generation>> {
     const { fs } = this.#options;
     // The edited file is type-checked first: its errors are the likely ones.
     const focus = changed.find((path) => /\.tsx?$/.test(path));
@@ -149,9 +142,44 @@ export class DevSession {
     return { ok: true, generation: { manifest: outcome.analysis.manifest, files: outcome.files }, warnings: outcome.diagnostics, phases };
   }
 
+  /** The local server takes the generation; a new runtime is said (`server.restarted`) before the loop says what serves. */
+  async #promote(next: Generation): Promise<Promoted> {
+    const { emit, server } = this.#options;
+    const promoted = await server.promote(next);
+    if (!promoted.ok) {
+      if (promoted.previous === 'restarted') emit(devEvent('server.restarted', { mode: 'dev', url: server.url, urls: [server.url], generation: this.#loop.generation - 1, reason: 'back on the last good generation' }));
+      const hint =
+        promoted.code === 'provision_failed'
+          ? 'Make the database change compatible, or adopt it with platform state reset --state dev --confirm <app> (a recovery copy is kept).'
+          : promoted.code === 'runtime_not_ready'
+            ? 'The engine or the app in it was still starting at its time limit (counted only while platform dev was free, not during type checks): a server module that loops or waits as it loads never starts; otherwise the machine is busy, and saving again retries.'
+            : 'Fix the server module; the next good rebuild takes over by itself.';
+      return { ...promoted, hint };
+    }
+    // The first generation starts the runtime: that is no restart.
+    if (!this.#ready) return { ok: true, restarted: false };
+    if (promoted.restarted) emit(devEvent('server.restarted', { mode: 'dev', url: server.url, urls: [server.url], generation: this.#loop.generation, reason: 'the server side changed' }));
+    return promoted;
+  }
+
+  async #settled(outcome: Settled<Generation>): Promise<void> {
+    if (outcome.kind !== 'served' || this.#closed) return;
+    if (!this.#ready) {
+      this.#ready = true;
+      await this.#options.onReady(outcome.generation);
+      // The first generation serves: rebuilds may now bundle beside the type check, once the bundler has
+      // moved, and then check on a thread of their own, once the analyzer has (each warms up on this project).
+      void (async () => {
+        await this.#bundler.moveOffThread?.();
+        if (!this.#closed) await this.#analyzer?.moveOffThread?.();
+      })();
+    }
+    this.#scheduleTests(outcome.generation);
+  }
+
   /** Builds and serves the first generation; then every quiet window after a change builds the next. */
   async start(): Promise<void> {
-    await this.#rebuild([]);
+    await this.#loop.run([]);
   }
 
   /**
@@ -163,74 +191,17 @@ export class DevSession {
     if (this.#closed) return;
     const relevant = paths.filter((p) => !ignoredChange(p));
     if (!relevant.length) return;
-    const now = this.#options.host.now();
-    const afterQuiet = now - this.#lastChange >= QUIET_WINDOW_MS;
-    this.#lastChange = now;
-    for (const path of relevant) this.#changed.add(path);
     this.#cancelTests();
-    const pending = this.#tentative;
-    if (pending && !pending.outcome) {
-      // Inside the window: the build in flight saw part of a save. Its changes go to the next build.
-      pending.outcome = 'superseded';
-      for (const path of pending.changed) this.#changed.add(path);
-      pending.settle(false);
-    }
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#quiet(), QUIET_WINDOW_MS);
-    if (afterQuiet && !this.#running && !this.#tentative && !this.#starting) {
-      this.#starting = setTimeout(() => {
-        this.#starting = undefined;
-        if (this.#running || this.#closed || !this.#changed.size) return;
-        const build = tentative([...this.#changed].sort());
-        this.#changed.clear();
-        this.#tentative = build;
-        this.#occupy(this.#rebuild(build.changed, build));
-      }, FIRST_CHANGE_MS);
-    }
+    this.#loop.changed(relevant);
   }
 
-  /**
-   * The window has passed since the last change seen. A change may still wait to be seen behind a long
-   * turn (a type check holds the thread): the decision is taken a turn later, after those are in.
-   */
-  #quiet(): void {
-    this.#timer = setTimeout(() => this.#quietNow(), 0);
-  }
-
-  /** The files have been quiet for the window: the tentative build in flight is announced, or the next build starts. */
-  #quietNow(): void {
-    const build = this.#tentative;
-    if (build && !build.outcome && !this.#changed.size) {
-      build.outcome = 'announced';
-      build.generation = ++this.#generation;
-      this.#options.emit(devEvent('compile.start', { generation: build.generation, changed: build.changed }));
-      build.settle(true);
-      return;
-    }
-    this.#kick();
-  }
-
-  #kick(): void {
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    const changed = [...this.#changed].sort();
-    this.#changed.clear();
-    this.#occupy(this.#rebuild(changed));
-  }
-
-  /** The session's one turn (a rebuild, or tests being prepared on its type checker): a change meanwhile rebuilds after it. */
-  #occupy(work: Promise<unknown>): void {
-    this.#running = work
-      .then(() => undefined)
-      .finally(() => {
-        this.#running = undefined;
-        if (this.#again && !this.#closed) {
-          this.#again = false;
-          this.#kick();
-        }
-      });
+  /** Stops on a refused write: nothing more is built, and `halted` says why. Any other error is thrown on. */
+  #stopOnRefusal(error: unknown): void {
+    const refused = refusedWriteDiagnostic(error);
+    if (!refused) throw error;
+    this.#closed = true;
+    void this.#loop.close();
+    this.#halt(refused);
   }
 
   /** The generated files (the contract's types) of the last compile, not yet written. */
@@ -240,29 +211,17 @@ export class DevSession {
   /** The generated files being written, one build's after another's. */
   #writing: Promise<void> = Promise.resolve();
 
-  /** Stops on a refused write: nothing more is built, and `halted` says why. Any other error is thrown on. */
-  #stopOnRefusal(error: unknown): void {
-    const refused = refusedWriteDiagnostic(error);
-    if (!refused) throw error;
-    this.#closed = true;
-    this.#halt(refused);
-  }
-
-  async #rebuild(changed: string[], tentative?: Tentative): Promise<void> {
-    try {
-      await this.#build(changed, tentative);
-    } catch (error) {
-      this.#stopOnRefusal(error);
-    } finally {
-      // Written after the session's turn, not in it: a save that comes meanwhile (the next edit, right
-      // after compile.ready) starts its build at once instead of waiting for the quiet window. Nothing the
-      // next build reads is among them (the analysis never reads .platform/).
-      const generated = this.#generated;
-      this.#generated = undefined;
-      // A file whose write fails is written again after the next build (it is not recorded as written);
-      // one refused (a link where it goes) stops the session.
-      if (generated) this.#writing = this.#writing.then(() => this.#writeGenerated(generated)).catch((error: unknown) => { if (refusedWriteDiagnostic(error)) this.#stopOnRefusal(error); });
-    }
+  /**
+   * Written after the session's turn, not in it: a save that comes meanwhile (the next edit, right
+   * after compile.ready) starts its build at once instead of waiting for the quiet window. Nothing the
+   * next build reads is among them (the analysis never reads .platform/).
+   */
+  #turnEnded(): void {
+    const generated = this.#generated;
+    this.#generated = undefined;
+    // A file whose write fails is written again after the next build (it is not recorded as written);
+    // one refused (a link where it goes) stops the session.
+    if (generated) this.#writing = this.#writing.then(() => this.#writeGenerated(generated)).catch((error: unknown) => { if (refusedWriteDiagnostic(error)) this.#stopOnRefusal(error); });
   }
 
   /**
@@ -275,99 +234,6 @@ export class DevSession {
       await this.#options.fs.writeFile(path, text);
       this.#written.set(path, text);
     }
-  }
-
-  async #build(changed: string[], tentative?: Tentative): Promise<void> {
-    const { emit, host, server } = this.#options;
-    const started = host.now();
-    let generation = 0;
-    if (!tentative) {
-      generation = ++this.#generation;
-      emit(devEvent('compile.start', { generation, changed }));
-    }
-    const compiled = await this.#compile(changed);
-    if (tentative) {
-      const announced = await tentative.settled;
-      if (this.#tentative === tentative) this.#tentative = undefined;
-      if (!announced) {
-        // Superseded: nothing it made is used (the next build writes the generated files).
-        this.#generated = undefined;
-        await server.abandonPrestart?.();
-        return;
-      }
-      generation = tentative.generation!;
-    }
-    if (this.#closed) return;
-    if (!compiled.ok) {
-      await server.abandonPrestart?.();
-      const first = !this.#serving;
-      emit(
-        devEvent('compile.diagnostic', {
-          ...compileDiagnostic('DG1602', first ? 'The build failed; nothing serves until a rebuild succeeds.' : 'The rebuild failed; the previous generation is still serving.', {
-            hint: 'Fix the errors below and save: the next good rebuild takes over by itself.',
-          }),
-          generation,
-          diagnostics: compiled.diagnostics,
-        }),
-      );
-      return;
-    }
-    const previous = this.#serving;
-    const runtimeBefore = canonicalJson(previous?.manifest.client?.runtime ?? null);
-    const runtimeAfter = canonicalJson(compiled.generation.manifest.client?.runtime ?? null);
-    if (previous && runtimeBefore !== runtimeAfter) {
-      await server.abandonPrestart?.();
-      emit(
-        devEvent('compile.diagnostic', {
-          ...compileDiagnostic('DG1605', `client.runtime changed in ${MANIFEST_FILE} while the dev server runs; the previous generation is still serving.`, {
-            file: MANIFEST_FILE,
-            hint: 'Stop platform dev (Ctrl-C) and start it again to serve the new client runtime.',
-          }),
-          generation,
-          diagnostics: [],
-        }),
-      );
-      return;
-    }
-    const promoting = host.now();
-    const promoted = await server.promote(compiled.generation);
-    const phases: CompilePhases = { ...compiled.phases, promote: Math.round(host.now() - promoting) };
-    if (this.#closed) return;
-    if (!promoted.ok) {
-      if (promoted.previous === 'restarted') emit(devEvent('server.restarted', { mode: 'dev', url: server.url, urls: [server.url], generation: generation - 1, reason: 'back on the last good generation' }));
-      emit(
-        devEvent('compile.diagnostic', {
-          ...compileDiagnostic('DG1603', `The rebuilt server could not take over (${promoted.code}): ${promoted.message}${promoted.previous === 'restarted' ? ' The last good generation serves again.' : promoted.previous === 'kept' ? ' The last good generation still serves.' : ''}`, {
-            hint:
-              promoted.code === 'provision_failed'
-                ? 'Make the database change compatible, or adopt it with platform state reset --state dev --confirm <app> (a recovery copy is kept).'
-                : promoted.code === 'runtime_not_ready'
-                  ? 'The engine or the app in it was still starting at its time limit (counted only while platform dev was free, not during type checks): a server module that loops or waits as it loads never starts; otherwise the machine is busy, and saving again retries.'
-                  : 'Fix the server module; the next good rebuild takes over by itself.',
-          }),
-          generation,
-          diagnostics: [],
-        }),
-      );
-      return;
-    }
-    this.#serving = compiled.generation;
-    if (!this.#ready) {
-      this.#ready = true;
-      emit(devEvent('compile.ready', { generation, durationMs: Math.round(host.now() - started), phases, restarted: false, diagnostics: compiled.warnings }));
-      await this.#options.onReady(generation);
-      // The first generation serves: rebuilds may now bundle beside the type check, once the bundler has
-      // moved, and then check on a thread of their own, once the analyzer has (each warms up on this project).
-      void (async () => {
-        await this.#bundler.moveOffThread?.();
-        if (!this.#closed) await this.#analyzer?.moveOffThread?.();
-      })();
-      this.#scheduleTests(generation);
-      return;
-    }
-    if (promoted.restarted) emit(devEvent('server.restarted', { mode: 'dev', url: server.url, urls: [server.url], generation, reason: 'the server side changed' }));
-    emit(devEvent('compile.ready', { generation, durationMs: Math.round(host.now() - started), phases, restarted: promoted.restarted, diagnostics: compiled.warnings }));
-    this.#scheduleTests(generation);
   }
 
   /** The tests of the generation now serving run once the files have been quiet for TESTS_QUIET_MS. */
@@ -388,11 +254,11 @@ export class DevSession {
   #startTests(generation: number): void {
     const tests = this.#options.tests!;
     // Preparing uses the session's type checker, so it takes the rebuilds' turn: a change meanwhile waits for it.
-    if (this.#running || this.#closed) return;
+    if (this.#loop.busy || this.#closed) return;
     const preparing = tests.prepare(this.#compiler).catch((error: unknown) => ({ diagnostics: [diagnostic('DG1501', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)], tests: [] }) as PreparedTests);
-    this.#occupy(preparing);
+    this.#loop.occupy(preparing);
     void preparing.then((prepared) => {
-      if (this.#closed || this.#changed.size || this.#generation !== generation) return;
+      if (this.#closed || this.#loop.pending || this.#loop.generation !== generation) return;
       return this.#runTests(prepared, generation);
     });
   }
@@ -424,16 +290,20 @@ export class DevSession {
 
   async close(): Promise<void> {
     this.#closed = true;
-    clearTimeout(this.#timer);
-    clearTimeout(this.#starting);
-    if (this.#tentative && !this.#tentative.outcome) {
-      this.#tentative.outcome = 'superseded';
-      this.#tentative.settle(false);
-    }
     this.#cancelTests();
-    await this.#running?.catch(() => undefined);
+    await this.#loop.close();
     await this.#writing;
     await this.#bundler.dispose();
     await this.#analyzer?.dispose();
   }
+}
+
+/** A changed `client.runtime` needs a restart of `platform dev` (DG1605): the previous generation still serves. */
+function refusal(next: Generation, serving: Generation | undefined): CompileDiagnostic | undefined {
+  if (!serving) return undefined;
+  if (canonicalJson(serving.manifest.client?.runtime ?? null) === canonicalJson(next.manifest.client?.runtime ?? null)) return undefined;
+  return compileDiagnostic('DG1605', `client.runtime changed in ${MANIFEST_FILE} while the dev server runs; the previous generation is still serving.`, {
+    file: MANIFEST_FILE,
+    hint: 'Stop platform dev (Ctrl-C) and start it again to serve the new client runtime.',
+  });
 }

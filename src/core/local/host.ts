@@ -19,7 +19,7 @@ export type PromoteOutcome =
    * stopped (the new server side failed before it had to), `restarted` when it was started again,
    * `stopped` when nothing serves.
    */
-  | { ok: false; code: string; message: string; previous: 'kept' | 'restarted' | 'stopped' };
+  | { ok: false; code: string; message: string; previous: 'kept' | 'restarted' | 'stopped'; hint?: string; detail?: Record<string, unknown> };
 
 export interface LocalServerOptions {
   /** The project directory, absolute. */

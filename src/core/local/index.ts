@@ -4,7 +4,7 @@ export { ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER, type AdminRequest, adm
 export { assetPath, isRuntimePath, personaBanner } from './assets.ts';
 export { findLocalServers, type LocalServerRecord, readServerRecord, SERVER_RECORD_FORMAT } from './discovery.ts';
 export { envLocalProblem, readLocalEnv } from './env.ts';
-export { compileDiagnostic, devEvent, type DevEvent, formatDevEvent } from './events.ts';
+export { type CompileDiagnostic, compileDiagnostic, devEvent, type DevEvent, type DevEventPayload, type DevStreamEvent, formatDevEvent, type PlaygroundEvent, type ReadyDetails } from './events.ts';
 export type { DevAnalyzer, Generation, LocalHost, LocalServer, LocalServerOptions, PromoteOutcome } from './host.ts';
 export { enginePath, envFilePath, isLocalState, type LocalMode, PERSONA_FILE, RECOVERY_DIR, serverRecordPath, statePath } from './paths.ts';
 export { DEFAULT_PERSONA, personaFromText, readPersona, writePersona } from './persona.ts';

@@ -9,6 +9,7 @@
 import type { Diagnostic } from '../../core/diagnostics';
 import { changedBy, checkFiles, fitProgress, LESSON_ROOT, readLesson, type Lesson, type LessonProgress, type LessonStep } from '../../core/lesson';
 import { StateStore } from '../state-store';
+import type { SessionContext } from '../session/session-state';
 import { loadProgress, saveProgress } from './progress-store';
 import type { TestSession, TestSessionHost } from '../tests/test-session';
 
@@ -17,7 +18,7 @@ export interface LessonHost {
   readonly state: { project: { id: string; files: Record<string, string> } };
   subscribe(listener: () => void): () => void;
   writeFiles(overlay: Readonly<Record<string, string>>, open?: string): void;
-  log(kind: string, fields: Record<string, unknown>): void;
+  log: SessionContext['log'];
 }
 
 /** What runs a step's check: a TestSession over the files it is given (use-lesson.ts makes one with the compiler). */

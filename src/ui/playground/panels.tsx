@@ -1,7 +1,7 @@
 /** The bottom panels: problems grouped by file (primaries first), and the platform.dev.v0 event log. */
 import type { Diagnostic } from '../../core/diagnostics';
 import { DiagnosticList } from '../diagnostic-list';
-import type { DevEvent } from './project-session';
+import type { SessionEvent } from './project-session';
 
 /** `checked`: whether the type check of the current files ran; until it has, no list says "no problems". */
 export function ProblemsPanel({ diagnostics, checked = true, onSelect }: { diagnostics: Diagnostic[]; checked?: boolean; onSelect(d: Diagnostic): void }) {
@@ -29,17 +29,26 @@ export function ProblemsPanel({ diagnostics, checked = true, onSelect }: { diagn
   );
 }
 
-function describe(event: DevEvent): string {
-  const { protocol: _p, kind: _k, at: _a, ...rest } = event;
-  if (event.kind === 'runtime.call') return `${String(rest.persona)} ${String(rest.operation)} → ${String(rest.status)} (${Number(rest.durationMs).toFixed(1)} ms)`;
-  if (event.kind === 'compile.diagnostic' || event.kind === 'test.case.fail') return `${String(rest.code)} ${String(rest.message)}`;
-  if (event.kind === 'runtime.error') return `${String(rest.persona)} ${String(rest.operation)} → ${String(rest.code)}: ${String(rest.message)}${rest.file ? ` at ${String(rest.file)}:${String(rest.line)}` : ''}`;
-  return Object.entries(rest)
-    .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
-    .join(' ');
+function describe(event: SessionEvent): string {
+  switch (event.kind) {
+    case 'runtime.call':
+      return `${event.persona} ${event.operation} → ${event.status} (${event.durationMs.toFixed(1)} ms)`;
+    case 'compile.diagnostic':
+    case 'test.case.fail':
+      return `${event.code} ${event.message}`;
+    case 'runtime.error':
+      return `${event.persona} ${event.operation} → ${event.code}: ${event.message}${event.file ? ` at ${event.file}:${String(event.line)}` : ''}`;
+    default: {
+      const { protocol: _p, kind: _k, at: _a, ...rest } = event;
+      return Object.entries(rest)
+        .filter(([, v]) => !(Array.isArray(v) && v.length === 0))
+        .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+        .join(' ');
+    }
+  }
 }
 
-export function EventsPanel({ events }: { events: DevEvent[] }) {
+export function EventsPanel({ events }: { events: SessionEvent[] }) {
   return (
     // A scrolling list of text only: focusable, so the keyboard can scroll it (axe: scrollable-region-focusable).
     <ol class="events" aria-label="Events" reversed tabIndex={0}>

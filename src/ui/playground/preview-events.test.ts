@@ -34,6 +34,6 @@ describe('the previews’ events', () => {
     events.onUnresponsive!();
     expect(opened()).toBe(3);
     expect(performance.getEntriesByName('platform:preview-ready').map((mark) => (mark as PerformanceMark).detail)).toEqual([{ generation: 7 }, { generation: 7, page: 'kept' }]);
-    expect(logged.map(([kind]) => kind)).toEqual(['preview.ready', 'preview.ready', 'preview.error', 'preview.unresponsive']);
+    expect(logged.map(([kind]) => kind)).toEqual(['preview.loaded', 'preview.loaded', 'preview.error', 'preview.unresponsive']);
   });
 });

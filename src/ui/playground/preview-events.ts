@@ -7,12 +7,13 @@
  */
 import type { PreviewEvents } from '../preview/preview-frame';
 import type { FirstPreview } from './first-preview';
+import type { SessionContext } from '../session/session-state';
 
 export const LIVE_OFF_MESSAGE =
   "Live updates are off: app.manifest.json allows no live connections (budgets.liveConnections is 0), so each preview refreshes after its own writes only. Allow some to let one persona's writes reach the other's preview.";
 
 export interface PreviewEventSinks {
-  log(kind: string, fields?: Record<string, unknown>): void;
+  log: SessionContext['log'];
   firstPreview: Pick<FirstPreview, 'open'>;
   onConsole: NonNullable<PreviewEvents['onConsole']>;
 }
@@ -45,11 +46,11 @@ export function previewEvents(sinks: PreviewEventSinks, generation: number | und
       firstPreview.open();
       // For `npm run bench` (bench/playground.ts): when each generation's preview is up.
       performance.mark('platform:preview-ready', { detail: { generation } });
-      log('preview.ready', { generation });
+      log('preview.loaded', { generation });
     },
     onRefreshed: () => {
       performance.mark('platform:preview-ready', { detail: { generation, page: 'kept' } });
-      log('preview.ready', { generation, page: 'kept' });
+      log('preview.loaded', { generation, page: 'kept' });
     },
     onNotice: (message) => log('preview.notice', { message }),
     onUnresponsive: () => (firstPreview.open(), log('preview.unresponsive', { message: 'The preview stopped responding (a loop in client code?); it reloads with the next build.' })),

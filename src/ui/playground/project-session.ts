@@ -5,6 +5,7 @@
  * outlives the page goes through a `ProjectStore` (IndexedDB in the playground, memory in embed mode
  * and in tests).
  */
+import { devEvent, type DevEvent, type DevEventPayload } from '../../core/local';
 import type { PersonaName } from '../../core/runtime';
 import type { Project } from '../projects/store';
 import type { CommittedState } from '../runtime/durable-log';
@@ -14,11 +15,11 @@ import { movedPath } from '../../core/fs';
 import { Autosave, deleted, renamed, undone, withFile, type Deletion } from '../session/project-files';
 import type { ProjectStore } from '../session/project-store';
 import { SessionData } from '../session/session-data';
-import type { DevEvent, InspectAnswer, SessionCompiler, SessionContext, SessionRuntime, SessionState } from '../session/session-state';
+import type { SessionEvent, InspectAnswer, SessionCompiler, SessionContext, SessionRuntime, SessionState } from '../session/session-state';
 import { StateStore } from '../state-store';
 import { withFileView, type FileView, type FileViews } from '../workspace/file-views';
 
-export type { DevEvent, SessionNotice, SessionRuntime, SessionState } from '../session/session-state';
+export type { SessionEvent, SessionNotice, SessionRuntime, SessionState } from '../session/session-state';
 export type { Generation } from '../session/generation';
 export { isTestFile, onlyTestErrors } from '../session/compile-loop';
 export { noticeCodes } from '../session/session-data';
@@ -53,6 +54,7 @@ export class ProjectSession extends StateStore<SessionState> {
       },
       update: (patch) => this.update(patch),
       log: (kind, fields) => this.log(kind, fields),
+      record: (event) => this.record(event),
     };
     this.#data = new SessionData(ctx, {
       runtime,
@@ -60,7 +62,7 @@ export class ProjectSession extends StateStore<SessionState> {
       ...(initialState ? { initialState } : {}),
       ...(options.pendingImport !== undefined ? { pendingImport: options.pendingImport } : {}),
       reloadPreviews: () => this.reloadPreviews(),
-      rebuild: () => this.#loop.schedule(0),
+      rebuild: () => this.#loop.schedule(),
     });
     this.#loop = new CompileLoop(ctx, { compiler, runtime, store: this.#store, committed: () => this.#data.committed, started: () => this.#data.started() });
     this.#loop.begin();
@@ -72,19 +74,25 @@ export class ProjectSession extends StateStore<SessionState> {
   }
 
   /** Adds an event to the log (kept to the last 500). */
-  log(kind: string, fields: Record<string, unknown> = {}): void {
-    const event: DevEvent = { protocol: 'platform.dev.v0', kind, at: Date.now(), ...fields };
-    this.update({ events: [...this.state.events.slice(-499), event] });
+  log<K extends DevEvent['kind']>(kind: K, fields: DevEventPayload<K>): void {
+    this.record(devEvent(kind, fields));
+  }
+
+  /** Adds an event made whole to the log. */
+  record(event: DevEvent): void {
+    const entry: SessionEvent = { ...event, at: Date.now() };
+    this.update({ events: [...this.state.events.slice(-499), entry] });
   }
 
   #change(patch: Partial<Project>, recompile: boolean, focus?: string): void {
     // Each change is newer than the one before, even within one millisecond: a save finishing for the
     // one before must never count as holding this one (see storedAfterSave).
     const updatedAt = Math.max(Date.now(), this.state.project.updatedAt + 1);
+    const before = this.state.project.files;
     this.update({ project: { ...this.state.project, ...patch, updatedAt } });
     // Journaled at once (synchronously), saved durably after a quiet moment: nothing is lost to a reload.
     this.#autosave.changed(this.state.project);
-    if (recompile) this.#loop.edited(focus);
+    if (recompile) this.#loop.edited(focus !== undefined ? [focus] : changedPaths(before, this.state.project.files), focus);
   }
 
   /** The project was renamed (renameProject stored it): what the session shows and shares follows. */
@@ -224,4 +232,13 @@ export class ProjectSession extends StateStore<SessionState> {
     this.#data.dispose();
     this.#autosave.dispose(this.state.project);
   }
+}
+
+/** The paths whose text differs between two versions of a project's files (added and removed ones too), sorted. */
+function changedPaths(before: Record<string, string>, after: Record<string, string>): string[] {
+  if (before === after) return [];
+  const paths = new Set<string>();
+  for (const [path, text] of Object.entries(after)) if (before[path] !== text) paths.add(path);
+  for (const path of Object.keys(before)) if (!(path in after)) paths.add(path);
+  return [...paths].sort();
 }

@@ -1,20 +1,21 @@
 /**
- * The compile loop of one open project: an adaptive quiet window after edits (none after a pause, a
- * little longer than the gaps while typing), a build superseded by a newer edit dropped, the runtime
- * restarted on each new generation from committed state (kept when only the client changed), a failed
- * rebuild keeping the last good generation serving (DG1602), a refused takeover (DG1603) restarting
- * the last good one, and the last good build of an earlier session shown at once while this session's
- * first build is made (and kept, marked, when that build fails). The session's first build is bundled
- * before it is type-checked, so its preview does not wait for the check; a build the check then finds
- * broken is taken down.
+ * The playground's host of the core's compile loop (src/core/compile-loop): its adaptive quiet window
+ * (none after a pause, a little longer than the gaps while typing), a build overtaken by an edit
+ * dropped, the runtime restarted on each new generation from committed state (kept when only the
+ * client changed), a failed rebuild keeping the last good generation serving (DG1602), a refused
+ * takeover (DG1603) restarting the last good one, and the last good build of an earlier session shown
+ * at once while this session's first build is made (and kept, marked, when that build fails). The
+ * session's first build is bundled before it is type-checked, so its preview does not wait for the
+ * check; a build the check then finds broken is taken down.
  */
 import { isTestFile } from '../../core/project';
-import { AdaptiveQuietWindow } from '../../core/compile-loop';
+import { AdaptiveQuietWindow, CompileLoop as Loop, type Built, type Promoted, type Settled } from '../../core/compile-loop';
 import type { CommittedState } from '../runtime/durable-log';
 import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
 import { canonicalJson } from '../../core/hash';
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import { SCHEMA_CHANGE_REFUSED } from '../../core/runtime';
+import type { ReadyDetails } from '../../core/local';
 import type { CompileResult } from '../compiler-client';
 import type { ProjectStore } from './project-store';
 import type { LastGoodBuild } from '../projects/store';
@@ -33,22 +34,43 @@ export interface CompileLoopParts {
   started(): Promise<void>;
 }
 
+/** What the build the loop is settling was made from, for what follows it. */
+interface Making {
+  files: Record<string, string>;
+  result: CompileResult;
+  /** Bundled before its type check (the session's first build, nothing stored shown). */
+  trusted: boolean;
+  diagnostics: Diagnostic[];
+}
+
 export class CompileLoop {
   readonly #ctx: SessionContext;
   readonly #parts: CompileLoopParts;
   readonly #quiet = new AdaptiveQuietWindow();
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #generations = 0;
+  readonly #loop: Loop<Generation>;
   #focus: string | undefined;
   #dependencies: Record<string, Uint8Array> | undefined;
   /** Whether a build of this session has produced a generation (the first one is bundled before its check). */
   #built = false;
   /** A quick preview (src/ui/quick-preview.ts) failed to start: this session's builds are the compiler's. */
   #quickRefused = false;
+  /** The build being settled. */
+  #making: Making | undefined;
 
   constructor(ctx: SessionContext, parts: CompileLoopParts) {
     this.#ctx = ctx;
     this.#parts = parts;
+    this.#loop = new Loop<Generation>(
+      {
+        now: () => performance.now(),
+        emit: (event) => ctx.record(event),
+        build: () => this.#build(),
+        promote: (next, serving) => this.#promote(next, serving),
+        settled: (outcome) => this.#settled(outcome),
+      },
+      // An edit after a pause builds at once; a burst waits for its end; what an edit overtakes never shows.
+      { quietMs: (now) => this.#quiet.edited(now), dropOvertaken: true },
+    );
   }
 
   /**
@@ -59,53 +81,54 @@ export class CompileLoop {
     const kept = this.#parts.store.loadLastGood().catch(() => undefined);
     this.#hasStored = kept.then((build) => build !== undefined);
     void this.#showStored(kept);
-    this.schedule(0);
+    this.#loop.buildNow();
   }
 
   /** Whether an earlier session kept a last good build (shown as the session begins). */
   #hasStored: Promise<boolean> = Promise.resolve(false);
 
-  /** The files changed: a build after the quiet window (`focus`: the file edited, checked first). */
-  edited(focus?: string): void {
+  /** Files changed (`paths`; `focus`: the file edited, checked first): a build after the quiet window. */
+  edited(paths: readonly string[], focus?: string): void {
     this.#focus = focus;
-    this.schedule(this.#quiet.edited(performance.now()));
+    this.#loop.changed(paths);
   }
 
-  /** A build after `delay` ms, replacing one scheduled and not started yet. */
-  schedule(delay: number): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#compile(), delay);
+  /** A build at once of the files as they are. */
+  schedule(): void {
+    this.#loop.buildNow();
   }
 
   /** Packages installed in a WebContainer (`node_modules/…` → bytes): the next builds resolve from them. */
   setDependencies(modules: Record<string, Uint8Array>): void {
     this.#dependencies = Object.keys(modules).length ? modules : undefined;
-    this.schedule(0);
+    this.#loop.buildNow();
   }
 
   /** The same generation again under a new number: the previews reload and show the data as it is now. */
   reloadPreviews(): void {
     const generation = this.#ctx.state.generation;
     if (generation) {
-      const number = ++this.#generations;
+      const number = this.#loop.renumber();
       this.#ctx.update({ generation: { ...generation, number, client: number } });
     }
   }
 
   dispose(): void {
-    clearTimeout(this.#timer);
+    void this.#loop.close();
   }
 
   #withDependencies(files: Record<string, string>): Record<string, string | Uint8Array> {
     return this.#dependencies ? { ...files, ...this.#dependencies } : files;
   }
 
-  async #compile(): Promise<void> {
+  /** The files as they are now, built: undefined when an edit overtook them. */
+  async #build(): Promise<Built<Generation> | undefined> {
     const ctx = this.#ctx;
-    const { compiler, runtime } = this.#parts;
+    const { compiler } = this.#parts;
     const files = ctx.state.project.files;
+    const number = this.#loop.generation;
+    this.#making = undefined;
     ctx.update({ compile: ctx.state.generation || ctx.state.compile !== 'loading' ? 'compiling' : 'loading' });
-    ctx.log('compile.start', { files: Object.keys(files).length });
     performance.mark('platform:compile-start');
     let result: CompileResult | undefined;
     // The session's first build is bundled, previewed and then type-checked (#checkAfter): its preview
@@ -117,94 +140,111 @@ export class CompileLoop {
     try {
       result = await compiler.compile(this.#withDependencies(files), 'preview', this.#focus, { skipTypecheck: trusted, quick: !this.#quickRefused });
     } catch (error) {
-      ctx.update({ compile: 'failed', checked: true, diagnostics: [diagnostic('DG1602', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] });
-      return;
+      this.#making = { files, result: { diagnostics: [], timings: { analyze: 0, focusCheck: 0, typecheck: 0, bundle: 0, total: 0 } }, trusted: false, diagnostics: [] };
+      return { ok: false, diagnostics: [diagnostic('DG1501', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] };
     }
-    if (!result || files !== ctx.state.project.files) return; // superseded by a newer edit
-    const diagnostics = sortDiagnostics(result.diagnostics);
+    if (!result || files !== ctx.state.project.files) return undefined; // overtaken by a newer edit
     // Errors only in test files block the tests, not the app: the preview is built without them.
-    if (!isBuilt(result) && onlyTestErrors(diagnostics)) {
+    if (!isBuilt(result) && onlyTestErrors(result.diagnostics)) {
       const app = Object.fromEntries(Object.entries(files).filter(([path]) => !isTestFile(path)));
       const retry = await compiler.compile(this.#withDependencies(app), 'preview', this.#focus, { skipTypecheck: trusted, quick: !this.#quickRefused }).catch(() => undefined);
-      if (files !== ctx.state.project.files) return;
+      if (files !== ctx.state.project.files) return undefined;
       if (retry && isBuilt(retry)) result = { ...retry, diagnostics: result.diagnostics };
     }
     // For `npm run bench` (bench/edits.ts): the worker's own timings of the build, where an edit's time goes.
     performance.mark('platform:compile-done', { detail: result.timings });
-    if (!isBuilt(result)) {
-      // An unchecked build refused (its analysis or bundle failed): the type check still runs, for the whole list.
-      const checked = !trusted;
-      if (trusted) void this.#checkAfter(files, undefined, diagnostics);
-      if (this.#showingStored() || (ctx.state.generation === undefined && (await this.#restoreLastGood(files)))) {
-        ctx.update({ compile: 'failed', checked, diagnostics, stale: true, timings: result.timings });
-        return;
-      }
-      const serving = ctx.state.generation !== undefined;
-      if (serving) {
-        const d = diagnostic('DG1602', 'The rebuild failed; the previous generation is still serving.', { hint: 'Fix the errors below; the next good rebuild takes over by itself.' });
-        ctx.log('compile.diagnostic', { ...d });
-        diagnostics.unshift(d);
-      }
-      ctx.update({ compile: 'failed', checked, diagnostics, stale: serving, timings: result.timings });
-      return;
-    }
+    const diagnostics = sortDiagnostics(result.diagnostics);
+    this.#making = { files, result, trusted, diagnostics };
+    if (!isBuilt(result)) return { ok: false, diagnostics };
     this.#built = true;
-    const generation = this.#generationOf(files, result);
-    // A client-only edit leaves the server and the manifest as they were: the running runtime (and its
-    // uncommitted-to-disk state) serves the new client as it is; only the previews reload. (The worker
-    // keeps the server's outputs after such an edit, `server=kept`: the same bytes, so the same code.)
-    const previous = ctx.state.generation;
-    const sameServer = previous !== undefined && previous.serverCode === generation.serverCode && JSON.stringify(previous.manifest) === JSON.stringify(generation.manifest) && runtime.phase === 'running';
-    if (sameServer) {
-      ctx.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...keptOf(result), runtime: 'kept' });
-      ctx.update({ compile: 'ready', checked: !trusted, takenDown: false, diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
-      if (trusted) void this.#checkAfter(files, generation);
-      else this.#rememberGood(files, generation);
-      return;
-    }
+    const details: ReadyDetails = { ...(result.kept ? { [result.kept]: 'kept' } : {}), ...(trusted ? { typecheck: 'after' as const } : {}) };
+    return { ok: true, generation: this.#generationOf(files, result, number), warnings: diagnostics, details };
+  }
+
+  /**
+   * A client-only edit leaves the server and the manifest as they were: the running runtime (and its
+   * uncommitted-to-disk state) serves the new client as it is; only the previews reload. (The worker
+   * keeps the server's outputs after such an edit, `server=kept`: the same bytes, so the same code.)
+   * Otherwise the runtime restarts on the new server from the committed data; one that cannot start
+   * hands back to the last good generation (DG1603).
+   */
+  async #promote(next: Generation, previous: Generation | undefined): Promise<Promoted> {
+    const ctx = this.#ctx;
+    const { runtime } = this.#parts;
+    const serving = ctx.state.generation;
+    const sameServer = serving !== undefined && serving.serverCode === next.serverCode && JSON.stringify(serving.manifest) === JSON.stringify(next.manifest) && runtime.phase === 'running';
+    if (sameServer) return { ok: true, restarted: false, details: { runtime: 'kept' } };
+    this.#starts++;
     try {
       // Commits are exported to the trusted side in batches: take the latest before restarting.
       await runtime.flush();
-      await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: runtime.committedState ?? this.#parts.committed() });
+      await runtime.start({ manifest: next.manifest, serverCode: next.serverCode, state: runtime.committedState ?? this.#parts.committed() });
     } catch (error) {
-      if (result.quick) {
+      if (this.#making?.result.quick) {
         // The quick preview is a shortcut, never a verdict: the compiler's bundle of the same files decides.
         ctx.log('runtime.restarted', { reason: `The quick preview could not start (${error instanceof Error ? error.message : String(error)}); the compiler bundles the project.` });
         this.#quickRefused = true;
         this.#built = false;
-        this.schedule(0);
-        return;
+        return { ok: false, again: true };
       }
       // An incompatible schema change names its table, field and reason in the message; its code says what it is.
       const schema = (error as { code?: unknown } | undefined)?.code === SCHEMA_CHANGE_REFUSED;
-      const d = diagnostic('DG1603', `The new build could not take over: ${error instanceof Error ? error.message : String(error)}`, {
-        hint: schema
-          ? 'Change the declaration back, or Reset data to adopt it (a recovery copy of the data is kept).'
-          : 'Fix the cause above; the next good rebuild takes over by itself.',
-        ...(schema ? { detail: { code: SCHEMA_CHANGE_REFUSED } } : {}),
-      });
-      ctx.log('compile.diagnostic', { ...d });
+      const code = schema ? SCHEMA_CHANGE_REFUSED : 'runtime_not_ready';
       // The last good generation takes over again, on the data it was running with.
-      if (previous) {
+      const back = serving ?? previous;
+      if (back) {
         await runtime
-          .start({ manifest: previous.manifest, serverCode: previous.serverCode, state: runtime.committedState ?? this.#parts.committed() })
+          .start({ manifest: back.manifest, serverCode: back.serverCode, state: runtime.committedState ?? this.#parts.committed() })
           .catch((restart: unknown) => ctx.log('runtime.restarted', { reason: `The last good build could not restart: ${restart instanceof Error ? restart.message : String(restart)}` }));
       }
-      ctx.update({ compile: 'failed', checked: !trusted, diagnostics: [d, ...diagnostics], stale: previous !== undefined, timings: result.timings });
-      return;
+      return {
+        ok: false,
+        code,
+        message: error instanceof Error ? error.message : String(error),
+        previous: back ? 'restarted' : 'stopped',
+        hint: schema ? 'Change the declaration back, or Reset data to adopt it (a recovery copy of the data is kept).' : 'Fix the cause above; the next good rebuild takes over by itself.',
+        ...(schema ? { detail: { code: SCHEMA_CHANGE_REFUSED } } : {}),
+      };
     }
     await this.#parts.started();
-    ctx.log('compile.ready', { generation: generation.number, ms: Math.round(result.timings.total), ...(trusted ? { typecheck: 'after' } : {}), ...keptOf(result) });
-    ctx.update({ compile: 'ready', checked: !trusted, takenDown: false, diagnostics, generation, stale: false, restoredFrom: undefined, timings: result.timings });
-    if (trusted) void this.#checkAfter(files, generation);
-    else this.#rememberGood(files, generation);
+    return { ok: true, restarted: true };
   }
 
-  #generationOf(files: Record<string, string>, result: CompileResult): Generation {
+  /** What the session shows of a build the loop settled, and what follows it (the check a first build skipped, the build kept). */
+  async #settled(outcome: Settled<Generation>): Promise<void> {
+    const ctx = this.#ctx;
+    const making = this.#making;
+    const timings = making?.result.timings;
+    if (outcome.kind === 'served') {
+      const { next } = outcome;
+      const trusted = making?.trusted ?? false;
+      ctx.update({ compile: 'ready', checked: !trusted, takenDown: false, diagnostics: making?.diagnostics ?? outcome.warnings, generation: next, stale: false, restoredFrom: undefined, ...(timings ? { timings } : {}) });
+      if (trusted && making) void this.#checkAfter(making.files, next);
+      else if (making) this.#rememberGood(making.files, next);
+      return;
+    }
+    const { head } = outcome;
+    if (head.code === 'DG1603') {
+      ctx.update({ compile: 'failed', checked: !(making?.trusted ?? false), diagnostics: [head, ...(making?.diagnostics ?? [])], stale: ctx.state.generation !== undefined, ...(timings ? { timings } : {}) });
+      return;
+    }
+    // The build failed (its analysis, bundle or compiler): the type check still runs for a build that skipped it, for the whole list.
+    const trusted = making?.trusted ?? false;
+    const diagnostics = outcome.diagnostics;
+    if (trusted && making) void this.#checkAfter(making.files, undefined, diagnostics);
+    if (this.#showingStored() || (ctx.state.generation === undefined && making && (await this.#restoreLastGood(making.files)))) {
+      ctx.update({ compile: 'failed', checked: !trusted, diagnostics, stale: true, ...(timings ? { timings } : {}) });
+      return;
+    }
+    const serving = ctx.state.generation !== undefined;
+    ctx.update({ compile: 'failed', checked: !trusted, diagnostics: serving ? [head, ...diagnostics] : diagnostics, stale: serving, ...(timings ? { timings } : {}) });
+  }
+
+  /** The build as a generation under the number the loop announced it with. */
+  #generationOf(files: Record<string, string>, result: CompileResult, number: number): Generation {
     const out = result.files!;
     const text = (path: string): string | undefined => (out[path] ? decoder.decode(out[path]) : undefined);
     const [clientCss, clientMap, serverMap] = [text('client/app.css'), text('client/app.js.map'), text('server/index.js.map')];
-    const number = ++this.#generations;
     const generation: Generation = {
       number,
       client: number,
@@ -229,27 +269,33 @@ export class CompileLoop {
     const ctx = this.#ctx;
     const kept = await this.#parts.store.loadLastGood();
     if (!kept || files !== ctx.state.project.files || ctx.state.generation?.number !== replacing) return false;
-    const generation = await this.#startKept(kept);
-    if (!generation) return false;
+    const started = await this.#startKept(kept);
+    if (!started) return false;
+    const { generation } = started;
     if (ctx.state.generation?.number !== replacing || files !== ctx.state.project.files) return false;
     this.#stored = generation.number;
+    this.#loop.adopt(generation);
     ctx.log('compile.restored', { generation: generation.number, savedAt: new Date(kept.savedAt).toISOString() });
     ctx.update({ generation, restoredFrom: kept.savedAt });
     return true;
   }
 
-  /** A kept build as this session's next generation, its server started on the committed data; nothing when it cannot start. */
-  async #startKept(kept: LastGoodBuild): Promise<Generation | undefined> {
+  /** How many times this loop has started the runtime: a start made after another one wins. */
+  #starts = 0;
+
+  /** A kept build as this session's next generation, its server started on the committed data (with the start's count); nothing when it cannot start. */
+  async #startKept(kept: LastGoodBuild): Promise<{ generation: Generation; start: number } | undefined> {
     const { runtime } = this.#parts;
-    const number = ++this.#generations;
+    const number = this.#loop.renumber();
     const generation: Generation = { ...kept.generation, number, client: number };
+    const start = ++this.#starts;
     try {
       await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: runtime.committedState ?? this.#parts.committed() });
     } catch (error) {
       this.#ctx.log('runtime.restarted', { reason: `The last good build could not start: ${error instanceof Error ? error.message : String(error)}` });
       return undefined;
     }
-    return generation;
+    return { generation, start };
   }
 
   /**
@@ -261,16 +307,17 @@ export class CompileLoop {
   async #showStored(lookup: Promise<LastGoodBuild | undefined>): Promise<void> {
     const ctx = this.#ctx;
     const kept = await lookup;
-    if (!kept || this.#generations !== 0 || ctx.state.generation) return;
-    const generation = await this.#startKept(kept);
-    if (!generation) return;
-    const number = generation.number;
+    if (!kept || this.#starts !== 0 || ctx.state.generation) return;
+    const started = await this.#startKept(kept);
+    if (!started) return;
+    const { generation, start } = started;
     // A build of this session started the runtime after this one (or is showing already): it wins.
-    if (this.#generations !== number || ctx.state.generation) return;
+    if (this.#starts !== start || ctx.state.generation) return;
     await this.#parts.started();
-    if (this.#generations !== number || ctx.state.generation) return;
-    ctx.log('compile.restored', { generation: number, savedAt: new Date(kept.savedAt).toISOString(), while: 'starting' });
-    this.#stored = number;
+    if (this.#starts !== start || ctx.state.generation) return;
+    ctx.log('compile.restored', { generation: generation.number, savedAt: new Date(kept.savedAt).toISOString(), while: 'starting' });
+    this.#stored = generation.number;
+    this.#loop.adopt(generation);
     ctx.update({ generation, restoredFrom: kept.savedAt });
   }
 
@@ -307,6 +354,7 @@ export class CompileLoop {
       return;
     }
     if (files !== ctx.state.project.files || ctx.state.generation?.number !== generation.number) return;
+    this.#loop.adopt(undefined);
     ctx.update({ compile: 'failed', takenDown: true, generation: undefined, stale: false });
   }
 
@@ -326,9 +374,6 @@ export class CompileLoop {
 export function sameClient(a: Generation, b: Generation): boolean {
   return a.clientCode === b.clientCode && a.clientCss === b.clientCss && canonicalJson(a.publicFiles) === canonicalJson(b.publicFiles) && canonicalJson(clientPage(a)) === canonicalJson(clientPage(b));
 }
-
-/** The event's word for a target the worker kept from the build before (`client=kept` or `server=kept`). */
-const keptOf = (result: CompileResult): Record<string, 'kept'> => (result.kept ? { [result.kept]: 'kept' } : {});
 
 const isBuilt = (result: CompileResult): boolean => !!(result.files?.['server/index.js'] && result.files['client/app.js']);
 

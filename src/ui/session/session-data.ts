@@ -92,7 +92,7 @@ export class SessionData {
       this.#ctx.log('state.imported', { counts: result.counts });
       this.#parts.reloadPreviews();
     } else {
-      this.#ctx.log('state.import.refused', { code: result.diagnostic?.code ?? 'refused', message: result.message, ...(result.diagnostic?.detail?.code ? { detailCode: result.diagnostic.detail.code } : {}) });
+      this.#ctx.log('state.import.refused', { code: result.diagnostic?.code ?? 'refused', message: result.message, ...(result.diagnostic?.detail?.code ? { detailCode: String(result.diagnostic.detail.code) } : {}) });
     }
     return result;
   }

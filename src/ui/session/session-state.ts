@@ -4,6 +4,7 @@
  * session and the tests' in-memory implementations agree on one shape).
  */
 import type { Diagnostic } from '../../core/diagnostics';
+import type { DevEvent, DevEventPayload } from '../../core/local';
 import type { Manifest } from '../../core/manifest';
 import type { CompileResult, CompilerClient } from '../compiler-client';
 import type { Project } from '../projects/store';
@@ -11,7 +12,8 @@ import type { InspectAnswer, InspectQuery } from '../../../worker/protocol/runti
 import type { Commit, CommittedState } from '../runtime/durable-log';
 import type { Generation } from './generation';
 
-export type DevEvent = { protocol: 'platform.dev.v0'; kind: string; at: number } & Record<string, unknown>;
+/** An event of the session's log: one of the `platform.dev.v0` events (core/local/events.ts), with when it came (ms since the epoch). */
+export type SessionEvent = DevEvent & { at: number };
 
 export interface SessionState {
   project: Project;
@@ -34,7 +36,7 @@ export interface SessionState {
    * when that build was saved. Cleared by the next good build.
    */
   restoredFrom?: number;
-  events: DevEvent[];
+  events: SessionEvent[];
   timings?: CompileResult['timings'];
   /** When "Reset data" last kept a copy of the data it dropped (restorable). */
   recovery?: { savedAt: number };
@@ -56,7 +58,9 @@ export interface SessionNotice {
 export interface SessionContext {
   readonly state: SessionState;
   update(patch: Partial<SessionState>): void;
-  log(kind: string, fields?: Record<string, unknown>): void;
+  log<K extends DevEvent['kind']>(kind: K, fields: DevEventPayload<K>): void;
+  /** The same, for an event made whole (the compile loop's). */
+  record(event: DevEvent): void;
 }
 
 export type { InspectAnswer };

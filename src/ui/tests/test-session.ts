@@ -8,6 +8,7 @@ import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import type { LogLine } from '../../core/runtime';
 import type { TestEvent } from '../../core/testing';
 import type { CompilerClient } from '../compiler-client';
+import type { SessionContext } from '../session/session-state';
 import { isTestFile } from '../../core/project';
 import { StateStore } from '../state-store';
 import { runTestsInSandbox } from './test-runner';
@@ -40,7 +41,7 @@ export interface TestsState {
 export interface TestSessionHost {
   files(): Record<string, string>;
   /** The platform.dev.v0 event log. */
-  log(kind: string, fields: Record<string, unknown>): void;
+  log: SessionContext['log'];
   /** What a test file wrote with `console` (while loading, or in `test`, its handlers' lines included): for the Console. */
   console?(line: TestLogLine): void;
 }
@@ -100,7 +101,7 @@ export class TestSession extends StateStore<TestsState> {
     const serverMap = compiled.files?.['server/index.js.map'];
     if (!server || !compiled.tests?.length) {
       this.update({ status: 'failed', diagnostics, results: kept });
-      for (const d of diagnostics.filter((x) => x.code.startsWith('DG19'))) this.#host.log('test.case.fail', { name: '(compile)', ...d });
+      for (const d of diagnostics.filter((x) => x.code.startsWith('DG19'))) this.#host.log('test.case.fail', { name: '(compile)', durationMs: 0, ...d, failure: { ...d, kind: 'load' } });
       return;
     }
     let manifest: Manifest;
@@ -144,7 +145,7 @@ export class TestSession extends StateStore<TestsState> {
     const finished = results.filter((o) => o.status !== 'running');
     const passed = finished.filter((o) => o.status === 'passed').length;
     const failed = finished.filter((o) => o.status === 'failed').length;
-    this.#host.log('test.run.finish', { ok: failed === 0, passed, failed });
+    this.#host.log('test.run.finish', { ok: failed === 0, passed, failed, diagnostics: [] });
     this.update({ status: 'done', results: finished, passed, failed, durationMs: performance.now() - started });
   }
 
