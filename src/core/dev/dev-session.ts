@@ -8,14 +8,13 @@
  * through `emit`.
  */
 import { Bundler } from '../bundle/index.ts';
-import { BundleReuse, projectFiles, compileProject, type Compiler } from '../build/index.ts';
+import { BundleReuse, projectFiles, compileProject, type Compiler, type PreparedTests } from '../build/index.ts';
 import { CompileLoop, type Built, type Promoted, type QuietPolicy, type Settled } from '../compile-loop/index.ts';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/index.ts';
 import type { WritableFileSystem } from '../fs/index.ts';
 import { canonicalJson } from '../hash/index.ts';
 import { MANIFEST_FILE } from '../manifest/index.ts';
 import { type CompileDiagnostic, compileDiagnostic, devEvent, type DevEvent, type DevAnalyzer, type DevBundler, type Generation, type LocalHost, type LocalServer, refusedWriteDiagnostic } from '../local/index.ts';
-import { type PreparedTests } from '../build/index.ts';
 import { finishEvent, type TestEvent } from '../testing/index.ts';
 
 /**
