@@ -130,12 +130,12 @@ test('a live connection the manifest does not allow is said once, as information
   await openTemplate(page);
   await expect(preview(page).getByRole('button', { name: 'Sign out' })).toBeVisible({ timeout: 30_000 });
   await page.getByRole('tab', { name: 'Events' }).click();
-  await expect(events(page, 'preview.ready')).not.toHaveCount(0);
+  await expect(events(page, 'preview.loaded')).not.toHaveCount(0);
   // Loaded three times: once, and reloaded twice.
   for (let i = 0; i < 2; i++) {
-    const ready = await events(page, 'preview.ready').count();
+    const ready = await events(page, 'preview.loaded').count();
     await page.getByRole('button', { name: 'Reload the preview as alice' }).click();
-    await expect(events(page, 'preview.ready')).toHaveCount(ready + 1, { timeout: 30_000 });
+    await expect(events(page, 'preview.loaded')).toHaveCount(ready + 1, { timeout: 30_000 });
     await expect(preview(page).getByRole('button', { name: 'Sign out' })).toBeVisible({ timeout: 30_000 });
   }
   await expect(events(page, 'runtime.call').filter({ hasText: 'live connection' })).toHaveCount(0);
