@@ -179,6 +179,19 @@ describe('a warm session follows edits', () => {
     // Several fresh sessions, each parsing the libraries: on a busy 2-core machine past the default 30 s.
   }, 120_000);
 
+  it("reports a server file's declaration errors (what its declarations cannot say) as DG1205", async () => {
+    const files: Record<string, string> = { ...baseApp(), 'src/server/helpers.ts': 'export const Counter = class {\n  private count = 0;\n};\n' };
+    files['src/server/index.ts'] = `import { Counter } from './helpers';\nexport const counter = new Counter();\n${files['src/server/index.ts']}`;
+    const analysis = await analyzeProject(new MemoryFileSystem(files), { library, typecheck: session });
+    const primary = analysis.diagnostics.filter((d) => d.severity === 'error' && !d.causedBy);
+    // Each server file whose declarations show the class: the one that defines it, and the one that exports an instance.
+    const message = "TS4094 Property 'count' of exported anonymous class type may not be private or protected.";
+    expect(primary.map((d) => [d.code, d.file, d.span?.line, d.message]).sort()).toEqual([
+      ['DG1205', 'src/server/helpers.ts', 1, message],
+      ['DG1205', 'src/server/index.ts', 2, message],
+    ]);
+  });
+
   it('writes the server declarations the contract is typed from', async () => {
     const analysis = await analyzeProject(new MemoryFileSystem(baseApp()), { library, typecheck: session });
     const declaration = analysis.generated.get('.platform/types/server/src/server/index.d.ts');
