@@ -122,6 +122,21 @@ test.describe('a deployed app', () => {
     await tess.context().close();
   });
 
+  test('an account created before the page\'s script has loaded (a slow load) leaves the sign-in as it was, not "incomplete"', async ({ browser }) => {
+    const page = await personPage(browser);
+    // The page's own script never arrives: the browser submits the form itself.
+    await page.route('**/account/assets/account.js', (route) => route.abort());
+    await page.goto(board);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('heading', { name: 'Sign in to team-board' })).toBeVisible();
+    await page.getByLabel('Name').fill('slow');
+    await page.getByRole('button', { name: 'Create an account with a passkey' }).click();
+    await page.waitForLoadState();
+    await expect(page.getByRole('heading', { name: 'Cannot sign in' })).toHaveCount(0);
+    await expect(page.getByRole('heading', { name: 'Sign in to team-board' })).toBeVisible();
+    await page.context().close();
+  });
+
   test('two people sign in to a deployed team-board, share a workspace by invitation and see each other’s cards live; a third sees none; a guest stays a guest', async ({ browser }, testInfo) => {
     // Ann: the app offers a guest to sign in; she makes an account with a passkey on the control plane.
     const ann = await personPage(browser);

@@ -36,7 +36,7 @@ export function accountPage(state: AccountPageState, status = 200): Response {
 <p>People sign in to this control plane with a <strong>passkey</strong>: kept by your device or password manager, for <code>${escape(state.rpID)}</code>. Nothing to remember, nothing to type.</p>
 ${notice}${back}
 <h2>Create an account</h2>
-<form id="register"><label for="name">Name</label><input id="name" name="name" required pattern="[a-z][a-z0-9\\-]{1,31}" autocomplete="username webauthn" placeholder="e.g. alice" spellcheck="false">
+<form id="register">${codeInput}<label for="name">Name</label><input id="name" name="name" required pattern="[a-z][a-z0-9\\-]{1,31}" autocomplete="username webauthn" placeholder="e.g. alice" spellcheck="false">
 <p class="note">2 to 32 lowercase letters, digits or dashes, starting with a letter. It becomes your builder name.</p>
 <div class="actions"><button type="submit">Create account with a passkey</button></div></form>
 <h2>Already have one?</h2>

@@ -47,11 +47,14 @@ function signInPage(ctx: Context, request: SignInRequest, session: AccountSessio
   const headers = { 'content-security-policy': PAGE_HEADERS['content-security-policy'].replace("form-action 'self'", `form-action 'self' ${appOrigin}`) };
   const data = { origin: ctx.publicOrigin, next: `/sign-in-to-app?${query(request)}` };
   if (!session) {
+    // The register form carries the sign-in's own fields: pressed before the page's deferred script
+    // has taken it over (a slow load), the browser submits it itself, to this page again, which must
+    // still name the app, the environment and the state.
     const body = `<h1>Sign in to ${app}</h1>${where}
 <p>Sign in with your <strong>passkey</strong> for <code>${escape(rpID)}</code>, then confirm.</p>
 <div class="actions"><button type="button" data-action="sign-in">Sign in with a passkey</button></div>
 <h2>New here?</h2>
-<form id="register"><label for="name">Name</label><input id="name" name="name" required pattern="[a-z][a-z0-9\\-]{1,31}" autocomplete="username webauthn" placeholder="e.g. alice" spellcheck="false">
+<form id="register">${hidden}<label for="name">Name</label><input id="name" name="name" required pattern="[a-z][a-z0-9\\-]{1,31}" autocomplete="username webauthn" placeholder="e.g. alice" spellcheck="false">
 <p class="note">Your account's name is for you and this control plane: apps never see it.</p>
 <div class="actions"><button type="submit" class="secondary">Create an account with a passkey</button></div></form>
 <p id="problem" class="alert" role="alert" hidden></p>
