@@ -55,6 +55,45 @@ test('a project with a type error previews its last good build after a reload, m
   await expect(preview(page).getByText('kept going')).toBeVisible();
 });
 
+/** Rewrites the open project's kept build as versions before 2026-12-01 stored it: its bundles as texts. */
+async function storeAsOlderVersion(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const id = /#\/p\/(p_[a-z0-9]+)/.exec(location.hash)?.[1];
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open('platform-playground');
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    const store = () => db.transaction('projects', 'readwrite').objectStore('projects');
+    const done = (request: IDBRequest) => new Promise<unknown>((resolve, reject) => ((request.onsuccess = () => resolve(request.result)), (request.onerror = () => reject(request.error))));
+    try {
+      const kept = (await done(store().get(`lastgood:${id}`))) as { generation: { manifest: unknown; files: Map<string, Uint8Array> }; savedAt: number };
+      const text = (path: string) => { const bytes = kept.generation.files.get(path); return bytes && new TextDecoder().decode(bytes); };
+      const publicFiles = Object.fromEntries([...kept.generation.files.keys()].filter((path) => path.startsWith('public/')).map((path) => [path.slice('public/'.length), text(path)]));
+      const old = { manifest: kept.generation.manifest, serverCode: text('server/index.js'), clientCode: text('client/app.js'), clientCss: text('client/app.css'), clientMap: text('client/app.js.map'), serverMap: text('server/index.js.map'), publicFiles };
+      await done(store().put({ generation: old, savedAt: kept.savedAt }, `lastgood:${id}`));
+    } finally {
+      db.close();
+    }
+  });
+}
+
+test('a last good build an older version kept (its bundles as texts) still previews after a reload', async ({ page }) => {
+  await openTemplate(page);
+  await expect(preview(page).getByLabel('New todo')).toBeVisible();
+  await expect.poll(() => lastGoodSavedAt(page), { timeout: 30_000 }).toBeGreaterThan(0);
+  await replaceFile(page, 'main.tsx', (text) => `${text}\nconst broken: number = 'not a number';\n`);
+  await expect(page.getByTestId('compile-status')).toHaveText('Build failed: showing the last good build', { timeout: 60_000 });
+  await storeAsOlderVersion(page);
+
+  await page.reload();
+  await expect(page.getByTestId('compile-status')).toHaveText(/^Build failed: showing the last good build \(saved .+, before this session\)$/, { timeout: 60_000 });
+  await expect(preview(page).getByLabel('New todo')).toBeVisible();
+  await preview(page).getByLabel('New todo').fill('after the move');
+  await preview(page).getByRole('button', { name: 'Add' }).click();
+  await expect(preview(page).getByText('after the move')).toBeVisible();
+});
+
 test("a type error in a test file blocks the tests, not the app's preview", async ({ page }) => {
   await openTemplate(page);
   await afterRebuild(page, () => replaceFile(page, 'todos.test.ts', (text) => `${text}\nconst wrong: number = 'text';\n`));

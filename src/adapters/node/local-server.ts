@@ -19,15 +19,16 @@ import { bundleWorkerEntry } from '../workerd/workerd-engine';
 import { ConfinedWriter } from './confined-writer';
 import { canonicalJson, sha256Hex } from '../../core/hash';
 import { limitsOf, failedCall, errorResponse, localPlatformResponse, personaAuth, type Auth, type PersonaName } from '../../core/runtime';
-import { personaFromText, ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER, assetPath, isRuntimePath, personaBanner, enginePath, PERSONA_FILE, statePath, type Generation, type LocalServer, type LocalServerOptions, type PromoteOutcome } from '../../core/local';
+import { personaFromText, ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER, assetPath, isRuntimePath, personaBanner, enginePath, PERSONA_FILE, statePath, type LocalServer, type LocalServerOptions, type PromoteOutcome } from '../../core/local';
 import { CallLogs, takeCallRecord } from '../workerd/call-log';
 import { CALL_CURSOR } from '../../core/deploy';
+import { type Generation, sameServer, SERVER_BUNDLE } from '../../core/generation';
 
 
 interface Serving {
   generation: Generation;
-  /** What decides whether the engine must restart: the server bundle, the manifest and the env values. */
-  serverKey: string;
+  /** What decides whether the engine must restart: the server side (the core's `sameServer`) and the env values. */
+  side: ServerSide;
   engine: AppEngine;
   /** Which of the two engine directories it runs in (the next engine is made in the other). */
   slot: EngineSlot;
@@ -36,10 +37,16 @@ interface Serving {
 /** Two engine directories (each holds its engine's config and pid file): the serving one and the next. */
 type EngineSlot = 0 | 1;
 
-function serverKeyOf(generation: Generation, env: Record<string, string>): string {
-  const server = generation.files.get('server/index.js');
-  return sha256Hex(`${server ? sha256Hex(server) : 'none'}:${canonicalJson(generation.manifest)}:${canonicalJson(env)}`);
+/** What an engine runs: a generation's server side with the env values it started with. */
+interface ServerSide {
+  generation: Generation;
+  env: string;
 }
+
+const sideOf = (generation: Generation, env: Record<string, string>): ServerSide => ({ generation, env: canonicalJson(env) });
+
+/** Whether an engine running `a` runs `b` as well. */
+const sameSide = (a: ServerSide | undefined, b: ServerSide): boolean => a !== undefined && a.env === b.env && sameServer(a.generation, b.generation);
 
 /** The one log of a local server (its calls, for `platform logs` and the dev stream). */
 const CALLS = 'local';
@@ -92,7 +99,7 @@ export class NodeLocalServer implements LocalServer {
 
   #engine(generation: Generation, entryPath: string, slot: EngineSlot): AppEngine {
     const { root, mode, env } = this.#options;
-    const server = generation.files.get('server/index.js') ?? new Uint8Array();
+    const server = generation.files.get(SERVER_BUNDLE) ?? new Uint8Array();
     // Every file and folder the engine uses under .platform/ is made or checked here, link by link (a
     // cloned project may ship links there); the engine then writes only inside its own checked folder.
     const writer = new ConfinedWriter(root);
@@ -139,16 +146,16 @@ export class NodeLocalServer implements LocalServer {
    * started whole; while an engine serves, only launched (its process up, the app's modules loaded):
    * the app starts in it, on the data, once the serving engine has closed.
    */
-  #prestarted: { serverKey: string; slot: EngineSlot; engine: Promise<AppEngine | StartFailure> } | undefined;
+  #prestarted: { side: ServerSide; slot: EngineSlot; engine: Promise<AppEngine | StartFailure> } | undefined;
 
   prestart(generation: Generation): void {
-    const serverKey = serverKeyOf(generation, this.#options.env());
-    if (this.#prestarted?.serverKey === serverKey || this.#serving?.serverKey === serverKey) return;
+    const side = sideOf(generation, this.#options.env());
+    if (sameSide(this.#prestarted?.side, side) || sameSide(this.#serving?.side, side)) return;
     void this.#dropPrestarted();
     const slot = this.#freeSlot();
     if (!this.#serving) {
       const engine = this.#swap.then(() => this.#start(generation, slot));
-      this.#prestarted = { serverKey, slot, engine };
+      this.#prestarted = { side, slot, engine };
       this.#swap = engine.catch(() => undefined);
       return;
     }
@@ -163,7 +170,7 @@ export class NodeLocalServer implements LocalServer {
     const engine = this.#entryBuilt !== undefined ? launch(this.#entryBuilt) : this.#entry().then(launch);
     // A refused write rejects it: the promotion that takes it reports that; until then it is not unhandled.
     engine.catch(() => undefined);
-    this.#prestarted = { serverKey, slot, engine };
+    this.#prestarted = { side, slot, engine };
   }
 
   abandonPrestart(): Promise<void> {
@@ -179,10 +186,10 @@ export class NodeLocalServer implements LocalServer {
     if (engine instanceof AppEngine) await engine.kill();
   }
 
-  /** The engine made ahead when it runs `serverKey`, started now (the app on its data); otherwise it is ended. */
-  async #takePrestarted(serverKey: string): Promise<{ engine: AppEngine | StartFailure; slot: EngineSlot } | undefined> {
+  /** The engine made ahead when it runs `side`, started now (the app on its data); otherwise it is ended. */
+  async #takePrestarted(side: ServerSide): Promise<{ engine: AppEngine | StartFailure; slot: EngineSlot } | undefined> {
     const prestarted = this.#prestarted;
-    if (prestarted?.serverKey !== serverKey) {
+    if (!prestarted || !sameSide(prestarted.side, side)) {
       await this.#dropPrestarted();
       return undefined;
     }
@@ -202,25 +209,25 @@ export class NodeLocalServer implements LocalServer {
   }
 
   async #promote(generation: Generation): Promise<PromoteOutcome> {
-    const serverKey = serverKeyOf(generation, this.#options.env());
+    const side = sideOf(generation, this.#options.env());
     const current = this.#serving;
-    if (current && current.serverKey === serverKey) {
+    if (current && sameSide(current.side, side)) {
       this.#serving = { ...current, generation };
       return { ok: true, restarted: false };
     }
     // A server side that could not even be launched is refused while the previous engine still serves.
-    const ahead = this.#prestarted?.serverKey === serverKey ? await this.#prestarted.engine : undefined;
+    const ahead = this.#prestarted && sameSide(this.#prestarted.side, side) ? await this.#prestarted.engine : undefined;
     if (current && ahead !== undefined && !(ahead instanceof AppEngine)) {
       this.#prestarted = undefined;
       return { ok: false, code: ahead.code, message: ahead.message, previous: 'kept' };
     }
     // One app at a time on the state's SQLite files: the old engine ends before the next one starts the app.
     await current?.engine.close();
-    const taken = await this.#takePrestarted(serverKey);
+    const taken = await this.#takePrestarted(side);
     const slot = taken?.slot ?? this.#freeSlot();
     const started = taken?.engine ?? (await this.#start(generation, slot));
     if (started instanceof AppEngine) {
-      this.#serving = { generation, serverKey, engine: started, slot };
+      this.#serving = { generation, side, engine: started, slot };
       return { ok: true, restarted: true };
     }
     if (!current) {

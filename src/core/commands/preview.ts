@@ -6,7 +6,8 @@
  */
 import { blobPath, verifyLatest } from '../build/index.ts';
 import { diagnostic, envelope, type Diagnostic } from '../diagnostics/index.ts';
-import { devEvent, type Generation, readPersona, refusedWriteDiagnostic } from '../local/index.ts';
+import type { Generation } from '../generation/index.ts';
+import { devEvent, readPersona, refusedWriteDiagnostic } from '../local/index.ts';
 import { prepareServer, publishServer, refuse, SERVER_OPTIONS, unpublishServer, type LocalCommandHost, type LocalServerResult } from './local-server-command.ts';
 import type { CommandDefinition } from './types.ts';
 

@@ -11,7 +11,8 @@ import { baseApp, CLIENT, SERVER, SHARED } from '../analyze/__fixtures__/base-ap
 import { TypeCheckSession } from '../analyze';
 import { MemoryFileSystem } from '../fs';
 import { DevSession, FIRST_CHANGE_MS, QUIET_WINDOW_MS } from './dev-session';
-import type { DevEvent, DevBundler, Generation, LocalHost, LocalServer } from '../local';
+import type { DevEvent, DevBundler, LocalHost, LocalServer } from '../local';
+import type { Generation } from '../generation';
 import { Bundler, type BuildTarget } from '../bundle';
 import type { Compiler } from '../build';
 

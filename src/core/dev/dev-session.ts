@@ -14,7 +14,8 @@ import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/index.ts'
 import type { WritableFileSystem } from '../fs/index.ts';
 import { canonicalJson } from '../hash/index.ts';
 import { MANIFEST_FILE } from '../manifest/index.ts';
-import { type CompileDiagnostic, compileDiagnostic, devEvent, type DevEvent, type DevAnalyzer, type DevBundler, type Generation, type LocalHost, type LocalServer, refusedWriteDiagnostic } from '../local/index.ts';
+import { type CompileDiagnostic, compileDiagnostic, devEvent, type DevEvent, type DevAnalyzer, type DevBundler, type LocalHost, type LocalServer, refusedWriteDiagnostic } from '../local/index.ts';
+import type { Generation } from '../generation/index.ts';
 import { finishEvent, type TestEvent } from '../testing/index.ts';
 
 /**

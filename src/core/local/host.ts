@@ -1,16 +1,10 @@
 /** What a host (the Node CLI) gives `platform dev` and `preview`: a server on loopback, a file watcher, processes. */
 import type { Compiler, ProjectAnalyzer } from '../build/index.ts';
 import type { ProjectBundler } from '../bundle/index.ts';
-import type { Manifest } from '../manifest/index.ts';
+import type { Generation } from '../generation/index.ts';
 import type { CallRecord } from '../deploy/index.ts';
 import type { ProcessAlive } from './discovery.ts';
 import type { LocalMode } from './paths.ts';
-
-/** One servable build of an app: its manifest and its files by artifact path (`client/…`, `server/index.js`, `public/…`). */
-export interface Generation {
-  manifest: Manifest;
-  files: ReadonlyMap<string, Uint8Array>;
-}
 
 export type PromoteOutcome =
   | { ok: true; restarted: boolean }

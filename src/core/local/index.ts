@@ -5,7 +5,7 @@ export { assetPath, isRuntimePath, personaBanner } from './assets.ts';
 export { findLocalServers, type LocalServerRecord, readServerRecord, SERVER_RECORD_FORMAT } from './discovery.ts';
 export { envLocalProblem, readLocalEnv } from './env.ts';
 export { type CompileDiagnostic, compileDiagnostic, devEvent, type DevEvent, type DevEventPayload, type DevStreamEvent, formatDevEvent, type PlaygroundEvent, type ReadyDetails } from './events.ts';
-export type { DevAnalyzer, Generation, LocalHost, LocalServer, LocalServerOptions, PromoteOutcome } from './host.ts';
+export type { DevAnalyzer, LocalHost, LocalServer, LocalServerOptions, PromoteOutcome } from './host.ts';
 export { enginePath, envFilePath, isLocalState, type LocalMode, PERSONA_FILE, RECOVERY_DIR, serverRecordPath, statePath } from './paths.ts';
 export { DEFAULT_PERSONA, personaFromText, readPersona, writePersona } from './persona.ts';
 export { refusedWriteDiagnostic } from './refused-write.ts';

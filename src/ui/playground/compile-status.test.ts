@@ -1,11 +1,11 @@
 /** The toolbar's build status and the stale-build note (compile-status.ts), for each state a session can be in. */
 import { describe, expect, it } from 'vitest';
 import { compileStatusText, loadingText, savedWhen, staleNote } from './compile-status';
-import type { Generation } from '../session/generation';
+import type { NumberedGeneration } from '../session/generation';
 
 const NOW = new Date('2026-11-30T12:00:00');
 const EARLIER_TODAY = new Date('2026-11-30T09:30:00').getTime();
-const generation = { number: 3 } as unknown as Generation;
+const generation = { number: 3 } as unknown as NumberedGeneration;
 const base = { compile: 'ready' as const, checked: true, stale: false };
 
 describe('the compile status', () => {

@@ -17,8 +17,8 @@ import type { Span } from '../../core/diagnostics';
 import { locationText } from '../console/console-panel';
 import { DEVICES, type Device } from './layout';
 import { DEVICE_SIZES, deviceBox } from '../preview/device';
-import type { Generation } from './project-session';
-import { clientPage } from '../session/session-state';
+import type { NumberedGeneration } from './project-session';
+import { CLIENT_BUNDLE, CLIENT_STYLES, clientPage, generationText, publicTexts } from '../../core/generation';
 
 /** A client crash as the overlay shows it: the error and, when it maps to the app's files, where. */
 export interface ClientCrash {
@@ -27,19 +27,20 @@ export interface ClientCrash {
 }
 
 /** What a preview loads from a build. */
-export function previewAppOf(generation: Generation): PreviewApp {
+export function previewAppOf(generation: NumberedGeneration): PreviewApp {
+  const css = generationText(generation, CLIENT_STYLES);
   return {
     number: generation.number,
     client: generation.client,
-    code: generation.clientCode,
-    ...(generation.clientCss !== undefined ? { css: generation.clientCss } : {}),
+    code: generationText(generation, CLIENT_BUNDLE) ?? '',
+    ...(css !== undefined ? { css } : {}),
     ...clientPage(generation),
-    publicFiles: generation.publicFiles,
+    publicFiles: publicTexts(generation),
   };
 }
 
 export interface PreviewPaneProps {
-  generation: Generation | undefined;
+  generation: NumberedGeneration | undefined;
   personas: PersonaName[];
   runtime: PreviewRuntime;
   events: PreviewEvents;

@@ -20,7 +20,7 @@ import { StateStore } from '../state-store';
 import { withFileView, type FileView, type FileViews } from '../workspace/file-views';
 
 export type { SessionEvent, SessionNotice, SessionRuntime, SessionState } from '../session/session-state';
-export type { Generation } from '../session/generation';
+export type { NumberedGeneration } from '../session/generation';
 export { isTestFile, onlyTestErrors } from '../session/compile-loop';
 export { noticeCodes } from '../session/session-data';
 

@@ -18,7 +18,11 @@ import { TestSession, testFilesOf, type TestsState } from '../tests/test-session
 import { TestsPanel } from '../tests/tests-panel';
 import { ProblemsPanel } from './panels';
 import type { ClientCrash } from './preview-pane';
+import { CLIENT_MAP, type Generation, generationText, SERVER_MAP } from '../../core/generation';
 import type { ProjectSession } from './project-session';
+
+/** One of the running generation's source maps, if a generation runs. */
+const mapOf = (generation: Generation | undefined, path: string): string | undefined => (generation ? generationText(generation, path) : undefined);
 
 /** The panels every view of a session has. */
 export type SessionPanelName = 'problems' | 'console' | 'tests';
@@ -71,14 +75,14 @@ export function useSessionPanels(session: ProjectSession, runtime: RuntimeHost, 
     const offs = [
       runtime.onReport(({ persona, operation, logs, error, stack }) => {
         // Where each line was written (its call site, or an Error it was given), else a stack in its text.
-        for (const line of logs) consoleLog.add({ source: 'server', persona, level: line.level, message: line.message, context: operation, ...located(line.at, running.current?.serverMap, 'server', line.message) });
+        for (const line of logs) consoleLog.add({ source: 'server', persona, level: line.level, message: line.message, context: operation, ...located(line.at, mapOf(running.current, SERVER_MAP), 'server', line.message) });
         // Where the handler threw: the frames its report carries (never its answer), through the server bundle's map.
         if (error) {
-          const { location } = consoleLog.add({ source: 'server', persona, level: 'error', message: `${error.code}: ${error.message}`, context: `${operation} failed`, ...located(stack, running.current?.serverMap, 'server') });
+          const { location } = consoleLog.add({ source: 'server', persona, level: 'error', message: `${error.code}: ${error.message}`, context: `${operation} failed`, ...located(stack, mapOf(running.current, SERVER_MAP), 'server') });
           session.log('runtime.error', { persona, operation, code: error.code, message: error.message, ...(location ? { file: location.file, line: location.span.line } : {}) });
         }
       }),
-      runtime.onFault((message) => consoleLog.add({ source: 'server', level: 'error', message, uncaught: true, ...located(message, running.current?.serverMap, 'server') })),
+      runtime.onFault((message) => consoleLog.add({ source: 'server', level: 'error', message, uncaught: true, ...located(message, mapOf(running.current, SERVER_MAP), 'server') })),
     ];
     return () => offs.forEach((off) => off());
   }, [runtime, consoleLog, session]);
@@ -93,10 +97,10 @@ export function useSessionPanels(session: ProjectSession, runtime: RuntimeHost, 
     tests,
     consoleErrors,
     crashOf: (persona, message, stack) => {
-      const entry = consoleLog.add({ source: 'client', persona, level: 'error', message, uncaught: true, ...located(stack, running.current?.clientMap, 'client') });
+      const entry = consoleLog.add({ source: 'client', persona, level: 'error', message, uncaught: true, ...located(stack, mapOf(running.current, CLIENT_MAP), 'client') });
       return { message, ...(entry.location ? { location: entry.location } : {}) };
     },
-    onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, running.current?.clientMap, 'client') }),
+    onConsole: ({ persona, level, message, stack }) => consoleLog.add({ source: 'client', persona, level: consoleLevel(level), message, ...located(stack, mapOf(running.current, CLIENT_MAP), 'client') }),
     reveal,
     openAt,
     select: (d) => {

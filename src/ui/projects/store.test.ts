@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkProjectName, copyName, PROJECT_NAME_MAX } from './store';
+import { checkProjectName, copyName, lastGoodFrom, PROJECT_NAME_MAX } from './store';
 
 describe('project names', () => {
   it('are trimmed', () => {
@@ -28,5 +28,35 @@ describe('project names', () => {
     expect([...long]).toHaveLength(PROJECT_NAME_MAX);
     expect(long.endsWith('y (copy)')).toBe(true);
     expect(checkProjectName(copyName('🍎'.repeat(PROJECT_NAME_MAX)))).toMatchObject({ ok: true });
+  });
+});
+
+describe('a stored last good build', () => {
+  const manifest = { name: 'notes' };
+  const text = (build: ReturnType<typeof lastGoodFrom>, path: string) => {
+    const bytes = build?.generation.files.get(path);
+    return bytes && new TextDecoder().decode(bytes);
+  };
+
+  it('kept by an older version (its bundles as texts) is read with each text at its artifact path', () => {
+    const old = { generation: { manifest, serverCode: 'server', clientCode: 'client', clientCss: 'p{}', clientMap: '{"c":1}', serverMap: '{"s":1}', publicFiles: { 'robots.txt': 'allow', 'img/a.svg': '<svg/>' } }, savedAt: 5 };
+    const build = lastGoodFrom(old)!;
+    expect(build.savedAt).toBe(5);
+    expect(build.generation.manifest).toEqual(manifest);
+    expect([...build.generation.files.keys()].sort()).toEqual(['client/app.css', 'client/app.js', 'client/app.js.map', 'public/img/a.svg', 'public/robots.txt', 'server/index.js', 'server/index.js.map']);
+    expect([text(build, 'server/index.js'), text(build, 'client/app.js'), text(build, 'client/app.css'), text(build, 'client/app.js.map'), text(build, 'server/index.js.map'), text(build, 'public/img/a.svg')]).toEqual(['server', 'client', 'p{}', '{"c":1}', '{"s":1}', '<svg/>']);
+    const bare = lastGoodFrom({ generation: { manifest, serverCode: 's', clientCode: 'c', publicFiles: {} }, savedAt: 1 })!;
+    expect([...bare.generation.files.keys()].sort()).toEqual(['client/app.js', 'server/index.js']);
+  });
+
+  it('kept by this version is read as it was stored', () => {
+    const files = new Map([['server/index.js', new Uint8Array([1])], ['client/app.js', new Uint8Array([2])]]);
+    expect(lastGoodFrom({ generation: { manifest, files }, savedAt: 7 })).toEqual({ generation: { manifest, files }, savedAt: 7 });
+  });
+
+  it('is no build when what is stored is not one', () => {
+    for (const stored of [undefined, null, 'x', { savedAt: 1 }, { generation: { manifest }, savedAt: 1 }, { generation: { manifest, serverCode: 's' }, savedAt: 1 }, { generation: { manifest, serverCode: 's', clientCode: 'c' } }, { generation: { serverCode: 's', clientCode: 'c' }, savedAt: 1 }, { generation: { manifest, files: new Map([['server/index.js', new Uint8Array()]]) }, savedAt: 1 }]) {
+      expect(lastGoodFrom(stored)).toBeUndefined();
+    }
   });
 });

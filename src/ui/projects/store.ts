@@ -5,7 +5,7 @@
  */
 import { createStore, del, get, keys, set, update, type UseStore } from 'idb-keyval';
 import type { PersonaName } from '../../core/runtime';
-import type { Generation } from '../session/generation';
+import { CLIENT_BUNDLE, CLIENT_MAP, CLIENT_STYLES, type Generation, PUBLIC_PREFIX, SERVER_BUNDLE, SERVER_MAP } from '../../core/generation';
 import { forgetFileViews } from '../workspace/file-views';
 import { forgetLayout } from '../playground/layout';
 import { forgetProgress } from '../lesson/progress-store';
@@ -240,16 +240,52 @@ const lastGoodKey = (id: string) => `lastgood:${id}`;
  * fails (a type error left in the files) previews this one, marked as such, instead of nothing.
  */
 export interface LastGoodBuild {
-  generation: Omit<Generation, 'number' | 'client'>;
+  generation: Generation;
   /** Milliseconds since the epoch. */
   savedAt: number;
 }
 
+/** How builds kept before 2026-12-01 stored a generation: its bundles as texts, its public files under their path in public/. */
+interface TextGeneration {
+  manifest: Generation['manifest'];
+  serverCode: string;
+  clientCode: string;
+  clientCss?: string;
+  clientMap?: string;
+  serverMap?: string;
+  publicFiles?: Record<string, string>;
+}
+
+/**
+ * A stored last good build as this version reads it: one stored by an older version (its bundles as
+ * texts) is moved to the generation's files by artifact path; anything else stored there is no build.
+ */
+export function lastGoodFrom(stored: unknown): LastGoodBuild | undefined {
+  if (typeof stored !== 'object' || stored === null) return undefined;
+  const { generation, savedAt } = stored as { generation?: unknown; savedAt?: unknown };
+  if (typeof savedAt !== 'number' || typeof generation !== 'object' || generation === null) return undefined;
+  const { manifest, files } = generation as Partial<Generation>;
+  if (typeof manifest !== 'object' || manifest === null) return undefined;
+  if (files instanceof Map) {
+    const built = [SERVER_BUNDLE, CLIENT_BUNDLE].every((path) => files.get(path) instanceof Uint8Array);
+    return built ? { generation: { manifest, files }, savedAt } : undefined;
+  }
+  const old = generation as Partial<TextGeneration>;
+  if (typeof old.serverCode !== 'string' || typeof old.clientCode !== 'string') return undefined;
+  const encoder = new TextEncoder();
+  const moved = new Map<string, Uint8Array>([
+    [SERVER_BUNDLE, encoder.encode(old.serverCode)],
+    [CLIENT_BUNDLE, encoder.encode(old.clientCode)],
+  ]);
+  const optional: Array<[string, unknown]> = [[CLIENT_STYLES, old.clientCss], [CLIENT_MAP, old.clientMap], [SERVER_MAP, old.serverMap]];
+  for (const [path, text] of optional) if (typeof text === 'string') moved.set(path, encoder.encode(text));
+  for (const [path, text] of Object.entries(old.publicFiles ?? {})) if (typeof text === 'string') moved.set(`${PUBLIC_PREFIX}${path}`, encoder.encode(text));
+  return { generation: { manifest, files: moved }, savedAt };
+}
+
 export async function loadLastGood(id: string): Promise<LastGoodBuild | undefined> {
   try {
-    const build = await get<LastGoodBuild>(lastGoodKey(id), db());
-    const g = build?.generation;
-    return g && typeof g.serverCode === 'string' && typeof g.clientCode === 'string' && typeof build.savedAt === 'number' ? build : undefined;
+    return lastGoodFrom(await get<unknown>(lastGoodKey(id), db()));
   } catch {
     return undefined;
   }
@@ -257,7 +293,10 @@ export async function loadLastGood(id: string): Promise<LastGoodBuild | undefine
 
 export async function saveLastGood(id: string, build: LastGoodBuild): Promise<void> {
   try {
-    await set(lastGoodKey(id), build, db());
+    // Each file on its own bytes: a view into a larger buffer (a worker's answer) would store all of it.
+    const own = (bytes: Uint8Array) => (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice());
+    const files = new Map([...build.generation.files].map(([path, bytes]) => [path, own(bytes)] as const));
+    await set(lastGoodKey(id), { ...build, generation: { ...build.generation, files } }, db());
   } catch {
     // Only the fallback is lost: a later session whose first build fails shows no preview.
   }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ProjectSession } from '../playground/project-session';
 import { canonicalJson } from '../../core/hash';
+import { CLIENT_BUNDLE, type Generation, generationText, SERVER_BUNDLE } from '../../core/generation';
 import { MemoryProjectStore } from './project-store';
 import { built, MemoryCompiler, MemoryRuntime, testProject, until } from './session.fixture';
 
@@ -14,6 +15,10 @@ function open(options: { store?: MemoryProjectStore; files?: Record<string, stri
   const session = new ProjectSession(testProject(options.files), compiler, runtime, store.state, { store });
   return { store, compiler, runtime, session };
 }
+
+/** A generation's server bundle, and its client's, as text. */
+const serverOf = (generation: Generation | undefined) => (generation ? generationText(generation, SERVER_BUNDLE) ?? '' : '');
+const clientOf = (generation: Generation | undefined) => (generation ? generationText(generation, CLIENT_BUNDLE) ?? '' : '');
 
 const previews = (compiler: MemoryCompiler) => compiler.calls.filter((c) => c.mode === 'preview');
 
@@ -30,7 +35,7 @@ describe('the compile loop', () => {
     expect(runtime.starts[0]!.serverCode).toContain('export const server = 1;');
     expect(session.state.events.map((e) => e.kind)).toEqual(['compile.start', 'compile.ready']);
     await vi.advanceTimersByTimeAsync(0);
-    expect(store.lastGood?.generation.serverCode).toBe(state.generation!.serverCode);
+    expect(serverOf(store.lastGood?.generation)).toBe(serverOf(state.generation!));
     expect(store.good).toBe(canonicalJson(session.state.project.files));
   });
 
@@ -49,7 +54,7 @@ describe('the compile loop', () => {
     }
     await vi.advanceTimersByTimeAsync(40);
     expect(previews(compiler)).toHaveLength(2);
-    const state = await until(session, (s) => s.compile === 'ready' && s.generation!.clientCode.includes('abcde'));
+    const state = await until(session, (s) => s.compile === 'ready' && clientOf(s.generation!).includes('abcde'));
     expect(previews(compiler)).toHaveLength(3);
     expect(previews(compiler)[2]!.files[CLIENT]).toBe('abcde');
     expect(state.generation!.number).toBe(3);
@@ -65,9 +70,9 @@ describe('the compile loop', () => {
     session.edit(CLIENT, 'new');
     await vi.advanceTimersByTimeAsync(1000);
     const shown: string[] = [];
-    session.subscribe(() => shown.push(session.state.generation!.clientCode));
+    session.subscribe(() => shown.push(clientOf(session.state.generation!)));
     compiler.release();
-    await until(session, (s) => s.compile === 'ready' && s.generation!.clientCode.includes('new'));
+    await until(session, (s) => s.compile === 'ready' && clientOf(s.generation!).includes('new'));
     expect(shown.some((code) => code.includes('old'))).toBe(false);
   });
 
@@ -144,7 +149,7 @@ describe('the compile loop', () => {
     session.edit(SERVER, 'export const server = 3;');
     const fixed = await until(session, (s) => s.compile === 'ready');
     expect(fixed).toMatchObject({ stale: false, diagnostics: [] });
-    expect(fixed.generation!.serverCode).toContain('server = 3');
+    expect(serverOf(fixed.generation!)).toContain('server = 3');
   });
 
   it('errors only in test files block the tests, not the preview', async () => {
@@ -182,7 +187,7 @@ describe('the compile loop', () => {
     const state = await until(session, (s) => s.compile === 'failed');
     expect(state.stale).toBe(true);
     expect(state.restoredFrom).toBe(first.store.lastGood!.savedAt);
-    expect(state.generation!.serverCode).toContain('server = 1');
+    expect(serverOf(state.generation!)).toContain('server = 1');
     expect(runtime.starts).toHaveLength(1);
     expect(session.state.events.map((e) => e.kind)).toContain('compile.restored');
   });
@@ -219,7 +224,7 @@ describe('the compile loop', () => {
       ['preview', true, true],
       ['preview', true, false],
     ]);
-    expect(first.generation!.serverCode.startsWith('// quick')).toBe(false);
+    expect(serverOf(first.generation!).startsWith('// quick')).toBe(false);
     expect(first.diagnostics).toEqual([]);
     expect(first.events.find((e) => e.kind === 'runtime.restarted')?.reason).toMatch(/quick preview could not start \(SyntaxError: Unexpected token\)/);
     expect(await until(session, (s) => s.checked)).toMatchObject({ compile: 'ready', diagnostics: [] });
@@ -263,7 +268,7 @@ describe('the compile loop', () => {
     const shown = await until(session, (s) => s.generation !== undefined);
     expect(shown.compile).not.toBe('ready');
     expect(shown).toMatchObject({ restoredFrom: first.store.lastGood!.savedAt, stale: false, checked: false });
-    expect(shown.generation!.serverCode).toContain('server = 5');
+    expect(serverOf(shown.generation!)).toContain('server = 5');
     expect(runtime.starts).toHaveLength(1);
     compiler.release();
     const ready = await until(session, (s) => s.compile === 'ready');
@@ -285,7 +290,7 @@ describe('the compile loop', () => {
     const session = new ProjectSession(first.store.project!, new MemoryCompiler(), runtime, first.store.state, { store: first.store });
     const state = await until(session, (s) => s.compile === 'failed');
     expect(state).toMatchObject({ stale: true, checked: true, restoredFrom: first.store.lastGood!.savedAt });
-    expect(state.generation!.serverCode).toContain('server = 1');
+    expect(serverOf(state.generation!)).toContain('server = 1');
     // The broken files never ran.
     expect(runtime.starts.map((s) => s.serverCode.includes('server = 2'))).toEqual([false]);
   });

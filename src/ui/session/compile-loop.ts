@@ -13,16 +13,17 @@ import { AdaptiveQuietWindow, CompileLoop as Loop, type Built, type Promoted, ty
 import type { CommittedState } from '../runtime/durable-log';
 import { diagnostic, sortDiagnostics, type Diagnostic } from '../../core/diagnostics';
 import { canonicalJson } from '../../core/hash';
+import { CLIENT_BUNDLE, PUBLIC_PREFIX, sameClient, sameServer, SERVER_BUNDLE } from '../../core/generation';
 import { MANIFEST_FILE, type Manifest } from '../../core/manifest';
 import { SCHEMA_CHANGE_REFUSED } from '../../core/runtime';
 import type { ReadyDetails } from '../../core/local';
 import type { CompileResult } from '../compiler-client';
 import type { ProjectStore } from './project-store';
 import type { LastGoodBuild } from '../projects/store';
-import type { Generation } from './generation';
-import { clientPage, type SessionCompiler, type SessionContext, type SessionRuntime } from './session-state';
+import { appOf, type NumberedGeneration } from './generation';
+import { type SessionCompiler, type SessionContext, type SessionRuntime } from './session-state';
 
-const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 export interface CompileLoopParts {
   compiler: SessionCompiler;
@@ -37,7 +38,8 @@ export interface CompileLoopParts {
 /** What the build the loop is settling was made from, for what follows it. */
 interface Making {
   files: Record<string, string>;
-  result: CompileResult;
+  /** What the compiler answered (none when it failed before answering). */
+  result?: CompileResult;
   /** Bundled before its type check (the session's first build, nothing stored shown). */
   trusted: boolean;
   diagnostics: Diagnostic[];
@@ -47,7 +49,7 @@ export class CompileLoop {
   readonly #ctx: SessionContext;
   readonly #parts: CompileLoopParts;
   readonly #quiet = new AdaptiveQuietWindow();
-  readonly #loop: Loop<Generation>;
+  readonly #loop: Loop<NumberedGeneration>;
   #focus: string | undefined;
   #dependencies: Record<string, Uint8Array> | undefined;
   /** Whether a build of this session has produced a generation (the first one is bundled before its check). */
@@ -60,7 +62,7 @@ export class CompileLoop {
   constructor(ctx: SessionContext, parts: CompileLoopParts) {
     this.#ctx = ctx;
     this.#parts = parts;
-    this.#loop = new Loop<Generation>(
+    this.#loop = new Loop<NumberedGeneration>(
       {
         now: () => performance.now(),
         emit: (event) => ctx.record(event),
@@ -122,7 +124,7 @@ export class CompileLoop {
   }
 
   /** The files as they are now, built: undefined when an edit overtook them. */
-  async #build(): Promise<Built<Generation> | undefined> {
+  async #build(): Promise<Built<NumberedGeneration> | undefined> {
     const ctx = this.#ctx;
     const { compiler } = this.#parts;
     const files = ctx.state.project.files;
@@ -140,7 +142,7 @@ export class CompileLoop {
     try {
       result = await compiler.compile(this.#withDependencies(files), 'preview', this.#focus, { skipTypecheck: trusted, quick: !this.#quickRefused });
     } catch (error) {
-      this.#making = { files, result: { diagnostics: [], timings: { analyze: 0, focusCheck: 0, typecheck: 0, bundle: 0, total: 0 } }, trusted: false, diagnostics: [] };
+      this.#making = { files, trusted: false, diagnostics: [] };
       return { ok: false, diagnostics: [diagnostic('DG1501', `The compiler failed: ${error instanceof Error ? error.message : String(error)}`)] };
     }
     if (!result || files !== ctx.state.project.files) return undefined; // overtaken by a newer edit
@@ -168,19 +170,18 @@ export class CompileLoop {
    * Otherwise the runtime restarts on the new server from the committed data; one that cannot start
    * hands back to the last good generation (DG1603).
    */
-  async #promote(next: Generation, previous: Generation | undefined): Promise<Promoted> {
+  async #promote(next: NumberedGeneration, previous: NumberedGeneration | undefined): Promise<Promoted> {
     const ctx = this.#ctx;
     const { runtime } = this.#parts;
-    const serving = ctx.state.generation;
-    const sameServer = serving !== undefined && serving.serverCode === next.serverCode && JSON.stringify(serving.manifest) === JSON.stringify(next.manifest) && runtime.phase === 'running';
-    if (sameServer) return { ok: true, restarted: false, details: { runtime: 'kept' } };
+    // `previous`: what the loop serves, the generation the previews show.
+    if (previous !== undefined && sameServer(previous, next) && runtime.phase === 'running') return { ok: true, restarted: false, details: { runtime: 'kept' } };
     this.#starts++;
     try {
       // Commits are exported to the trusted side in batches: take the latest before restarting.
       await runtime.flush();
-      await runtime.start({ manifest: next.manifest, serverCode: next.serverCode, state: runtime.committedState ?? this.#parts.committed() });
+      await runtime.start({ ...appOf(next), state: runtime.committedState ?? this.#parts.committed() });
     } catch (error) {
-      if (this.#making?.result.quick) {
+      if (this.#making?.result?.quick) {
         // The quick preview is a shortcut, never a verdict: the compiler's bundle of the same files decides.
         ctx.log('runtime.restarted', { reason: `The quick preview could not start (${error instanceof Error ? error.message : String(error)}); the compiler bundles the project.` });
         this.#quickRefused = true;
@@ -191,10 +192,10 @@ export class CompileLoop {
       const schema = (error as { code?: unknown } | undefined)?.code === SCHEMA_CHANGE_REFUSED;
       const code = schema ? SCHEMA_CHANGE_REFUSED : 'runtime_not_ready';
       // The last good generation takes over again, on the data it was running with.
-      const back = serving ?? previous;
+      const back = previous;
       if (back) {
         await runtime
-          .start({ manifest: back.manifest, serverCode: back.serverCode, state: runtime.committedState ?? this.#parts.committed() })
+          .start({ ...appOf(back), state: runtime.committedState ?? this.#parts.committed() })
           .catch((restart: unknown) => ctx.log('runtime.restarted', { reason: `The last good build could not restart: ${restart instanceof Error ? restart.message : String(restart)}` }));
       }
       return {
@@ -211,10 +212,10 @@ export class CompileLoop {
   }
 
   /** What the session shows of a build the loop settled, and what follows it (the check a first build skipped, the build kept). */
-  async #settled(outcome: Settled<Generation>): Promise<void> {
+  async #settled(outcome: Settled<NumberedGeneration>): Promise<void> {
     const ctx = this.#ctx;
     const making = this.#making;
-    const timings = making?.result.timings;
+    const timings = making?.result?.timings;
     if (outcome.kind === 'served') {
       const { next } = outcome;
       const trusted = making?.trusted ?? false;
@@ -241,21 +242,11 @@ export class CompileLoop {
   }
 
   /** The build as a generation under the number the loop announced it with. */
-  #generationOf(files: Record<string, string>, result: CompileResult, number: number): Generation {
-    const out = result.files!;
-    const text = (path: string): string | undefined => (out[path] ? decoder.decode(out[path]) : undefined);
-    const [clientCss, clientMap, serverMap] = [text('client/app.css'), text('client/app.js.map'), text('server/index.js.map')];
-    const generation: Generation = {
-      number,
-      client: number,
-      manifest: JSON.parse(files[MANIFEST_FILE] ?? '{}') as Manifest,
-      serverCode: decoder.decode(out['server/index.js']),
-      clientCode: decoder.decode(out['client/app.js']),
-      ...(clientCss !== undefined ? { clientCss } : {}),
-      ...(clientMap !== undefined ? { clientMap } : {}),
-      ...(serverMap !== undefined ? { serverMap } : {}),
-      publicFiles: Object.fromEntries(Object.entries(files).filter(([path]) => path.startsWith('public/')).map(([path, body]) => [path.slice('public/'.length), body])),
-    };
+  #generationOf(files: Record<string, string>, result: CompileResult, number: number): NumberedGeneration {
+    // The bundles by artifact path, and the app's public/ files under the same prefix.
+    const out = new Map(Object.entries(result.files!));
+    for (const [path, text] of Object.entries(files)) if (path.startsWith(PUBLIC_PREFIX)) out.set(path, encoder.encode(text));
+    const generation: NumberedGeneration = { number, client: number, manifest: JSON.parse(files[MANIFEST_FILE] ?? '{}') as Manifest, files: out };
     const previous = this.#ctx.state.generation;
     return previous && sameClient(previous, generation) ? { ...generation, client: previous.client } : generation;
   }
@@ -284,13 +275,13 @@ export class CompileLoop {
   #starts = 0;
 
   /** A kept build as this session's next generation, its server started on the committed data (with the start's count); nothing when it cannot start. */
-  async #startKept(kept: LastGoodBuild): Promise<{ generation: Generation; start: number } | undefined> {
+  async #startKept(kept: LastGoodBuild): Promise<{ generation: NumberedGeneration; start: number } | undefined> {
     const { runtime } = this.#parts;
     const number = this.#loop.renumber();
-    const generation: Generation = { ...kept.generation, number, client: number };
+    const generation: NumberedGeneration = { ...kept.generation, number, client: number };
     const start = ++this.#starts;
     try {
-      await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: runtime.committedState ?? this.#parts.committed() });
+      await runtime.start({ ...appOf(generation), state: runtime.committedState ?? this.#parts.committed() });
     } catch (error) {
       this.#ctx.log('runtime.restarted', { reason: `The last good build could not start: ${error instanceof Error ? error.message : String(error)}` });
       return undefined;
@@ -333,7 +324,7 @@ export class CompileLoop {
    * broken (errors outside the test files) is taken down: the last good build an earlier session kept
    * takes its place, marked, or no preview shows; the status says why.
    */
-  async #checkAfter(files: Record<string, string>, generation: Generation | undefined, built: readonly Diagnostic[] = []): Promise<void> {
+  async #checkAfter(files: Record<string, string>, generation: NumberedGeneration | undefined, built: readonly Diagnostic[] = []): Promise<void> {
     const checked = await this.#parts.compiler.compile(files, 'check').catch(() => undefined);
     const ctx = this.#ctx;
     if (!checked || files !== ctx.state.project.files) return;
@@ -362,7 +353,7 @@ export class CompileLoop {
    * Files that type-checked cleanly, for the next session's first build, and the build itself, which a
    * later session shows when its first build fails.
    */
-  #rememberGood(files: Record<string, string> | undefined, generation: Generation): void {
+  #rememberGood(files: Record<string, string> | undefined, generation: NumberedGeneration): void {
     const { store } = this.#parts;
     if (files && !this.#ctx.state.diagnostics.some((d) => d.severity === 'error')) void store.rememberGood(files);
     const { number: _number, client: _client, ...build } = generation;
@@ -370,12 +361,7 @@ export class CompileLoop {
   }
 }
 
-/** Whether two generations show the same client: what a preview loads is the same (see previewAppOf). */
-export function sameClient(a: Generation, b: Generation): boolean {
-  return a.clientCode === b.clientCode && a.clientCss === b.clientCss && canonicalJson(a.publicFiles) === canonicalJson(b.publicFiles) && canonicalJson(clientPage(a)) === canonicalJson(clientPage(b));
-}
-
-const isBuilt = (result: CompileResult): boolean => !!(result.files?.['server/index.js'] && result.files['client/app.js']);
+const isBuilt = (result: CompileResult): boolean => !!(result.files?.[SERVER_BUNDLE] && result.files[CLIENT_BUNDLE]);
 
 /** A test file: a `.test.ts` or `.test.tsx` under `tests/`, as `platform test` finds them. */
 export { isTestFile };

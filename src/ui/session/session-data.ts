@@ -7,6 +7,7 @@
  */
 import type { RecoveryCopy } from '../projects/store';
 import { DurableLog, type CommittedState } from '../runtime/durable-log';
+import { appOf } from './generation';
 import type { ProjectStore } from './project-store';
 import type { InspectAnswer, SessionContext, SessionNotice, SessionRuntime } from './session-state';
 
@@ -119,7 +120,7 @@ export class SessionData {
     this.#committed = undefined;
     await this.#log.checkpoint(undefined);
     const generation = ctx.state.generation;
-    if (generation) await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode });
+    if (generation) await runtime.start(appOf(generation));
     this.#parts.rebuild();
   }
 
@@ -138,10 +139,10 @@ export class SessionData {
     await runtime.flush();
     const current = runtime.committedState ?? this.#committed;
     try {
-      await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, state: { checkpoint: copy.state, journal: [] } });
+      await runtime.start({ ...appOf(generation), state: { checkpoint: copy.state, journal: [] } });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await runtime.start({ manifest: generation.manifest, serverCode: generation.serverCode, ...(current ? { state: current } : {}) }).catch(() => undefined);
+      await runtime.start({ ...appOf(generation), ...(current ? { state: current } : {}) }).catch(() => undefined);
       ctx.update({ notice: { tone: 'error', message: `The recovery copy could not be restored: ${message}` } });
       return { ok: false, message };
     }

@@ -10,7 +10,7 @@ import type { CompileResult, CompilerClient } from '../compiler-client';
 import type { Project } from '../projects/store';
 import type { InspectAnswer, InspectQuery } from '../../../worker/protocol/runtime';
 import type { Commit, CommittedState } from '../runtime/durable-log';
-import type { Generation } from './generation';
+import type { NumberedGeneration } from './generation';
 
 /** An event of the session's log: one of the `platform.dev.v0` events (core/local/events.ts), with when it came (ms since the epoch). */
 export type SessionEvent = DevEvent & { at: number };
@@ -27,7 +27,7 @@ export interface SessionState {
   /** The session's first build, previewed before its type check, was taken down: the check found errors. */
   takenDown?: boolean;
   /** The generation the previews show (the last good one when the latest failed). */
-  generation?: Generation;
+  generation?: NumberedGeneration;
   /** True when the shown generation is older than the latest edit because that failed to build. */
   stale: boolean;
   /**
@@ -81,7 +81,3 @@ export interface SessionRuntime {
 /** The compiler the session builds with (CompilerClient implements it). */
 export type SessionCompiler = Pick<CompilerClient, 'compile'>;
 
-/** The page around a generation's client: its title and language, from the manifest. */
-export function clientPage(generation: Pick<Generation, 'manifest'>): { title: string; lang: string } {
-  return { title: generation.manifest.app?.title ?? generation.manifest.name, lang: generation.manifest.app?.language ?? 'en' };
-}
