@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import type { CliIo } from '../cli/main';
+import type { CliIo } from '../cli/node-host';
 
 /** The checkout's root. */
 export const ROOT = join(import.meta.dirname, '../..');
