@@ -7,31 +7,38 @@ import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
 
 test.describe.configure({ timeout: 120_000 });
 
-/** When the open project's last good build was kept in IndexedDB (undefined: none yet). */
-async function lastGoodSavedAt(page: Page): Promise<number | undefined> {
-  return page.evaluate(async () => {
+/**
+ * What the open project's last good build in IndexedDB is: when it was kept (undefined: none yet); or,
+ * with `rewrite`, it is stored again as versions before 2026-12-01 stored it (its bundles as texts).
+ */
+async function keptBuild(page: Page, rewrite: 'as-older-version' | undefined = undefined): Promise<number | undefined> {
+  return page.evaluate(async (rewrite) => {
     const id = /#\/p\/(p_[a-z0-9]+)/.exec(location.hash)?.[1];
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const open = indexedDB.open('platform-playground');
       open.onsuccess = () => resolve(open.result);
       open.onerror = () => reject(open.error);
     });
+    const store = () => db.transaction('projects', 'readwrite').objectStore('projects');
+    const done = (request: IDBRequest) => new Promise<unknown>((resolve, reject) => ((request.onsuccess = () => resolve(request.result)), (request.onerror = () => reject(request.error))));
     try {
-      return await new Promise<number | undefined>((resolve, reject) => {
-        const request = db.transaction('projects').objectStore('projects').get(`lastgood:${id}`);
-        request.onsuccess = () => resolve((request.result as { savedAt?: number } | undefined)?.savedAt);
-        request.onerror = () => reject(request.error);
-      });
+      const kept = (await done(store().get(`lastgood:${id}`))) as { generation: { manifest: unknown; files: Map<string, Uint8Array> }; savedAt: number } | undefined;
+      if (!kept || !rewrite) return kept?.savedAt;
+      const text = (path: string) => { const bytes = kept.generation.files.get(path); return bytes && new TextDecoder().decode(bytes); };
+      const publicFiles = Object.fromEntries([...kept.generation.files.keys()].filter((path) => path.startsWith('public/')).map((path) => [path.slice('public/'.length), text(path)]));
+      const old = { manifest: kept.generation.manifest, serverCode: text('server/index.js'), clientCode: text('client/app.js'), clientCss: text('client/app.css'), clientMap: text('client/app.js.map'), serverMap: text('server/index.js.map'), publicFiles };
+      await done(store().put({ generation: old, savedAt: kept.savedAt }, `lastgood:${id}`));
+      return kept.savedAt;
     } finally {
       db.close();
     }
-  });
+  }, rewrite);
 }
 
 test('a project with a type error previews its last good build after a reload, marked as such', async ({ page }) => {
   await openTemplate(page);
   await expect(preview(page).getByLabel('New todo')).toBeVisible();
-  await expect.poll(() => lastGoodSavedAt(page), { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect.poll(() => keptBuild(page), { timeout: 30_000 }).toBeGreaterThan(0);
   await expect(page.getByTestId('preview-stale')).toHaveCount(0);
 
   await replaceFile(page, 'main.tsx', (text) => `${text}\nconst broken: number = 'not a number';\n`);
@@ -55,36 +62,13 @@ test('a project with a type error previews its last good build after a reload, m
   await expect(preview(page).getByText('kept going')).toBeVisible();
 });
 
-/** Rewrites the open project's kept build as versions before 2026-12-01 stored it: its bundles as texts. */
-async function storeAsOlderVersion(page: Page): Promise<void> {
-  await page.evaluate(async () => {
-    const id = /#\/p\/(p_[a-z0-9]+)/.exec(location.hash)?.[1];
-    const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const open = indexedDB.open('platform-playground');
-      open.onsuccess = () => resolve(open.result);
-      open.onerror = () => reject(open.error);
-    });
-    const store = () => db.transaction('projects', 'readwrite').objectStore('projects');
-    const done = (request: IDBRequest) => new Promise<unknown>((resolve, reject) => ((request.onsuccess = () => resolve(request.result)), (request.onerror = () => reject(request.error))));
-    try {
-      const kept = (await done(store().get(`lastgood:${id}`))) as { generation: { manifest: unknown; files: Map<string, Uint8Array> }; savedAt: number };
-      const text = (path: string) => { const bytes = kept.generation.files.get(path); return bytes && new TextDecoder().decode(bytes); };
-      const publicFiles = Object.fromEntries([...kept.generation.files.keys()].filter((path) => path.startsWith('public/')).map((path) => [path.slice('public/'.length), text(path)]));
-      const old = { manifest: kept.generation.manifest, serverCode: text('server/index.js'), clientCode: text('client/app.js'), clientCss: text('client/app.css'), clientMap: text('client/app.js.map'), serverMap: text('server/index.js.map'), publicFiles };
-      await done(store().put({ generation: old, savedAt: kept.savedAt }, `lastgood:${id}`));
-    } finally {
-      db.close();
-    }
-  });
-}
-
 test('a last good build an older version kept (its bundles as texts) still previews after a reload', async ({ page }) => {
   await openTemplate(page);
   await expect(preview(page).getByLabel('New todo')).toBeVisible();
-  await expect.poll(() => lastGoodSavedAt(page), { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect.poll(() => keptBuild(page), { timeout: 30_000 }).toBeGreaterThan(0);
   await replaceFile(page, 'main.tsx', (text) => `${text}\nconst broken: number = 'not a number';\n`);
   await expect(page.getByTestId('compile-status')).toHaveText('Build failed: showing the last good build', { timeout: 60_000 });
-  await storeAsOlderVersion(page);
+  await keptBuild(page, 'as-older-version');
 
   await page.reload();
   await expect(page.getByTestId('compile-status')).toHaveText(/^Build failed: showing the last good build \(saved .+, before this session\)$/, { timeout: 60_000 });
