@@ -26,15 +26,17 @@ describe('a generation', () => {
     const a = generation(base);
     expect(sameServer(a, generation({ ...base, 'client/app.js': 'client 2', 'public/robots.txt': 'deny' }))).toBe(true);
     expect(sameServer(a, generation({ ...base, 'server/index.js': 'server 2' }))).toBe(false);
-    expect(sameServer(a, generation({ ...base, 'server/index.js.map': '{"x":1}' }))).toBe(false);
+    // A source map moved by a comment's edit: the same code runs.
+    expect(sameServer(a, generation({ ...base, 'server/index.js.map': '{"x":1}' }))).toBe(true);
     expect(sameServer(a, generation(base, { ...manifest, budgets: { liveConnections: 2 } } as Manifest))).toBe(false);
-    const { 'server/index.js.map': _map, ...withoutMap } = base;
-    expect(sameServer(a, generation(withoutMap))).toBe(false);
+    const { 'server/index.js': _code, ...withoutCode } = base;
+    expect(sameServer(a, generation(withoutCode))).toBe(false);
   });
 
   it('shows the same client as another with the same client and public files and page, whatever its server', () => {
     const a = generation(base);
     expect(sameClient(a, generation({ ...base, 'server/index.js': 'server 2' }, { ...manifest, budgets: { liveConnections: 2 } } as Manifest))).toBe(true);
+    expect(sameClient(a, generation({ ...base, 'client/app.js.map': '{"x":1}' }))).toBe(true);
     expect(sameClient(a, generation({ ...base, 'client/app.css': 'p{color:red}' }))).toBe(false);
     expect(sameClient(a, generation({ ...base, 'public/robots.txt': 'deny' }))).toBe(false);
     expect(sameClient(a, generation({ ...base, 'public/new.txt': 'x' }))).toBe(false);

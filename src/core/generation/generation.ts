@@ -52,10 +52,15 @@ export function clientPage(generation: Pick<Generation, 'manifest'>): { title: s
 }
 
 const isServerFile = (path: string): boolean => path.startsWith('server/');
+/**
+ * A source map: what runs is the same without it (an edit of a comment moves the map, not the code),
+ * and whoever maps a stack takes the newest generation's.
+ */
+const isMap = (path: string): boolean => path.endsWith('.map');
 
-/** Whether the files of one side (the server's, or every other) are the same in both. */
+/** Whether the files of one side (the server's, or every other), source maps aside, are the same in both. */
 function sameSide(a: Generation, b: Generation, server: boolean): boolean {
-  const paths = (g: Generation) => [...g.files.keys()].filter((path) => isServerFile(path) === server);
+  const paths = (g: Generation) => [...g.files.keys()].filter((path) => isServerFile(path) === server && !isMap(path));
   const ours = paths(a);
   if (ours.length !== paths(b).length) return false;
   return ours.every((path) => {
@@ -65,17 +70,18 @@ function sameSide(a: Generation, b: Generation, server: boolean): boolean {
 }
 
 /**
- * Whether two generations have the same server side: the same server files and the same manifest.
- * A promotion of one with the same server side keeps the engine (and its data in memory) running.
+ * Whether two generations have the same server side: the same server files (source maps aside) and
+ * the same manifest. A promotion of one with the same server side keeps the engine (and its data in
+ * memory) running.
  */
 export function sameServer(a: Generation, b: Generation): boolean {
   return (a === b || sameSide(a, b, true)) && canonicalJson(a.manifest) === canonicalJson(b.manifest);
 }
 
 /**
- * Whether two generations show the same client: the same client and public files, and the same page
- * around them (title and language). A preview of one whose client is the same keeps its page and
- * runs its queries again when only the server changed.
+ * Whether two generations show the same client: the same client and public files (source maps aside),
+ * and the same page around them (title and language). A preview of one whose client is the same keeps
+ * its page and runs its queries again when only the server changed.
  */
 export function sameClient(a: Generation, b: Generation): boolean {
   return (a === b || sameSide(a, b, false)) && canonicalJson(clientPage(a)) === canonicalJson(clientPage(b));
