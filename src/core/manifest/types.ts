@@ -3,6 +3,16 @@
 export const MANIFEST_FORMAT = 'platform.application-source.v0';
 export const MANIFEST_FILE = 'app.manifest.json';
 
+/** A project's app name, read from its manifest's text without validating it: undefined when the manifest is missing, does not parse or names none. */
+export function manifestName(files: Readonly<Record<string, string>>): string | undefined {
+  try {
+    const name = (JSON.parse(files[MANIFEST_FILE] ?? '') as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && name ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export type FieldType = 'string' | 'number' | 'boolean' | 'datetime' | 'bytes' | 'json' | 'ref';
 export type Collation = 'binary' | 'nocase' | 'rtrim';
 export type ReferentialAction = 'noAction' | 'restrict' | 'cascade' | 'setNull' | 'setDefault';

@@ -5,7 +5,7 @@
  */
 import { useRef } from 'preact/hooks';
 import type { Diagnostic } from '../../core/diagnostics';
-import { MANIFEST_FILE } from '../../core/manifest';
+import { manifestName } from '../../core/manifest';
 import type { CompilerClient } from '../compiler-client';
 import type { BuiltArtifact } from '../deploy/deploy-api';
 import { lazyComponent } from '../lazy';
@@ -25,16 +25,6 @@ function useOpened(open: boolean): boolean {
   const opened = useRef(false);
   if (open) opened.current = true;
   return opened.current;
-}
-
-/** The manifest's `name`, if the manifest parses. */
-function manifestName(files: Record<string, string>): string | undefined {
-  try {
-    const name = (JSON.parse(files[MANIFEST_FILE] ?? '') as { name?: unknown }).name;
-    return typeof name === 'string' ? name : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Every bundle and the artifact record, for a deploy; or the diagnostics that stopped the build. */

@@ -4,7 +4,7 @@
  * bug report made from one. The link format and its checks are src/core/share's.
  */
 import type { Result } from '../../core/result';
-import { MANIFEST_FILE } from '../../core/manifest';
+import { manifestName } from '../../core/manifest';
 import {
   bugReport,
   chooseObjects,
@@ -138,18 +138,12 @@ export async function buildShareLink(session: ProjectSession, withData: boolean)
 /** A new project (never an existing one) from a decoded link. */
 export function projectFromLink(link: ShareLink): Project {
   const now = Date.now();
-  let title = link.name;
-  if (!title) {
-    try {
-      title = (JSON.parse(link.files[MANIFEST_FILE] ?? '{}') as { name?: string }).name;
-    } catch {
-      // a broken manifest still opens: the problems panel says what is wrong with it
-    }
-  }
+  // A broken manifest still opens: the problems panel says what is wrong with it.
+  const title = link.name || manifestName(link.files);
   return {
     format: PROJECT_FORMAT,
     id: newProjectId(),
-    title: typeof title === 'string' && title ? title : 'Shared project',
+    title: title || 'Shared project',
     ...(link.template ? { template: link.template } : {}),
     files: { ...link.files },
     openTabs: link.openFile ? [link.openFile] : [],

@@ -6,7 +6,7 @@
  * a platform.project-data.v0 document), imported when the project re-opened from it first runs.
  */
 import type { Result } from '../../core/result';
-import { MANIFEST_FILE } from '../../core/manifest';
+import { MANIFEST_FILE, manifestName } from '../../core/manifest';
 import { MAX_ZIP_OBJECT_BYTES, parseProjectData, pathSetProblem, PROJECT_DATA_FILE, projectDataText, projectPathProblem } from '../../core/share';
 import { MAX_ZIP_ENTRY_BYTES, MAX_ZIP_FILES, MAX_ZIP_TOTAL_BYTES, openZip, zipProject } from '../../core/zip';
 import { newProjectId, PROJECT_FORMAT, savePendingImport, type Project } from '../projects/store';
@@ -98,13 +98,8 @@ function textFiles(files: Record<string, string | Uint8Array>, skipped: string[]
 }
 
 function projectOf(files: Record<string, string>, fallbackTitle: string): Project {
-  let title = fallbackTitle;
-  try {
-    const name = (JSON.parse(files[MANIFEST_FILE] ?? '{}') as { name?: unknown }).name;
-    if (typeof name === 'string' && name) title = name;
-  } catch {
-    // a broken manifest still opens; the problems panel says what is wrong with it
-  }
+  // A broken manifest still opens; the problems panel says what is wrong with it.
+  const title = manifestName(files) ?? fallbackTitle;
   const now = Date.now();
   const openFile = files['src/client/main.tsx'] !== undefined ? 'src/client/main.tsx' : files[MANIFEST_FILE] !== undefined ? MANIFEST_FILE : undefined;
   return { format: PROJECT_FORMAT, id: newProjectId(), title, files, openTabs: openFile ? [openFile] : [], ...(openFile ? { activeFile: openFile } : {}), persona: 'alice', createdAt: now, updatedAt: now };
