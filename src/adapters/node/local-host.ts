@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { isWriteRefusal } from '../../core/fs';
 import { ConfinedWriter } from './confined-writer';
 import type { LocalHost } from '../../core/local';
+import type { EsbuildApi } from '../../core/bundle';
 import { ThreadAnalyzer } from './thread-analyzer';
 import { ThreadBundler } from './thread-bundler';
 import { TreeWatcher } from './tree-watcher';
@@ -15,6 +16,12 @@ export function processAlive(pid: number): boolean {
 }
 
 export function nodeLocalHost(cwd: string): LocalHost {
+  // The esbuild services the bundlers use, let go of at a stop signal before anything else runs. A
+  // terminal's Ctrl-C signals the whole process group, so esbuild's service process dies with this one;
+  // esbuild's Node API, written to after its service died while an answer the service sent before is
+  // still unread, throws out of its pipe reader ("callback is not a function"), and dev's stop writes to
+  // it (its bundler's contexts are disposed). Stopped, the service is read no more and a write is refused.
+  const services = new Set<EsbuildApi>();
   return {
     pid: process.pid,
     processAlive,
@@ -24,7 +31,10 @@ export function nodeLocalHost(cwd: string): LocalHost {
     // workerd, esbuild and the engine load only when a server starts.
     listen: async (options) => (await import('./local-server')).NodeLocalServer.listen(options),
     resolve: (directory) => resolve(cwd, directory),
-    bundler: (compiler) => new ThreadBundler(compiler),
+    bundler: (compiler) => {
+      services.add(compiler.esbuild);
+      return new ThreadBundler(compiler);
+    },
     analyzer: (compiler) => new ThreadAnalyzer(compiler),
     watch(root, onChange) {
       try {
@@ -45,6 +55,7 @@ export function nodeLocalHost(cwd: string): LocalHost {
         const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
         const stop = (signal: NodeJS.Signals) => {
           for (const s of signals) process.off(s, stop);
+          for (const service of services) void service.stop?.();
           done(signal === 'SIGINT' ? 'interrupted (Ctrl-C)' : `${signal} received`);
         };
         for (const signal of signals) process.on(signal, stop);

@@ -7,4 +7,6 @@ export interface EsbuildApi {
   build<Options extends BuildOptions>(options: Options): Promise<BuildResult<Options>>;
   context<Options extends BuildOptions>(options: Options): Promise<BuildContext<Options>>;
   version: string;
+  /** Ends the service (native: its process; wasm: its worker); a later call starts a new one. */
+  stop?(): Promise<void>;
 }
