@@ -4,3 +4,5 @@ export const CRASH_STATUS: number;
 export function crashReport(error: unknown, args: readonly string[], env?: Record<string, string | undefined>): string;
 /** Makes an uncaught exception or unhandled rejection of this process a DG0000 crash on stderr, exit status CRASH_STATUS. */
 export function installCrashHandler(args: readonly string[]): void;
+/** Tells the crash handler that an uncaught error `is` recognises is no crash from now on; any other is still DG0000. */
+export function notACrash(is: (error: unknown) => boolean): void;

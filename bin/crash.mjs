@@ -15,9 +15,21 @@ export function crashReport(error, args, env = process.env) {
   return error instanceof Error && error.stack && env.PLATFORM_DEBUG ? `${line}${error.stack}\n` : line;
 }
 
+/** Where the errors a process has been told are no crash are kept: one list a process, whichever copy of this module adds to it. */
+const NO_CRASH = Symbol.for('platform.crash-handler.not-a-crash');
+
+/**
+ * Tells the crash handler that an uncaught error `is` recognises is no crash from now on (a stopping
+ * process's: see local-host.ts). Nothing else changes: any other error is still DG0000.
+ */
+export function notACrash(is) {
+  (globalThis[NO_CRASH] ??= []).push(is);
+}
+
 /**
  * Makes an uncaught exception or unhandled rejection of this process a DG0000 crash: reported once on
  * stderr, then the process exits with CRASH_STATUS ('exit' handlers still run: engines are ended).
+ * Errors named by `notACrash` are let pass.
  */
 export function installCrashHandler(args) {
   // Once a process, whichever copy of this module asks (the prebuilt CLI bundles one).
@@ -26,7 +38,7 @@ export function installCrashHandler(args) {
   globalThis[key] = true;
   let crashed = false;
   const crash = (error) => {
-    if (crashed) return;
+    if (crashed || (globalThis[NO_CRASH] ?? []).some((is) => is(error))) return;
     crashed = true;
     try {
       process.stderr.write(crashReport(error, args));

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { isWriteRefusal } from '../../core/fs';
 import { ConfinedWriter } from './confined-writer';
 import type { LocalHost } from '../../core/local';
-import type { EsbuildApi } from '../../core/bundle';
+import { notACrash } from '../../../bin/crash.mjs';
 import { ThreadAnalyzer } from './thread-analyzer';
 import { ThreadBundler } from './thread-bundler';
 import { TreeWatcher } from './tree-watcher';
@@ -15,13 +15,18 @@ export function processAlive(pid: number): boolean {
   return Number.isInteger(pid) && pid > 0 && stillRunning(pid);
 }
 
+/**
+ * What esbuild's Node API throws out of its pipe reader when its service process died while an answer it
+ * had sent was unread, and a write to it (a stop disposing the bundler's contexts) failed first: that
+ * failure settled every request as failed, so the late answer's request is gone ("callback is not a
+ * function"). A terminal's Ctrl-C signals the whole process group, esbuild's process too, so a stopping
+ * `platform dev` can meet it; nothing waits for that answer, so it is no crash then.
+ */
+function esbuildAnswerAfterClose(error: unknown): boolean {
+  return error instanceof TypeError && /\bhandleIncomingPacket\b/.test(error.stack ?? '') && /[\\/]esbuild[\\/]/.test(error.stack ?? '');
+}
+
 export function nodeLocalHost(cwd: string): LocalHost {
-  // The esbuild services the bundlers use, let go of at a stop signal before anything else runs. A
-  // terminal's Ctrl-C signals the whole process group, so esbuild's service process dies with this one;
-  // esbuild's Node API, written to after its service died while an answer the service sent before is
-  // still unread, throws out of its pipe reader ("callback is not a function"), and dev's stop writes to
-  // it (its bundler's contexts are disposed). Stopped, the service is read no more and a write is refused.
-  const services = new Set<EsbuildApi>();
   return {
     pid: process.pid,
     processAlive,
@@ -31,10 +36,7 @@ export function nodeLocalHost(cwd: string): LocalHost {
     // workerd, esbuild and the engine load only when a server starts.
     listen: async (options) => (await import('./local-server')).NodeLocalServer.listen(options),
     resolve: (directory) => resolve(cwd, directory),
-    bundler: (compiler) => {
-      services.add(compiler.esbuild);
-      return new ThreadBundler(compiler);
-    },
+    bundler: (compiler) => new ThreadBundler(compiler),
     analyzer: (compiler) => new ThreadAnalyzer(compiler),
     watch(root, onChange) {
       try {
@@ -55,7 +57,7 @@ export function nodeLocalHost(cwd: string): LocalHost {
         const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
         const stop = (signal: NodeJS.Signals) => {
           for (const s of signals) process.off(s, stop);
-          for (const service of services) void service.stop?.();
+          notACrash(esbuildAnswerAfterClose);
           done(signal === 'SIGINT' ? 'interrupted (Ctrl-C)' : `${signal} received`);
         };
         for (const signal of signals) process.on(signal, stop);
