@@ -58,8 +58,11 @@ function sqliteFile(dir: string): string {
     }
   };
   walk(dir);
-  if (found.length !== 1) throw new Error(`expected one .sqlite file under ${dir}, found ${JSON.stringify(found)}`);
-  return found[0]!;
+  // A pooled engine's data is its facet's file (`<id>.1.sqlite`), beside its host object's own.
+  const facets = found.filter((path) => path.endsWith('.1.sqlite'));
+  const app = facets.length > 0 ? facets : found;
+  if (app.length !== 1) throw new Error(`expected one app .sqlite file under ${dir}, found ${JSON.stringify(found)}`);
+  return app[0]!;
 }
 
 function bytesUnder(dir: string): number {

@@ -85,12 +85,12 @@ describe('platform dev never writes through a link under .platform/', () => {
     expect(existsSync(join(root, '.platform/servers/dev.json'))).toBe(false);
   }, 300_000);
 
-  it('a link at .platform/engines/dev/engine-0/config.capnp: the file it points to is left as it was; DG1813, dev stops', async () => {
+  it('a link at .platform/engines/dev/pool/shared-0/config.capnp (the engine process\'s config): the file it points to is left as it was; DG1813, dev stops', async () => {
     const root = copyTemplate('todo');
     const home = temporary('platform-home-');
     writeFileSync(join(home, 'victim.txt'), 'the person\'s file');
-    mkdirSync(join(root, '.platform/engines/dev/engine-0'), { recursive: true });
-    symlinkSync(join(home, 'victim.txt'), join(root, '.platform/engines/dev/engine-0/config.capnp'));
+    mkdirSync(join(root, '.platform/engines/dev/pool/shared-0'), { recursive: true });
+    symlinkSync(join(home, 'victim.txt'), join(root, '.platform/engines/dev/pool/shared-0/config.capnp'));
     const refused = await devRefused(root);
     expect(refused.message).toContain('config.capnp');
     expect(readFileSync(join(home, 'victim.txt'), 'utf8')).toBe('the person\'s file');

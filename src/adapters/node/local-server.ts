@@ -1,13 +1,16 @@
 /**
  * A local server of `platform dev` or `platform preview`: HTTP on loopback serving one generation of an
- * app the way the control plane hosts it, with THE SAME ENGINE (AppEngine: workerd, the trusted entry
- * worker/workerd-app.ts, the app's data in Durable Object SQLite under `.platform/state/<mode>`). The
- * visitor is the persona chosen with `platform auth as`; `/__platform/` answers as that persona. A new
- * generation whose server side differs restarts the engine on the same data; when it cannot start
- * (an incompatible schema change, a module that does not load) the previous one is started again.
+ * app the way the control plane hosts it, with THE SAME ENGINE (AppEngine over a pool, pool.ts: one
+ * workerd process whose Worker Loader loads each generation's server, with the trusted entry
+ * worker/workerd-app.ts, as an isolate of its own; the app's data in the SQLite of one Durable Object
+ * facet under `.platform/state/<mode>`). The visitor is the persona chosen with `platform auth as`;
+ * `/__platform/` answers as that persona. A new generation whose server side differs starts the app
+ * again on the same data, in a new isolate of the same process (a server edit loads a module, it does
+ * not start a process); when it cannot start (an incompatible schema change, a module that does not
+ * load) the previous one is started again.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -16,10 +19,11 @@ import { lingerOnClose } from './lingering-close';
 import { AppEngine, type StartFailure } from '../workerd/app-engine';
 import { contentType } from '../workerd/content-types';
 import { bundleWorkerEntry } from '../workerd/workerd-engine';
+import { WorkerdPool } from '../workerd/pool';
 import { ConfinedWriter } from './confined-writer';
 import { canonicalJson, sha256Hex } from '../../core/hash';
 import { limitsOf, failedCall, errorResponse, localPlatformResponse, personaAuth, type Auth, type PersonaName } from '../../core/runtime';
-import { personaFromText, ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER, assetPath, isRuntimePath, personaBanner, enginePath, PERSONA_FILE, statePath, type LocalServer, type LocalServerOptions, type PromoteOutcome } from '../../core/local';
+import { personaFromText, RECOVERY_DIR, ADMIN_PATH, ADMIN_PROTOCOL, ADMIN_SECRET_HEADER, assetPath, isRuntimePath, personaBanner, enginePath, PERSONA_FILE, statePath, type LocalServer, type LocalServerOptions, type PromoteOutcome } from '../../core/local';
 import { CallLogs, takeCallRecord } from '../workerd/call-log';
 import { CALL_CURSOR } from '../../core/deploy';
 import { type Generation, sameServer, SERVER_BUNDLE } from '../../core/generation';
@@ -30,12 +34,16 @@ interface Serving {
   /** What decides whether the engine must restart: the server side (the core's `sameServer`) and the env values. */
   side: ServerSide;
   engine: AppEngine;
-  /** Which of the two engine directories it runs in (the next engine is made in the other). */
-  slot: EngineSlot;
 }
 
-/** Two engine directories (each holds its engine's config and pid file): the serving one and the next. */
-type EngineSlot = 0 | 1;
+/** What the engines of a local server are made with: the trusted entry, bundled, and the pool that loads them. */
+interface EngineParts {
+  entryPath: string;
+  pool: WorkerdPool;
+}
+
+/** The namespace folder of the Durable Object of an engine that ran as a process of its own (before the pool): its SQLite file is moved into the pool once. */
+const PROCESS_STORE = 'platform-app-store';
 
 /** What an engine runs: a generation's server side with the env values it started with. */
 interface ServerSide {
@@ -47,6 +55,12 @@ const sideOf = (generation: Generation, env: Record<string, string>): ServerSide
 
 /** Whether an engine running `a` runs `b` as well. */
 const sameSide = (a: ServerSide | undefined, b: ServerSide): boolean => a !== undefined && a.env === b.env && sameServer(a.generation, b.generation);
+
+/** The engine's V8 heap limit (MiB), and the resident memory past which its process is restarted between requests. */
+const HEAP_MB = 256;
+const MEMORY_LIMIT_BYTES = 512 * 1024 * 1024;
+/** How long an engine may take to start: 30 s, shortened by PLATFORM_ENGINE_START_MS for the platform's own tests. */
+const ENGINE_START_MS = () => Number(process.env.PLATFORM_ENGINE_START_MS) || 30_000;
 
 /** The one log of a local server (its calls, for `platform logs` and the dev stream). */
 const CALLS = 'local';
@@ -83,8 +97,8 @@ export class NodeLocalServer implements LocalServer {
     const address = server.address() as AddressInfo;
     const host = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
     local = new NodeLocalServer(options, server, `http://${host}:${address.port}/`);
-    // The trusted entry is bundled while the app compiles, not after.
-    void local.#entry().catch(() => undefined);
+    // The trusted entry and the pool's host are bundled while the app compiles, not after.
+    void local.#engineParts().catch(() => undefined);
     return local;
   }
 
@@ -92,49 +106,71 @@ export class NodeLocalServer implements LocalServer {
     return this.#serving?.generation;
   }
 
-  /** The directory an engine made now takes: the one the serving engine does not use. */
-  #freeSlot(): EngineSlot {
-    return this.#serving?.slot === 0 ? 1 : 0;
-  }
-
-  #engine(generation: Generation, entryPath: string, slot: EngineSlot): AppEngine {
+  #engine(generation: Generation, parts: EngineParts): AppEngine {
     const { root, mode, env } = this.#options;
     const server = generation.files.get(SERVER_BUNDLE) ?? new Uint8Array();
     // Every file and folder the engine uses under .platform/ is made or checked here, link by link (a
     // cloned project may ship links there); the engine then writes only inside its own checked folder.
     const writer = new ConfinedWriter(root);
     const appPath = writer.writeFile(`${enginePath(mode)}/modules/${sha256Hex(server)}.mjs`, server);
-    const engineDir = writer.folder(`${enginePath(mode)}/engine-${slot}`);
     // workerd writes the app's SQLite files there by itself, following any link: none may be inside.
     const storageDir = writer.folderWithoutLinks(statePath(mode));
+    // The pool's processes write their configs and pid files there (each through a ConfinedWriter of its own).
+    const dir = writer.folder(`${enginePath(mode)}/pool`);
     return new AppEngine({
-      dir: engineDir,
+      dir,
       storageDir,
-      entryPath,
+      entryPath: parts.entryPath,
       appPath,
       start: { manifest: generation.manifest, env: env(), cursorSecret: this.#cursorSecret },
       deadlineMs: limitsOf(generation.manifest).handlerDeadlineMs,
       graceMs: 1000,
       // PLATFORM_ENGINE_START_MS shortens the 30 s start limit for the platform's own tests.
-      startTimeoutMs: Number(process.env.PLATFORM_ENGINE_START_MS) || 30_000,
-      memoryLimitBytes: 512 * 1024 * 1024,
-      heapMb: 256,
+      startTimeoutMs: ENGINE_START_MS(),
+      memoryLimitBytes: MEMORY_LIMIT_BYTES,
+      heapMb: HEAP_MB,
+      // The mode names the environment in the pool: its data is the same whatever generation runs.
+      pool: { pool: parts.pool, key: mode },
     });
   }
 
-  #entryPath: Promise<string> | undefined;
+  #parts: Promise<EngineParts> | undefined;
 
-  /** The entry's path once bundled, to launch an engine in the same turn. */
-  #entryBuilt: string | undefined;
+  /** The parts once made, to launch an engine in the same turn. */
+  #partsBuilt: EngineParts | undefined;
 
-  #entry(): Promise<string> {
-    this.#entryPath ??= bundleWorkerEntry('workerd-app', join(this.#options.root, enginePath(this.#options.mode), 'entry'), this.#options.root).then((path) => (this.#entryBuilt = path));
-    return this.#entryPath;
+  /**
+   * The trusted entry and the pool's host worker, bundled, and the pool over `.platform/state/<mode>`
+   * (one process: one environment runs in it). The data of an engine that ran as a process of its own
+   * (a state from before the pool) is moved into the pool first, once: a consistent copy (SQLite's
+   * backup), then the old folder goes to `.platform/recovery/`.
+   */
+  #engineParts(): Promise<EngineParts> {
+    this.#parts ??= (async () => {
+      const { root, mode } = this.#options;
+      const entryDir = join(root, enginePath(mode), 'entry');
+      const [entryPath, hostPath] = await Promise.all([bundleWorkerEntry('workerd-app', entryDir, root), bundleWorkerEntry('workerd-pool', entryDir, root)]);
+      const writer = new ConfinedWriter(root);
+      const storageDir = writer.folderWithoutLinks(statePath(mode));
+      const dir = writer.folder(`${enginePath(mode)}/pool`);
+      const pool = new WorkerdPool({ dir, storageDir, entryPath, hostPath, processes: 1, heapMb: HEAP_MB, startTimeoutMs: ENGINE_START_MS(), memoryLimitBytes: MEMORY_LIMIT_BYTES });
+      const old = join(storageDir, PROCESS_STORE);
+      const database = existsSync(old) ? readdirSync(old).find((name) => name.endsWith('.sqlite') && name !== 'metadata.sqlite') : undefined;
+      if (database !== undefined) {
+        await pool.adopt(mode, join(old, database));
+        writer.move(`${statePath(mode)}/${PROCESS_STORE}`, `${RECOVERY_DIR}/${mode}-before-pool-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+      }
+      return (this.#partsBuilt = { entryPath, pool });
+    })();
+    this.#parts.catch(() => {
+      this.#parts = undefined;
+    });
+    return this.#parts;
   }
 
   /** Starts an engine on a generation; the engine, or why it could not start. */
-  async #start(generation: Generation, slot: EngineSlot): Promise<AppEngine | StartFailure> {
-    const engine = this.#engine(generation, await this.#entry(), slot);
+  async #start(generation: Generation): Promise<AppEngine | StartFailure> {
+    const engine = this.#engine(generation, await this.#engineParts());
     const failure = await engine.ready();
     if (!failure) return engine;
     await engine.kill();
@@ -146,31 +182,30 @@ export class NodeLocalServer implements LocalServer {
    * started whole; while an engine serves, only launched (its process up, the app's modules loaded):
    * the app starts in it, on the data, once the serving engine has closed.
    */
-  #prestarted: { side: ServerSide; slot: EngineSlot; engine: Promise<AppEngine | StartFailure> } | undefined;
+  #prestarted: { side: ServerSide; engine: Promise<AppEngine | StartFailure> } | undefined;
 
   prestart(generation: Generation): void {
     const side = sideOf(generation, this.#options.env());
     if (sameSide(this.#prestarted?.side, side) || sameSide(this.#serving?.side, side)) return;
     void this.#dropPrestarted();
-    const slot = this.#freeSlot();
     if (!this.#serving) {
-      const engine = this.#swap.then(() => this.#start(generation, slot));
-      this.#prestarted = { side, slot, engine };
+      const engine = this.#swap.then(() => this.#start(generation));
+      this.#prestarted = { side, engine };
       this.#swap = engine.catch(() => undefined);
       return;
     }
-    // Launched in this turn when the entry is ready: the process boots while the types are checked.
-    const launch = async (entryPath: string) => {
-      const made = this.#engine(generation, entryPath, slot);
+    // Launched in this turn when the parts are ready: the app's modules load while the types are checked.
+    const launch = async (parts: EngineParts) => {
+      const made = this.#engine(generation, parts);
       const failure = await made.launch();
       if (!failure) return made;
       await made.kill();
       return failure;
     };
-    const engine = this.#entryBuilt !== undefined ? launch(this.#entryBuilt) : this.#entry().then(launch);
+    const engine = this.#partsBuilt !== undefined ? launch(this.#partsBuilt) : this.#engineParts().then(launch);
     // A refused write rejects it: the promotion that takes it reports that; until then it is not unhandled.
     engine.catch(() => undefined);
-    this.#prestarted = { side, slot, engine };
+    this.#prestarted = { side, engine };
   }
 
   abandonPrestart(): Promise<void> {
@@ -184,10 +219,16 @@ export class NodeLocalServer implements LocalServer {
     // One that could not be made (a refused write) has nothing to end; the next start meets the same refusal.
     const engine = await prestarted?.engine.catch(() => undefined);
     if (engine instanceof AppEngine) await engine.kill();
+    await this.#endIdle();
+  }
+
+  /** With nothing serving and nothing made ahead, the pool's process ends now, not after its idle time: no engine runs while nothing serves. */
+  async #endIdle(): Promise<void> {
+    if (!this.#serving && !this.#prestarted) await this.#partsBuilt?.pool.endIdle();
   }
 
   /** The engine made ahead when it runs `side`, started now (the app on its data); otherwise it is ended. */
-  async #takePrestarted(side: ServerSide): Promise<{ engine: AppEngine | StartFailure; slot: EngineSlot } | undefined> {
+  async #takePrestarted(side: ServerSide): Promise<AppEngine | StartFailure | undefined> {
     const prestarted = this.#prestarted;
     if (!prestarted || !sameSide(prestarted.side, side)) {
       await this.#dropPrestarted();
@@ -195,11 +236,11 @@ export class NodeLocalServer implements LocalServer {
     }
     this.#prestarted = undefined;
     const engine = await prestarted.engine;
-    if (!(engine instanceof AppEngine)) return { engine, slot: prestarted.slot };
+    if (!(engine instanceof AppEngine)) return engine;
     const failure = await engine.ready();
-    if (!failure) return { engine, slot: prestarted.slot };
+    if (!failure) return engine;
     await engine.kill();
-    return { engine: failure, slot: prestarted.slot };
+    return failure;
   }
 
   promote(generation: Generation): Promise<PromoteOutcome> {
@@ -223,23 +264,23 @@ export class NodeLocalServer implements LocalServer {
     }
     // One app at a time on the state's SQLite files: the old engine ends before the next one starts the app.
     await current?.engine.close();
-    const taken = await this.#takePrestarted(side);
-    const slot = taken?.slot ?? this.#freeSlot();
-    const started = taken?.engine ?? (await this.#start(generation, slot));
+    const started = (await this.#takePrestarted(side)) ?? (await this.#start(generation));
     if (started instanceof AppEngine) {
-      this.#serving = { generation, side, engine: started, slot };
+      this.#serving = { generation, side, engine: started };
       return { ok: true, restarted: true };
     }
     if (!current) {
       this.#serving = undefined;
+      await this.#endIdle();
       return { ok: false, code: started.code, message: started.message, previous: 'stopped' };
     }
-    const back = await this.#start(current.generation, current.slot);
+    const back = await this.#start(current.generation);
     if (back instanceof AppEngine) {
       this.#serving = { ...current, engine: back };
       return { ok: false, code: started.code, message: started.message, previous: 'restarted' };
     }
     this.#serving = undefined;
+    await this.#endIdle();
     return { ok: false, code: started.code, message: `${started.message} The last good generation did not start again either: ${back.message}`, previous: 'stopped' };
   }
 
@@ -324,5 +365,6 @@ export class NodeLocalServer implements LocalServer {
     await new Promise<void>((done) => this.#server.close(() => done()));
     await serving?.engine.kill();
     await this.#dropPrestarted();
+    await (await this.#parts?.catch(() => undefined))?.pool.stop();
   }
 }

@@ -38,6 +38,12 @@ import { WorkerdEngine, type EngineProcess } from './workerd-engine';
 export interface PoolOptions {
   /** The pool's directory: a folder per process (its config, pid file and `storage`, the data of the environments placed in it), and `unplaced`. */
   dir: string;
+  /**
+   * Where the data goes instead, when given: a folder per process here (`<storageDir>/<slot>`, what
+   * `storage` holds otherwise), and `unplaced`; `dir` then holds the processes' configs and pid files
+   * only. `platform dev` keeps its data under `.platform/state/` and its processes under `.platform/engines/`.
+   */
+  storageDir?: string;
   /** The bundled trusted entry of an environment (worker/workerd-app.ts) and the pool's host worker (worker/workerd-pool.ts). */
   entryPath: string;
   hostPath: string;
@@ -271,6 +277,11 @@ export class WorkerdPool {
     process.idle.unref();
   }
 
+  /** Ends now every process with nothing leased (what `idleMs` does later); resolves once they have exited. */
+  async endIdle(): Promise<void> {
+    await Promise.all([...this.#processes].filter((process) => process.leases.size === 0 && !process.ended).map((process) => process.end('its process had nothing leased')));
+  }
+
   /**
    * A request through `lease` ran past its deadline and grace: its process is stuck in synchronous
    * code. It is ended, and the environment whose request had run the longest runs alone from now on.
@@ -354,14 +365,20 @@ export class WorkerdPool {
 
   /** The folder a slot's process keeps its environments' data in. */
   #storage(slot: string): string {
-    return join(this.#options.dir, slot, 'storage', TENANT_NAMESPACE);
+    return join(this.#storageRoot(slot), TENANT_NAMESPACE);
+  }
+
+  /** The folder a slot's process is given as its Durable Objects' storage. */
+  #storageRoot(slot: string): string {
+    return this.#options.storageDir !== undefined ? join(this.#options.storageDir, slot) : join(this.#options.dir, slot, 'storage');
   }
 
   /** The slot whose folder holds an environment's files (`unplaced`: data given to it before any process ran it), if any. */
   async #locate(key: string): Promise<{ slot: string; dir: string; id: string } | undefined> {
     const id = await this.#idOf(key);
-    if (!existsSync(this.#options.dir)) return undefined;
-    for (const slot of readdirSync(this.#options.dir)) {
+    const slots = this.#options.storageDir ?? this.#options.dir;
+    if (!existsSync(slots)) return undefined;
+    for (const slot of readdirSync(slots)) {
       const dir = this.#storage(slot);
       if (existsSync(join(dir, `${id}.1.sqlite`)) || existsSync(join(dir, `${id}.facets`)) || existsSync(join(dir, `${id}.sqlite`))) return { slot, dir, id };
     }
@@ -396,7 +413,7 @@ export class WorkerdPool {
       dir,
       modules: [{ name: 'host.js', path: this.#options.hostPath }],
       // A folder of its own: two workerd processes may not share one (they lock the namespace's files).
-      durableObject: { className: 'Tenant', binding: 'TENANT', uniqueKey: TENANT_NAMESPACE, storageDir: join(dir, 'storage') },
+      durableObject: { className: 'Tenant', binding: 'TENANT', uniqueKey: TENANT_NAMESPACE, storageDir: this.#storageRoot(slot) },
       loader: { sourceAddress: `127.0.0.1:${port}` },
       secrets: { TOKEN: this.#token },
       heapMb: this.#options.heapMb,
@@ -487,7 +504,10 @@ export class WorkerdPool {
     this.#alone.delete(key);
     const found = await this.#locate(key);
     if (found) for (const name of readdirSync(found.dir)) if (name.startsWith(`${found.id}.`)) rmSync(join(found.dir, name), { force: true });
-    if (found?.slot.startsWith('alone-') && !this.#homes.has(key)) rmSync(join(this.#options.dir, found.slot), { recursive: true, force: true });
+    if (found?.slot.startsWith('alone-') && !this.#homes.has(key)) {
+      rmSync(join(this.#options.dir, found.slot), { recursive: true, force: true });
+      rmSync(this.#storageRoot(found.slot), { recursive: true, force: true });
+    }
   }
 
   /** An environment's host object id (its files are `<id>.*`), asked of a running process once. */
