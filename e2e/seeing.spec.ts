@@ -13,7 +13,7 @@ test.describe.configure({ timeout: 180_000 });
 
 const SHOTS = process.env.SHOT_DIR;
 
-/** axe-core's serious and critical violations inside `selector`, in both themes (as e2e/accessibility.spec.ts counts them). */
+/** axe-core's serious and critical violations inside `selector`, in each of `schemes` (both themes by default; as e2e/accessibility.spec.ts counts them). */
 async function violationsIn(page: Page, selector: string, schemes: ReadonlyArray<'light' | 'dark'> = ['light', 'dark']): Promise<string[]> {
   const found: string[] = [];
   for (const colorScheme of schemes) {
@@ -32,12 +32,13 @@ async function violationsIn(page: Page, selector: string, schemes: ReadonlyArray
  * preview is reloaded, its client asks again, the call is stuck again, and that theme is analysed again.
  */
 async function runningViolations(page: Page): Promise<string[]> {
+  const status = page.getByTestId('call-status');
   const found: string[] = [];
   for (const scheme of ['light', 'dark'] as const) {
     for (let attempt = 1; ; attempt++) {
       // Gone since the theme before (the call reached its deadline): the preview asks again.
-      if (!(await page.getByTestId('call-status').isVisible())) await page.getByRole('button', { name: 'Reload the preview as alice' }).click();
-      await expect(page.getByTestId('call-status')).toBeVisible({ timeout: 60_000 });
+      if (!(await status.isVisible())) await page.getByRole('button', { name: 'Reload the preview as alice' }).click();
+      await expect(status).toBeVisible({ timeout: 60_000 });
       try {
         found.push(...(await violationsIn(page, '[data-testid="call-status"]', [scheme])));
         break;

@@ -178,8 +178,9 @@ test('embed mode shows a compact editor and preview without the gallery, read-on
 });
 
 test("an editable embed keeps the visitor's edits across reloads of the embedding page; Start over goes back to the link's files; Open in the playground carries the edits", async ({ page, browser }) => {
-  // Five pages each start a compiler of their own, in fresh profiles: under CI's load (2026-12-02) the
-  // embed's first edit took 68 s and its reload 47 s, and the story ran past 180 s in its last step.
+  // The story starts a compiler five times (the playground, the embed, the embed after each of two
+  // reloads, the opened tab): under CI's load (2026-12-02) the embed's first edit took 68 s and its
+  // first reload 47 s, and the story ran past 180 s in its last step.
   test.setTimeout(360_000);
   await openTemplate(page);
   const url = await shareLink(page);
