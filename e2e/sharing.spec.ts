@@ -18,6 +18,9 @@ async function projectTitles(page: Page): Promise<string[]> {
 }
 
 test('a shared project with data opens in a fresh browser as a new project: same preview, data, persona, open file and failing test', async ({ page, browser, context }, testInfo) => {
+  // A compiler starts four times (the sharer, the visitor, its reload, the link opened again) and the
+  // tests run twice: 57 s alone here, past 180 s in a CI run (2026-12-02).
+  test.setTimeout(360_000);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await openTemplate(page);
   await addTodo(page, 'milk');
