@@ -100,6 +100,9 @@ describe('platform dev on the todo template', () => {
     expect(codes(write)).toEqual(['DG1840']);
     const hidden = await cli(root, 'db', 'exec', 'WITH x AS (SELECT 1) DELETE FROM todos');
     expect(codes(hidden)).toEqual(['DG1840']);
+    // A reading statement followed by a writing one, in one string: the write is refused and rolled back.
+    const behind = await cli(root, 'db', 'exec', 'SELECT 1; DELETE FROM todos');
+    expect(codes(behind)).toEqual(['DG1840']);
     expect((await cli(root, 'db', 'exec', 'SELECT count(*) AS n FROM todos')).json.result.rows).toEqual([[1]]);
   });
 
