@@ -14,6 +14,7 @@ import { TENANT_HEADER, VERSION_HEADER } from './protocol/pool';
 import { inspect, operationsOf } from './runtime-inspect';
 import { ADMIN_PATH, adminRequestProblem, answerAdmin, type AdminRequest } from '../src/core/local';
 import { EXPORT_PAGE_ROWS, exportPage } from '../src/core/state';
+import { LIVE_CONNECTION_HEADER, wireRoute } from '../src/modules/wire';
 
 /** What the control plane passes in the `START` binding (from the engine process's environment, never a file). */
 export interface AppStart {
@@ -126,6 +127,10 @@ export class AppStore {
     if (!this.#runtime) return errorResponse(failedCall(503, 'app_unavailable', this.#failure?.message ?? 'The app is not running.'));
     const path = url.pathname;
     if (path.startsWith(INSPECT_PREFIX)) return this.#inspect(this.#runtime, path.slice(INSPECT_PREFIX.length), url.searchParams);
+    // A query or mutation (by the URL the control plane signed, as below): called with the body read
+    // above. The app never sees its request, so none is copied for it.
+    const wire = body && request.method === 'POST' ? wireRoute(new URL(identity.url).pathname) : undefined;
+    if (wire && body) return this.#runtime.wire(Object.freeze({ ...identity.auth }), wire.kind, decodeURIComponent(wire.encodedName), body, request.headers.get(LIVE_CONNECTION_HEADER));
     const headers = new Headers(request.headers);
     // The identity, and a pool's headers naming the environment and its lease: never the app's to see.
     headers.delete(IDENTITY_HEADER);

@@ -280,6 +280,15 @@ export function runtimeErrorFromBody(status: number, body: unknown): RuntimeErro
 
 /** The live-update stream: `GET` it for newline-delimited JSON events. */
 export const LIVE_PATH = '/_platform/v0/live';
+
+/**
+ * The query or mutation a wire route's path names (`/_platform/v0/query/todos.list`), its name as the
+ * path writes it (percent-encoded: each caller decodes it); undefined for any other path.
+ */
+export function wireRoute(path: string): { kind: 'query' | 'mutation'; encodedName: string } | undefined {
+  const wire = /^\/_platform\/v0\/(query|mutation)\/([^/]+)$/.exec(path);
+  return wire ? { kind: wire[1] as 'query' | 'mutation', encodedName: wire[2]! } : undefined;
+}
 /** The `protocol` of every live-update event. */
 export const LIVE_PROTOCOL = 'platform.live.v0';
 /** Sent by a client on its queries and mutations: the id of its live connection. */

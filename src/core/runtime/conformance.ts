@@ -182,6 +182,31 @@ export const runtimeConformance: ConformanceCase[] = [
     },
   },
   {
+    name: 'wire: a call from a body the host read (AppRuntime.wire) is answered as fetch answers its wire route',
+    async run(make) {
+      const [viaFetch, viaWire] = [runtime(make, { requestBytes: 64 }), runtime(make, { requestBytes: 64 })];
+      const seen = async (response: Response) => {
+        // Ids and errorIds are each runtime's own: their shape is compared, not their letters.
+        const parsed = JSON.parse((await response.text()).replace(/[a-z2-7]{26}/g, 'ID')) as unknown;
+        return { status: response.status, type: response.headers.get('content-type'), read: response.headers.get('x-platform-read'), wrote: response.headers.get('x-platform-wrote'), body: parsed };
+      };
+      const calls: Array<['query' | 'mutation', string, string]> = [
+        ['mutation', 'notes.add', '{"input":{"text":"one"}}'],
+        ['query', 'notes.list', '{"input":{}}'],
+        ['query', 'notes.throws', '{"input":{}}'],
+        ['query', 'notes.none', '{"input":{}}'],
+        ['query', 'notes.list', 'not json'],
+        ['mutation', 'notes.add', JSON.stringify({ input: { text: 'x'.repeat(100) } })],
+      ];
+      for (const [kind, name, text] of calls) {
+        const bytes = new TextEncoder().encode(text);
+        const fetched = await seen(await viaFetch.fetch(as('alice'), new Request(`http://app.test/_platform/v0/${kind}/${name}`, { method: 'POST', body: bytes })));
+        const wired = await seen(await viaWire.wire(as('alice'), kind, name, bytes, null));
+        equal(wired, fetched, `${kind} ${name} ${text.slice(0, 20)}`);
+      }
+    },
+  },
+  {
     name: 'errors: a response over responseBytes is response_too_large: 400 from a query, 500 from an endpoint',
     async run(make) {
       const rt = runtime(make, { responseBytes: 100 });

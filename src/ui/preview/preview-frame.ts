@@ -12,7 +12,7 @@ import type { PreviewAnswer } from '../../../worker/protocol/runtime';
 import type { RuntimeErrorInfo } from '../../modules/types';
 import { readFrameMessage, type FrameMessage, type PageMessage, type PreviewStart } from '../../../worker/protocol/preview';
 import { downloadBytes } from '../download';
-import { LIVE_PATH, liveNotAllowed } from '../../modules/wire';
+import { LIVE_PATH, liveNotAllowed, wireRoute } from '../../modules/wire';
 import { afterPreviewVendor, previewVendorOf } from '../../core/bundle';
 import { previewDocument } from './bootstrap';
 import { BodySender, bodyPoster } from '../../core/host';
@@ -186,8 +186,8 @@ function publicAssets(files: Record<string, string>): Record<string, Asset> {
 
 /** How a request shows in the event log: `query todos.list` for a wire route, else `GET /api/…`. */
 export function operationOf(method: string, path: string): string {
-  const wire = /^\/_platform\/v0\/(query|mutation)\/([^/]+)$/.exec(path);
-  if (wire) return `${wire[1]} ${safeDecode(wire[2]!)}`;
+  const wire = wireRoute(path);
+  if (wire) return `${wire.kind} ${safeDecode(wire.encodedName)}`;
   if (path === LIVE_PATH) return 'live connection';
   return `${method} ${path}`;
 }
