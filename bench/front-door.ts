@@ -4,8 +4,9 @@
  * that forwards to one object, which reads ten rows and answers them as JSON). Printed: throughput, p50
  * and p99 of each, their ratio (goal ≥ 0.5), and the CPU each process spent per request, read from
  * /proc. Then a visitor without a cookie against a returning one: the control plane's CPU per request
- * (goal: no more). The control plane runs as its own process, as `npm start` runs it; the load comes
- * from this process over kept-alive loopback connections. BENCH_FRONT_DOOR_SECONDS sets each run's time.
+ * (goal: no more), with the throughput and the engine's CPU of each beside it. The control plane runs
+ * as its own process, as `npm start` runs it; the load comes from this process over kept-alive
+ * loopback connections. BENCH_FRONT_DOOR_SECONDS sets each run's time.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -126,6 +127,11 @@ async function hostedRows(work: string, rawThroughput: number): Promise<Row[]> {
     const fresh = await cpuPerRequest(pids, () => load(newVisitors, SECONDS / 2, 10));
     const again = await cpuPerRequest(pids, () => load(returningVisitor, SECONDS / 2, 10));
     if (fresh.result.failed || again.result.failed) throw new Error(`cookieless or returning requests failed: ${fresh.result.failed}, ${again.result.failed}`);
+    const engineCpu = (perRequest: number[]) => perRequest.slice(1).reduce((a, b) => a + b, 0);
+    rows.push({ name: 'a visitor without a cookie: throughput (10 connections)', value: fresh.result.requests / fresh.result.seconds, unit: 'ops/s' });
+    rows.push({ name: 'a returning visitor: throughput (10 connections)', value: again.result.requests / again.result.seconds, unit: 'ops/s' });
+    rows.push({ name: "a visitor without a cookie: the engine's CPU per request (10 connections)", value: engineCpu(fresh.perRequest), unit: 'ms' });
+    rows.push({ name: "a returning visitor: the engine's CPU per request (10 connections)", value: engineCpu(again.perRequest), unit: 'ms' });
     rows.push({ name: "a visitor without a cookie: the control plane's CPU per request (10 connections)", value: fresh.perRequest[0]!, unit: 'ms' });
     rows.push({ name: "a returning visitor: the control plane's CPU per request (10 connections, baseline)", value: again.perRequest[0]!, unit: 'ms' });
     rows.push({ name: 'a visitor without a cookie against a returning one (goal ≤ 1, within the noise)', value: fresh.perRequest[0]! / again.perRequest[0]!, unit: 'x' });
