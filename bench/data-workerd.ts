@@ -12,7 +12,7 @@
  * so that 1M rows take seconds, not a million mutations. `BENCH_DATA_SIZES=10000,1000000` by default.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DevProcess } from '../src/testing/dev-process';
@@ -190,12 +190,14 @@ async function hostedRows(): Promise<Row[]> {
   const rows: Row[] = [];
   const ratios = new Map<string, number[]>();
   const work = mkdtempSync(join(tmpdir(), 'platform-bench-data-hosted-'));
-  const dataDir = join(work, 'data');
   const artifact = deployBody(await build(readTextTree(APP)));
-  let plane: PlaneProcess | undefined = await startPlaneProcess(dataDir);
+  let plane: PlaneProcess | undefined;
   try {
-    const token = await signInOverHttp(plane, 'bench');
     for (const size of SIZES) {
+      // A control plane of its own for each size: its one app's data is the one facet file under its pool.
+      const dataDir = join(work, `data-${size}`);
+      plane = await startPlaneProcess(dataDir);
+      const token = await signInOverHttp(plane, 'bench');
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       const created = (await (await fetch(`${plane!.url}/v0/apps`, { method: 'POST', headers, body: JSON.stringify({ name: `bench-data-${label(size).toLowerCase()}` }) })).json()) as { app: { id: string; urls: { preview: string } } };
       const deployed = await fetch(`${plane!.url}/v0/apps/${created.app.id}/deployments`, { method: 'POST', headers, body: JSON.stringify(artifact) });
@@ -215,7 +217,9 @@ async function hostedRows(): Promise<Row[]> {
       plane!.child.kill('SIGTERM');
       await plane!.exited;
       plane = undefined;
-      const storage = join(dataDir, 'apps', created.app.id, 'preview');
+      // A process of its own keeps the environment's data under apps/ (PLATFORM_HOSTING=process); the pool, under pool/.
+      const own = join(dataDir, 'apps', created.app.id, 'preview');
+      const storage = existsSync(own) ? own : join(dataDir, 'pool');
       let start = performance.now();
       generate(sqliteFile(storage), size, owner);
       rows.push({ name: `hosted, ${label(size)} rows: generate them in the stopped engine's SQLite file (sqlite3, one transaction)`, value: performance.now() - start, unit: 'ms' });
@@ -235,6 +239,9 @@ async function hostedRows(): Promise<Row[]> {
       rows.push({ name: `hosted, ${label(size)} rows (${(bytesUnder(storage) / 1e6).toFixed(0)} MB): cold engine start to ready and first query (ping), p50 of ${COLD}`, value: median(cold), unit: 'ms' });
       rows.push({ name: `hosted, ${label(size)} rows: first read (find on a declared index) after it, p50 of ${COLD}`, value: median(first), unit: 'ms' });
       rows.push(...(await readRows('hosted', size, call, ratios)));
+      plane.child.kill('SIGTERM');
+      await plane.exited;
+      plane = undefined;
     }
   } finally {
     if (plane) {
