@@ -4,7 +4,7 @@
  * The control plane runs as its own process, as `npm start` runs it (its RSS read from /proc; the engines
  * are other processes again). Figures, with the goal in each name.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,19 +58,29 @@ async function fill(origin: string, fromMib: number, toMib: number): Promise<voi
   }
 }
 
-/** The bytes of the environment's Durable Object files (SQLite and its WAL). */
-function storedBytes(dataDir: string, origin: string): number {
+/** The files under `dir`, recursively (none when it does not exist). */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** The pooled environments' data files: each a facet's SQLite file (`<id>.1.sqlite`) under the pool's processes. */
+function facetFiles(dataDir: string): Set<string> {
+  return new Set(filesUnder(join(dataDir, 'pool')).filter((path) => path.endsWith('.1.sqlite')));
+}
+
+/**
+ * The bytes of the environment's Durable Object files (SQLite and its WAL): with a process of its own
+ * under apps/<app>/preview; in the pool, its facet's file, the one `before` (the facets before it was
+ * deployed) did not have.
+ */
+function storedBytes(dataDir: string, origin: string, before: ReadonlySet<string>): number {
   const appId = `app_${/app-([a-z2-7]+)--preview/.exec(origin)![1]}`;
-  const dir = join(dataDir, 'apps', appId, 'preview');
-  let total = 0;
-  const walk = (path: string) => {
-    for (const entry of readdirSync(path, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(join(path, entry.name));
-      else total += statSync(join(path, entry.name)).size;
-    }
-  };
-  walk(dir);
-  return total;
+  const own = filesUnder(join(dataDir, 'apps', appId, 'preview'));
+  if (own.length > 0) return own.reduce((total, path) => total + statSync(path).size, 0);
+  const made = [...facetFiles(dataDir)].filter((path) => !before.has(path));
+  if (made.length !== 1) throw new Error(`expected the environment's one facet file under ${dataDir}/pool, found ${JSON.stringify(made)}`);
+  return [made[0]!, `${made[0]}-wal`, `${made[0]}-shm`].filter((path) => existsSync(path)).reduce((total, path) => total + statSync(path).size, 0);
 }
 
 async function commitP50(origin: string): Promise<number> {
@@ -86,12 +96,13 @@ async function commitP50(origin: string): Promise<number> {
 
 /** Commit cost at ~1 MB and at ~100 MB of data in the same environment. */
 async function commitRows(started: PlaneProcess, dataDir: string, token: string): Promise<Row[]> {
+  const before = facetFiles(dataDir);
   const origin = await deploy(started, token, 'big-data', bigDataApp());
   await fill(origin, 0, 1);
-  const smallSize = storedBytes(dataDir, origin) / 1e6;
+  const smallSize = storedBytes(dataDir, origin, before) / 1e6;
   const small = await commitP50(origin);
   await fill(origin, 1, 100);
-  const largeSize = storedBytes(dataDir, origin) / 1e6;
+  const largeSize = storedBytes(dataDir, origin, before) / 1e6;
   const large = await commitP50(origin);
   return [
     { name: `commit of one small row, database ~1 MB (${smallSize.toFixed(1)} MB on disk): p50 of ${COMMITS}`, value: small, unit: 'ms' },
