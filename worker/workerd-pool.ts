@@ -12,6 +12,8 @@
  * request still needs an identity the control plane signed with the lease's key (workerd-app.ts).
  */
 import { LOADED_PATH } from '../src/core/host';
+import { ADMIN_PATH } from '../src/core/local';
+import { INSPECT_PREFIX } from './protocol/inspection';
 import { DELETE_PATH, ID_PATH, LEASE_PATH, RELEASE_PATH, TENANT_HEADER, VERSION_HEADER, type LeaseRecord } from './protocol/pool';
 
 interface LoadedWorker {
@@ -31,6 +33,14 @@ interface Facets {
   abort(name: string, reason: unknown): void;
   delete(name: string): void;
 }
+
+/**
+ * V8's full collection, exposed to the pool's process (`--expose-gc`) for the trusted entries; this
+ * host takes it too. The pages of a state export and the batches of an import (megabytes each) pass
+ * through this isolate on their way to and from an environment's facet: collected before the next
+ * passes, this isolate holds at most one, not what V8 lets pile up between collections.
+ */
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
 
 const unavailable = (message: string) => Response.json({ error: { code: 'app_unavailable', message } }, { status: 503 });
 
@@ -93,6 +103,7 @@ export class Tenant {
       this.#version = version;
     }
     const facet = facets.get('app', () => ({ class: worker.getDurableObjectClass('AppStore') }));
+    if (url.pathname === ADMIN_PATH || url.pathname.startsWith(INSPECT_PREFIX)) collectGarbage?.();
     // The pool's headers go with it: the trusted entry takes them off before the app sees the request.
     return facet.fetch(request);
   }
