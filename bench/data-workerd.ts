@@ -239,8 +239,8 @@ async function hostedRows(): Promise<Row[]> {
       rows.push({ name: `hosted, ${label(size)} rows (${(bytesUnder(storage) / 1e6).toFixed(0)} MB): cold engine start to ready and first query (ping), p50 of ${COLD}`, value: median(cold), unit: 'ms' });
       rows.push({ name: `hosted, ${label(size)} rows: first read (find on a declared index) after it, p50 of ${COLD}`, value: median(first), unit: 'ms' });
       rows.push(...(await readRows('hosted', size, call, ratios)));
-      plane.child.kill('SIGTERM');
-      await plane.exited;
+      plane!.child.kill('SIGTERM');
+      await plane!.exited;
       plane = undefined;
     }
   } finally {
