@@ -70,6 +70,9 @@ function loadRows(label: string, result: Load): Row[] {
   ];
 }
 
+/** The engines' CPU per request from `cpuPerRequest`'s figures (the control plane's is the first). */
+const engineCpu = (perRequest: number[]) => perRequest.slice(1).reduce((a, b) => a + b, 0);
+
 /** CPU (ms) that each of `pids` spends while `work` runs, per request it answered. */
 async function cpuPerRequest<T extends { requests: number }>(pids: () => number[], work: () => Promise<T>): Promise<{ result: T; perRequest: number[] }> {
   const before = pids().map(ticks);
@@ -122,12 +125,11 @@ async function hostedRows(work: string, rawThroughput: number): Promise<Row[]> {
     rows.push({ name: 'through the control plane: throughput against raw workerd (goal ≥ 0.5)', value: throughput / rawThroughput, unit: 'x' });
     rows.push({ name: 'through the control plane: p99 (goal < 50 ms)', value: percentile(returning.result.latencies, 99), unit: 'ms' });
     rows.push({ name: "through the control plane: the control plane's CPU per request", value: returning.perRequest[0]!, unit: 'ms' });
-    rows.push({ name: "through the control plane: the engine's CPU per request", value: returning.perRequest.slice(1).reduce((a, b) => a + b, 0), unit: 'ms' });
+    rows.push({ name: "through the control plane: the engine's CPU per request", value: engineCpu(returning.perRequest), unit: 'ms' });
     // Cookieless: every request a visitor the control plane has not seen; fewer connections, as such visitors come.
     const fresh = await cpuPerRequest(pids, () => load(newVisitors, SECONDS / 2, 10));
     const again = await cpuPerRequest(pids, () => load(returningVisitor, SECONDS / 2, 10));
     if (fresh.result.failed || again.result.failed) throw new Error(`cookieless or returning requests failed: ${fresh.result.failed}, ${again.result.failed}`);
-    const engineCpu = (perRequest: number[]) => perRequest.slice(1).reduce((a, b) => a + b, 0);
     rows.push({ name: 'a visitor without a cookie: throughput (10 connections)', value: fresh.result.requests / fresh.result.seconds, unit: 'ops/s' });
     rows.push({ name: 'a returning visitor: throughput (10 connections)', value: again.result.requests / again.result.seconds, unit: 'ops/s' });
     rows.push({ name: "a visitor without a cookie: the engine's CPU per request (10 connections)", value: engineCpu(fresh.perRequest), unit: 'ms' });
