@@ -12,13 +12,14 @@
  * so that 1M rows take seconds, not a million mutations. `BENCH_DATA_SIZES=10000,1000000` by default.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DevProcess } from '../src/testing/dev-process';
 import { readTextTree } from '../src/adapters/node/templates';
 import { build, deployBody } from '../src/testing/control-plane-apps';
 import { cookieOf, hostedRequest, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/testing/control-plane';
+import { appDatabases, filesUnder } from './engine-files';
 import { median, type Row } from './stats';
 
 const APP = join(import.meta.dirname, 'data-app');
@@ -48,27 +49,15 @@ function sqlite(file: string, sql: string): string {
   return run.stdout;
 }
 
-/** The one Durable Object SQLite file under `dir` (workerd names it by the object's id; metadata.sqlite is its own). */
+/** The one app database under `dir`. */
 function sqliteFile(dir: string): string {
-  const found: string[] = [];
-  const walk = (path: string) => {
-    for (const entry of readdirSync(path, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(join(path, entry.name));
-      else if (entry.name.endsWith('.sqlite') && entry.name !== 'metadata.sqlite') found.push(join(path, entry.name));
-    }
-  };
-  walk(dir);
-  // A pooled engine's data is its facet's file (`<id>.1.sqlite`), beside its host object's own.
-  const facets = found.filter((path) => path.endsWith('.1.sqlite'));
-  const app = facets.length > 0 ? facets : found;
-  if (app.length !== 1) throw new Error(`expected one app .sqlite file under ${dir}, found ${JSON.stringify(found)}`);
-  return app[0]!;
+  const found = appDatabases(dir);
+  if (found.length !== 1) throw new Error(`expected one app .sqlite file under ${dir}, found ${JSON.stringify(found)}`);
+  return found[0]!;
 }
 
 function bytesUnder(dir: string): number {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size;
-  return total;
+  return filesUnder(dir).reduce((total, path) => total + statSync(path).size, 0);
 }
 
 /**

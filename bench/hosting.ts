@@ -4,12 +4,13 @@
  * The control plane runs as its own process, as `npm start` runs it (its RSS read from /proc; the engines
  * are other processes again). Figures, with the goal in each name.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, databaseApp, deployBody, hostileFiles } from '../src/testing/control-plane-apps';
 import { hostedRequest, sendHuge, signInOverHttp, startPlaneProcess, type PlaneProcess } from '../src/testing/control-plane';
+import { appDatabases, filesUnder } from './engine-files';
 import { residentBytes } from './proc';
 import { median, type Row } from './stats';
 
@@ -58,15 +59,9 @@ async function fill(origin: string, fromMib: number, toMib: number): Promise<voi
   }
 }
 
-/** The files under `dir`, recursively (none when it does not exist). */
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
-}
-
-/** The pooled environments' data files: each a facet's SQLite file (`<id>.1.sqlite`) under the pool's processes. */
+/** The pooled environments' databases: each a facet's SQLite file under the pool's processes. */
 function facetFiles(dataDir: string): Set<string> {
-  return new Set(filesUnder(join(dataDir, 'pool')).filter((path) => path.endsWith('.1.sqlite')));
+  return new Set(appDatabases(join(dataDir, 'pool')));
 }
 
 /**
