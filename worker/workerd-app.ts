@@ -6,7 +6,7 @@
  * bindings, which app code never sees (it gets no `env`, and bindings are not globals).
  */
 import { AppRuntime, failedCall, errorResponse, describeProblems, isSchemaChangeRefused, ConsoleCapture } from '../src/core/runtime';
-import { describeError, IDENTITY_HEADER, IdentityVerifier, LOADED_PATH, READY_PATH, SequenceWindow } from '../src/core/host';
+import { answerBatch, BATCH_PATH, decodeBatch, describeError, IDENTITY_HEADER, IdentityVerifier, LOADED_PATH, READY_PATH, SequenceWindow } from '../src/core/host';
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
 import type { Manifest } from '../src/core/manifest';
 import { INSPECT_PREFIX, type HostedInspection } from './protocol/inspection';
@@ -33,6 +33,7 @@ interface Env {
   STORE: { idFromName(name: string): unknown; get(id: unknown): { fetch(request: Request): Promise<Response> } };
 }
 
+const encoder = new TextEncoder();
 const hex = (text: string) => Uint8Array.from(text.match(/../g) ?? [], (byte) => parseInt(byte, 16));
 
 // The isolate's console writes to the running call (its owner reads it), never to the host's output.
@@ -131,6 +132,18 @@ export class AppStore {
     // above. The app never sees its request, so none is copied for it.
     const wire = body && request.method === 'POST' ? wireRoute(new URL(identity.url).pathname) : undefined;
     if (wire && body) return this.#runtime.wire(Object.freeze({ ...identity.auth }), wire.kind, decodeURIComponent(wire.encodedName), body, request.headers.get(LIVE_CONNECTION_HEADER));
+    // Calls the control plane carried together (src/core/host/batch.ts): each answered as its wire route
+    // answers it alone, under the auth the control plane signed for it in the batch's body.
+    if (path === BATCH_PATH && body && (identity.auth as { kind: string }).kind === 'batch' && new URL(identity.url).pathname === BATCH_PATH) {
+      const calls = decodeBatch(body);
+      if (!calls) return errorResponse(failedCall(400, 'operation_failed', 'The batch is not one.'));
+      const runtime = this.#runtime;
+      return answerBatch(calls, async (call) => {
+        const one = wireRoute(new URL(call.url).pathname);
+        if (!one) return errorResponse(failedCall(404, 'operation_failed', 'The batch carried a call that is not a query or mutation.'));
+        return runtime.wire(Object.freeze({ ...call.auth }), one.kind, decodeURIComponent(one.encodedName), encoder.encode(call.body), null);
+      });
+    }
     const headers = new Headers(request.headers);
     // The identity, and a pool's headers naming the environment and its lease: never the app's to see.
     headers.delete(IDENTITY_HEADER);

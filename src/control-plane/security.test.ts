@@ -16,7 +16,7 @@ import { nodeCompiler } from '../adapters/node/compiler';
 import type { Compiler } from '../core/build';
 import { startControlPlane, type Started } from './main';
 import { hostedTarget } from '../core/deploy';
-import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../core/host';
+import { BATCH_PATH, BATCH_URL, IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity } from '../core/host';
 import { POOL_HEADER_PREFIX } from '../../worker/protocol/pool';
 import type { Auth } from '../core/runtime';
 import { HOSTILE } from '../testing/control-plane-apps';
@@ -428,6 +428,53 @@ describe('a hostile app is contained', () => {
       expect(await visits('replayed')).toBe(0);
       const asGet = await straight(port, '/api/visits/replayed', genuine.header, 'GET', genuine.pool);
       expect(asGet.status, JSON.stringify(asGet)).toBe(403);
+    });
+
+    it.skipIf(process.platform !== 'linux')('a batch of calls sent straight to an engine needs the control plane\'s signature of that batch: as another persona, another body or replayed, it is refused whole', async () => {
+      await stillServing();
+      // A genuine batch, sniffed from the control plane's requests while calls come at once (each answered as alone).
+      let batch: { header: string; port: number; pool: Record<string, string>; body: string } | undefined;
+      const fromHttp = (message: unknown) => {
+        const request = (message as { request: ClientRequest }).request;
+        if (request.path !== BATCH_PATH || batch) return;
+        const header = String(request.getHeader(IDENTITY_HEADER));
+        const pool = Object.fromEntries(Object.entries(request.getHeaders()).filter(([name]) => name.startsWith(POOL_HEADER_PREFIX)).map(([name, value]) => [name, String(value)]));
+        batch = { header, port: Number(request.getHeader('host')?.toString().split(':')[1]), pool, body: '' };
+      };
+      subscribe('http.client.request.start', fromHttp);
+      try {
+        for (let round = 0; round < 5 && !batch; round++) {
+          const answers = await Promise.all(Array.from({ length: 32 }, (_, i) => hostedRequest(neighbour, '/_platform/v0/query/visits.count', { method: 'POST', body: JSON.stringify({ input: { path: `batch-${i}` } }) })));
+          for (const answer of answers) expect(JSON.parse(answer.text)).toEqual({ result: 0 });
+        }
+      } finally {
+        unsubscribe('http.client.request.start', fromHttp);
+      }
+      expect(batch, 'the control plane sent calls together').toBeDefined();
+      const { header, port, pool } = batch!;
+      const admin = { appUserId: 'user:alice', kind: 'user', roles: ['admin'], permissions: ['*'], workspaceIds: [], sessionId: 'forged', id: 'user:alice' } as unknown as Auth;
+      const forged = JSON.stringify({ calls: [{ auth: admin, url: `${neighbour}/_platform/v0/query/visits.count`, body: JSON.stringify({ input: { path: 'forged' } }) }] });
+      const [payload, tag] = [header.slice(0, header.lastIndexOf('.')), header.slice(header.lastIndexOf('.') + 1)];
+      const identity = JSON.parse(decodeURIComponent(payload)) as Record<string, unknown>;
+      const visitor = await captured(neighbour, '/_platform/v0/query/visits.count', { method: 'POST', body: JSON.stringify({ input: { path: 'x' } }) });
+      const [visitorPayload, visitorTag] = [visitor.header.slice(0, visitor.header.lastIndexOf('.')), visitor.header.slice(visitor.header.lastIndexOf('.') + 1)];
+      const attempts: Array<[string, string | undefined]> = [
+        ['no identity', undefined],
+        ['the genuine batch header over another body (replayed, too)', header],
+        ['the genuine batch header with its sequence changed', `${encodeURIComponent(JSON.stringify({ ...identity, sequence: 10_000_000 }))}.${tag}`],
+        ['a visitor\'s genuine header naming the batch path', `${encodeURIComponent(JSON.stringify({ ...(JSON.parse(decodeURIComponent(visitorPayload)) as object), url: BATCH_URL }))}.${visitorTag}`],
+        ['a batch signed under a wrong key', signIdentity(randomBytes(32), { auth: { kind: 'batch' } as unknown as Auth, url: BATCH_URL, method: 'POST', body: new TextEncoder().encode(forged), sequence: 10_000_001 })],
+      ];
+      for (const [what, attempt] of attempts) {
+        const response = await fetch(`http://127.0.0.1:${port}${BATCH_PATH}`, { method: 'POST', headers: { ...pool, ...(attempt === undefined ? {} : { [IDENTITY_HEADER]: attempt }) }, body: forged });
+        expect(response.status, what).toBe(403);
+        expect(await response.json(), what).toMatchObject({ error: { code: 'identity_refused' } });
+      }
+      // A visitor cannot name the batch path through the control plane either: /__platform/ is the platform's.
+      const through = await hostedRequest(neighbour, BATCH_PATH, { method: 'POST', body: forged });
+      expect(through.status).not.toBe(200);
+      expect(through.text).not.toContain('"result"');
+      await stillServing();
     });
 
     // The signed identity names the method, the body's hash and a sequence number the engine accepts once.

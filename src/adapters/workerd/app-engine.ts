@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { deadlineExceeded, failedCall, errorResponse, type Auth } from '../../core/runtime';
-import { IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity, freeTimeLimit, describeError, Watchdog } from '../../core/host';
+import { BATCH_AUTH, BATCH_MAX_CALLS, BATCH_PATH, BATCH_URL, batchCall, BatchReader, encodeBatch, type BatchCall, IDENTITY_HEADER, LOADED_PATH, READY_PATH, signIdentity, freeTimeLimit, describeError, Watchdog } from '../../core/host';
 import type { AppStart } from '../../../worker/workerd-app';
 import { EngineStartError, WorkerdEngine, type EngineProcess } from './workerd-engine';
 import type { WorkerdPool } from './pool';
@@ -71,6 +71,19 @@ interface Pending {
   settle(response: Response): void;
   /** Ends the request to the engine (its connection), if it is still open. */
   cancel(error: Error): void;
+}
+
+/**
+ * Queries and mutations sent to an engine and not yet answered, past which the next wait at the
+ * control plane and go on together (src/core/host/batch.ts): two, so that the engine has the next
+ * batch as it ends one.
+ */
+const WIRE_IN_FLIGHT = 2;
+
+/** A call waiting to go in the next batch, with what answers its caller. */
+interface Queued {
+  call: BatchCall;
+  resolve(response: Response): void;
 }
 
 interface Running {
@@ -313,6 +326,31 @@ export class AppEngine {
       running = await this.#waitFor(this.#start());
     }
     if (!('engine' in running)) return errorResponse(failedCall(503, 'app_unavailable', running.message));
+    // A query or mutation while others are at the engine waits for the next batch.
+    const call = batchCall(auth, request);
+    if (call) {
+      if (this.#wireSent >= WIRE_IN_FLIGHT) return new Promise<Response>((resolve) => this.#queued.push({ call, resolve }));
+      this.#wireSent++;
+      return this.#send(running, auth, request).finally(() => this.#wireEnded(running));
+    }
+    return this.#send(running, auth, request);
+  }
+
+  /** Queries and mutations at the engine (alone or in a batch), and those waiting for the next batch. */
+  #wireSent = 0;
+  readonly #queued: Queued[] = [];
+
+  /** A query or mutation (or a batch of them) was answered: the calls waiting go on together. */
+  #wireEnded(running: Running): void {
+    this.#wireSent--;
+    if (!this.#queued.length) return;
+    const batch = this.#queued.splice(0, BATCH_MAX_CALLS);
+    this.#wireSent++;
+    void this.#sendBatch(running, batch).finally(() => this.#wireEnded(running));
+  }
+
+  /** One request to the engine, answered with its answer (any failure an error answer). */
+  #send(running: Running, auth: Auth, request: HostedRequest): Promise<Response> {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of request.headers) {
       const lower = name.toLowerCase();
@@ -367,6 +405,92 @@ export class AppEngine {
     });
   }
 
+  /**
+   * Calls that waited, sent to the engine together (src/core/host/batch.ts) under one identity signed
+   * for the batch; each caller is answered as its line arrives, and each line is a sign of life for the
+   * watchdog. Settles when every caller has been answered.
+   */
+  #sendBatch(running: Running, batch: Queued[]): Promise<void> {
+    const body = encodeBatch(batch.map((queued) => queued.call));
+    const headers: Record<string, string> = { ...running.engine.headers, 'content-type': 'application/json', 'content-length': String(body.byteLength) };
+    headers[IDENTITY_HEADER] = signIdentity(running.identityKey, { auth: BATCH_AUTH, url: BATCH_URL, method: 'POST', body, sequence: running.sequence++ });
+    const engine = running;
+    return new Promise<void>((finished) => {
+      /** The next call to answer: the engine answers them in order. */
+      let next = 0;
+      let handedOver = false;
+      const ended = engine.engine.began?.();
+      this.#inFlight++;
+      this.#lastActive = performance.now();
+      const answerNext = (response: Response) => {
+        if (next < batch.length) batch[next++]!.resolve(response);
+      };
+      /** Every call still unanswered gets an answer of its own made by `answer`; the batch is over. */
+      const answerRest = (answer: () => Response) => {
+        while (next < batch.length) answerNext(answer());
+        this.#pending.close(pending);
+        if (handedOver) return;
+        handedOver = true;
+        ended?.();
+        this.#inFlight--;
+        this.#lastActive = performance.now();
+        if (this.#inFlight === 0) this.#overMemory(engine);
+        finished();
+      };
+      const pending: Pending = {
+        // The watchdog's answer (or the engine's loss) for the call the engine is on; the rest never ran.
+        settle: (response) => {
+          answerNext(response);
+          answerRest(() => errorResponse(failedCall(503, 'app_unavailable', 'The app was restarted before this call ran.')));
+        },
+        cancel: (error) => sent.destroy(error),
+      };
+      const unreachable = (error: unknown) => {
+        if (next < batch.length) ended?.(true);
+        answerRest(() => errorResponse(failedCall(503, 'app_unavailable', `The app could not be reached: ${describeError(error)}`)));
+      };
+      const sent = httpRequest({ agent: this.#agent, host: '127.0.0.1', port: running.engine.port, method: 'POST', path: BATCH_PATH, headers }, (answer) => {
+        this.#pending.progress();
+        if (answer.statusCode !== 200) {
+          // Refused whole (the app not running, say): each call gets the answer the batch got.
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.once('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            const headers = new Headers();
+            for (let i = 0; i < answer.rawHeaders.length; i += 2) if (!HOP_BY_HOP.has(answer.rawHeaders[i]!.toLowerCase())) headers.append(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
+            answerRest(() => new Response(text, { status: answer.statusCode ?? 502, headers }));
+          });
+          answer.once('error', unreachable);
+          return;
+        }
+        const reader = new BatchReader();
+        answer.on('data', (chunk: Buffer) => {
+          let answers: Response[];
+          try {
+            answers = reader.push(chunk);
+          } catch (error) {
+            answer.destroy();
+            unreachable(error);
+            return;
+          }
+          for (const one of answers) {
+            this.#pending.progress();
+            answerNext(one);
+          }
+        });
+        answer.once('end', () => answerRest(() => errorResponse(failedCall(503, 'app_unavailable', 'The app could not be reached: its answer to the calls ended early.'))));
+        answer.once('error', unreachable);
+        answer.once('close', () => {
+          if (!answer.complete) unreachable(new Error('the engine closed the connection before its answer ended'));
+        });
+      });
+      sent.once('error', unreachable);
+      this.#pending.open(pending);
+      sent.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    });
+  }
+
   /** Counts a streamed answer as open until its last byte has gone (or its reader left). */
   readonly #streamOpened = (answer: IncomingMessage): void => {
     this.#streams++;
@@ -383,7 +507,7 @@ export class AppEngine {
    * promise answered settles once its process has ended; undefined when it is not idle.
    */
   sleepIfIdle(idleMs: number, now = performance.now()): Promise<void> | undefined {
-    if (this.#closed || this.#inFlight > 0 || this.#streams > 0 || this.#waiting > 0 || this.#pending.size > 0) return undefined;
+    if (this.#closed || this.#inFlight > 0 || this.#streams > 0 || this.#waiting > 0 || this.#pending.size > 0 || this.#queued.length > 0) return undefined;
     if (now - this.#lastActive < idleMs) return undefined;
     return this.kill();
   }

@@ -20,6 +20,7 @@ const SERVER = `import { defineServer, endpoint, mutation, query } from 'platfor
 export default defineServer({
   endpoints: { 'GET /api/headers': endpoint(async (request) => Response.json([...request.headers.keys()])) },
   queries: {
+    'who.am': query({ input: {}, handler: async (ctx) => ctx.auth.appUserId }),
     'notes.list': query({ input: {}, handler: async (ctx) => (await ctx.db.table('notes').all()).map((note) => note.text) }),
     'net.reach': query({ input: {}, handler: async () => { try { await fetch('http://127.0.0.1:9/'); return 'reached'; } catch (error) { return 'refused'; } } }),
     'cpu.spin': query({ input: {}, handler: async () => { for (;;) {} } }),
@@ -96,6 +97,65 @@ describe('a pool of workerd processes', () => {
     const again = environment('a:preview');
     expect((await result(again, call('query', 'notes.list'))).body.result).toEqual(['only a']);
     await Promise.all([again.kill(), b.kill()]);
+  });
+
+  it('calls that come at once go to the engine together, and each is answered as it would be alone, under its own caller', async () => {
+    const engine = environment('together:preview');
+    const sent: string[] = [];
+    const { subscribe, unsubscribe } = await import('node:diagnostics_channel');
+    const seen = (message: unknown) => sent.push((message as { request: { path: string } }).request.path);
+    subscribe('http.client.request.start', seen);
+    try {
+      const who = (n: number) => ({ ...GUEST, appUserId: `guest:${n}`, sessionId: `s${n}` }) as unknown as Auth;
+      /** Every tenth an unknown name, every third (else) who calls, every second (else) a write, the rest a refused input. */
+      const kind = (n: number) => (n % 10 === 9 ? 'unknown' : n % 3 === 0 ? 'who' : n % 2 === 0 ? 'write' : 'refused');
+      const requests: Record<string, (n: number) => HostedRequest> = {
+        unknown: () => call('query', 'notes.nothing'),
+        who: () => call('query', 'who.am'),
+        write: (n) => call('mutation', 'notes.add', { text: `note ${n}` }),
+        refused: () => call('mutation', 'notes.add', { text: 7 }),
+      };
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, async (_, n) => {
+          const one = await engine.fetch(who(n), requests[kind(n)]!(n));
+          return { status: one.status, body: (await one.json()) as { result?: unknown; error?: { code: string } }, wrote: one.headers.get('x-platform-wrote') };
+        }),
+      );
+      answers.forEach((answer, n) => {
+        if (kind(n) === 'unknown') expect(answer.body.error?.code, `call ${n}`).toBe('not_found');
+        else if (kind(n) === 'who') expect([answer.status, answer.body], `call ${n}`).toEqual([200, { result: `guest:${n}` }]);
+        else if (kind(n) === 'write') expect([answer.status, answer.body, answer.wrote], `call ${n}`).toEqual([200, {}, 'notes']);
+        else expect([answer.status, answer.body.error?.code], `call ${n}`).toEqual([400, 'operation_failed']);
+      });
+    } finally {
+      unsubscribe('http.client.request.start', seen);
+    }
+    expect(sent.filter((path) => path === '/__platform/batch').length).toBeGreaterThan(0);
+    expect(sent.length).toBeLessThan(40);
+    // Every acknowledged write is there, once.
+    const listed = (await result(engine, call('query', 'notes.list'))).body.result as string[];
+    expect(listed.sort()).toEqual(Array.from({ length: 40 }, (_, n) => n).filter((n) => n % 10 !== 9 && n % 3 !== 0 && n % 2 === 0).map((n) => `note ${n}`).sort());
+    await engine.kill();
+  });
+
+  it('a handler that spins inside a batch is answered past its deadline, the calls after it are not run, and the environment serves again', async () => {
+    const engine = environment('batch-spin:preview');
+    expect((await result(engine, call('mutation', 'notes.add', { text: 'before' }))).status).toBe(200);
+    // Two at the engine, then a batch whose first call spins and whose second would write.
+    const answers = await Promise.all([
+      result(engine, call('query', 'notes.list')),
+      result(engine, call('query', 'notes.list')),
+      result(engine, call('query', 'cpu.spin')),
+      result(engine, call('mutation', 'notes.add', { text: 'after the spin' })),
+    ]);
+    const codes = answers.map((answer) => answer.body.error?.code ?? answer.status);
+    expect(codes).toContain('handler_deadline_exceeded');
+    const spun = codes.indexOf('handler_deadline_exceeded');
+    expect(codes[3], JSON.stringify(codes)).not.toBe(200);
+    expect(spun).toBeLessThan(3);
+    // Nothing after the spin was written, and the environment serves its data again.
+    expect((await result(engine, call('query', 'notes.list'))).body.result).toEqual(['before']);
+    await engine.kill();
   });
 
   it('shows the app none of the pool\'s headers, even ones a visitor sent', async () => {

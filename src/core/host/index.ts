@@ -1,4 +1,5 @@
 /** What every engine that runs a stranger's code shares: identities, calls over messages and response bodies. The folder's entry: what the rest of the code base imports of it. */
+export { answerBatch, BATCH_AUTH, BATCH_MAX_CALLS, BATCH_PATH, BATCH_URL, type BatchCall, batchCall, BatchReader, decodeBatch, encodeBatch } from './batch.ts';
 export { type BodyIn, type BodyMessage, bodyPoster, bodyReceiver, BodySender, deliverBody } from './body-stream.ts';
 export { describeError } from './describe.ts';
 export { freeTimeLimit } from './free-time-limit.ts';
