@@ -80,14 +80,18 @@ interface Pending {
  */
 const WIRE_IN_FLIGHT = 2;
 
-/** A call waiting to go in the next batch, with what answers its caller. */
+/** A call waiting to go in the next batch, with what answers its caller (and the request, should the engine be gone by then). */
 interface Queued {
   call: BatchCall;
+  auth: Auth;
+  request: HostedRequest;
   resolve(response: Response): void;
 }
 
 interface Running {
   engine: EngineProcess;
+  /** Set as the engine is given up (its requests fail, the next start makes another): calls still waiting go to that one. */
+  lost?: boolean;
   identityKey: Uint8Array;
   /** The next identity's sequence number: each is accepted once by the engine. */
   sequence: number;
@@ -299,6 +303,7 @@ export class AppEngine {
 
   /** The engine is gone: open requests end, and the next one starts a new engine. */
   #lost(running: Running, message: string): void {
+    running.lost = true;
     void this.#launched?.then((launched) => {
       if (launched === running) this.#launched = undefined;
     });
@@ -329,7 +334,7 @@ export class AppEngine {
     // A query or mutation while others are at the engine waits for the next batch.
     const call = batchCall(auth, request);
     if (call) {
-      if (this.#wireSent >= WIRE_IN_FLIGHT) return new Promise<Response>((resolve) => this.#queued.push({ call, resolve }));
+      if (this.#wireSent >= WIRE_IN_FLIGHT) return new Promise<Response>((resolve) => this.#queued.push({ call, auth, request, resolve }));
       this.#wireSent++;
       return this.#send(running, auth, request).finally(() => this.#wireEnded(running));
     }
@@ -344,6 +349,15 @@ export class AppEngine {
   #wireEnded(running: Running): void {
     this.#wireSent--;
     if (!this.#queued.length) return;
+    if (running.lost || this.#current !== running) {
+      // The engine they waited for is gone (ended past a deadline or its memory): they are asked again,
+      // as a request that comes now is, of the engine that serves next (once the loss is settled).
+      const waiting = this.#queued.splice(0);
+      setTimeout(() => {
+        for (const queued of waiting) void this.fetch(queued.auth, queued.request).then(queued.resolve);
+      }, 0);
+      return;
+    }
     const batch = this.#queued.splice(0, BATCH_MAX_CALLS);
     this.#wireSent++;
     void this.#sendBatch(running, batch).finally(() => this.#wireEnded(running));
@@ -516,7 +530,7 @@ export class AppEngine {
   async close(): Promise<void> {
     this.#closed = true;
     const deadline = Date.now() + this.#options.deadlineMs + this.#options.graceMs;
-    while (this.#pending.size > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+    while ((this.#pending.size > 0 || this.#queued.length > 0) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
     await this.kill();
   }
 

@@ -158,6 +158,22 @@ describe('a pool of workerd processes', () => {
     await engine.kill();
   });
 
+  it('calls still waiting at the control plane when a spin ends the engine are asked of the engine that serves next', async () => {
+    const engine = environment('waiting-spin:preview');
+    expect((await result(engine, call('mutation', 'notes.add', { text: 'before' }))).status).toBe(200);
+    // The spin and a read at the engine; a write and a read wait for them.
+    const answers = await Promise.all([
+      result(engine, call('query', 'cpu.spin')),
+      result(engine, call('query', 'notes.list')),
+      result(engine, call('mutation', 'notes.add', { text: 'waited' })),
+      result(engine, call('query', 'notes.list')),
+    ]);
+    expect(answers[0]!.body.error?.code).toBe('handler_deadline_exceeded');
+    expect([answers[2]!.status, answers[3]!.status], JSON.stringify(answers)).toEqual([200, 200]);
+    expect((await result(engine, call('query', 'notes.list'))).body.result).toEqual(['before', 'waited']);
+    await engine.kill();
+  });
+
   it('shows the app none of the pool\'s headers, even ones a visitor sent', async () => {
     const engine = environment('headers:preview');
     const answer = await engine.fetch(GUEST, { method: 'GET', url: 'http://app.localhost/api/headers', headers: [[TENANT_HEADER, 'other:production'], ['x-visitor', '1']] });
