@@ -380,31 +380,18 @@ export class AppEngine {
     const engine = running;
     return new Promise<Response>((resolve) => {
       let settled = false;
-      let handedOver = false;
-      // Until its answer's head (or its end): a pool finds a stalled process's culprit by these.
-      const ended = engine.engine.began?.();
-      this.#inFlight++;
-      this.#lastActive = performance.now();
-      /** This request no longer holds the engine; the last one out judges its memory before its answer is handed over. */
-      const done = () => {
-        if (handedOver) return;
-        handedOver = true;
-        ended?.();
-        this.#inFlight--;
-        this.#lastActive = performance.now();
-        if (this.#inFlight === 0) this.#overMemory(engine);
-      };
+      const held = this.#hold(engine);
       const pending: Pending = {
         settle: (response) => {
           if (settled) return;
           settled = true;
-          done();
+          held.release();
           resolve(response);
         },
         cancel: (error) => sent.destroy(error),
       };
       const unreachable = (error: unknown) => {
-        ended?.(true);
+        held.unreachable();
         this.#pending.close(pending);
         pending.settle(errorResponse(failedCall(503, 'app_unavailable', `The app could not be reached: ${describeError(error)}`)));
       };
@@ -432,10 +419,7 @@ export class AppEngine {
     return new Promise<void>((finished) => {
       /** The next call to answer: the engine answers them in order. */
       let next = 0;
-      let handedOver = false;
-      const ended = engine.engine.began?.();
-      this.#inFlight++;
-      this.#lastActive = performance.now();
+      const held = this.#hold(engine);
       const answerNext = (response: Response) => {
         if (next < batch.length) batch[next++]!.resolve(response);
       };
@@ -443,12 +427,7 @@ export class AppEngine {
       const answerRest = (answer: () => Response) => {
         while (next < batch.length) answerNext(answer());
         this.#pending.close(pending);
-        if (handedOver) return;
-        handedOver = true;
-        ended?.();
-        this.#inFlight--;
-        this.#lastActive = performance.now();
-        if (this.#inFlight === 0) this.#overMemory(engine);
+        held.release();
         finished();
       };
       const pending: Pending = {
@@ -460,7 +439,7 @@ export class AppEngine {
         cancel: (error) => sent.destroy(error),
       };
       const unreachable = (error: unknown) => {
-        if (next < batch.length) ended?.(true);
+        if (next < batch.length) held.unreachable();
         answerRest(() => errorResponse(failedCall(503, 'app_unavailable', `The app could not be reached: ${describeError(error)}`)));
       };
       const sent = httpRequest({ agent: this.#agent, host: '127.0.0.1', port: running.engine.port, method: 'POST', path: BATCH_PATH, headers }, (answer) => {
@@ -503,6 +482,30 @@ export class AppEngine {
       this.#pending.open(pending);
       sent.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
     });
+  }
+
+  /**
+   * A request (or a batch) holds `engine` from now until `release` (which does its work once): counted
+   * in flight, and, in a pool, open for the culprit's search until its answer's head or end (`unreachable`
+   * marks one that never reached it). The last one out judges the engine's memory before its answer is
+   * handed over.
+   */
+  #hold(engine: Running): { release(): void; unreachable(): void } {
+    const ended = engine.engine.began?.();
+    this.#inFlight++;
+    this.#lastActive = performance.now();
+    let released = false;
+    return {
+      unreachable: () => ended?.(true),
+      release: () => {
+        if (released) return;
+        released = true;
+        ended?.();
+        this.#inFlight--;
+        this.#lastActive = performance.now();
+        if (this.#inFlight === 0) this.#overMemory(engine);
+      },
+    };
   }
 
   /** Counts a streamed answer as open until its last byte has gone (or its reader left). */
