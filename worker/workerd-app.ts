@@ -5,7 +5,7 @@
  * signed with this engine's key; the key, the cursor secret and the app's environment values arrive as
  * bindings, which app code never sees (it gets no `env`, and bindings are not globals).
  */
-import { AppRuntime, failedCall, errorResponse, describeProblems, isSchemaChangeRefused, ConsoleCapture } from '../src/core/runtime';
+import { AppRuntime, failedCall, errorResponse, describeProblems, isSchemaChangeRefused, ConsoleCapture, type Auth } from '../src/core/runtime';
 import { answerBatch, BATCH_PATH, decodeBatch, describeError, IDENTITY_HEADER, IdentityVerifier, LOADED_PATH, READY_PATH, SequenceWindow } from '../src/core/host';
 import { DurableObjectSqlDriver, type DurableObjectSqlStorage } from '../src/adapters/workerd/durable-object-sql-driver';
 import type { Manifest } from '../src/core/manifest';
@@ -59,6 +59,12 @@ try {
   definition = ((await import(APP_MODULE)) as { default?: unknown }).default;
 } catch (error) {
   loadFailure = `The server module could not be loaded: ${describeError(error)}`;
+}
+
+/** A query or mutation by the URL it was asked at, called as `auth` with `body`; undefined for any other route. */
+function callWire(runtime: AppRuntime, auth: Auth, at: string, body: Uint8Array, liveConnection: string | null): Promise<Response> | undefined {
+  const wire = wireRoute(new URL(at).pathname);
+  return wire ? runtime.wire(Object.freeze({ ...auth }), wire.kind, decodeURIComponent(wire.encodedName), body, liveConnection) : undefined;
 }
 
 /** The answer to a request without a valid identity signed by the control plane. */
@@ -130,19 +136,15 @@ export class AppStore {
     if (path.startsWith(INSPECT_PREFIX)) return this.#inspect(this.#runtime, path.slice(INSPECT_PREFIX.length), url.searchParams);
     // A query or mutation (by the URL the control plane signed, as below): called with the body read
     // above. The app never sees its request, so none is copied for it.
-    const wire = body && request.method === 'POST' ? wireRoute(new URL(identity.url).pathname) : undefined;
-    if (wire && body) return this.#runtime.wire(Object.freeze({ ...identity.auth }), wire.kind, decodeURIComponent(wire.encodedName), body, request.headers.get(LIVE_CONNECTION_HEADER));
+    const runtime = this.#runtime;
+    const called = body && request.method === 'POST' ? callWire(runtime, identity.auth, identity.url, body, request.headers.get(LIVE_CONNECTION_HEADER)) : undefined;
+    if (called) return called;
     // Calls the control plane carried together (src/core/host/batch.ts): each answered as its wire route
     // answers it alone, under the auth the control plane signed for it in the batch's body.
     if (path === BATCH_PATH && body && (identity.auth as { kind: string }).kind === 'batch' && new URL(identity.url).pathname === BATCH_PATH) {
       const calls = decodeBatch(body);
       if (!calls) return errorResponse(failedCall(400, 'operation_failed', 'The batch is not one.'));
-      const runtime = this.#runtime;
-      return answerBatch(calls, async (call) => {
-        const one = wireRoute(new URL(call.url).pathname);
-        if (!one) return errorResponse(failedCall(404, 'operation_failed', 'The batch carried a call that is not a query or mutation.'));
-        return runtime.wire(Object.freeze({ ...call.auth }), one.kind, decodeURIComponent(one.encodedName), encoder.encode(call.body), null);
-      });
+      return answerBatch(calls, async (call) => callWire(runtime, call.auth, call.url, encoder.encode(call.body), null) ?? errorResponse(failedCall(404, 'operation_failed', 'The batch carried a call that is not a query or mutation.')));
     }
     const headers = new Headers(request.headers);
     // The identity, and a pool's headers naming the environment and its lease: never the app's to see.

@@ -450,9 +450,7 @@ export class AppEngine {
           answer.on('data', (chunk: Buffer) => chunks.push(chunk));
           answer.once('end', () => {
             const text = Buffer.concat(chunks).toString();
-            const headers = new Headers();
-            for (let i = 0; i < answer.rawHeaders.length; i += 2) if (!HOP_BY_HOP.has(answer.rawHeaders[i]!.toLowerCase())) headers.append(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
-            answerRest(() => new Response(text, { status: answer.statusCode ?? 502, headers }));
+            answerRest(() => new Response(text, { status: answer.statusCode ?? 502, headers: answerHeaders(answer) }));
           });
           answer.once('error', unreachable);
           return;
@@ -548,16 +546,21 @@ export class AppEngine {
   }
 }
 
+/** An engine's answer's headers, hop-by-hop ones dropped. */
+function answerHeaders(answer: IncomingMessage): Headers {
+  const headers = new Headers();
+  const raw = answer.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (!HOP_BY_HOP.has(raw[i]!.toLowerCase())) headers.append(raw[i]!, raw[i + 1]!);
+  return headers;
+}
+
 /**
  * The engine's answer as a Response, hop-by-hop headers dropped. A small one of known length is read
  * whole and passed on as bytes (Node writes it with its length at once, not as a chunked stream); any
  * other body streams as it arrives, so a slow reader still holds the engine back.
  */
 function engineResponse(method: string, answer: IncomingMessage, streamed: (answer: IncomingMessage) => void): Promise<Response> {
-  const headers = new Headers();
-  const raw = answer.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) if (!HOP_BY_HOP.has(raw[i]!.toLowerCase())) headers.append(raw[i]!, raw[i + 1]!);
-  const init = { status: answer.statusCode ?? 502, statusText: answer.statusMessage ?? '', headers };
+  const init = { status: answer.statusCode ?? 502, statusText: answer.statusMessage ?? '', headers: answerHeaders(answer) };
   if (method === 'HEAD' || init.status === 204 || init.status === 304) {
     answer.resume();
     return Promise.resolve(new Response(null, init));
