@@ -4,7 +4,7 @@
  * that forwards to one object, which reads ten rows and answers them as JSON). Printed: throughput, p50
  * and p99 of each, their ratio (goal ≥ 0.5), and the CPU each process spent per request, read from
  * /proc. Then a visitor without a cookie against a returning one: the control plane's CPU per request
- * (goal: no more), with the throughput and the engine's CPU of each beside it. The control plane runs
+ * (goal: no more), the two in turns, with the throughput and the engine's CPU of each beside it. The control plane runs
  * as its own process, as `npm start` runs it; the load comes from this process over kept-alive
  * loopback connections. BENCH_FRONT_DOOR_SECONDS sets each run's time.
  */
@@ -81,6 +81,24 @@ async function cpuPerRequest<T extends { requests: number }>(pids: () => number[
   return { result, perRequest: after.map((value, i) => ((value - (before[i] ?? 0)) * MS_PER_TICK) / Math.max(1, result.requests)) };
 }
 
+/** Two loads run in turns, ROUNDS times each; each one's requests, seconds and CPU per request over all its rounds. */
+async function inTurns(pids: () => number[], first: () => Promise<Load>, second: () => Promise<Load>): Promise<{ result: Load; perRequest: number[] }[]> {
+  const sums = [first, second].map(() => ({ result: { requests: 0, failed: 0, seconds: 0, latencies: [] as number[] }, cpu: [] as number[] }));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, work] of [first, second].entries()) {
+      const sum = sums[i]!;
+      const { result, perRequest } = await cpuPerRequest(pids, work);
+      perRequest.forEach((ms, pid) => (sum.cpu[pid] = (sum.cpu[pid] ?? 0) + ms * Math.max(1, result.requests)));
+      sum.result.requests += result.requests;
+      sum.result.failed += result.failed;
+      sum.result.seconds += result.seconds;
+      sum.result.latencies.push(...result.latencies);
+    }
+  }
+  return sums.map(({ result, cpu }) => ({ result, perRequest: cpu.map((ms) => ms / Math.max(1, result.requests)) }));
+}
+const ROUNDS = 4;
+
 async function rawRows(work: string): Promise<{ rows: Row[]; throughput: number }> {
   const dir = join(work, 'raw');
   mkdirSync(join(dir, 'storage'), { recursive: true });
@@ -126,10 +144,11 @@ async function hostedRows(work: string, rawThroughput: number): Promise<Row[]> {
     rows.push({ name: 'through the control plane: p99 (goal < 50 ms)', value: percentile(returning.result.latencies, 99), unit: 'ms' });
     rows.push({ name: "through the control plane: the control plane's CPU per request", value: returning.perRequest[0]!, unit: 'ms' });
     rows.push({ name: "through the control plane: the engine's CPU per request", value: engineCpu(returning.perRequest), unit: 'ms' });
-    // Cookieless: every request a visitor the control plane has not seen; fewer connections, as such visitors come.
-    const fresh = await cpuPerRequest(pids, () => load(newVisitors, SECONDS / 2, 10));
-    const again = await cpuPerRequest(pids, () => load(returningVisitor, SECONDS / 2, 10));
-    if (fresh.result.failed || again.result.failed) throw new Error(`cookieless or returning requests failed: ${fresh.result.failed}, ${again.result.failed}`);
+    // Cookieless: every request a visitor the control plane has not seen; fewer connections, as such
+    // visitors come. In turns with a returning visitor, four rounds each, so that the machine's drift
+    // and the warm-up one leaves fall on both alike.
+    const [fresh, again] = await inTurns(pids, () => load(newVisitors, SECONDS / 8, 10), () => load(returningVisitor, SECONDS / 8, 10));
+    if (!fresh || !again || fresh.result.failed || again.result.failed) throw new Error(`cookieless or returning requests failed: ${fresh?.result.failed}, ${again?.result.failed}`);
     rows.push({ name: 'a visitor without a cookie: throughput (10 connections)', value: fresh.result.requests / fresh.result.seconds, unit: 'ops/s' });
     rows.push({ name: 'a returning visitor: throughput (10 connections)', value: again.result.requests / again.result.seconds, unit: 'ops/s' });
     rows.push({ name: "a visitor without a cookie: the engine's CPU per request (10 connections)", value: engineCpu(fresh.perRequest), unit: 'ms' });
