@@ -18,7 +18,7 @@ export default defineConfig({
   use: {
     baseURL: `http://127.0.0.1:${port}`,
     // A trace records every test (screenshots and DOM snapshots) to keep the failing ones: a fifth of the
-    // suite's time on 2 cores (two specs, 169 s with it and 137 s without, 2026-12-03). CI keeps only
+    // suite's time on 2 cores (two specs, 169-178 s with it and 134-159 s without, 2026-12-03). CI keeps only
     // what the run prints (scripts/test.mjs names each failure with its error), so it records none.
     trace: process.env.CI ? 'off' : 'retain-on-failure',
     launchOptions: { executablePath },
