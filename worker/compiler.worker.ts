@@ -301,6 +301,9 @@ async function drain(): Promise<void> {
   if (running) return;
   running = true;
   try {
+    // Nothing is taken from the queue before the compiler is up: a request superseded while it starts
+    // (the check after a prebuilt preview, overtaken by the first edit) is never run.
+    await compiler.catch(() => undefined);
     for (;;) {
       await next();
       if (warmed) break;
