@@ -4,7 +4,7 @@
  * and the embed): a serious or critical violation fails the test, named with its rule, its elements
  * and axe's own summary of the fix.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { afterRebuild, openTemplate, replaceFile, violations } from './helpers';
 
 for (const theme of ['light', 'dark'] as const) {

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
+import { expect, test, type BrowserContext, type CDPSession, type Page } from './profile';
 import { startControlPlane, type Started } from '../src/control-plane/main';
 import { platformOverLoopback } from '../src/testing/control-plane';
 

@@ -11,7 +11,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from './profile';
 import { FileCredentialStore } from '../src/adapters/node/credentials';
 import { compiler, deployOverHttp, templateFiles } from '../src/testing/control-plane-apps';
 import { startControlPlane, type Started } from '../src/control-plane/main';

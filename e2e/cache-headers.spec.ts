@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { IMMUTABLE } from '../vite/cache-headers-plugin';
 
 const dist = join(import.meta.dirname, '../dist');

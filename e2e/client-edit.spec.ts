@@ -4,7 +4,7 @@
  * (`server=kept runtime=kept` in Events) and the preview shows the new client over it. A stylesheet
  * edit keeps the server too.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
 
 test.describe.configure({ timeout: 120_000 });

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { nodeCompiler } from '../src/adapters/node/compiler';
 import { baseApp, CLIENT, SERVER } from '../src/core/analyze/__fixtures__/base-app';
 import { compileProject } from '../src/core/build';

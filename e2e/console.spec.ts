@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { afterRebuild, openTemplate, preview, replaceFile, violations } from './helpers';
 
 // Each test starts the compiler worker (esbuild-wasm and TypeScript) in a fresh page, on 2 cores.

@@ -4,7 +4,7 @@
  * shows the runtime's code and message and changes nothing; a value the field's type refuses is
  * refused before anything is sent; the grid and the previews show what was written.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './profile';
 import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
 import { addTodo, dataView } from './share-helpers';
 

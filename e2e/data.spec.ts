@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { openTemplate, preview } from './helpers';
 import { addTodo, dataView, tableButton } from './share-helpers';
 

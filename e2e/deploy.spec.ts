@@ -10,7 +10,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from './profile';
 import { startControlPlane, type Started } from '../src/control-plane/main';
 import { afterRebuild, openTemplate, replaceFile, violations } from './helpers';
 

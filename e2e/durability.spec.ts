@@ -2,7 +2,7 @@
  * Nothing acknowledged is lost: a write the preview showed as done, an edit, a deletion, each followed
  * at once by a reload (no waiting on autosave: the reload is the next action).
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './profile';
 import { editorText, openTemplate, preview, replaceEditorText } from './helpers';
 
 test.describe.configure({ timeout: 120_000 });

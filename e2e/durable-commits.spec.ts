@@ -4,7 +4,7 @@
  * Here the page is closed abruptly at random moments around a checkpoint being written, round after
  * round, and each reload must hold exactly the todos whose adding was acknowledged.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './profile';
 import { nodeCompiler } from '../src/adapters/node/compiler';
 import { compileProject } from '../src/core/build';
 import { MemoryFileSystem } from '../src/core/fs';

@@ -1,5 +1,5 @@
 /** The editor's search and replace (CodeMirror's panel on Mod-f) and each file's own scroll position. */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './profile';
 import { editorText, openTemplate, preview, replaceFile } from './helpers';
 
 test.describe.configure({ timeout: 120_000 });

@@ -3,7 +3,7 @@
  * with Undo (text and tab, and durably), and each file's cursor and scroll are where they were after a
  * reload: typing at the cursor lands where it was left.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './profile';
 import { editorText, openTemplate } from './helpers';
 
 test.describe.configure({ timeout: 120_000 });

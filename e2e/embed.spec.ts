@@ -4,7 +4,7 @@
  * click from its place in the editor, and empties the app's data; a read-only one shows the code
  * highlighted with line numbers, takes no typing, and still shows and opens its problems.
  */
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from './profile';
 import { cursorLine, editorText, openTemplate, preview, replaceEditorText } from './helpers';
 import { addTodo, shareLink } from './share-helpers';
 

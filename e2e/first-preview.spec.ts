@@ -3,7 +3,7 @@
  * (vite/template-artifacts-plugin.ts), so it does not wait for the compiler worker; the next edit is
  * built by the worker as any other, and a build with type errors still never runs.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { afterRebuild, editorText, openTemplate, preview, replaceEditorText } from './helpers';
 
 test.describe.configure({ timeout: 180_000 });

@@ -2,7 +2,7 @@
  * The last good build outlives a reload: a project left with a type error previews the build it last
  * had, marked as such. A type error in a test file blocks the tests only: the app's preview runs.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './profile';
 import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
 
 test.describe.configure({ timeout: 120_000 });

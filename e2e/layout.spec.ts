@@ -3,7 +3,7 @@
  * the layout (panel, its height and state, split view and its pair of personas, pane widths) restored on
  * reload; the narrow-screen layout; one theme for the whole page.
  */
-import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { expect, test, type Page, type TestInfo } from './profile';
 import { openTemplate, preview } from './helpers';
 
 test.describe.configure({ timeout: 120_000 });

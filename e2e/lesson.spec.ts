@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './profile';
 import { afterRebuild, editorText, openTemplate, preview, replaceEditorText, violations } from './helpers';
 import { shareLink } from './share-helpers';
 

@@ -4,7 +4,7 @@
  * when that preview has a connection and a query that read the written table. With a budget of 0
  * there is no connection: a preview refreshes after its own mutations only.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './profile';
 import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
 
 test.describe.configure({ timeout: 120_000 });

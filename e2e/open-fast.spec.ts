@@ -6,7 +6,7 @@
  * first preview is the page's quick preview, made before the compiler starts.
  */
 import { join } from 'node:path';
-import { chromium, expect, test, type Page, type Route } from '@playwright/test';
+import { chromium, expect, test, type Page, type Route } from './profile';
 import { encodeShareLink } from '../src/core/share';
 import { readTextTree } from '../src/adapters/node/templates';
 import { generatedProject } from '../bench/generated-project';

@@ -3,7 +3,7 @@
  * a Web Worker) types and bundles a project whose node_modules holds them into the artifact the CLI
  * makes, and the bundled server runs in the runtime sandbox (harness/runtime.html), package code included.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { nodeCompiler } from '../src/adapters/node/compiler';
 import { packageApp } from '../src/core/build/__fixtures__/package-app';
 import { compileProject } from '../src/core/build';

@@ -4,7 +4,7 @@
  * header, the file tree, the bottom panel, the toolbar's other controls); the same keystroke, or Exit,
  * puts everything back as it was.
  */
-import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { expect, test, type Page, type TestInfo } from './profile';
 import { openTemplate, preview } from './helpers';
 
 test.describe.configure({ timeout: 120_000 });

@@ -4,7 +4,7 @@
  * down, kept with the layout; "New tab" runs the same preview as the same persona in a page of its
  * own, sandboxed as in the playground and on the playground tab's runtime.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './profile';
 import { openTemplate, preview } from './helpers';
 import { addTodo, dataView, tableButton } from './share-helpers';
 

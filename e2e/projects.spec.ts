@@ -3,7 +3,7 @@
  * the list made of links (a new tab works), and a second tab that waits for the project, takes over
  * from the first, and gives it back, with nothing typed or added lost.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './profile';
 import { editorText, openTemplate, preview, replaceFile, storedProject } from './helpers';
 
 // Each tab loads its own compiler: on a loaded machine a second tab's first build is slow.

@@ -3,7 +3,7 @@
  * bundle after it in the same client/app.js (src/core/bundle/bundle.ts, `preview`). The edit shows, the
  * app still works through React and platform/client, and React is the one the vendor script set up.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
 
 test('a client edit in the React template reaches the preview, which still renders and adds a todo', async ({ page }, testInfo) => {

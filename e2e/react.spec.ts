@@ -1,5 +1,5 @@
 /** A React app in the playground: the todo-react template compiles in the worker (React from the platform) and renders in the preview. */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { openTemplate, preview } from './helpers';
 
 test('the React template opens, builds with React and runs in the preview: it renders and calls its queries and mutations', async ({ page }, testInfo) => {

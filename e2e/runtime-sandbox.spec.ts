@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './profile';
 import { nodeCompiler } from '../src/adapters/node/compiler';
 import { baseApp } from '../src/core/analyze/__fixtures__/base-app';
 import { compileProject } from '../src/core/build';

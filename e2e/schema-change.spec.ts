@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
 
 const addTodo = async (page: import('@playwright/test').Page, title: string) => {

@@ -5,7 +5,7 @@
  * that holds an answer its queries cannot refresh (a one-off `query()`) loads again instead. A client
  * edit after it is bundled and shown as before.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { afterRebuild, openTemplate, preview, replaceFile } from './helpers';
 
 test.describe.configure({ timeout: 120_000 });

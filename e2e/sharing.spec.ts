@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from './profile';
 import { openTemplate, preview, replaceFile } from './helpers';
 import { addTodo, dataView, shareLink, tableButton } from './share-helpers';
 import { frame } from '../src/core/share/frame.fixture';

@@ -3,7 +3,7 @@
  * docs (served with the playground, under /docs/), and a blank project that opens, checks clean and
  * previews.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './profile';
 import { openTemplate, preview } from './helpers';
 
 test('the start page says what the playground is and links to the docs, which it serves', async ({ page }) => {

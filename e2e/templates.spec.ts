@@ -3,7 +3,7 @@
  * stylesheet, bundled with its client). Screenshots of each are attached to the report; with
  * SCREENSHOT_DIR set they are also written there (docs/images is where the docs take them from).
  */
-import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { expect, test, type Page, type TestInfo } from './profile';
 import { openTemplate, preview } from './helpers';
 
 type Frame = ReturnType<typeof preview>;

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './profile';
 import { openTemplate } from './helpers';
 
 // The compiler worker starts in each fresh page and platform test runs every template test, on 2 cores.

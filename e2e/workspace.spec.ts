@@ -2,7 +2,7 @@
  * The workspace components (src/ui/workspace) in their harness (harness/workspace.html): a file tree,
  * tabs, the CodeMirror editor and split panes over the base app, checked by the compiler worker.
  */
-import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { expect, test, type Page, type TestInfo } from './profile';
 
 const HARNESS = '/harness/workspace.html';
 

@@ -1,0 +1,91 @@
+/**
+ * The e2e tests' `test`: each Playwright worker keeps one browser profile on disk for all its tests, as
+ * a person's browser does, instead of a fresh private context per test. Its HTTP cache keeps the
+ * playground's immutable assets, and with them the compiled code Chromium ties to them (esbuild's wasm,
+ * the 9 MB compiler worker): a private context's in-memory cache keeps no entry as large as the wasm,
+ * so every test and every reload in it compiled them again (docs/testing.md has the figures).
+ *
+ * What a test sees is still its own: before it, every page of the profile is closed and the storage
+ * of every origin an earlier test reached is cleared (IndexedDB, localStorage, cookies, Cache Storage,
+ * service workers, file systems), with the permissions it granted. The caches of compiled code and of
+ * HTTP stay: that is the point. A test's `viewport` and `colorScheme` (`test.use`) are applied to its
+ * pages. A test that wants a browser of its own (another person, a first visit) asks `browser` for a
+ * new context, as before.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, test as base, type BrowserContext, type Page } from '@playwright/test';
+
+// Everything else as Playwright has it (`expect`, `chromium`, the types); `test` is this file's.
+export * from '@playwright/test';
+
+/** What an earlier test may have left in an origin; the HTTP cache and the code cache are not among them. */
+const STORAGE = 'cookies,indexeddb,local_storage,cache_storage,service_workers,file_systems,websql,shared_storage,storage_buckets';
+
+interface Profile {
+  context: BrowserContext;
+  /** The origins a test's pages or workers asked for something, cleared after it. */
+  origins: Set<string>;
+  /** The page kept open between tests (about:blank), from which the profile is cleared. */
+  keeper: Page;
+}
+
+async function clear(profile: Profile): Promise<void> {
+  const { context, keeper, origins } = profile;
+  for (const page of context.pages()) if (page !== keeper) await page.close().catch(() => undefined);
+  const cdp = await context.newCDPSession(keeper);
+  try {
+    for (const origin of origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: STORAGE });
+  } finally {
+    await cdp.detach().catch(() => undefined);
+  }
+  origins.clear();
+  await context.clearCookies();
+  await context.clearPermissions();
+}
+
+export const test = base.extend<{}, { profile: Profile }>({
+  profile: [
+    async ({}, use, workerInfo) => {
+      const { baseURL, viewport, userAgent, deviceScaleFactor, isMobile, hasTouch, launchOptions } = workerInfo.project.use;
+      const dir = mkdtempSync(join(tmpdir(), 'playground-e2e-profile-'));
+      const context = await chromium.launchPersistentContext(dir, { ...launchOptions, baseURL, viewport, userAgent, deviceScaleFactor, isMobile, hasTouch });
+      const origins = new Set<string>();
+      context.on('request', (request) => {
+        const url = new URL(request.url());
+        if (url.protocol === 'http:' || url.protocol === 'https:') origins.add(url.origin);
+      });
+      const keeper = context.pages()[0] ?? (await context.newPage());
+      try {
+        await use({ context, origins, keeper });
+      } finally {
+        await context.close().catch(() => undefined);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    { scope: 'worker' },
+  ],
+  context: async ({ profile, viewport, colorScheme }, use) => {
+    const { context } = profile;
+    // Pages a test opens itself (a second tab) get its viewport and colour scheme too.
+    const apply = async (page: Page) => {
+      if (viewport) await page.setViewportSize(viewport).catch(() => undefined);
+      if (colorScheme) await page.emulateMedia({ colorScheme }).catch(() => undefined);
+    };
+    const onPage = (page: Page) => void apply(page);
+    context.on('page', onPage);
+    try {
+      await use(context);
+    } finally {
+      context.off('page', onPage);
+      await clear(profile);
+    }
+  },
+  page: async ({ context, viewport, colorScheme }, use) => {
+    const page = await context.newPage();
+    if (viewport) await page.setViewportSize(viewport);
+    if (colorScheme) await page.emulateMedia({ colorScheme });
+    await use(page);
+  },
+});
