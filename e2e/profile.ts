@@ -5,8 +5,8 @@
  * the 9 MB compiler worker): a private context's in-memory cache keeps no entry as large as the wasm,
  * so every test and every reload in it compiled them again (docs/testing.md has the figures).
  *
- * What a test sees is still its own: before it, every page of the profile is closed and the storage
- * of every origin an earlier test reached is cleared (IndexedDB, localStorage, cookies, Cache Storage,
+ * What a test sees is still its own: after each test, every page of the profile is closed and the storage
+ * of every origin it reached is cleared (IndexedDB, localStorage, cookies, Cache Storage,
  * service workers, file systems), with the permissions it granted. The caches of compiled code and of
  * HTTP stay: that is the point. A test's `viewport` and `colorScheme` (`test.use`) are applied to its
  * pages. A test that wants a browser of its own (another person, a first visit) asks `browser` for a
@@ -29,6 +29,8 @@ interface Profile {
   origins: Set<string>;
   /** The page kept open between tests (about:blank), from which the profile is cleared. */
   keeper: Page;
+  /** Each page's viewport and colour scheme being applied (the context fixture's `page` listener). */
+  applied: WeakMap<Page, Promise<void>>;
 }
 
 async function clear(profile: Profile): Promise<void> {
@@ -58,7 +60,7 @@ export const test = base.extend<{}, { profile: Profile }>({
       });
       const keeper = context.pages()[0] ?? (await context.newPage());
       try {
-        await use({ context, origins, keeper });
+        await use({ context, origins, keeper, applied: new WeakMap() });
       } finally {
         await context.close().catch(() => undefined);
         rmSync(dir, { recursive: true, force: true });
@@ -67,13 +69,16 @@ export const test = base.extend<{}, { profile: Profile }>({
     { scope: 'worker' },
   ],
   context: async ({ profile, viewport, colorScheme }, use) => {
-    const { context } = profile;
-    // Pages a test opens itself (a second tab) get its viewport and colour scheme too.
-    const apply = async (page: Page) => {
-      if (viewport) await page.setViewportSize(viewport).catch(() => undefined);
-      if (colorScheme) await page.emulateMedia({ colorScheme }).catch(() => undefined);
-    };
-    const onPage = (page: Page) => void apply(page);
+    const { context, applied } = profile;
+    // Every page the test opens (its own, a second tab) gets its viewport and colour scheme, once.
+    const onPage = (page: Page) =>
+      void applied.set(
+        page,
+        (async () => {
+          if (viewport) await page.setViewportSize(viewport).catch(() => undefined);
+          if (colorScheme) await page.emulateMedia({ colorScheme }).catch(() => undefined);
+        })(),
+      );
     context.on('page', onPage);
     try {
       await use(context);
@@ -82,10 +87,9 @@ export const test = base.extend<{}, { profile: Profile }>({
       await clear(profile);
     }
   },
-  page: async ({ context, viewport, colorScheme }, use) => {
+  page: async ({ context, profile }, use) => {
     const page = await context.newPage();
-    if (viewport) await page.setViewportSize(viewport);
-    if (colorScheme) await page.emulateMedia({ colorScheme });
+    await profile.applied.get(page);
     await use(page);
   },
 });
