@@ -1,9 +1,10 @@
 /**
  * The e2e tests' `test`: each Playwright worker keeps one browser profile on disk for all its tests, as
  * a person's browser does, instead of a fresh private context per test. Its HTTP cache keeps the
- * playground's immutable assets, and with them the compiled code Chromium ties to them (esbuild's wasm,
- * the 9 MB compiler worker): a private context's in-memory cache keeps no entry as large as the wasm,
- * so every test and every reload in it compiled them again (docs/testing.md has the figures).
+ * playground's immutable assets, and with esbuild's wasm the code Chromium compiled for it: a private
+ * context's in-memory cache keeps no entry as large as the wasm, so every test and every reload in it
+ * compiled it again. (A worker's script, the 9 MB compiler worker's, is compiled again at each start
+ * either way: Chromium keeps no compiled code for it. docs/testing.md has the figures.)
  *
  * What a test sees is still its own: after each test, every page of the profile is closed and the storage
  * of every origin it reached is cleared (IndexedDB, localStorage, cookies, Cache Storage,
