@@ -19,7 +19,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { prebuiltEntry, snapshotArgs } from './prebuilt.mjs';
+import { prebuiltEntry, snapshotArgs, snapshotEnv } from './prebuilt.mjs';
 
 /** Set (to the socket's path) in the environment of a process the snapshot starts as a check server. */
 export const SERVE_VARIABLE = 'PLATFORM_CHECK_SERVE';
@@ -176,7 +176,7 @@ async function serverAnswer(root, args, env) {
   for (let waited = 0; asked === 'dropped' && waited < GONE_WAIT_MS && (await listening(socket)); waited += 25) await delay(25);
   if (asked === 'unreachable' || (asked === 'dropped' && !(await listening(socket)))) {
     // None listens (or one just ended): start one, which takes over a socket left by a server that was killed.
-    const server = spawn(process.execPath, snapshot, { cwd: '/', detached: true, stdio: 'ignore', env: { ...env, [SERVE_VARIABLE]: socket } });
+    const server = spawn(process.execPath, snapshot, { cwd: '/', detached: true, stdio: 'ignore', env: snapshotEnv({ ...env, [SERVE_VARIABLE]: socket }) });
     let failed = false;
     server.on('error', () => (failed = true));
     server.unref();

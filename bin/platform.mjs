@@ -14,7 +14,7 @@
 // one may serve; this process then only passes on its answer.
 import { spawn } from 'node:child_process';
 import { installCrashHandler } from './crash.mjs';
-import { prebuiltEntry, snapshotArgs } from './prebuilt.mjs';
+import { prebuiltEntry, snapshotArgs, snapshotEnv } from './prebuilt.mjs';
 import { checkThroughServer } from './check-server.mjs';
 
 const SNAPSHOT_COMMANDS = new Set(['check', 'build', 'test', 'dev', 'deploy']);
@@ -44,7 +44,7 @@ const fromSnapshot = served === undefined && entry && SNAPSHOT_COMMANDS.has(args
 if (served !== undefined) {
   process.exitCode = served;
 } else if (fromSnapshot) {
-  const child = spawn(process.execPath, [...fromSnapshot, ...args], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [...fromSnapshot, ...args], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env: snapshotEnv(process.env) });
   const pass = (signal) => child.kill(signal);
   const ignore = () => {};
   process.on('SIGTERM', pass);

@@ -23,6 +23,24 @@ export function prebuiltEntry(root) {
   }
 }
 
+/** The glibc tunable that puts malloc's memory on transparent huge pages (glibc 2.35 and later). */
+export const HUGE_PAGES_TUNABLE = 'glibc.malloc.hugetlb=1';
+
+/**
+ * The environment of a process started from the start-up snapshot: `env` with glibc's malloc asked to use
+ * transparent huge pages (GLIBC_TUNABLES, HUGE_PAGES_TUNABLE), unless `env` sets that tunable itself.
+ * Node reads the blob (about 60 MB) into memory it allocates with malloc, and the process then touched it
+ * 4 KiB page by page: a `platform check` of the todo template from the snapshot took 76,000 page faults,
+ * 43,000 with the tunable, and 1.65-2.02 s against 2.02-2.47 s (five runs each, in turns, idle 2-core
+ * machine, 2026-12-03). An older glibc ignores a tunable it does not know; other C libraries and systems
+ * ignore the variable. bin/platform, a shell script, sets the same for the processes it starts.
+ */
+export function snapshotEnv(env) {
+  const tunables = env.GLIBC_TUNABLES ?? '';
+  if (/(^|:)glibc\.malloc\.hugetlb=/.test(tunables)) return env;
+  return { ...env, GLIBC_TUNABLES: tunables ? `${tunables}:${HUGE_PAGES_TUNABLE}` : HUGE_PAGES_TUNABLE };
+}
+
 /** The Node a snapshot blob belongs to: a blob starts only in the Node that built it. */
 export function snapshotTag() {
   return `${process.version} ${process.platform} ${process.arch}`;

@@ -8,7 +8,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SNAPSHOT_BLOB, SNAPSHOT_INFO, SNAPSHOT_LAUNCHER } from '../../bin/prebuilt.mjs';
+import { SNAPSHOT_BLOB, SNAPSHOT_INFO, SNAPSHOT_LAUNCHER, snapshotEnv } from '../../bin/prebuilt.mjs';
 import { PLATFORM_LAUNCHER, runCliSync, succeeded } from '../testing/cli';
 
 describe('bin/platform', () => {
@@ -33,7 +33,8 @@ describe('bin/platform', () => {
     mkdirSync(join(root, 'bin'));
     copyFileSync(PLATFORM_LAUNCHER, join(root, 'bin/platform'));
     chmodSync(join(root, 'bin/platform'), 0o755);
-    write('node-bin/node', '#!/bin/sh\nfor arg in "$@"; do printf "[%s]" "$arg"; done\n');
+    // With SHOW_TUNABLES set, it prints the GLIBC_TUNABLES it was given too, in braces.
+    write('node-bin/node', '#!/bin/sh\nfor arg in "$@"; do printf "[%s]" "$arg"; done\nif [ -n "$SHOW_TUNABLES" ]; then printf "{%s}" "$GLIBC_TUNABLES"; fi\n');
     chmodSync(node(), 0o755);
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -49,6 +50,18 @@ describe('bin/platform', () => {
   it('starts check and build from the snapshot, in its own process', () => {
     expect(run(['check', '--json', 'app'])).toBe(fromSnapshot('check', '--json', 'app'));
     expect(run(['build', 'app'])).toBe(fromSnapshot('build', 'app'));
+  });
+
+  it("starts the snapshot with glibc's malloc on huge pages, keeping what the caller set of that tunable", () => {
+    const show = { SHOW_TUNABLES: '1' };
+    expect(run(['check', 'app'], show)).toBe(`${fromSnapshot('check', 'app')}{glibc.malloc.hugetlb=1}`);
+    expect(run(['build', 'app'], { ...show, GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }), 'added to the caller\'s').toBe(`${fromSnapshot('build', 'app')}{glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1}`);
+    expect(run(['check', 'app'], { ...show, GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0' }), 'the caller\'s choice').toBe(`${fromSnapshot('check', 'app')}{glibc.malloc.hugetlb=0}`);
+    expect(run(['test', 'app'], show), 'the Node entry sets it for the child it starts itself').toBe(`${throughNodeEntry('test', 'app')}{}`);
+    // The same rule for the processes bin/platform.mjs and the check server's client start (bin/prebuilt.mjs).
+    expect(snapshotEnv({ PATH: '/bin' })).toEqual({ PATH: '/bin', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' });
+    expect(snapshotEnv({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' })).toEqual({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1' });
+    expect(snapshotEnv({ GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2' })).toEqual({ GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2' });
   });
 
   it('gives V8 the options the snapshot was built with, and no others', () => {
