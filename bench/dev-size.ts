@@ -213,10 +213,10 @@ export async function devSizeRows(sizes: readonly number[] = SIZES): Promise<Row
         if (kind === 'leaf') return [app.leaf, app.files.get(app.leaf)!.replace(/<h2>\{title\} (\d+)(?: v\d+)?<\/h2>/, `<h2>{title} $1 v${n}</h2>`)];
         return [app.server, app.files.get(app.server)!.replace('weight: 1 }', `weight: ${n + 2} }`)];
       };
-      const times: Record<Kind, { dev: number[]; baseline: number[]; sameOutputs: number[]; restarted: number; phases: Record<string, number[]> }> = {
-        leaf: { dev: [], baseline: [], sameOutputs: [], restarted: 0, phases: {} },
-        server: { dev: [], baseline: [], sameOutputs: [], restarted: 0, phases: {} },
-        widely: { dev: [], baseline: [], sameOutputs: [], restarted: 0, phases: {} },
+      const times: Record<Kind, { dev: number[]; baseline: number[]; check: number[]; sameOutputs: number[]; restarted: number; phases: Record<string, number[]> }> = {
+        leaf: { dev: [], baseline: [], check: [], sameOutputs: [], restarted: 0, phases: {} },
+        server: { dev: [], baseline: [], check: [], sameOutputs: [], restarted: 0, phases: {} },
+        widely: { dev: [], baseline: [], check: [], sameOutputs: [], restarted: 0, phases: {} },
       };
       for (let n = 0; n <= EDITS; n++) {
         for (const kind of ['leaf', 'server', 'widely'] as const) {
@@ -244,6 +244,7 @@ export async function devSizeRows(sizes: readonly number[] = SIZES): Promise<Row
           if (n === 0) continue;
           times[kind].dev.push(served);
           times[kind].baseline.push(baseline);
+          times[kind].check.push(checked);
           times[kind].sameOutputs.push(withOutputs);
           if (ready.restarted) times[kind].restarted++;
           for (const [phase, ms] of Object.entries((ready.phases ?? {}) as Record<string, number>)) (times[kind].phases[phase] ??= []).push(ms);
@@ -254,10 +255,11 @@ export async function devSizeRows(sizes: readonly number[] = SIZES): Promise<Row
       rows.push({ name: `${files} files: baseline, the builder's first check plus both esbuild contexts' first build`, value: baselineStart, unit: 'ms' });
       const names: Record<Kind, string> = { leaf: 'a leaf client component\'s markup', server: 'a server handler\'s body', widely: `the body of ${WIDELY} (${100} importers)` };
       for (const kind of ['leaf', 'server', 'widely'] as const) {
-        const { dev: served, baseline, sameOutputs: withOutputs, restarted, phases } = times[kind];
+        const { dev: served, baseline, check, sameOutputs: withOutputs, restarted, phases } = times[kind];
         rows.push({ name: `${files} files, ${names[kind]}: platform dev save to serving p50 (engine restarted ${restarted}/${served.length})`, value: median(served), unit: 'ms' });
         for (const [phase, values] of Object.entries(phases)) rows.push({ name: `  of which compile.ready's ${phase} p50`, value: median(values), unit: 'ms' });
         rows.push({ name: `${files} files, ${names[kind]}: baseline, warm builder + esbuild rebuild p50`, value: median(baseline), unit: 'ms' });
+        rows.push({ name: `  of which the builder's check p50`, value: median(check), unit: 'ms' });
         rows.push({ name: `${files} files, ${names[kind]}: platform dev / baseline, p50 of the ratios (goal < 1.5)`, value: median(served.map((value, i) => value / baseline[i]!)), unit: 'x' });
         rows.push({ name: `${files} files, ${names[kind]}: baseline making platform dev's outputs (minified client, source maps, metafile), p50`, value: median(withOutputs), unit: 'ms' });
         rows.push({ name: `${files} files, ${names[kind]}: platform dev / that baseline, p50 of the ratios`, value: median(served.map((value, i) => value / withOutputs[i]!)), unit: 'x' });
