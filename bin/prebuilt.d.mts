@@ -10,7 +10,5 @@ export function snapshotTag(): string;
 export function snapshotInfo(bytes: number, flags?: readonly string[]): string;
 /** The arguments that start a process from the start-up snapshot (before the command's own), or undefined where it cannot serve. */
 export function snapshotArgs(root: URL): string[] | undefined;
-/** The glibc tunable that puts malloc's memory on transparent huge pages. */
-export const HUGE_PAGES_TUNABLE: string;
 /** `env` with glibc's malloc asked to use transparent huge pages (GLIBC_TUNABLES), unless `env` sets that tunable itself: the environment of a process started from the start-up snapshot. */
 export function snapshotEnv<T extends Record<string, string | undefined>>(env: T): T & { GLIBC_TUNABLES?: string };

@@ -24,7 +24,7 @@ export function prebuiltEntry(root) {
 }
 
 /** The glibc tunable that puts malloc's memory on transparent huge pages (glibc 2.35 and later). */
-export const HUGE_PAGES_TUNABLE = 'glibc.malloc.hugetlb=1';
+const HUGE_PAGES_TUNABLE = 'glibc.malloc.hugetlb=1';
 
 /**
  * The environment of a process started from the start-up snapshot: `env` with glibc's malloc asked to use
