@@ -6,7 +6,7 @@
  * Durable Object. A visitor is a guest whose identity comes from a cookie the control plane signs:
  * `ctx.auth` is derived from nothing the browser can forge.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { BodyTooLargeError, readLimited } from '../body-limit';
 import { readIncoming } from '../incoming-body';
 import { writeAtomic } from '../files';
 import { hmac, sameSecret, type Secrets } from '../secrets';
+import { nodeSha256 } from '../../adapters/node/hash';
 import { AppEngine, type StartFailure } from '../../adapters/workerd/app-engine';
 import { bundleWorkerEntry } from '../../adapters/workerd/workerd-engine';
 import { WorkerdPool } from '../../adapters/workerd/pool';
@@ -447,7 +448,7 @@ export class Hosting {
 
   /** A guest identity for this app and environment only. */
   #guest(appId: string, environment: Environment, guestId: string): Auth {
-    const appUserId = `guest:${createHash('sha256').update(`${appId}:${environment}:${guestId}`).digest('hex').slice(0, 24)}`;
+    const appUserId = `guest:${nodeSha256(`${appId}:${environment}:${guestId}`).slice(0, 24)}`;
     return Object.freeze({ appUserId, kind: 'guest' as const, roles: Object.freeze([]), permissions: Object.freeze([]), workspaceIds: Object.freeze([]), sessionId: guestId, id: appUserId }) as unknown as Auth;
   }
 
