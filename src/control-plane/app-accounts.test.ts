@@ -15,7 +15,9 @@ import { APP_SESSION_COOKIE } from './app-auth';
 import { databaseApp, deployOverHttp, templateFiles } from '../testing/control-plane-apps';
 import { startControlPlane, type Started } from './main';
 import { TestBrowser, overHttp, type Visit } from '../testing/test-browser';
-import { registerAccount, signIn } from '../testing/control-plane';
+import { hostedRequest, registerAccount, signIn } from '../testing/control-plane';
+import { GUEST_COOKIE } from './hosting/hosting';
+import { CLIENT_HEADER } from './nodes';
 
 const PROBE = `import { defineServer, endpoint, query } from 'platform/server';
 export default defineServer({
@@ -145,6 +147,13 @@ describe('people sign in to a deployed app and share a workspace', () => {
     const seen = (await (await dora.fetch('/api/whoami')).json()) as { auth: { appUserId: string; kind: string }; headers: [string, string][] };
     expect(seen.auth).toMatchObject({ kind: 'user', appUserId: expect.stringMatching(/^user:[0-9a-f]{32}$/), workspaceIds: [], roles: [], permissions: [] });
     expect(seen.headers.map(([name]) => name)).not.toContain('cookie');
+    // Sent by hand, in any case: the cookies and the control plane nodes' own headers never reach the app; the rest does.
+    const raw = await hostedRequest(probe, '/api/whoami', { headers: { CoOkIe: `${APP_SESSION_COOKIE}=xap_forged; ${GUEST_COOKIE}=forged.forged`, [CLIENT_HEADER.toUpperCase()]: '10.9.8.7', 'X-Sent-By-Hand': 'kept' } });
+    expect(raw.status).toBe(200);
+    const byHand = (JSON.parse(raw.text) as { headers: [string, string][] }).headers;
+    expect(byHand).toContainEqual(['x-sent-by-hand', 'kept']);
+    expect(byHand.filter(([name]) => name === 'cookie' || name.startsWith('x-platform-node-'))).toEqual([]);
+    expect(JSON.stringify(byHand)).not.toContain('forged');
     const text = JSON.stringify(seen);
     expect(text).not.toContain('dora');
     expect(text).not.toContain('acc_');

@@ -97,6 +97,23 @@ function poolSettings(option: HostingOptions['pool']): false | { processes?: num
 /** How long an engine goes unused before it sleeps, unless the control plane is told otherwise. */
 export const DEFAULT_ENGINE_IDLE_MS = 120_000;
 
+/**
+ * The request's headers the app's engine is given: all but cookies (the guest identity, the app session)
+ * and the control plane nodes' own. Over HTTP they are read from Node's message as it arrived (the
+ * Request made from it holds the same), so no Fetch Headers object is built for them on every call.
+ */
+function passedHeaders(incoming: IncomingMessage | undefined, request: Request): Array<[string, string]> {
+  const passed = (name: string) => name !== 'cookie' && !name.startsWith(NODE_HEADER_PREFIX) && !name.startsWith(':');
+  if (!incoming) return [...request.headers].filter(([name]) => passed(name));
+  const raw = incoming.rawHeaders;
+  const headers: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (passed(name)) headers.push([name, raw[i + 1]!]);
+  }
+  return headers;
+}
+
 /** Random bytes for new visitors' guest ids, drawn from the system's CSPRNG a page at a time rather than 16 bytes per visitor. */
 let guestBytes = Buffer.alloc(0);
 let guestOffset = 0;
@@ -542,7 +559,7 @@ export class Hosting {
         response = errorResponse(failedCall(503, 'app_unavailable', process.message));
       } else {
         // Headers pass through except cookies (the guest identity, the app session): the app never sees them.
-        const headers = [...request.headers].filter(([name]) => name !== 'cookie' && !name.startsWith(NODE_HEADER_PREFIX));
+        const headers = passedHeaders(incoming, request);
         const auth = user ?? visitor!.auth;
         response = await process.fetch(auth, { method: request.method, url: request.url, headers, ...(body ? { body } : {}), visitor: slotHolder(user, address) });
       }
