@@ -10,10 +10,15 @@ import { CALL_LOG_SIZE, type CallRecord } from '../../core/deploy';
 import { CALL_REPORT_HEADER, decodeCallReport, errorOf } from '../../core/runtime';
 import { LIVE_PATH } from '../../modules/wire';
 
+/**
+ * A log's last CALL_LOG_SIZE records in a fixed array written round: record `seq` (from 1) at
+ * `(seq - 1) % CALL_LOG_SIZE`, so recording a call moves nothing however full the log is (a control
+ * plane records one per hosted request; shifting the full array each time cost several microseconds).
+ */
 interface Ring {
   /** The sequence number of the next record. */
   next: number;
-  records: Array<CallRecord & { seq: number }>;
+  records: CallRecord[];
 }
 
 export class CallLogs {
@@ -23,8 +28,8 @@ export class CallLogs {
   record(scope: string, call: CallRecord): void {
     let ring = this.#rings.get(scope);
     if (!ring) this.#rings.set(scope, (ring = { next: 1, records: [] }));
-    ring.records.push({ ...call, seq: ring.next++ });
-    if (ring.records.length > CALL_LOG_SIZE) ring.records.splice(0, ring.records.length - CALL_LOG_SIZE);
+    ring.records[(ring.next - 1) % CALL_LOG_SIZE] = call;
+    ring.next++;
   }
 
   /** The calls after a cursor (all kept, without one), oldest first, and the cursor to read on from. */
@@ -32,8 +37,10 @@ export class CallLogs {
     const ring = this.#rings.get(scope);
     const [generation, seq] = (after ?? '').split('.');
     const from = generation === this.#generation && /^[0-9]{1,15}$/.test(seq ?? '') ? Number(seq) : 0;
-    const records = (ring?.records ?? []).filter((r) => r.seq > from);
-    return { calls: records.map(({ seq: _, ...call }) => call), cursor: `${this.#generation}.${ring ? ring.next - 1 : 0}` };
+    const last = ring ? ring.next - 1 : 0;
+    const calls: CallRecord[] = [];
+    for (let seq = Math.max(from + 1, last - CALL_LOG_SIZE + 1, 1); ring && seq <= last; seq++) calls.push({ ...ring.records[(seq - 1) % CALL_LOG_SIZE]! });
+    return { calls, cursor: `${this.#generation}.${last}` };
   }
 
   /** Forgets every log whose scope starts with `prefix` (an app's, when it is deleted). */
