@@ -39,7 +39,7 @@ export class CallLogs {
     const from = generation === this.#generation && /^[0-9]{1,15}$/.test(seq ?? '') ? Number(seq) : 0;
     const last = ring ? ring.next - 1 : 0;
     const calls: CallRecord[] = [];
-    for (let seq = Math.max(from + 1, last - CALL_LOG_SIZE + 1, 1); ring && seq <= last; seq++) calls.push({ ...ring.records[(seq - 1) % CALL_LOG_SIZE]! });
+    if (ring) for (let seq = Math.max(from + 1, last - CALL_LOG_SIZE + 1, 1); seq <= last; seq++) calls.push({ ...ring.records[(seq - 1) % CALL_LOG_SIZE]! });
     return { calls, cursor: `${this.#generation}.${last}` };
   }
 

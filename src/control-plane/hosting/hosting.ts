@@ -97,19 +97,21 @@ function poolSettings(option: HostingOptions['pool']): false | { processes?: num
 /** How long an engine goes unused before it sleeps, unless the control plane is told otherwise. */
 export const DEFAULT_ENGINE_IDLE_MS = 120_000;
 
+/** Whether a request header (its name in lower case) reaches the app: not cookies (the guest identity, the app session), the control plane nodes' own, nor a pseudo-header. */
+const reachesApp = (name: string) => name !== 'cookie' && !name.startsWith(NODE_HEADER_PREFIX) && !name.startsWith(':');
+
 /**
- * The request's headers the app's engine is given: all but cookies (the guest identity, the app session)
- * and the control plane nodes' own. Over HTTP they are read from Node's message as it arrived (the
- * Request made from it holds the same), so no Fetch Headers object is built for them on every call.
+ * The request's headers the app's engine is given (`reachesApp`). Over HTTP they are read from Node's
+ * message as it arrived (the Request made from it holds the same), so no Fetch Headers object is built
+ * for them on every call.
  */
 function passedHeaders(incoming: IncomingMessage | undefined, request: Request): Array<[string, string]> {
-  const passed = (name: string) => name !== 'cookie' && !name.startsWith(NODE_HEADER_PREFIX) && !name.startsWith(':');
-  if (!incoming) return [...request.headers].filter(([name]) => passed(name));
+  if (!incoming) return [...request.headers].filter(([name]) => reachesApp(name));
   const raw = incoming.rawHeaders;
   const headers: Array<[string, string]> = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
-    if (passed(name)) headers.push([name, raw[i + 1]!]);
+    if (reachesApp(name)) headers.push([name, raw[i + 1]!]);
   }
   return headers;
 }
